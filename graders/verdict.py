@@ -1,0 +1,67 @@
+"""The verdict schema and the pair format every judge and metric shares."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+Label = Literal["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"]
+LABELS: tuple[Label, ...] = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
+
+
+class CheckResult(BaseModel):
+    """One deterministic check on a verdict: what it looked at and whether it fired."""
+
+    name: str
+    fired: bool
+    detail: str = ""
+
+
+class Verdict(BaseModel):
+    verdict: Label
+    unsupported_element: str | None = None
+    quote_used: str | None = None
+    contains_instructions: bool = False
+    judge: str = ""  # the spec string, e.g. "rules" or "openai:gpt-4o-mini"
+    model_id: str | None = None  # as reported by the endpoint
+    prompt_sha256: str | None = None
+    checks: list[CheckResult] = Field(default_factory=list)
+    # Set when the judge could not produce a valid verdict. Such a verdict is
+    # NOT_SUPPORTED for routing, is never published, and is counted as an error
+    # in every metric rather than dropped from a denominator.
+    error: str | None = None
+
+    @property
+    def supported(self) -> bool:
+        return self.verdict == "SUPPORTED" and self.error is None
+
+
+class SpanRef(BaseModel):
+    """What a judge may see of a span: its text, where it came from and when. Nothing else."""
+
+    text: str
+    url: str | None = None
+    retrieved_at: str | None = None
+
+
+class Pair(BaseModel):
+    """One line of a pair / calibration set (DESIGN.md file format)."""
+
+    id: str
+    claim: str
+    span: str
+    label: Label | None = None
+    near_miss: bool = False
+    kind: str = ""
+    source: dict[str, Any] | None = None
+    rationale: str | None = None
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Judges one (claim, span) pair. No tools, no question, no sibling claims."""
+
+    id: str
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict: ...

@@ -1,0 +1,64 @@
+"""The `spanproof` command: a thin layer over the library.
+
+Each subcommand lives in its own module and is imported only when used, so
+`spanproof --help` stays fast and one command's imports never slow another.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# name -> (module, attribute, one-line help) of a click command or group
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "corpus": ("spanproof.cli.evidence", "corpus", "Build or describe an offline web corpus."),
+    "search": ("spanproof.cli.evidence", "search", "Search the offline corpus (or another backend)."),
+    "fetch": ("spanproof.cli.evidence", "fetch", "Fetch a page through the egress policy and store it."),
+    "quote": ("spanproof.cli.evidence", "quote", "Extract an exact span from a stored document."),
+    "verify": ("spanproof.cli.verify", "verify", "Judge (claim, span) pairs with one or more judges."),
+    "ask": ("spanproof.cli.agent", "ask", "Answer a question with every claim bound to a span."),
+    "recheck": ("spanproof.cli.agent", "recheck", "Re-fetch a run's sources and confirm each quote."),
+    "runs": ("spanproof.cli.agent", "runs", "List or show stored runs."),
+    "sensitivity": ("spanproof.cli.bench", "sensitivity", "Plant failures and measure whether a judge says no."),
+    "calibrate": ("spanproof.cli.bench", "calibrate", "Compare judges with human labels, side by side."),
+    "injection": ("spanproof.cli.injection", "injection", "Run the agent against locally served injection pages."),
+    "gate": ("spanproof.cli.gate", "gate", "Run every check and fail when a threshold drops."),
+    "report": ("spanproof.cli.gate", "report", "Reports built from the run store (weekly)."),
+    "grade": ("spanproof.cli.grade", "grade", "Grade another agent's cited report, claim by claim."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module_name, attr, _ = COMMANDS[name]
+        return getattr(importlib.import_module(module_name), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Help text comes from the table so listing commands imports nothing.
+        rows = [(name, help_text) for name, (_, _, help_text) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="spanproof")
+def cli() -> None:
+    """spanproof: answers whose every claim is bound to an exact span of a fetched page,
+    and a test bench that proves the grader can still say no.
+
+    \b
+    Everything runs offline by default (replayed corpus, local index, `rules` judge,
+    `extractive` policy). Real models: any OpenAI-compatible endpoint, e.g.
+      OPENAI_API_KEY=... spanproof ask "..." --model openai:gpt-4o-mini
+    State lives under --home, $SPANPROOF_HOME, or the per-user data directory.
+    """
+
+
+def main() -> None:
+    cli()
