@@ -1,0 +1,268 @@
+"""Every planted-failure kind: one worked example each, plus properties over generated pairs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graders.verdict import Pair
+from planted_failures import CLAIM_KINDS, MUTATORS, SPAN_KINDS, PlantedPair, mutator, plant
+
+SPAN_A = (
+    "The Commission said many manufacturers are expected to cut emissions by 12% in Q2 2019. "
+    "The announcement was made in Brussels. Officials in Lisbon welcomed the plan."
+)
+PAIR_A = Pair(
+    id="a",
+    claim="Many manufacturers are expected to cut emissions by 12% in Q2 2019.",
+    span=SPAN_A,
+    label="SUPPORTED",
+)
+PAIR_B = Pair(
+    id="b",
+    claim="Nearly 3,000 people attended the concert in San Diego in March 1986.",
+    span="Nearly 3,000 people attended the concert in San Diego in March 1986. Tickets cost five dollars. "
+    "The promoter was Roger Hedgecock.",
+    label="SUPPORTED",
+)
+PAIR_C = Pair(
+    id="c",
+    claim="The river is not navigable for a third of the year.",
+    span="Because of ice, the river is not navigable for a third of the year. Ferries stop in winter.",
+    label="SUPPORTED",
+)
+PAIR_D = Pair(
+    id="d",
+    claim="The emissions cut for manufacturers was announced in Brussels.",
+    span="Regulators in Brussels announced an emissions cut for manufacturers on Tuesday. "
+    "It covers cars and vans sold in the bloc.",
+    label="SUPPORTED",
+)
+POOL = [PAIR_A, PAIR_B, PAIR_C, PAIR_D]
+
+
+def run(kind: str, pair: Pair, seed: int = 0) -> PlantedPair | None:
+    return MUTATORS[kind](pair, random.Random(seed), [p for p in POOL if p.id != pair.id])
+
+
+def test_registry_holds_every_required_kind_with_a_non_supported_verdict():
+    required = {
+        "swap_source", "drift_number", "wrong_period", "scope_creep", "modality_slip",
+        "quantifier_inflation", "negation_flip", "attribution_swap", "citation_laundering",
+        "stale_page",
+    }  # fmt: skip
+    assert required <= set(MUTATORS)
+    assert set(SPAN_KINDS) == {"swap_source", "stale_page"}
+    assert MUTATORS["citation_laundering"].expected == "PARTIAL"
+    assert MUTATORS["stale_page"].expected == "NOT_SUPPORTED"
+    assert all(m.expected in ("PARTIAL", "NOT_SUPPORTED") for m in MUTATORS.values())
+
+
+def test_swap_source_takes_the_most_topic_adjacent_span():
+    out = run("swap_source", PAIR_A)
+    assert out is not None and out.claim == PAIR_A.claim
+    # PAIR_D's span shares "manufacturers", "emissions", "cut"; the others share nothing.
+    assert out.span == PAIR_D.span
+    assert out.changes[0].before == SPAN_A and out.changes[0].after == PAIR_D.span
+
+
+def test_swap_source_skips_windows_of_the_same_page():
+    same_page = PAIR_D.model_copy(update={"source": {"url": "https://ec.example/x"}})
+    original = PAIR_A.model_copy(update={"source": {"url": "https://ec.example/x"}})
+    out = MUTATORS["swap_source"](original, random.Random(0), [same_page, PAIR_B])
+    assert out is not None and out.span == PAIR_B.span
+
+
+@pytest.mark.parametrize(
+    ("claim", "allowed"),
+    [
+        ("Costs rose by 12% last year.", {"13", "14", "10"}),
+        (
+            "Some 3,000 homes were built.",
+            {"3,400", "3,300", "3,500", "3,600", "2,400", "2,600", "2,700"},
+        ),
+        ("A third of firms cut jobs.", {"34%", "35%"}),
+        ("Prices fell 1/3 in a week.", {"34%", "35%"}),
+        ("Twelve members voted.", {"Thirteen", "Fourteen"}),
+    ],
+)
+def test_drift_number_moves_digits_words_and_fractions(claim, allowed):
+    pair = Pair(id="n", claim=claim, span=claim, label="SUPPORTED")
+    outs = {
+        MUTATORS["drift_number"](pair, random.Random(s), []).changes[0].after for s in range(12)
+    }
+    assert outs <= allowed and outs
+    assert all(o not in claim for o in outs)
+
+
+def test_drift_number_leaves_years_to_wrong_period():
+    pair = Pair(id="y", claim="The bridge opened in 1986.", span="x", label="SUPPORTED")
+    assert MUTATORS["drift_number"](pair, random.Random(0), []) is None
+
+
+def test_wrong_period_shifts_quarters_months_and_years():
+    out = run("wrong_period", PAIR_A)
+    assert out.changes[0].before in {"Q2", "2019"} and out.changes[0].after != out.changes[0].before
+    since = Pair(id="s", claim="Fares have been frozen since January.", span="x", label="SUPPORTED")
+    after = MUTATORS["wrong_period"](since, random.Random(3), []).claim
+    assert after.startswith("Fares have been frozen since ") and "January" not in after
+    modal = Pair(id="m", claim="The board may decide later.", span="x", label="SUPPORTED")
+    assert MUTATORS["wrong_period"](modal, random.Random(0), []) is None
+
+
+def test_scope_creep_widens_from_lexicon_or_span_entity():
+    out = run("scope_creep", PAIR_A)
+    assert out.changes[0].before == "manufacturers"
+    assert out.changes[0].after in {"importers", "manufacturers and importers"}
+    # No lexicon term: the claim's name is widened with another name from the span.
+    pair = Pair(
+        id="e",
+        claim="The plan was welcomed by officials in Lisbon.",
+        span="The plan was welcomed by officials in Lisbon. Officials in Madrid stayed silent.",
+        label="SUPPORTED",
+    )
+    out = MUTATORS["scope_creep"](pair, random.Random(0), [])
+    assert out.claim == "The plan was welcomed by officials in Lisbon and Madrid."
+
+
+def test_modality_slip_hardens_modals_and_drops_hedges():
+    out = run("modality_slip", PAIR_A)
+    assert out.changes[0].before == "are expected to" and out.changes[0].after == "must"
+    hedge = MUTATORS["modality_slip"](PAIR_B, random.Random(0), [])
+    assert hedge.claim == "3,000 people attended the concert in San Diego in March 1986."
+    may = Pair(id="m", claim="Rates may rise in May 2025.", span="x", label="SUPPORTED")
+    assert (
+        MUTATORS["modality_slip"](may, random.Random(0), []).claim == "Rates will rise in May 2025."
+    )
+
+
+def test_quantifier_inflation():
+    assert run("quantifier_inflation", PAIR_A).claim.startswith("Most manufacturers")
+    pair = Pair(id="q", claim="It is one of the largest ports.", span="x", label="SUPPORTED")
+    assert (
+        MUTATORS["quantifier_inflation"](pair, random.Random(0), []).claim
+        == "It is the largest ports."
+    )
+
+
+def test_negation_flip_removes_or_inserts_not():
+    assert run("negation_flip", PAIR_C).claim == "The river is navigable for a third of the year."
+    # No negation, auxiliary or antonym to flip: the kind does not apply.
+    assert run("negation_flip", PAIR_B) is None
+    rose = Pair(id="r", claim="Exports rose in 2020.", span="x", label="SUPPORTED")
+    assert MUTATORS["negation_flip"](rose, random.Random(0), []).claim == "Exports fell in 2020."
+    out = run("negation_flip", PAIR_A)
+    assert out.claim == "Many manufacturers are not expected to cut emissions by 12% in Q2 2019."
+
+
+def test_attribution_swap_adds_or_replaces_the_source():
+    out = run("attribution_swap", PAIR_B)
+    assert out.claim.startswith(PAIR_B.claim[:-1] + ", according to ")
+    said = Pair(
+        id="s",
+        claim="According to the Federal Reserve, inflation eased.",
+        span="Analysts at a private bank said inflation eased.",
+        label="SUPPORTED",
+    )
+    out = MUTATORS["attribution_swap"](said, random.Random(0), [])
+    assert out.changes[0].before == "the Federal Reserve"
+    assert "Federal Reserve" not in out.claim and out.claim.endswith(", inflation eased.")
+
+
+def test_citation_laundering_appends_an_unrelated_clause():
+    out = run("citation_laundering", PAIR_A)
+    assert out.claim.startswith(PAIR_A.claim[:-1] + ", and ")
+    assert out.expected == "PARTIAL"
+    appended = out.changes[0].after.removeprefix(" and ")
+    assert appended.lower() in {_c(p) for p in (PAIR_B, PAIR_C)}
+
+
+def _c(p: Pair) -> str:
+    return p.claim.rstrip(".").lower()
+
+
+def test_stale_page_removes_the_supporting_sentence_and_keeps_the_rest():
+    out = run("stale_page", PAIR_A)
+    assert out.claim == PAIR_A.claim
+    assert "12%" not in out.span and "Officials in Lisbon welcomed the plan." in out.span
+    assert out.changes[0].before.startswith("The Commission said")
+    only = Pair(
+        id="o", claim="Ferries stop in winter.", span="Ferries stop in winter.", label="SUPPORTED"
+    )
+    assert MUTATORS["stale_page"](only, random.Random(0), []) is None
+
+
+def test_plant_is_deterministic_and_only_plants_supported_pairs():
+    extra = Pair(
+        id="x", claim="Many firms cut 12% of jobs.", span="Many firms cut jobs.", label="PARTIAL"
+    )
+    one = plant(POOL + [extra], seed=7)
+    two = plant(POOL + [extra], seed=7)
+    assert [p.model_dump() for p in one] == [p.model_dump() for p in two]
+    assert {p.original_id for p in one} == {"a", "b", "c", "d"}
+    assert len({p.id for p in one}) == len(one)
+    other = plant(POOL, seed=8)
+    assert [p.model_dump() for p in other] != [p.model_dump() for p in one]
+
+
+def test_registry_rejects_a_supported_expectation_and_no_op_edits():
+    with pytest.raises(ValueError):
+        mutator("bad", expected="SUPPORTED")
+    from planted_failures.registry import Edit, Mutator
+
+    noop = Mutator(kind="noop", expected="PARTIAL", target="claim", fn=lambda p, r, pool: None)
+    assert noop(PAIR_A, random.Random(0), []) is None
+    assert Edit(before="a", after="b").claim is None
+
+
+# ---------------------------------------------------------------- properties
+
+_FRAGMENTS = st.sampled_from(
+    [
+        "Many manufacturers", "Some importers", "The Commission said", "about 3,000 homes",
+        "rose 12%", "in Q2 2019", "since January", "in March", "may", "is expected to",
+        "a third of", "is not", "twelve", "in Scotland", "according to the regulator",
+        "the river", "was built", "several regions", "one of the largest", "1/3", "fell",
+        "Lisbon", "the Ministry", "in 2021", "nearly 40 percent",
+    ]
+)  # fmt: skip
+
+
+@st.composite
+def pairs(draw):
+    claim = " ".join(draw(st.lists(_FRAGMENTS, min_size=2, max_size=6))) + "."
+    filler = draw(st.lists(_FRAGMENTS, min_size=1, max_size=4))
+    span = f"{claim[0].upper()}{claim[1:]} Separately, {' '.join(filler)} was reported. Officials in Porto agreed."
+    pid = draw(st.text("abcdef0123456789", min_size=1, max_size=6))
+    return Pair(id=pid, claim=claim, span=span, label="SUPPORTED")
+
+
+@pytest.mark.parametrize("kind", sorted(MUTATORS))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=pairs(), pool=st.lists(pairs(), min_size=1, max_size=3), seed=st.integers(0, 2**16))
+def test_mutator_properties(kind, pair, pool, seed):
+    pool = [p.model_copy(update={"id": f"p{i}"}) for i, p in enumerate(pool)]
+    m = MUTATORS[kind]
+    out = m(pair, random.Random(seed), pool)
+    again = m(pair, random.Random(seed), pool)
+    assert (out is None) == (again is None)
+    if out is None:
+        return
+    assert out == again  # deterministic under a seed
+    assert out.expected != "SUPPORTED"
+    assert (out.claim, out.span) != (pair.claim, pair.span)
+    assert out.original_id == pair.id and out.kind == kind
+    if kind in CLAIM_KINDS:
+        assert out.span == pair.span and out.claim != pair.claim
+    else:
+        assert out.claim == pair.claim and out.span != pair.span
+    assert out.changes and out.changes[0].field == m.target
+
+
+def test_every_kind_applies_to_some_generated_pair():
+    # Guards the property test above against vacuity: each kind must fire on the fixtures.
+    fired = {p.kind for p in plant(POOL, seed=0)}
+    assert fired == set(MUTATORS)
