@@ -31,6 +31,9 @@ class Verdict(BaseModel):
     # NOT_SUPPORTED for routing, is never published, and is counted as an error
     # in every metric rather than dropped from a denominator.
     error: str | None = None
+    # A panel verdict (several judges combined by a policy) keeps each judge's audited
+    # verdict here; None for a single judge.
+    panel: list[Verdict] | None = None
 
     @property
     def supported(self) -> bool:

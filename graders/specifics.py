@@ -1,0 +1,793 @@
+"""The specifics of a sentence, extracted by code: numbers, dates, names, and the small words
+that change meaning (quantifiers, modality, negation, attribution).
+
+Both the deterministic audit (DESIGN check 4: the claim is no broader than the quote) and the
+offline ``rules`` judge use this module. Everything here is deterministic and offline.
+
+What is extracted, and how
+--------------------------
+- **Numbers** (`Quantity`): digits with thousands separators and decimals ("3,400", "41.3");
+  number words through text2num's ``alpha2digit`` ("twelve" -> 12, "three hundred thousand"
+  -> 300000; a bare "one" is left alone by text2num because it is usually a pronoun);
+  scale words ("5 million", "2.3bn"); percentages ("12%", "12 percent", "12 per cent");
+  currency ("$5 million", "£3", "5 euros"); common fractions mapped here because text2num
+  does not ("half", "a third", "two-thirds", "a quarter", "three quarters" -> 0.5, 0.333...,
+  stored as kind ``fraction`` and compared with percentages as value/100); ordinals
+  ("third", "3rd", kind ``ordinal``); and a unit word right after the number ("12 km").
+  Four-digit numbers 1000-2100 without a unit or currency are dates (years), not numbers.
+- **Dates** (`DateMention`): years, decades ("1990s"), months with optional day and year
+  ("November 2, 2004", "2 November 2004", "March 2025"), ISO dates ("2004-10-19"), quarters
+  ("Q3", "third quarter"), and "since <month|year>" which marks a period, not a point.
+- **Named entities** (heuristic): maximal runs of capitalised tokens, allowing lower-case
+  connectors inside a run ("Bank of England", "Led Zeppelin", "Thomas K. Arnold"). The first
+  token of a sentence is dropped when its lower-case form is a common word ("The", "He",
+  "In"), month and weekday names are dates not entities, and possessive "'s" is removed. An
+  entity is *present* in a text when every one of its content tokens occurs in that text
+  (case-insensitive) — so "Arnold" is found in "Thomas K. Arnold" but "Thomas Arnold" is not
+  found in "Arnold said". This misses entities written in lower case and over-collects
+  title-cased headings; both errors are visible in the audit's `checks`.
+- **Quantifiers** (all/every/most/majority/many/some/few/none/only), **modality**
+  (must/shall/will/is required vs should/may/might/could/is expected to/plans to),
+  **negation** (not/no/never/n't/without/neither), and **attribution** ("X said", "according
+  to X", "X announced"), each as the word or entity found.
+
+`compare(claim, span)` lists the claim's numbers, dates and entities the span does not
+establish; that list is what the audit acts on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from text_to_num import alpha2digit
+
+# ---------------------------------------------------------------- tokens and words
+
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-\.]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "also",
+        "its",
+        "it's",
+        "one",
+        "ones",
+        "who's",
+        "which",
+        "whose",
+        "upon",
+        "via",
+        "per",
+        "among",
+        "within",
+    ]
+)
+
+MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
+    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
+    "september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
+    "december": 12, "dec": 12,
+}  # fmt: skip
+_MONTH_NAMES_FULL = [m for m in MONTHS if len(m) > 4 or m in ("may", "june", "july")]
+WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+
+
+def normalise_ws(text: str) -> str:
+    """Collapse every run of whitespace to one space; the only normalisation the quote check allows."""
+    return " ".join(text.split())
+
+
+def words(text: str) -> list[str]:
+    return [w.strip(".'’-").lower() for w in _WORD_RE.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match 'released'/'releases'/'release', no more."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) <= 4:
+        return w
+    for suffix in ("ational", "ization", "iveness", "fulness", "ousness"):
+        if w.endswith(suffix):
+            return w[: -len(suffix)]
+    for suffix in ("ments", "ment", "ness", "ings", "ing", "edly", "ies", "ied", "ers", "ed",
+                   "es", "er", "ly", "s", "e", "y"):  # fmt: skip
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            break
+    return w
+
+
+def content_stems(text: str) -> list[str]:
+    return [stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1]
+
+
+# ---------------------------------------------------------------- numbers
+
+FRACTIONS = {
+    "half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
+    "one-third": 1 / 3, "two thirds": 2 / 3, "two-thirds": 2 / 3, "a quarter": 0.25,
+    "one quarter": 0.25, "one-quarter": 0.25, "three quarters": 0.75, "three-quarters": 0.75,
+    "a fifth": 0.2, "one fifth": 0.2, "one-fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1,
+    "one-tenth": 0.1, "two fifths": 0.4, "three fifths": 0.6, "four fifths": 0.8,
+    "a dozen": 12, "dozens": None, "a couple": 2,
+}  # fmt: skip
+_FRACTION_RE = re.compile(
+    r"\b(" + "|".join(sorted((re.escape(k) for k in FRACTIONS), key=len, reverse=True)) + r")\b",
+    re.I,
+)
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20,
+}  # fmt: skip
+_ORDINAL_WORD_RE = re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I)
+_ORDINAL_DIGIT_RE = re.compile(r"\b(\d{1,4})(st|nd|rd|th)\b", re.I)
+SCALES = {
+    "thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "mln": 1e6,
+    "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12,
+}  # fmt: skip
+CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY", "₹": "INR"}
+CURRENCY_WORDS = {
+    "dollar": "USD", "dollars": "USD", "usd": "USD", "pound": "GBP", "pounds": "GBP",
+    "gbp": "GBP", "euro": "EUR", "euros": "EUR", "eur": "EUR", "yen": "JPY", "rupees": "INR",
+}  # fmt: skip
+UNITS = {
+    "km", "kilometres", "kilometers", "kilometre", "kilometer", "miles", "mile", "m", "metres",
+    "meters", "metre", "meter", "feet", "ft", "foot", "inches", "cm", "mm", "kg", "kilograms",
+    "tonnes", "tons", "tonne", "ton", "pounds", "lb", "lbs", "acres", "hectares", "ha", "mph",
+    "km/h", "years", "year", "months", "month", "weeks", "days", "hours", "minutes", "seconds",
+    "people", "persons", "votes", "seats", "copies", "episodes", "albums", "songs", "games",
+    "goals", "points", "times", "decades", "centuries", "members", "employees", "students",
+    "languages", "countries", "volumes", "citations", "journals", "units", "residents",
+}  # fmt: skip
+
+_NUM_RE = re.compile(
+    r"(?P<cur>US\$|[$£€¥₹])?\s?"
+    r"(?P<num>(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?)"
+    r"(?P<scale>\s?(?:thousand|million|billion|trillion|mln|mn|bn|tn|k|m|b)\b)?"
+    r"(?P<pct>\s?(?:%|per\s?cent\b|percent\b|pct\b))?"
+    r"(?P<after>\s+[A-Za-z/]+)?",
+    re.I,
+)
+
+
+_MONTH_ALT = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DATE_MDY = re.compile(
+    rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I
+)
+_DATE_DMY = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?\b", re.I
+)
+_DATE_MY = re.compile(rf"\b({_MONTH_ALT})\.?(?:\s+of)?,?\s+(\d{{4}})\b", re.I)
+_MONTH_ONLY = re.compile(r"\b(" + "|".join(_MONTH_NAMES_FULL) + r")\b", re.I)
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_YEAR = re.compile(r"(?<![\d,.$£€])\b(1[0-9]\d\d|20\d\d)\b(?!,\d)(?!\.\d)(?!\s?%)")
+_DECADE = re.compile(r"\b(1[0-9]\d0|20\d0)'?s\b")
+_QUARTER = re.compile(r"\b(?:Q([1-4])|(first|second|third|fourth)\s+quarter)\b", re.I)
+_SINCE = re.compile(rf"\bsince\s+(?:(?:early|late|mid)\s+)?(({_MONTH_ALT})\b|\d{{4}})", re.I)
+
+
+_ISO_DT = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?\b")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    kind: str  # number | percent | currency | fraction | ordinal
+    unit: str | None = None
+    surface: str = ""
+
+    def comparable(self) -> float:
+        # Percentages and fractions meet on the same scale: 34% -> 0.34, "a third" -> 0.333.
+        if self.kind == "percent":
+            return self.value / 100.0
+        return self.value
+
+
+def _close(a: float, b: float) -> bool:
+    if a == b:
+        return True
+    return abs(a - b) <= 0.005 * max(abs(a), abs(b))
+
+
+def quantities_match(claim_q: Quantity, span_q: Quantity) -> bool:
+    pct_like = {"percent", "fraction"}
+    if claim_q.kind in pct_like or span_q.kind in pct_like:
+        if not (claim_q.kind in pct_like and span_q.kind in pct_like):
+            # "50%" can be written "50 per cent" (percent) but never "50 people".
+            if not (claim_q.kind == "percent" and span_q.kind == "number" and span_q.unit is None):
+                return False
+            return _close(claim_q.value, span_q.value)
+        return _close(claim_q.comparable(), span_q.comparable())
+    if claim_q.kind == "currency" and span_q.kind == "currency" and claim_q.unit != span_q.unit:
+        return False
+    if claim_q.kind == "ordinal" and span_q.kind not in ("ordinal", "number"):
+        return False
+    return _close(claim_q.value, span_q.value)
+
+
+def _year_like(value: float, text_num: str) -> bool:
+    return text_num.isdigit() and len(text_num) == 4 and 1000 <= value <= 2100
+
+
+@lru_cache(maxsize=4096)
+def _alpha2digit(text: str) -> str:
+    try:
+        return alpha2digit(text, "en")
+    except Exception:  # text2num is strict about odd input; the raw text is still usable
+        return text
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+def _read_numbers(text: str, out: list[Quantity], *, mask: bool) -> str:
+    """Append the digit numbers of ``text`` to ``out``; return the text with them masked."""
+    pieces: list[str] = []
+    last = 0
+    for m in _NUM_RE.finditer(text):
+        raw = m.group("num")
+        try:
+            value = float(raw.replace(",", ""))
+        except ValueError:
+            continue
+        scale_word = (m.group("scale") or "").strip().lower()
+        after = (m.group("after") or "").strip()
+        cur = m.group("cur")
+        pct = m.group("pct")
+        if scale_word in ("m", "b", "k") and not cur:
+            # "5 m" is metres and "5 k" is ambiguous unless money is involved
+            scale_word = ""
+        if scale_word:
+            value *= SCALES[scale_word]
+        unit: str | None = None
+        kind = "number"
+        if pct:
+            kind = "percent"
+        elif cur:
+            kind, unit = "currency", CURRENCY_SYMBOLS.get(cur, cur)
+        elif after and after.lower() in CURRENCY_WORDS:
+            kind, unit = "currency", CURRENCY_WORDS[after.lower()]
+        elif after and after.lower() in UNITS:
+            unit = after.lower()
+        unit_word = bool(after) and (after.lower() in UNITS or after.lower() in CURRENCY_WORDS)
+        end = m.end("after") if unit_word else max(m.end("num"), m.end("scale"), m.end("pct"))
+        surface = text[m.start() : end].strip()
+        pieces.append(text[last : m.start()])
+        pieces.append(" zqnumq " if mask else text[m.start() : end])
+        last = end
+        if kind == "number" and not scale_word and unit is None and _year_like(value, raw):
+            continue  # a year: extract_dates reads it
+        out.append(Quantity(value, kind, unit, surface))
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def extract_numbers(text: str) -> list[Quantity]:
+    out: list[Quantity] = []
+
+    # Fractions first and blanked, so "a third" is not also read as the ordinal "third".
+    def _frac(m: re.Match[str]) -> str:
+        val = FRACTIONS.get(m.group(1).lower())
+        if val is not None:
+            kind = "number" if val >= 1 else "fraction"
+            out.append(Quantity(float(val), kind, None, m.group(1)))
+        return " " * len(m.group(0))
+
+    text = _FRACTION_RE.sub(_frac, text)
+    # Dates are not quantities: blank "November 2", "2004-10-19", "14:49" first.
+    for rx in (_ISO_DT, _DATE_MDY, _DATE_DMY, _CLOCK):
+        text = rx.sub(_blank, text)
+    for m in _ORDINAL_WORD_RE.finditer(text):
+        out.append(Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1)))
+    text = _ORDINAL_WORD_RE.sub(_blank, text)
+    for m in _ORDINAL_DIGIT_RE.finditer(text):
+        out.append(Quantity(float(m.group(1)), "ordinal", None, m.group(0)))
+    text = _ORDINAL_DIGIT_RE.sub(_blank, text)
+    # Digits first, masked, then number words: alpha2digit would otherwise turn the
+    # "million" of "$5 million" into a second number.
+    masked = _read_numbers(text, out, mask=True)
+    _read_numbers(_alpha2digit(masked), out, mask=False)
+    return out
+
+
+# ---------------------------------------------------------------- dates
+
+
+@dataclass(frozen=True)
+class DateMention:
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    quarter: int | None = None
+    decade: int | None = None
+    since: bool = False
+    surface: str = ""
+
+
+def extract_dates(text: str) -> list[DateMention]:
+    out: list[DateMention] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    for m in _ISO.finditer(text):
+        out.append(
+            DateMention(int(m.group(1)), int(m.group(2)), int(m.group(3)), surface=m.group(0))
+        )
+        taken.append(m.span())
+    for m in _DATE_MDY.finditer(text):
+        if not free(*m.span()):
+            continue
+        day = int(m.group(2))
+        if not 1 <= day <= 31:
+            continue
+        # "May 5" is a date, but "may 5 people" is not: months that are also words need a capital
+        if m.group(1).lower() == "may" and not m.group(1)[0].isupper():
+            continue
+        year = int(m.group(3)) if m.group(3) else None
+        out.append(DateMention(year, MONTHS[m.group(1).lower()], day, surface=m.group(0)))
+        taken.append(m.span())
+    for m in _DATE_DMY.finditer(text):
+        if not free(*m.span()):
+            continue
+        day = int(m.group(1))
+        if not 1 <= day <= 31 or (m.group(2).lower() == "may" and not m.group(2)[0].isupper()):
+            continue
+        year = int(m.group(3)) if m.group(3) else None
+        out.append(DateMention(year, MONTHS[m.group(2).lower()], day, surface=m.group(0)))
+        taken.append(m.span())
+    for m in _DATE_MY.finditer(text):
+        if not free(*m.span()):
+            continue
+        if m.group(1).lower() == "may" and not m.group(1)[0].isupper():
+            continue
+        out.append(DateMention(int(m.group(2)), MONTHS[m.group(1).lower()], surface=m.group(0)))
+        taken.append(m.span())
+    for m in _QUARTER.finditer(text):
+        q = int(m.group(1)) if m.group(1) else ORDINALS[m.group(2).lower()]
+        out.append(DateMention(quarter=q, surface=m.group(0)))
+    for m in _DECADE.finditer(text):
+        out.append(DateMention(decade=int(m.group(1)), surface=m.group(0)))
+        taken.append(m.span())
+    for m in _YEAR.finditer(text):
+        if free(*m.span()):
+            out.append(DateMention(year=int(m.group(1)), surface=m.group(0)))
+    for m in _MONTH_ONLY.finditer(text):
+        if free(*m.span()) and m.group(1)[0].isupper():
+            out.append(DateMention(month=MONTHS[m.group(1).lower()], surface=m.group(0)))
+    for m in _SINCE.finditer(text):
+        tok = m.group(1)
+        if tok.isdigit():
+            out.append(DateMention(year=int(tok), since=True, surface=m.group(0)))
+        else:
+            out.append(DateMention(month=MONTHS[tok.lower()], since=True, surface=m.group(0)))
+    return out
+
+
+def date_established(claim_d: DateMention, span_dates: list[DateMention]) -> bool:
+    """Every field the claim states must be stated by the span.
+
+    Month and day must come from one mention; the year may come from another mention of the
+    same span (a dateline "2004-10-19" plus "on Election Day, November 2" establishes
+    "November 2, 2004"). A claimed period ("since January") is not established by a single
+    date inside it ("in March"): the span must state the period too.
+    """
+    candidates = [d for d in span_dates if d.since or not claim_d.since]
+    if claim_d.decade is not None:
+        return any(
+            d.decade == claim_d.decade
+            or (d.year is not None and d.year // 10 * 10 == claim_d.decade)
+            for d in candidates
+        )
+    years = {d.year for d in candidates if d.year is not None}
+    if claim_d.year is not None and claim_d.year not in years:
+        return False
+    if claim_d.month is None and claim_d.day is None and claim_d.quarter is None:
+        return claim_d.year is not None or not claim_d.since
+    for d in candidates:
+        ok = all(
+            getattr(claim_d, f) is None or getattr(d, f) == getattr(claim_d, f)
+            for f in ("month", "day", "quarter")
+        )
+        if ok:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- named entities
+
+_CONNECTORS = {
+    "of",
+    "the",
+    "de",
+    "la",
+    "le",
+    "del",
+    "der",
+    "van",
+    "von",
+    "and",
+    "&",
+    "for",
+    "du",
+    "da",
+    "y",
+}
+_CAP_TOKEN = re.compile(r"[A-Z][\w’'.\-]*|[A-Z]\.|&")
+_SPLIT_TOKENS = re.compile(r"[\w’'.\-&]+|[^\w\s]")
+COMMON_CAPITALISED = STOPWORDS | {
+    "however", "although", "after", "before", "during", "since", "according", "following",
+    "later", "today", "yesterday", "meanwhile", "while", "many", "several", "some", "most",
+    "all", "both", "each", "every", "another", "there", "here", "it", "its", "their", "his",
+    "her", "our", "we", "they", "he", "she", "i", "you", "this", "that", "these", "those", "a",
+    "an", "the", "in", "on", "at", "for", "from", "with", "as", "by", "to", "of", "and", "but",
+    "or", "when", "where", "what", "who", "why", "how", "one", "two", "three", "first", "last",
+    "new", "also", "then", "thus", "yes", "no", "not", "if", "so", "despite", "currently",
+    "under", "over", "between", "about", "unlike", "like", "upon", "once", "(meta",
+    "data)", "title", "published", "datetime", "skip", "home", "news", "read", "more",
+}  # fmt: skip
+
+
+# a sentence break, but not after an initial ("Thomas K. Arnold") or "U.S."
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<![\s.][A-Z]\.)(?<!^[A-Z]\.)\s+(?=[A-Z\"“(])|\n+")
+_QUARTER_TOKEN = re.compile(r"^Q[1-4]$")
+
+
+def _strip_possessive(tok: str) -> str:
+    tok = tok.rstrip(',;:!?"”)')
+    for suffix in ("'s", "’s", "'", "’"):
+        if tok.endswith(suffix):
+            return tok[: -len(suffix)]
+    return tok
+
+
+def extract_entities(text: str) -> list[str]:
+    """Capitalised runs, as described in the module docstring."""
+    entities: list[str] = []
+    for sentence in _SENTENCE_SPLIT.split(text):
+        toks = _SPLIT_TOKENS.findall(sentence)
+        run: list[str] = []
+
+        def flush(run: list[str] = run) -> None:
+            while run and run[-1].lower() in _CONNECTORS:
+                run.pop()
+            if run:
+                entities.append(" ".join(run))
+            run.clear()
+
+        for i, tok in enumerate(toks):
+            clean = _strip_possessive(tok)
+            is_cap = bool(clean) and bool(_CAP_TOKEN.match(clean))
+            low = clean.lower().strip(".")
+            if is_cap and (low in MONTHS and len(low) > 2 or low in WEEKDAYS):
+                flush()
+                continue
+            if is_cap and i == 0 and (low in COMMON_CAPITALISED or low.endswith("ly")):
+                continue  # sentence-initial common word
+            if is_cap and _QUARTER_TOKEN.match(clean):
+                flush()
+                continue
+            if is_cap and low in COMMON_CAPITALISED and not run and len(low) > 1:
+                # a capitalised common word opening a run ("The" in "The Beatles") is dropped;
+                # the content words that follow still form the entity
+                continue
+            if is_cap:
+                run.append(clean)
+                if clean != tok.rstrip(',;:!?"”)') or tok.endswith(
+                    (",", ";", ":", ")", '"', "”", "!", "?")
+                ):
+                    flush()  # possessive or punctuation ends the name
+            elif run and low in _CONNECTORS:
+                run.append(low)
+            else:
+                flush()
+        flush()
+    seen: set[str] = set()
+    out = []
+    for e in entities:
+        if e.lower() not in seen and any(c.isalpha() for c in e):
+            seen.add(e.lower())
+            out.append(e)
+    return out
+
+
+def entity_tokens(entity: str) -> list[str]:
+    return [
+        t.lower().strip(".")
+        for t in re.findall(r"[\w’'.\-]+", entity)
+        if t.lower() not in _CONNECTORS and len(t.strip(".")) > 0
+    ]
+
+
+def entity_present(entity: str, text_tokens: set[str]) -> bool:
+    toks = entity_tokens(entity)
+    # initials ("K.") are optional: "Thomas Arnold" is found in "Thomas K. Arnold"
+    needed = [t for t in toks if len(t) > 1]
+    return bool(needed) and all(t in text_tokens or stem(t) in text_tokens for t in needed)
+
+
+def token_set(text: str) -> set[str]:
+    toks = {t.lower().strip(".") for t in re.findall(r"[\w’'.\-]+", text)}
+    extra = set()
+    for t in toks:
+        base = _strip_possessive(t)
+        extra.add(base)
+        extra.add(stem(base))
+        if "-" in base:
+            extra.update(base.split("-"))
+    return toks | extra
+
+
+# ---------------------------------------------------------------- small meaning-bearing words
+
+QUANTIFIER_GROUPS = {
+    "all": {"all", "every", "each", "entire", "whole", "always", "everyone", "everything"},
+    "most": {"most", "majority", "mostly", "largely", "mainly", "predominantly"},
+    "none": {"none", "no one", "nobody", "nothing", "never"},
+    "only": {"only", "sole", "solely", "exclusively", "alone"},
+    "many": {"many", "numerous", "much", "lots"},
+    "some": {"some", "several", "few", "certain", "a number of"},
+}
+_STRONG_QUANTIFIERS = ("all", "most", "none", "only")
+STRONG_MODALS = {
+    "must",
+    "shall",
+    "will",
+    "required",
+    "requires",
+    "mandatory",
+    "obliged",
+    "has to",
+    "have to",
+}
+HEDGED_MODALS = {
+    "should", "may", "might", "could", "expected", "plans", "planned", "proposed", "likely",
+    "would", "intends", "aims", "considering", "possibly", "reportedly", "allegedly", "can",
+}  # fmt: skip
+NEGATIONS = {
+    "not",
+    "no",
+    "never",
+    "without",
+    "neither",
+    "nor",
+    "none",
+    "cannot",
+    "n't",
+    "denied",
+    "denies",
+}
+_ATTRIB_RE = re.compile(
+    r"(?:according to\s+(?P<a>[A-Z][\w.’'\- ]{1,60}?)(?=[,.;]|$| said| says)"
+    r"|(?P<b>[A-Z][\w.’'\-]+(?:\s(?:of|the|de|[A-Z][\w.’'\-]+)){0,5})\s+(?:said|says|stated|states|told|announced|reported|claimed|claims|wrote|argued|noted|added|confirmed))"
+)
+
+
+@dataclass
+class Specifics:
+    numbers: list[Quantity] = field(default_factory=list)
+    dates: list[DateMention] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    quantifiers: set[str] = field(default_factory=set)  # group names present
+    strong_modal: bool = False
+    hedged_modal: bool = False
+    negated: bool = False
+    attributions: list[str] = field(default_factory=list)
+    tokens: set[str] = field(default_factory=set)
+
+
+def _phrase_in(text_low: str, words_list: set[str]) -> bool:
+    return any(re.search(rf"\b{re.escape(w)}\b", text_low) for w in words_list)
+
+
+@lru_cache(maxsize=2048)
+def extract(text: str) -> Specifics:
+    low = text.lower().replace("’", "'")
+    quants = {g for g, ws in QUANTIFIER_GROUPS.items() if _phrase_in(low, ws)}
+    attribs = []
+    for m in _ATTRIB_RE.finditer(text):
+        who = (m.group("a") or m.group("b") or "").strip()
+        first = who.split()[0].lower() if who.split() else ""
+        if who and first not in COMMON_CAPITALISED:
+            attribs.append(who)
+    return Specifics(
+        numbers=extract_numbers(text),
+        dates=extract_dates(text),
+        entities=extract_entities(text),
+        quantifiers=quants,
+        strong_modal=_phrase_in(low, STRONG_MODALS),
+        # "May" the month is not "may" the modal
+        hedged_modal=_phrase_in(re.sub(r"\bMay\b", " ", text).lower(), HEDGED_MODALS),
+        negated=_phrase_in(low, NEGATIONS) or "n't" in low,
+        attributions=attribs,
+        tokens=token_set(text),
+    )
+
+
+# ---------------------------------------------------------------- comparison
+
+
+@dataclass
+class Mismatch:
+    kind: str  # number | date | entity | quantifier | modality | negation | attribution
+    element: str  # the claim's words that the span does not establish
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.element}"
+
+
+def compare(claim: str, span: str, *, hard_only: bool = True) -> list[Mismatch]:
+    """The claim's specifics the span does not establish.
+
+    ``hard_only`` limits the comparison to numbers, dates and named entities (the audit's
+    check 4). With ``hard_only=False`` quantifiers, modality, negation and attribution are
+    compared too (the rules judge).
+    """
+    c, s = extract(claim), extract(span)
+    out: list[Mismatch] = []
+    for q in c.numbers:
+        if hard_only and q.kind == "ordinal" and not q.surface[:1].isdigit():
+            continue  # "first", "third": too often idiom ("first time") to overrule a judge
+        if not any(quantities_match(q, sq) for sq in s.numbers):
+            # a number the span spells as a year-like 4-digit figure ("1,200" vs "1200")
+            if q.kind == "number" and any(d.year == q.value for d in s.dates):
+                continue
+            out.append(Mismatch("number", q.surface))
+    for d in c.dates:
+        if not date_established(d, s.dates):
+            out.append(Mismatch("date", d.surface))
+    for e in c.entities:
+        if not entity_present(e, s.tokens):
+            out.append(Mismatch("entity", e))
+    if hard_only:
+        return out
+    for g in _STRONG_QUANTIFIERS:
+        if g in c.quantifiers and g not in s.quantifiers:
+            out.append(Mismatch("quantifier", g))
+    if c.strong_modal and s.hedged_modal and not s.strong_modal:
+        out.append(Mismatch("modality", "must/will (span hedges)"))
+    if c.negated and not s.negated:
+        out.append(Mismatch("negation", "not"))
+    for a in c.attributions:
+        if not entity_present(a, s.tokens):
+            out.append(Mismatch("attribution", a))
+    return out

@@ -1,0 +1,144 @@
+"""The Verifier: judges each (claim, span) with one or more judges, audits, caches, in parallel.
+
+- Each judge sees only the claim and the span (text, url, retrieved_at). Nothing else.
+- Every judge verdict goes through graders.audit.audit (quote in span, specifics, instructions).
+- Verdicts are cached by (judge id, model id, prompt sha256, claim, span); ``model_calls``
+  counts judge invocations that were not answered from the cache, ``cache_hits`` the others.
+- Pairs are independent and run concurrently; at most ``concurrency`` judge calls are in
+  flight at once.
+- A judge that raises is turned into an explicit error verdict (NOT_SUPPORTED with ``error``
+  set) — never a pass and never dropped — except a JudgeConfigError (e.g. a scripted judge
+  with no entry for a pair), which propagates because it is a setup mistake, not a result.
+
+Panel policy with several judges: ``all-must-support`` — the combined verdict is the weakest
+of the judges' audited verdicts (an error counts as the weakest), ``contains_instructions``
+is set if any judge or audit set it, ``error`` is set if any judge errored, and the per-judge
+verdicts are kept in ``Verdict.panel``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+
+from graders.audit import audit, weakest
+from graders.cache import VerdictCache, cache_key
+from graders.judges import JudgeConfigError, current_pair_id
+from graders.verdict import SpanRef, Verdict
+
+POLICIES = ("all-must-support",)
+
+Item = tuple[str, SpanRef] | tuple[str, SpanRef, str | None]
+
+
+class Verifier:
+    def __init__(
+        self,
+        judges: list,
+        *,
+        cache: VerdictCache | None = None,
+        concurrency: int = 8,
+        policy: str = "all-must-support",
+    ) -> None:
+        if not judges:
+            raise ValueError("Verifier needs at least one judge (e.g. make_judge('rules')).")
+        if policy not in POLICIES:
+            raise ValueError(f"Unknown panel policy {policy!r}; known: {', '.join(POLICIES)}.")
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.judges = list(judges)
+        self.cache = cache
+        self.concurrency = concurrency
+        self.policy = policy
+        self.model_calls = 0
+        self.cache_hits = 0
+        self.errors = 0
+        self._sem: asyncio.Semaphore | None = None
+        self._sem_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def id(self) -> str:
+        ids = [j.id for j in self.judges]
+        return ids[0] if len(ids) == 1 else f"panel[{self.policy}]:" + "+".join(ids)
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        # One semaphore per event loop, so a Verifier can serve several asyncio.run() calls.
+        loop = asyncio.get_running_loop()
+        if self._sem is None or self._sem_loop is not loop:
+            self._sem, self._sem_loop = asyncio.Semaphore(self.concurrency), loop
+        return self._sem
+
+    async def _one(self, judge, claim: str, span: SpanRef) -> Verdict:
+        key = cache_key(
+            judge.id, getattr(judge, "model_id", None), getattr(judge, "prompt_sha256", None),
+            claim, span,
+        )  # fmt: skip
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.cache_hits += 1
+                return audit(claim, span, hit)
+        async with self._semaphore():
+            self.model_calls += 1
+            try:
+                raw = await judge.judge(claim, span)
+            except JudgeConfigError:
+                raise
+            except Exception as exc:  # a failed judge is an explicit error verdict
+                raw = Verdict(
+                    verdict="NOT_SUPPORTED",
+                    judge=judge.id,
+                    model_id=getattr(judge, "model_id", None),
+                    prompt_sha256=getattr(judge, "prompt_sha256", None),
+                    error=f"{type(exc).__name__}: {exc}",
+                )
+        if raw.error is not None:
+            self.errors += 1
+        elif self.cache is not None:
+            self.cache.put(key, raw)
+        return audit(claim, span, raw)
+
+    async def verify(self, claim: str, span: SpanRef, *, pair_id: str | None = None) -> Verdict:
+        token = current_pair_id.set(pair_id)
+        try:
+            verdicts = list(await asyncio.gather(*(self._one(j, claim, span) for j in self.judges)))
+        finally:
+            current_pair_id.reset(token)
+        if len(verdicts) == 1:
+            return verdicts[0]
+        return self._combine(verdicts)
+
+    def _combine(self, verdicts: list[Verdict]) -> Verdict:
+        low = weakest(verdicts)
+        errors = [f"{v.judge}: {v.error}" for v in verdicts if v.error]
+        return Verdict(
+            verdict=low.verdict,
+            unsupported_element=low.unsupported_element,
+            quote_used=low.quote_used,
+            contains_instructions=any(v.contains_instructions for v in verdicts),
+            judge=self.id,
+            model_id=None,
+            prompt_sha256=None,
+            checks=[c for v in verdicts for c in v.checks],
+            error="; ".join(errors) or None,
+            panel=verdicts,
+        )
+
+    async def verify_many(
+        self, items: Sequence[Item], progress: Callable[[int, Verdict], None] | None = None
+    ) -> list[Verdict]:
+        """Verify every item concurrently; results are in input order.
+
+        An item is ``(claim, span)`` or ``(claim, span, pair_id)``. ``progress`` is called as
+        ``progress(index, verdict)`` each time a pair finishes (in completion order).
+        """
+
+        async def run(i: int, item: Item) -> Verdict:
+            claim, span = item[0], item[1]
+            pair_id = item[2] if len(item) > 2 else None  # type: ignore[misc]
+            v = await self.verify(claim, span, pair_id=pair_id)
+            if progress is not None:
+                progress(i, v)
+            return v
+
+        return list(await asyncio.gather(*(run(i, it) for i, it in enumerate(items))))
