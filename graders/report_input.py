@@ -79,12 +79,9 @@ class ParsedReport(BaseModel):
 
 # --- markdown ---------------------------------------------------------------------------
 
-_URL_CHARS = r"[^\s<>()\[\]]+"
 _DEF_RE = re.compile(r"^\s{0,3}\[(\^?[^\]\s][^\]]*)\]:\s*(.*)$")  # [ref]: url / [^1]: text
 _NUMBERED_DEF_RE = re.compile(r"^\s{0,3}\[(\d+)\]\s+(<?https?://\S+?>?)\s*(?:\s.*)?$")  # [1] url
-_URL_IN_TEXT_RE = re.compile(
-    r"<?(https?://" + _URL_CHARS + r"(?:\([^\s()]*\))?[^\s<>()\[\].,;:!?'\"]*)>?"
-)
+_URL_IN_TEXT_RE = re.compile(r"https?://[^\s<>\[\]]+")
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s")
 _RULE_RE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -127,7 +124,13 @@ def _is_absolute_http(url: str) -> bool:
 def _definition_url(body: str) -> str | None:
     body = body.strip()
     m = _URL_IN_TEXT_RE.search(body)
-    return m.group(1) if m else None
+    if not m:
+        return None
+    url = m.group(0)
+    # Trailing punctuation belongs to the sentence, not the URL; a ")" only when unbalanced.
+    while url and (url[-1] in ".,;:!?'\"" or (url[-1] == ")" and url.count("(") < url.count(")"))):
+        url = url[:-1]
+    return url
 
 
 def _collect_definitions(
