@@ -1,0 +1,56 @@
+"""The WiCE development pair set is rebuilt byte-for-byte by its script."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from graders.verdict import Pair
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT.parent / "shared" / "data" / "wice" / "dev.jsonl"
+GOLDEN = ROOT / "goldens" / "wice_dev_pairs.jsonl"
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location("build_wice_pairs", ROOT / "scripts" / "build_wice_pairs.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.skipif(not SRC.is_file(), reason="WiCE development split not present")
+def test_build_is_reproducible_and_matches_the_shipped_file(tmp_path):
+    mod = _builder()
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert mod.main(["--src", str(SRC), "--out", str(a)]) == 0
+    assert mod.main(["--src", str(SRC), "--out", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+    assert a.read_bytes() == GOLDEN.read_bytes()
+
+
+def test_golden_pairs_are_valid_pair_format():
+    rows = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines()]
+    pairs = [Pair.model_validate(r) for r in rows]
+    assert len({p.id for p in pairs}) == len(pairs) == 349
+    assert {p.label for p in pairs} == {"SUPPORTED", "PARTIAL", "NOT_SUPPORTED"}
+    for p in pairs:
+        assert 0 < len(p.span) <= 4000 and p.kind == "wice" and not p.near_miss
+        assert set(p.source) == {"wice_id", "title"}
+
+
+def test_not_supported_window_is_topic_adjacent_and_short():
+    mod = _builder()
+    evidence = [
+        "(meta data) TITLE: Zoo news",
+        "The zoo opened in 1990.",
+        "Its elephants came from Kenya.",
+        "The elephants arrived by ship in 1991.",
+        "Parking costs five dollars.",
+    ]
+    window = mod.adjacent_window("Elephants from Kenya arrived by ship in 1991.", evidence)
+    assert window == "Its elephants came from Kenya. The elephants arrived by ship in 1991."
+    assert mod.adjacent_window("Parking costs five dollars.", evidence) == "Parking costs five dollars."
