@@ -1,0 +1,410 @@
+"""Egress: the only way anything in spanproof reaches a web server.
+
+The controls live in code, at the HTTP transport, not in a prompt:
+
+- GET only. ``Fetcher`` has no method that sends anything else, and its
+  transport (``PolicyTransport``) refuses any non-GET request that reaches it
+  by another route.
+- Host allowlist, checked by the transport for EVERY request, so each redirect
+  hop (followed by hand, never by httpx) is re-checked. Entries:
+  ``host`` matches that host on any port; ``host:port`` matches only that
+  port; ``*.suffix`` matches any subdomain of ``suffix`` (not ``suffix``
+  itself: list both if you mean both), optionally with ``:port``. Matching is
+  on the lowercased host without a trailing dot; URLs with credentials
+  (``user@host``) and schemes other than http/https are refused.
+- Size cap enforced while streaming (a Content-Length above the cap is
+  refused before the body is read), content-type allowlist, connect/read
+  timeouts, at most ``max_redirects`` hops.
+- Every attempted contact is an ``EgressEvent`` (allowed or refused). A
+  refused event whose ``status`` is None never reached the host.
+
+URL normalisation (for "this URL appeared in a search hit or in the
+question"), by urllib.parse rules: scheme and host lowercased; default port
+(80 for http, 443 for https) dropped; fragment dropped; an empty path
+becomes ``/``; userinfo kept; path and query kept byte for byte (no
+percent-decoding, no parameter sorting, no dot-segment resolution), so two
+URLs that could be served differently never compare equal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import httpx
+from pydantic import BaseModel, Field
+
+from agent.evidence import Document, EgressEvent
+from agent.snapshots import SnapshotStore
+from agent.tool_schema import ToolFailure
+
+DEFAULT_CONTENT_TYPES = ["text/html", "text/plain", "application/xhtml+xml"]
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+# Events also go to the list of the run that asked for the fetch (Toolbox.events).
+_SINK: contextvars.ContextVar[list[EgressEvent] | None] = contextvars.ContextVar(
+    "egress_sink", default=None
+)
+
+
+def normalise_url(url: str) -> str:
+    """Canonical form used to compare URLs; raises ValueError for anything but http(s)."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise ValueError(f"unsupported scheme {parts.scheme!r}")
+    host = (parts.hostname or "").rstrip(".")
+    if not host:
+        raise ValueError("no host")
+    port = parts.port  # raises ValueError for a bad port
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = host
+    if port is not None and port != _DEFAULT_PORTS[scheme]:
+        netloc = f"{host}:{port}"
+    if parts.username is not None:
+        userinfo = parts.netloc.rsplit("@", 1)[0]
+        netloc = f"{userinfo}@{netloc}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def host_of(url: str) -> str:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").rstrip(".")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"{host}:{port}" if port is not None else host
+
+
+class EgressPolicy(BaseModel):
+    allow_hosts: list[str]
+    max_bytes: int = Field(default=2_000_000, gt=0)
+    content_types: list[str] = Field(default_factory=lambda: list(DEFAULT_CONTENT_TYPES))
+    connect_timeout_s: float = 5.0
+    read_timeout_s: float = 15.0
+    max_redirects: int = Field(default=5, ge=0)
+
+    def check_url(self, url: str) -> str | None:
+        """None when the URL may be contacted, else the reason it may not."""
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError as exc:
+            return f"malformed URL ({exc})"
+        scheme = parts.scheme.lower()
+        if scheme not in _DEFAULT_PORTS:
+            return f"scheme {parts.scheme!r} is not http or https"
+        if parts.username is not None or parts.password is not None:
+            return "URLs with credentials are refused"
+        host = (parts.hostname or "").rstrip(".").lower()
+        if not host:
+            return "URL has no host"
+        effective_port = port if port is not None else _DEFAULT_PORTS[scheme]
+        for entry in self.allow_hosts:
+            if _entry_matches(entry.strip().lower(), host, effective_port):
+                return None
+        return f"host {host_of(url)!r} is not on the allowlist"
+
+    def allows_content_type(self, content_type: str) -> bool:
+        media = content_type.split(";", 1)[0].strip().lower()
+        return media in {c.lower() for c in self.content_types}
+
+
+def _entry_matches(entry: str, host: str, port: int) -> bool:
+    entry_port: int | None = None
+    if entry.startswith("["):  # [v6]:port
+        inner, _, rest = entry[1:].partition("]")
+        entry_host = inner
+        if rest.startswith(":") and rest[1:].isdigit():
+            entry_port = int(rest[1:])
+    elif entry.count(":") == 1:
+        entry_host, _, port_text = entry.partition(":")
+        if not port_text.isdigit():
+            return False
+        entry_port = int(port_text)
+    else:
+        entry_host = entry
+    entry_host = entry_host.rstrip(".")
+    if entry_port is not None and entry_port != port:
+        return False
+    if entry_host.startswith("*."):
+        suffix = entry_host[1:]  # ".example.com"
+        return host.endswith(suffix) and len(host) > len(suffix)
+    return host == entry_host
+
+
+class PolicyTransport(httpx.AsyncBaseTransport):
+    """Wraps the real transport; refuses any request the policy does not allow.
+
+    This is where "GET only" and the allowlist are enforced, so no code path
+    (redirects, retries, a future feature) can bypass them.
+    """
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, policy: EgressPolicy, fetcher: Fetcher):
+        self.inner = inner
+        self.policy = policy
+        self._fetcher = fetcher
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        if request.method != "GET":
+            self._fetcher._record(
+                url,
+                "refused",
+                f"URL_NOT_ALLOWED: method {request.method} is refused (GET only)",
+                method=request.method,
+            )
+            raise ToolFailure(
+                "URL_NOT_ALLOWED",
+                f"Only GET requests are allowed; {request.method} was refused.",
+                retryable=False,
+            )
+        reason = self.policy.check_url(url)
+        if reason is not None:
+            self._fetcher._record(url, "refused", f"URL_NOT_ALLOWED: {reason}")
+            raise ToolFailure(
+                "URL_NOT_ALLOWED",
+                f"{reason}. Only allowlisted hosts can be fetched; pick another search hit.",
+                retryable=False,
+            )
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class Fetcher:
+    """GETs pages under an EgressPolicy and stores them in a SnapshotStore."""
+
+    def __init__(
+        self,
+        policy: EgressPolicy,
+        store: SnapshotStore,
+        transport: httpx.AsyncBaseTransport | None = None,
+        record_to: Path | str | None = None,
+        *,
+        concurrency: int = 8,
+    ):
+        self.policy = policy
+        self.store = store
+        self.events: list[EgressEvent] = []
+        self.record_to = Path(record_to) if record_to else None
+        inner = transport or httpx.AsyncHTTPTransport()
+        self.transport = PolicyTransport(inner, policy, self)
+        self._concurrency = concurrency
+        self._slots = asyncio.Semaphore(concurrency)
+        self._client: httpx.AsyncClient | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    def _client_for_loop(self) -> httpx.AsyncClient:
+        # A client's connection pool belongs to one event loop; a new loop gets a new client.
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client_loop = loop
+            self._client = httpx.AsyncClient(
+                transport=self.transport,
+                follow_redirects=False,
+                timeout=httpx.Timeout(
+                    self.policy.read_timeout_s,
+                    connect=self.policy.connect_timeout_s,
+                    read=self.policy.read_timeout_s,
+                ),
+                headers={"User-Agent": "spanproof/0.1 (+evidence fetcher)"},
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _record(
+        self,
+        url: str,
+        decision: str,
+        reason: str = "",
+        *,
+        method: str = "GET",
+        status: int | None = None,
+        nbytes: int = 0,
+        ms: float = 0.0,
+    ) -> EgressEvent:
+        event = EgressEvent(
+            host=host_of(url),
+            method=method,
+            url=url,
+            decision=decision,  # type: ignore[arg-type]
+            reason=reason,
+            status=status,
+            bytes=nbytes,
+            ms=round(ms, 2),
+        )
+        self.events.append(event)
+        run_sink = _SINK.get()  # the events list of the run whose fetch this is
+        if run_sink is not None:
+            run_sink.append(event)
+        return event
+
+    async def fetch(self, url: str, *, sink: list[EgressEvent] | None = None) -> Document:
+        """GET ``url`` (following allowed redirects by hand) and store the final body."""
+        token = _SINK.set(sink)
+        try:
+            async with self._slots:
+                return await self._fetch(url)
+        finally:
+            _SINK.reset(token)
+
+    async def _fetch(self, url: str) -> Document:
+        client = self._client_for_loop()
+        current = url
+        for _hop in range(self.policy.max_redirects + 1):
+            started = time.perf_counter()
+            try:
+                request = client.build_request("GET", current)
+                response = await client.send(request, stream=True)
+            except ToolFailure:
+                raise
+            except httpx.HTTPError as exc:
+                self._record(
+                    current,
+                    "refused",
+                    f"FETCH_FAILED: {type(exc).__name__}: {exc}",
+                    ms=(time.perf_counter() - started) * 1000,
+                )
+                raise ToolFailure(
+                    "FETCH_FAILED",
+                    f"Could not fetch {current} ({type(exc).__name__}). Pick another search hit.",
+                    retryable=True,
+                ) from exc
+            try:
+                if response.is_redirect and response.headers.get("location"):
+                    target = urljoin(current, response.headers["location"])
+                    self._record(
+                        current,
+                        "allowed",
+                        f"redirect to {target}",
+                        status=response.status_code,
+                        ms=(time.perf_counter() - started) * 1000,
+                    )
+                    self._record_response(current, response, b"")
+                    current = target
+                    continue
+                body = await self._read_body(current, response, started)
+            finally:
+                await response.aclose()
+            elapsed = (time.perf_counter() - started) * 1000
+            content_type = response.headers.get("content-type", "")
+            if response.status_code >= 400:
+                self._record(
+                    current,
+                    "refused",
+                    f"FETCH_FAILED: HTTP {response.status_code}",
+                    status=response.status_code,
+                    nbytes=len(body),
+                    ms=elapsed,
+                )
+                raise ToolFailure(
+                    "FETCH_FAILED",
+                    f"{current} answered HTTP {response.status_code}. Pick another search hit.",
+                    retryable=response.status_code >= 500,
+                )
+            self._record(
+                current, "allowed", "", status=response.status_code, nbytes=len(body), ms=elapsed
+            )
+            self._record_response(current, response, body)
+            return self.store.put(
+                url,
+                body,
+                final_url=current,
+                status=response.status_code,
+                content_type=content_type,
+                http_headers=list(response.headers.multi_items()),
+            )
+        self._record(
+            current, "refused", f"FETCH_FAILED: more than {self.policy.max_redirects} redirects"
+        )
+        raise ToolFailure(
+            "FETCH_FAILED",
+            f"{url} redirected more than {self.policy.max_redirects} times. Pick another search hit.",
+            retryable=False,
+        )
+
+    async def _read_body(self, url: str, response: httpx.Response, started: float) -> bytes:
+        content_type = response.headers.get("content-type", "")
+        if not self.policy.allows_content_type(content_type):
+            self._record(
+                url,
+                "refused",
+                f"UNSUPPORTED_CONTENT_TYPE: {content_type or 'none'}",
+                status=response.status_code,
+                ms=(time.perf_counter() - started) * 1000,
+            )
+            raise ToolFailure(
+                "UNSUPPORTED_CONTENT_TYPE",
+                f"{url} is {content_type or 'of unknown type'}; only "
+                f"{', '.join(self.policy.content_types)} can be read. Pick another search hit.",
+                retryable=False,
+            )
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.policy.max_bytes:
+            self._too_large(url, response, int(declared), started)
+        chunks: list[bytes] = []
+        total = 0
+        try:
+            async for chunk in response.aiter_bytes():
+                total += len(chunk)
+                if total > self.policy.max_bytes:
+                    self._too_large(url, response, total, started)
+                chunks.append(chunk)
+        except httpx.HTTPError as exc:
+            self._record(
+                url,
+                "refused",
+                f"FETCH_FAILED: {type(exc).__name__}: {exc}",
+                status=response.status_code,
+                nbytes=total,
+                ms=(time.perf_counter() - started) * 1000,
+            )
+            raise ToolFailure(
+                "FETCH_FAILED",
+                f"Reading {url} failed ({type(exc).__name__}). Pick another search hit.",
+                retryable=True,
+            ) from exc
+        return b"".join(chunks)
+
+    def _too_large(self, url: str, response: httpx.Response, seen: int, started: float):
+        self._record(
+            url,
+            "refused",
+            f"TOO_LARGE: more than {self.policy.max_bytes} bytes",
+            status=response.status_code,
+            nbytes=seen,
+            ms=(time.perf_counter() - started) * 1000,
+        )
+        raise ToolFailure(
+            "TOO_LARGE",
+            f"{url} is larger than {self.policy.max_bytes} bytes. Pick a shorter source.",
+            retryable=False,
+        )
+
+    def _record_response(self, url: str, response: httpx.Response, body: bytes) -> None:
+        if self.record_to is None:
+            return
+        from agent.corpus import append_response
+
+        append_response(
+            self.record_to,
+            url,
+            status=response.status_code,
+            headers=list(response.headers.multi_items()),
+            body=body,
+        )
+
+
+def allowed_events(events: Iterable[EgressEvent]) -> list[EgressEvent]:
+    return [e for e in events if e.decision == "allowed"]

@@ -1,0 +1,269 @@
+"""Turn fetched HTML or plain text into the exact text the tools quote from.
+
+Every span offset indexes into the string this module returns, so the output
+must be deterministic and must never carry markup, scripts or URLs.
+
+Choices, and why:
+
+- Parser: selectolax's lexbor backend (a real HTML5 parser, fast in C). We
+  keep boilerplate (nav, footer, sidebars) rather than run main-content
+  extraction: an extractor that drops a table caption or a byline makes a
+  true quote unfindable, and the preview shows the model exactly what is
+  quotable anyway.
+- Dropped entirely: ``head`` (the title is returned separately), ``script``,
+  ``style``, ``noscript``, ``template``, ``iframe``, ``svg``, ``math``,
+  ``object``, ``embed``, ``canvas``, HTML comments, and elements a browser
+  would not show (``hidden`` attribute, ``aria-hidden="true"``, inline style
+  ``display:none`` / ``visibility:hidden``). Hidden text is a classic
+  injection carrier and is never evidence a reader could have seen.
+- Links contribute their visible text; their ``href`` never appears.
+- ``<img>`` contributes NOTHING, not even its ``alt`` text. Alt text is not
+  visible on a rendered page, is rarely evidence, and is a known place to
+  hide instructions for machines.
+- Markdown (in text/plain bodies and in any text node): ``![x](url)`` and
+  ``[x](url)`` become ``x``; ``<http://...>`` autolinks and bare URLs are
+  removed.
+- URLs: any ``scheme://...`` run, ``www.``-prefixed run, scheme-relative
+  ``//host/...`` run, and ``mailto:``/``data:``/``javascript:`` run is removed
+  up to the next whitespace, repeated to a fixed point, so no URL can be
+  assembled from pieces. Bare domain names without a scheme or ``www.``
+  ("Amazon.com") are kept: they are names in prose far more often than links.
+- Whitespace: block elements (p, div, li, headings, tr, br, ...) end a block;
+  blocks are joined with exactly ``"\\n\\n"``; inside a block every run of
+  whitespace (including non-breaking spaces) becomes one space; empty blocks
+  disappear; the text has no leading or trailing whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborHTMLParser
+
+_DROP_TAGS = frozenset(
+    {
+        "head",
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "iframe",
+        "svg",
+        "math",
+        "object",
+        "embed",
+        "canvas",
+        "img",
+        "picture",
+        "source",
+        "video",
+        "audio",
+        "map",
+        "link",
+        "meta",
+    }
+)
+
+_BLOCK_TAGS = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "br",
+        "caption",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "legend",
+        "li",
+        "main",
+        "menu",
+        "nav",
+        "ol",
+        "option",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "tfoot",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
+
+# Table cells sit side by side in one row block; a space keeps their words apart.
+_CELL_TAGS = frozenset({"td", "th"})
+
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+
+_MD_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*>")
+# Anything a browser or a model could follow: scheme://..., www...., //host/...,
+# and the schemes without slashes that carry payloads.
+_URL = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.\-]*://\S*"
+    r"|(?<![^\s(\[<\"'])//[^\s/]\S*"
+    r"|\bwww\.\S+"
+    r"|\b(?:mailto|data|javascript|vbscript|file|tel|sms):\S+",
+    re.IGNORECASE,
+)
+_WS = re.compile(r"\s+")
+
+
+def strip_urls(text: str) -> str:
+    """Remove every URL-like run; repeat until nothing changes."""
+    while True:
+        stripped = _URL.sub("", text)
+        if stripped == text:
+            return stripped
+        text = stripped
+
+
+def flatten_markdown(text: str) -> str:
+    """Markdown images and links become their text; autolinks and bare URLs go.
+
+    Whitespace is left alone (apart from what removed URLs leave behind);
+    use :func:`normalise_blocks` for the canonical layout.
+    """
+    previous = None
+    while previous != text:
+        previous = text
+        text = _MD_IMAGE.sub(r"\1", text)
+        text = _MD_LINK.sub(r"\1", text)
+        text = _AUTOLINK.sub("", text)
+    return strip_urls(text)
+
+
+def _clean_block(block: str) -> str:
+    block = flatten_markdown(_WS.sub(" ", block))
+    return _WS.sub(" ", block).strip()
+
+
+def normalise_blocks(blocks: list[str]) -> str:
+    cleaned = (_clean_block(b) for b in blocks)
+    return "\n\n".join(b for b in cleaned if b)
+
+
+def plain_to_text(text: str) -> str:
+    """text/plain (or markdown) body: blank lines separate blocks."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return normalise_blocks(re.split(r"\n[ \t\f\v\u00a0]*\n", text))
+
+
+def _is_hidden(node) -> bool:
+    attrs = node.attributes
+    if not attrs:
+        return False
+    if "hidden" in attrs:
+        return True
+    if (attrs.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    style = attrs.get("style") or ""
+    return bool(_HIDDEN_STYLE.search(style))
+
+
+def _title(tree: LexborHTMLParser) -> str:
+    node = tree.css_first("title")
+    if node is None:
+        return ""
+    return _clean_block(node.text(deep=True) or "")
+
+
+def html_to_text(html: str) -> tuple[str, str]:
+    """Return (title, text) of an HTML document, sanitised as the module docstring says."""
+    tree = LexborHTMLParser(html)
+    title = _title(tree)
+    root = tree.root
+    if root is None:
+        return title, ""
+
+    blocks: list[str] = []
+    current: list[str] = []
+
+    def end_block() -> None:
+        if current:
+            blocks.append("".join(current))
+            current.clear()
+
+    # Iterative walk with explicit exit markers: deep nesting cannot overflow the stack.
+    stack: list[tuple[object, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        tag = node.tag
+        if leaving:
+            if tag in _BLOCK_TAGS:
+                end_block()
+            elif tag in _CELL_TAGS:
+                current.append(" ")
+            continue
+        if tag == "-text":
+            current.append(node.text_content or "")
+            continue
+        if tag in ("-comment", "!comment", "_comment") or node.is_comment_node:
+            continue
+        if tag in _DROP_TAGS or (node.is_element_node and _is_hidden(node)):
+            continue
+        if tag in _BLOCK_TAGS:
+            end_block()
+        elif tag in _CELL_TAGS:
+            current.append(" ")
+        stack.append((node, True))
+        children = list(node.iter(include_text=True))
+        for child in reversed(children):
+            stack.append((child, False))
+    end_block()
+    return title, normalise_blocks(blocks)
+
+
+_META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+
+
+def decode_body(raw: bytes, content_type: str = "") -> str:
+    """Bytes to str: the header's charset, else a <meta charset>, else UTF-8 (bad bytes replaced)."""
+    candidates: list[str] = []
+    match = re.search(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", content_type or "", re.IGNORECASE)
+    if match:
+        candidates.append(match.group(1))
+    meta = _META_CHARSET.search(raw[:4096])
+    if meta:
+        candidates.append(meta.group(1).decode("ascii", "ignore"))
+    for charset in candidates:
+        try:
+            return raw.decode(charset)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return raw.decode("utf-8", errors="replace")
+
+
+def document_text(raw: bytes, content_type: str) -> tuple[str, str]:
+    """(title, text) of a fetched body, whatever its allowed content type."""
+    body = decode_body(raw, content_type)
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media == "text/plain":
+        return "", plain_to_text(body)
+    return html_to_text(body)

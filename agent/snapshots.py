@@ -1,0 +1,351 @@
+"""The snapshot store: every fetched document, once, durably, addressable by doc_id.
+
+Layout under ``root``:
+
+- ``snapshots.warc.gz`` — append-only gzip WARC (one gzip member per record).
+  Each document is three records written in ONE ``write`` + ``fsync``:
+  ``response`` (the raw HTTP body and headers as served), ``metadata``
+  (the Document fields as JSON, without text) and ``conversion`` (the
+  sanitised UTF-8 text every span offset indexes into).
+- ``index.sqlite`` — SQLite in WAL mode: doc_id -> byte offset and length of
+  that document's records, plus its metadata. A doc_id resolves with one
+  primary-key lookup and one seek.
+
+Crash safety: the WARC is written and fsynced before the index row commits.
+On open, any bytes past the last indexed document are either complete
+documents (indexed now: the crash hit between WARC fsync and index commit)
+or a torn tail (truncated away). A ``kill -9`` therefore loses at most the
+document being written, and never corrupts an earlier one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import io
+import json
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from agent.evidence import Document, make_doc_id, utc_now_iso
+from agent.sanitise import document_text
+
+WARC_NAME = "snapshots.warc.gz"
+INDEX_NAME = "index.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    offset INTEGER NOT NULL,
+    length INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    final_url TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    content_type TEXT NOT NULL,
+    retrieved_at TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    title TEXT NOT NULL
+);
+"""
+
+# Hop-by-hop and encoding headers describe the wire, not the stored body:
+# httpx already decoded the body, so replaying them would corrupt it.
+_DROP_HTTP_HEADERS = {"content-encoding", "transfer-encoding", "content-length", "connection"}
+
+_REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 404: "Not Found"}
+
+
+def http_headers_for(
+    status: int, content_type: str, raw_len: int, headers: list[tuple[str, str]] | None = None
+) -> StatusAndHeaders:
+    kept = [(k, v) for k, v in (headers or []) if k.lower() not in _DROP_HTTP_HEADERS]
+    if not any(k.lower() == "content-type" for k, _ in kept):
+        kept.insert(0, ("Content-Type", content_type))
+    kept.append(("Content-Length", str(raw_len)))
+    return StatusAndHeaders(f"{status} {_REASONS.get(status, 'OK')}", kept, protocol="HTTP/1.1")
+
+
+def _record_id(*parts: str) -> str:
+    digest = hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()
+    return f"<urn:uuid:{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}>"
+
+
+def _warc_date(iso: str) -> str:
+    return iso if iso.endswith("Z") else iso.replace("+00:00", "Z")
+
+
+class SnapshotStore:
+    """Content-addressed, append-only store of fetched documents."""
+
+    def __init__(self, root: Path | str, *, cache_size: int = 64):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.warc_path = self.root / WARC_NAME
+        self.warc_path.touch(exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.root / INDEX_NAME, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+        self._cache: OrderedDict[str, Document] = OrderedDict()
+        self._cache_size = cache_size
+        self.recovered = 0  # documents indexed from the WARC tail on open
+        self.truncated_bytes = 0  # torn tail removed on open
+        with self._locked_file():
+            self._recover()
+
+    # -- durability -------------------------------------------------------
+
+    def _locked_file(self):
+        store = self
+
+        class _Guard:
+            def __enter__(self_inner):
+                store._lock.acquire()
+                self_inner.fh = open(store.warc_path, "rb+")
+                fcntl.flock(self_inner.fh, fcntl.LOCK_EX)
+                return self_inner.fh
+
+            def __exit__(self_inner, *exc):
+                fcntl.flock(self_inner.fh, fcntl.LOCK_UN)
+                self_inner.fh.close()
+                store._lock.release()
+
+        return _Guard()
+
+    def _indexed_end(self) -> int:
+        row = self._db.execute("SELECT MAX(offset + length) FROM documents").fetchone()
+        return int(row[0] or 0)
+
+    def _recover(self) -> None:
+        start = self._indexed_end()
+        size = self.warc_path.stat().st_size
+        if size <= start:
+            return
+        with open(self.warc_path, "rb") as fh:
+            fh.seek(start)
+            tail = fh.read()
+        good_end = start
+        pending: list[tuple[int, dict]] = []
+        doc_start = start
+        try:
+            iterator = ArchiveIterator(io.BytesIO(tail))
+            for record in iterator:
+                rtype = record.rec_type
+                if rtype == "response" and not pending:
+                    doc_start = start + iterator.get_record_offset()
+                body = record.content_stream().read()
+                pending.append((0, {"type": rtype, "body": body}))
+                if rtype == "conversion" and len(pending) == 3:
+                    iterator.read_to_end()
+                    end = start + iterator.get_record_offset() + iterator.get_record_length()
+                    meta = json.loads(pending[1][1]["body"].decode("utf-8"))
+                    self._insert(meta, doc_start, end - doc_start)
+                    self.recovered += 1
+                    good_end = end
+                    pending = []
+        except Exception:  # a torn gzip member or header: everything after good_end goes
+            pass
+        self._db.commit()
+        if good_end < size:
+            self.truncated_bytes = size - good_end
+            with open(self.warc_path, "rb+") as fh:
+                fh.truncate(good_end)
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def _insert(self, meta: dict, offset: int, length: int) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO documents VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                meta["doc_id"],
+                offset,
+                length,
+                meta["url"],
+                meta["final_url"],
+                meta["status"],
+                meta["content_type"],
+                meta["retrieved_at"],
+                meta["sha256"],
+                meta.get("title", ""),
+            ),
+        )
+
+    # -- public API -------------------------------------------------------
+
+    def put(
+        self,
+        url: str,
+        raw: bytes,
+        *,
+        final_url: str | None = None,
+        status: int = 200,
+        content_type: str = "text/html",
+        retrieved_at: str | None = None,
+        http_headers: list[tuple[str, str]] | None = None,
+    ) -> Document:
+        """Store a fetched body once and return its Document.
+
+        The doc_id comes from (final URL, raw bytes); storing the same content
+        again returns the first Document, with its original retrieved_at.
+        """
+        final_url = final_url or url
+        doc_id = make_doc_id(final_url, raw)
+        existing = self._lookup(doc_id)
+        if existing is not None:
+            return existing
+        title, text = document_text(raw, content_type)
+        doc = Document(
+            doc_id=doc_id,
+            url=url,
+            final_url=final_url,
+            status=status,
+            content_type=content_type,
+            retrieved_at=retrieved_at or utc_now_iso(),
+            sha256=hashlib.sha256(raw).hexdigest(),
+            title=title,
+            text=text,
+        )
+        payload = self._serialise(doc, raw, http_headers)
+        with self._locked_file() as fh:
+            # Another process may have stored it meanwhile, or left a torn tail.
+            self._recover()
+            if self._lookup(doc_id) is not None:
+                return self._lookup(doc_id)  # type: ignore[return-value]
+            fh.seek(0, os.SEEK_END)
+            offset = fh.tell()
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+            self._insert(doc.model_dump(exclude={"text"}), offset, len(payload))
+            self._db.commit()
+        self._remember(doc)
+        return doc
+
+    def get(self, doc_id: str) -> Document:
+        doc = self._lookup(doc_id)
+        if doc is None:
+            raise KeyError(doc_id)
+        return doc
+
+    def text(self, doc_id: str) -> str:
+        return self.get(doc_id).text
+
+    def raw(self, doc_id: str) -> bytes:
+        """The body bytes exactly as served (from the WARC response record)."""
+        offset, length = self._location(doc_id)
+        for record in self._records(offset, length):
+            if record.rec_type == "response":
+                return record.content_stream().read()
+        raise KeyError(doc_id)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return isinstance(doc_id, str) and self._location(doc_id, missing_ok=True) is not None
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
+
+    def doc_ids(self) -> list[str]:
+        return [r[0] for r in self._db.execute("SELECT doc_id FROM documents ORDER BY offset")]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- internals --------------------------------------------------------
+
+    def _serialise(self, doc: Document, raw: bytes, http_headers) -> bytes:
+        buf = io.BytesIO()
+        writer = WARCWriter(buf, gzip=True, warc_version="1.1")
+        date = _warc_date(doc.retrieved_at)
+        response_id = _record_id("response", doc.doc_id)
+        response = writer.create_warc_record(
+            doc.final_url,
+            "response",
+            payload=io.BytesIO(raw),
+            length=len(raw),
+            warc_headers_dict={"WARC-Record-ID": response_id, "WARC-Date": date},
+            http_headers=http_headers_for(doc.status, doc.content_type, len(raw), http_headers),
+        )
+        writer.write_record(response)
+        meta = json.dumps(doc.model_dump(exclude={"text"}), sort_keys=True).encode("utf-8")
+        metadata = writer.create_warc_record(
+            doc.final_url,
+            "metadata",
+            payload=io.BytesIO(meta),
+            length=len(meta),
+            warc_content_type="application/json",
+            warc_headers_dict={
+                "WARC-Record-ID": _record_id("metadata", doc.doc_id),
+                "WARC-Date": date,
+                "WARC-Concurrent-To": response_id,
+            },
+        )
+        writer.write_record(metadata)
+        text = doc.text.encode("utf-8")
+        conversion = writer.create_warc_record(
+            doc.final_url,
+            "conversion",
+            payload=io.BytesIO(text),
+            length=len(text),
+            warc_content_type="text/plain; charset=utf-8",
+            warc_headers_dict={
+                "WARC-Record-ID": _record_id("conversion", doc.doc_id),
+                "WARC-Date": date,
+                "WARC-Refers-To": response_id,
+            },
+        )
+        writer.write_record(conversion)
+        return buf.getvalue()
+
+    def _location(self, doc_id: str, missing_ok: bool = False) -> tuple[int, int] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT offset, length FROM documents WHERE doc_id = ?", (doc_id,)
+            ).fetchone()
+        if row is None:
+            if missing_ok:
+                return None
+            raise KeyError(doc_id)
+        return int(row[0]), int(row[1])
+
+    def _records(self, offset: int, length: int):
+        with open(self.warc_path, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read(length)
+        yield from ArchiveIterator(io.BytesIO(data))
+
+    def _lookup(self, doc_id: str) -> Document | None:
+        cached = self._cache.get(doc_id)
+        if cached is not None:
+            self._cache.move_to_end(doc_id)
+            return cached
+        loc = self._location(doc_id, missing_ok=True)
+        if loc is None:
+            return None
+        meta: dict | None = None
+        text: str | None = None
+        for record in self._records(*loc):
+            if record.rec_type == "metadata":
+                meta = json.loads(record.content_stream().read().decode("utf-8"))
+            elif record.rec_type == "conversion":
+                text = record.content_stream().read().decode("utf-8")
+        if meta is None or text is None:
+            raise KeyError(doc_id)
+        doc = Document(**meta, text=text)
+        self._remember(doc)
+        return doc
+
+    def _remember(self, doc: Document) -> None:
+        with self._lock:
+            self._cache[doc.doc_id] = doc
+            self._cache.move_to_end(doc.doc_id)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
