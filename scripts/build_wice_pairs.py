@@ -54,11 +54,12 @@ LABELS = {
 }
 
 
-_STOP = frozenset(
+_STOP_WORDS = (
     "a an and are as at be been by for from has have he her his in is it its of on or she that "
     "the their they this to was were which who will with also after before into than then "
-    "there these those over under about more most other such only not no can".split()
+    "there these those over under about more most other such only not no can"
 )
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 def content_stems(text: str) -> list[str]:

@@ -16,7 +16,9 @@ GOLDEN = ROOT / "goldens" / "wice_dev_pairs.jsonl"
 
 
 def _builder():
-    spec = importlib.util.spec_from_file_location("build_wice_pairs", ROOT / "scripts" / "build_wice_pairs.py")
+    spec = importlib.util.spec_from_file_location(
+        "build_wice_pairs", ROOT / "scripts" / "build_wice_pairs.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -53,4 +55,7 @@ def test_not_supported_window_is_topic_adjacent_and_short():
     ]
     window = mod.adjacent_window("Elephants from Kenya arrived by ship in 1991.", evidence)
     assert window == "Its elephants came from Kenya. The elephants arrived by ship in 1991."
-    assert mod.adjacent_window("Parking costs five dollars.", evidence) == "Parking costs five dollars."
+    assert (
+        mod.adjacent_window("Parking costs five dollars.", evidence)
+        == "Parking costs five dollars."
+    )
