@@ -1,0 +1,230 @@
+"""Judge calibration: agreement with human labels, per judge and per set, with drift checks.
+
+A judge is a measuring instrument; this module measures it. Every judge sees the
+same pairs through a `Verifier` (so the deterministic audit applies, exactly as
+in production) and shares one `VerdictCache`, so re-running a comparison with
+nothing changed makes no model calls.
+
+Thresholds (DESIGN.md: agreement >= 0.90, near-miss agreement >= 0.85) are for
+the hand-labelled golden set. They apply to the sets named in `gated` (by file
+stem; default ``judge_calibration``). Any other set — e.g. the WiCE development
+pairs, whose labels come from crowd annotators of Wikipedia citations and are
+mostly PARTIAL — is reported for comparison with ``passed: null``: it informs,
+it does not gate, because its labels were not written to the rule the judge is
+asked to apply.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from graders.metrics import ClassScores, Interval, Row, compute
+from graders.verdict import Pair, SpanRef, Verdict
+
+DEFAULT_GATED = ("judge_calibration",)
+DRIFT_METRICS = ("agreement", "near_miss_agreement", "kappa", "macro_f1", "balanced_accuracy")
+
+
+class PairSetError(ValueError):
+    """A pair file that cannot be read; the message names the line and the fix."""
+
+
+def load_pairs(path: str | Path) -> list[Pair]:
+    path = Path(path)
+    if not path.is_file():
+        raise PairSetError(
+            f"Pair file {str(path)!r} not found - pass a JSONL file of pairs (DESIGN.md format)."
+        )
+    pairs: list[Pair] = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            pairs.append(Pair.model_validate_json(line))
+        except ValueError as exc:
+            raise PairSetError(
+                f"{path}:{lineno}: not a valid pair ({str(exc).splitlines()[0]}). Each line needs "
+                '{"id", "claim", "span", "label": "SUPPORTED|PARTIAL|NOT_SUPPORTED", "near_miss", "kind"}.'
+            ) from exc
+    ids = [p.id for p in pairs]
+    if len(set(ids)) != len(ids):
+        dup = sorted({i for i in ids if ids.count(i) > 1})[:5]
+        raise PairSetError(
+            f"{path}: duplicate pair ids {dup}; every id must be unique within a set."
+        )
+    return pairs
+
+
+def span_ref(pair: Pair) -> SpanRef:
+    src = pair.source or {}
+    return SpanRef(text=pair.span, url=src.get("url"), retrieved_at=src.get("retrieved_at"))
+
+
+class CalibrationThresholds(BaseModel):
+    agreement: float = 0.90
+    near_miss_agreement: float = 0.85
+
+
+class JudgeSetResult(BaseModel):
+    judge: str
+    set: str
+    n: int
+    agreement: float | None
+    near_miss_agreement: float | None
+    kappa: float | None  # None when undefined (gold and predictions all one class)
+    macro_f1: float | None
+    balanced_accuracy: float | None
+    per_class: dict[str, ClassScores]
+    confusion: dict[str, dict[str, int]]
+    errors: int
+    ci95: dict[str, Interval | None]
+    passed: bool | None  # None: the set has no thresholds (informational)
+
+
+class DriftFlag(BaseModel):
+    judge: str
+    set: str
+    metric: str
+    baseline: float
+    current: float | None
+    allowed_low: float  # the baseline's 95% interval floor (or the baseline itself if none)
+
+
+class CalibrationResult(BaseModel):
+    judges: list[JudgeSetResult]
+    drift: list[DriftFlag] | None = Field(default=None)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed is not False for r in self.judges) and not self.drift
+
+
+def judge_passes(result: JudgeSetResult, thresholds: CalibrationThresholds) -> bool:
+    if result.agreement is None or result.agreement < thresholds.agreement:
+        return False
+    # A gated set with no near-miss rows cannot show the drift the near-miss half exists to catch.
+    return not (
+        result.near_miss_agreement is None
+        or result.near_miss_agreement < thresholds.near_miss_agreement
+    )
+
+
+def rows_for(pairs: Sequence[Pair], verdicts: Sequence[Verdict]) -> list[Row]:
+    return [
+        Row(gold=p.label, predicted=v.verdict, near_miss=p.near_miss, error=v.error is not None)
+        for p, v in zip(pairs, verdicts, strict=True)
+    ]
+
+
+async def judge_set(
+    verifier, pairs: Sequence[Pair], progress: Callable | None = None
+) -> list[Verdict]:
+    items = [(p.claim, span_ref(p), p.id) for p in pairs]
+    return await verifier.verify_many(items, progress=progress)
+
+
+async def calibrate(
+    sets: dict[str, Sequence[Pair]],
+    judges: Sequence,
+    *,
+    cache=None,
+    gated: Iterable[str] = DEFAULT_GATED,
+    thresholds: CalibrationThresholds | None = None,
+    seed: int = 0,
+    n_boot: int = 1000,
+    concurrency: int = 8,
+    progress: Callable[[str], None] | None = None,
+) -> CalibrationResult:
+    """Judge every labelled pair of every set with every judge; one result per (judge, set)."""
+    from graders.verify import Verifier
+
+    thresholds = thresholds or CalibrationThresholds()
+    gated = set(gated)
+    results: list[JudgeSetResult] = []
+    for judge in judges:
+        verifier = Verifier([judge], cache=cache, concurrency=concurrency)
+        for set_name, all_pairs in sets.items():
+            pairs = [p for p in all_pairs if p.label is not None]
+            if progress:
+                progress(f"{judge.id} on {set_name}: judging {len(pairs)} pairs")
+            verdicts = await judge_set(verifier, pairs)
+            m = compute(rows_for(pairs, verdicts), seed=seed, n_boot=n_boot)
+            result = JudgeSetResult(
+                judge=judge.id,
+                set=set_name,
+                n=m.n,
+                agreement=m.agreement,
+                near_miss_agreement=m.near_miss_agreement,
+                kappa=m.kappa,
+                macro_f1=m.macro_f1,
+                balanced_accuracy=m.balanced_accuracy,
+                per_class=m.per_class,
+                confusion=m.confusion,
+                errors=m.errors,
+                ci95=m.ci95,
+                passed=None,
+            )
+            if set_name in gated:
+                result.passed = judge_passes(result, thresholds)
+            results.append(result)
+        if progress:
+            progress(
+                f"{judge.id}: {verifier.model_calls} judge calls, {verifier.cache_hits} cache hits"
+            )
+    return CalibrationResult(judges=results)
+
+
+def load_result(path: str | Path) -> CalibrationResult:
+    try:
+        return CalibrationResult.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PairSetError(
+            f"Baseline {str(path)!r} is not a calibration result ({exc.__class__.__name__}). "
+            "Create one with `spanproof calibrate ... --json > baseline.json`."
+        ) from exc
+
+
+def compare_baseline(current: CalibrationResult, baseline: CalibrationResult) -> list[DriftFlag]:
+    """Flag each metric that fell below the floor of the baseline's 95% interval.
+
+    "Fell by more than its interval": a drop that the baseline's own bootstrap
+    interval cannot explain. A metric with no baseline interval is flagged on any
+    fall. A metric that became undefined (None) where the baseline had a value
+    is flagged too. Only (judge, set) pairs present in both results are compared.
+    """
+    before = {(r.judge, r.set): r for r in baseline.judges}
+    flags: list[DriftFlag] = []
+    for now in current.judges:
+        old = before.get((now.judge, now.set))
+        if old is None:
+            continue
+        for metric in DRIFT_METRICS:
+            base = getattr(old, metric)
+            cur = getattr(now, metric)
+            if base is None:
+                continue
+            ci = old.ci95.get(metric)
+            floor = ci.low if ci is not None else base
+            if cur is None or cur < floor - 1e-12 or (ci is None and cur < base - 1e-12):
+                flags.append(
+                    DriftFlag(
+                        judge=now.judge,
+                        set=now.set,
+                        metric=metric,
+                        baseline=base,
+                        current=cur,
+                        allowed_low=floor,
+                    )
+                )
+    return flags
+
+
+def dump_json(result: CalibrationResult) -> str:
+    data = result.model_dump(mode="json")
+    if result.drift is None:
+        data.pop("drift")
+    return json.dumps(data, indent=2)

@@ -1,0 +1,204 @@
+"""Sensitivity and calibration end to end through the Verifier, with small local judges."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graders.cache import VerdictCache
+from graders.calibration import (
+    CalibrationResult,
+    CalibrationThresholds,
+    calibrate,
+    compare_baseline,
+    dump_json,
+    load_pairs,
+    load_result,
+)
+from graders.judges import make_judge
+from graders.sensitivity import SensitivityThresholds, run_sensitivity, score
+from graders.verdict import Pair, SpanRef, Verdict
+from planted_failures import plant
+
+GOOD = [
+    Pair(
+        id="g1",
+        claim="Many manufacturers are expected to cut emissions by 12% in Q2 2019.",
+        span="The Commission said many manufacturers are expected to cut emissions by 12% in Q2 2019. "
+        "The announcement was made in Brussels. Officials in Lisbon welcomed the plan.",
+        label="SUPPORTED",
+    ),
+    Pair(
+        id="g2",
+        claim="Nearly 3,000 people attended the concert in San Diego in March 1986.",
+        span="Nearly 3,000 people attended the concert in San Diego in March 1986. Tickets cost five "
+        "dollars. The promoter was Roger Hedgecock.",
+        label="SUPPORTED",
+    ),
+    Pair(
+        id="g3",
+        claim="The river is not navigable for a third of the year.",
+        span="Because of ice, the river is not navigable for a third of the year. Ferries stop in winter "
+        "and the port is closed to all shipping.",
+        label="SUPPORTED",
+    ),
+    Pair(
+        id="g4",
+        claim="Some retailers may raise prices in 2024.",
+        span="Some retailers may raise prices in 2024, a survey of shop owners in Leeds found. Most "
+        "expect costs to stay flat.",
+        label="SUPPORTED",
+    ),
+]
+
+
+class AlwaysNotSupported:
+    id = "always-no"
+    prompt_sha256 = "no-v1"
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        return Verdict(verdict="NOT_SUPPORTED", judge=self.id)
+
+
+class Oracle:
+    """Knows the true label of every pair it was given; says SUPPORTED only for those."""
+
+    id = "oracle"
+    prompt_sha256 = "oracle-v1"
+
+    def __init__(self, labelled: list[Pair]):
+        self.labels = {(p.claim, p.span): p.label for p in labelled}
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        label = self.labels.get((claim, span.text), "NOT_SUPPORTED")
+        return Verdict(verdict=label, quote_used=" ".join(span.text.split()[:5]), judge=self.id)
+
+
+class Broken:
+    id = "broken"
+    prompt_sha256 = "broken-v1"
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        raise RuntimeError("endpoint down")
+
+
+async def test_blind_judge_fails_sensitivity():
+    result = await run_sensitivity(GOOD, make_judge("blind"), seed=0)
+    assert result.n_originals == 4 and result.n_planted >= 30
+    assert result.specificity == 1.0
+    assert result.sensitivity < 0.9 and result.passed is False
+    # The claim-level kinds the audit cannot see slip past blind entirely.
+    assert result.by_kind["quantifier_inflation"].caught == 0
+    assert any(m.kind == "modality_slip" for m in result.missed)
+
+
+async def test_always_not_supported_judge_fails_specificity():
+    result = await run_sensitivity(GOOD, AlwaysNotSupported(), seed=0)
+    assert result.sensitivity == 1.0
+    assert result.specificity == 0.0 and result.passed is False
+
+
+async def test_a_judge_that_knows_the_answers_passes():
+    planted = [p.as_pair() for p in plant(GOOD, seed=0)]
+    result = await run_sensitivity(GOOD, Oracle(GOOD + planted), seed=0)
+    assert result.sensitivity == 1.0 and result.specificity == 1.0 and result.passed
+    assert result.missed == []
+    assert sum(k.n for k in result.by_kind.values()) == result.n_planted
+
+
+async def test_errors_count_against_the_judge_on_both_sides():
+    result = await run_sensitivity(GOOD, Broken(), seed=0)
+    assert result.sensitivity == 0.0 and result.specificity == 0.0 and not result.passed
+    assert {m.verdict for m in result.missed} == {"ERROR"}
+
+
+def test_score_with_nothing_planted_fails_rather_than_passes():
+    r = score("x", [], [], [], [], SensitivityThresholds())
+    assert r.sensitivity is None and r.passed is False
+
+
+async def test_sensitivity_json_schema_and_cache_reuse(tmp_path):
+    cache = VerdictCache(tmp_path / "v.sqlite")
+    first = await run_sensitivity(GOOD, make_judge("blind"), seed=1, cache=cache)
+    again = await run_sensitivity(GOOD, make_judge("blind"), seed=1, cache=cache)
+    assert first == again
+    keys = set(json.loads(first.model_dump_json()))
+    assert keys == {
+        "judge", "n_originals", "n_planted", "sensitivity", "specificity", "by_kind", "missed",
+        "thresholds", "passed",
+    }  # fmt: skip
+    assert set(first.missed[0].model_dump()) == {"id", "kind", "claim", "verdict"}
+    assert len(cache) > 0
+
+
+# ---------------------------------------------------------------- calibration
+
+LABELLED = [
+    Pair(id="s1", claim="Exports rose 4% in 2023.", span="Exports rose 4% in 2023, the agency said.", label="SUPPORTED"),
+    Pair(id="s2", claim="The port handled 2 million containers.", span="The port handled 2 million containers last year.", label="SUPPORTED"),
+    Pair(id="p1", claim="Exports rose 4% in 2023 and imports fell.", span="Exports rose 4% in 2023.", label="PARTIAL", near_miss=True, kind="scope_creep"),
+    Pair(id="n1", claim="Firms must report emissions.", span="Firms are expected to report emissions.", label="NOT_SUPPORTED", near_miss=True, kind="modality_slip"),
+    Pair(id="n2", claim="Most members voted yes.", span="Many members voted yes.", label="NOT_SUPPORTED", near_miss=True, kind="scope_creep"),
+    Pair(id="n3", claim="The bridge opened in 1990.", span="The museum closed for repairs.", label="NOT_SUPPORTED"),
+]  # fmt: skip
+
+
+async def test_calibration_blind_fails_and_oracle_passes_gated_set():
+    result = await calibrate(
+        {"judge_calibration": LABELLED, "other": LABELLED},
+        [make_judge("blind"), Oracle(LABELLED)],
+        seed=0,
+        n_boot=200,
+    )
+    by = {(r.judge, r.set): r for r in result.judges}
+    blind = by[("blind", "judge_calibration")]
+    assert blind.passed is False and blind.near_miss_agreement < 0.85
+    assert blind.confusion["NOT_SUPPORTED"]["SUPPORTED"] >= 1
+    assert by[("oracle", "judge_calibration")].passed is True
+    assert by[("oracle", "judge_calibration")].agreement == 1.0
+    assert by[("blind", "other")].passed is None  # informational set: no thresholds
+    assert not result.passed
+    keys = set(json.loads(dump_json(result))["judges"][0])
+    assert keys == {
+        "judge", "set", "n", "agreement", "near_miss_agreement", "kappa", "macro_f1",
+        "balanced_accuracy", "per_class", "confusion", "errors", "ci95", "passed",
+    }  # fmt: skip
+
+
+async def test_calibration_counts_judge_errors():
+    result = await calibrate({"judge_calibration": LABELLED}, [Broken()], n_boot=50)
+    r = result.judges[0]
+    assert r.errors == len(LABELLED) and r.agreement == 0.0 and r.passed is False
+    assert r.confusion["SUPPORTED"]["ERROR"] == 2
+
+
+async def test_thresholds_are_configurable():
+    lax = CalibrationThresholds(agreement=0.0, near_miss_agreement=0.0)
+    result = await calibrate(
+        {"judge_calibration": LABELLED}, [make_judge("blind")], thresholds=lax, n_boot=50
+    )
+    assert result.judges[0].passed is True
+
+
+async def test_baseline_drift_flags_a_fall_beyond_the_interval(tmp_path):
+    good = await calibrate({"judge_calibration": LABELLED}, [Oracle(LABELLED)], n_boot=200)
+    path = tmp_path / "baseline.json"
+    path.write_text(dump_json(good))
+    baseline = load_result(path)
+    assert compare_baseline(good, baseline) == []
+    # The same judge id, now answering like blind: agreement collapses.
+    worse = await calibrate({"judge_calibration": LABELLED}, [make_judge("blind")], n_boot=200)
+    for r in worse.judges:
+        r.judge = "oracle"
+    flags = compare_baseline(worse, baseline)
+    assert {f.metric for f in flags} >= {"agreement", "near_miss_agreement"}
+    assert all(f.current is None or f.current < f.allowed_low for f in flags)
+
+
+def test_load_pairs_reports_the_bad_line(tmp_path):
+    f = tmp_path / "p.jsonl"
+    f.write_text('{"id": "a", "claim": "x", "span": "y", "label": "SUPPORTED"}\n{"id": "b"}\n')
+    with pytest.raises(ValueError, match=r"p.jsonl:2"):
+        load_pairs(f)
+    assert isinstance(CalibrationResult(judges=[]).passed, bool)
