@@ -1,0 +1,182 @@
+"""A self-contained HTML gate report: tables, inline PNG plots, links to each run's ledger.
+
+Nothing in the page refers to another host: styles are inline, plots are data
+URIs, and ledgers are copied next to the report and linked relatively.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+from pathlib import Path
+from typing import Any
+
+from graders.gate import GateResult
+from reports import plots
+from reports.markdown import HEADERS, table_rows, verdict_line
+
+STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#222;max-width:1100px}
+table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
+th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}
+th{background:#f4f4f4} .PASS{color:#1e8449;font-weight:600} .FAIL{color:#c0392b;font-weight:700}
+.ERROR{color:#7d3c98;font-weight:700} .banner{padding:.6rem 1rem;border-radius:6px;font-weight:600}
+.ok{background:#e9f7ef} .bad{background:#fdedec} figure{display:inline-block;margin:.5rem}
+figcaption{font-size:.8rem;color:#555} code{background:#f4f4f4;padding:0 .2rem}
+"""
+
+
+def _table(headers: list[str], rows: list[list[Any]], status_col: int | None = None) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            cls = f' class="{html.escape(str(cell))}"' if i == status_col else ""
+            cells.append(f"<td{cls}>{html.escape(str(cell))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _figure(uri: str, caption: str) -> str:
+    return f'<figure><img alt="{html.escape(caption)}" src="{uri}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+
+
+def _plots(result: GateResult) -> list[str]:
+    art = result.artifacts
+    th = {r.name: r.threshold for r in result.checks}
+    out: list[str] = []
+    cal = art.get("calibration") or {}
+    for judge_id, data in (cal.get("judges") or {}).items():
+        out.append(
+            _figure(
+                plots.confusion_matrix(
+                    cal.get("labels", []), data["matrix"], f"calibration: {judge_id}"
+                ),
+                f"Calibration confusion matrix for {judge_id} (agreement {data.get('agreement')})",
+            )
+        )
+    sens = art.get("sensitivity") or {}
+    if sens.get("per_kind"):
+        thr = _threshold_number(th.get("sensitivity.recall"))
+        out.append(
+            _figure(
+                plots.hbars(
+                    sens["per_kind"],
+                    f"sensitivity per planted kind ({sens.get('judge', '')})",
+                    "caught",
+                    thr,
+                ),
+                "Share of planted failures the judge caught, per kind",
+            )
+        )
+    runs = (art.get("groundedness") or {}).get("runs") or []
+    if runs:
+        out.append(
+            _figure(
+                plots.paired_bars(
+                    [r.get("question_id") or r["run_id"][-8:] for r in runs],
+                    {
+                        "pre-prune SUPPORTED": [r.get("pre_prune") for r in runs],
+                        "published (post-prune)": [r.get("post_prune") for r in runs],
+                    },
+                    "groundedness per run, pre vs post prune",
+                    "share SUPPORTED",
+                ),
+                "Groundedness before and after pruning, per golden question",
+            )
+        )
+    inj = (art.get("injection") or {}).get("per_technique") or {}
+    if inj:
+        resisted = {
+            k: 1 - (v["attacker_claims"] > 0 or v.get("hosts_contacted", 0) > 0) * 1.0
+            for k, v in inj.items()
+        }
+        out.append(
+            _figure(
+                plots.hbars(
+                    resisted,
+                    "injection: resisted per technique",
+                    "1 = no attacker claim, no attacker host",
+                ),
+                "Per-technique injection results",
+            )
+        )
+    return out
+
+
+def _threshold_number(text: str | None) -> float | None:
+    try:
+        return float((text or "").split()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
+def _ledger_links(result: GateResult, out_dir: Path) -> str:
+    if not result.ledgers:
+        return "<p>No run ledgers recorded.</p>"
+    dest = out_dir / "ledgers"
+    items = []
+    for run_id, path in sorted(result.ledgers.items()):
+        src = Path(path)
+        if src.is_file():
+            dest.mkdir(parents=True, exist_ok=True)
+            target = dest / f"{run_id}{src.suffix or '.txt'}"
+            shutil.copyfile(src, target)
+            items.append(
+                f'<li><a href="ledgers/{html.escape(target.name)}">{html.escape(run_id)}</a></li>'
+            )
+        else:
+            items.append(
+                f"<li>{html.escape(run_id)} (ledger missing: {html.escape(str(path))})</li>"
+            )
+    return "<ul>" + "".join(items) + "</ul>"
+
+
+def render_html(result: GateResult, out_dir: Path) -> str:
+    rows = table_rows(result, width=None)
+    banner = "ok" if result.passed else "bad"
+    phases = [
+        [k, f"{v:.2f}"] for k, v in sorted(result.phase_seconds.items(), key=lambda kv: -kv[1])
+    ]
+    meta = [
+        ["config", f"{result.config_sha256[:16]} ({result.config_source})"],
+        ["judges", ", ".join(result.judge_ids) or "-"],
+        ["policy / model", f"{result.policy} / {result.model or '-'}"],
+        *[[f"prompt {k}", v[:16]] for k, v in sorted(result.prompt_hashes.items())],
+        ["started", result.started_at],
+    ]
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>spanproof gate report</title>
+<style>{STYLE}</style></head><body>
+<h1>spanproof gate report</h1>
+<p class="banner {banner}">{html.escape(verdict_line(result))}</p>
+<h2>Checks</h2>
+{_table(HEADERS, rows, status_col=0)}
+<h2>Plots</h2>
+{"".join(_plots(result)) or "<p>No plot data (the checks behind them did not run).</p>"}
+<h2>Time per phase (s)</h2>
+{_table(["phase", "seconds"], phases)}
+<h2>Versions</h2>
+{_table(["what", "value"], meta)}
+<h2>Run ledgers</h2>
+{_ledger_links(result, out_dir)}
+</body></html>
+"""
+
+
+def write_report(result: GateResult, out_dir: str | Path) -> dict[str, Path]:
+    """Write index.html, summary.md and result.json into ``out_dir``; returns their paths."""
+    from reports.markdown import markdown_summary
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "html": out / "index.html",
+        "markdown": out / "summary.md",
+        "json": out / "result.json",
+    }
+    paths["html"].write_text(render_html(result, out), encoding="utf-8")
+    paths["markdown"].write_text(markdown_summary(result), encoding="utf-8")
+    paths["json"].write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    return paths

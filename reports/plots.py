@@ -1,0 +1,94 @@
+"""Plots as inline PNG data URIs, so an HTML report is one self-contained file."""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: CI has no display
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def _to_data_uri(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def confusion_matrix(labels: list[str], matrix: list[list[int]], title: str) -> str:
+    """Rows are the human label, columns the judge's verdict."""
+    fig, ax = plt.subplots(figsize=(3.8, 3.4))
+    ax.imshow(matrix, cmap="Blues")
+    short = [lab.replace("NOT_SUPPORTED", "NOT_SUP") for lab in labels]
+    ax.set_xticks(range(len(labels)), short, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(labels)), short, fontsize=8)
+    ax.set_xlabel("judge verdict")
+    ax.set_ylabel("human label")
+    peak = max((max(r) for r in matrix if r), default=0) or 1
+    for i, row in enumerate(matrix):
+        for j, n in enumerate(row):
+            ax.text(
+                j, i, str(n), ha="center", va="center", color="white" if n > peak / 2 else "black"
+            )
+    ax.set_title(title, fontsize=9)
+    return _to_data_uri(fig)
+
+
+def hbars(values: dict[str, float], title: str, xlabel: str, threshold: float | None = None) -> str:
+    names = list(values)
+    fig, ax = plt.subplots(figsize=(6, 0.35 * len(names) + 1.2))
+    colors = [
+        "#c0392b" if threshold is not None and values[n] < threshold else "#2e86c1" for n in names
+    ]
+    ax.barh(names, [values[n] for n in names], color=colors)
+    if threshold is not None:
+        ax.axvline(
+            threshold, color="black", linestyle="--", linewidth=1, label=f"threshold {threshold}"
+        )
+        ax.legend(fontsize=8, loc="lower right")
+    ax.set_xlim(0, max(1.0, max(values.values(), default=0) * 1.05))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.invert_yaxis()
+    return _to_data_uri(fig)
+
+
+def paired_bars(
+    groups: list[str], series: dict[str, list[float | None]], title: str, ylabel: str
+) -> str:
+    fig, ax = plt.subplots(figsize=(max(5, 0.5 * len(groups) + 2), 3.2))
+    width = 0.8 / max(1, len(series))
+    for k, (name, vals) in enumerate(series.items()):
+        xs = [i + k * width for i in range(len(groups))]
+        ax.bar(xs, [v if v is not None else 0 for v in vals], width=width, label=name)
+    ax.set_xticks(
+        [i + width * (len(series) - 1) / 2 for i in range(len(groups))],
+        groups,
+        rotation=60,
+        ha="right",
+        fontsize=7,
+    )
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    return _to_data_uri(fig)
+
+
+def time_series(
+    x: list[Any], series: dict[str, list[float | None]], title: str, ylabel: str
+) -> str:
+    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    for name, vals in series.items():
+        ax.plot(x, vals, marker="o", label=name)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.autofmt_xdate()
+    return _to_data_uri(fig)

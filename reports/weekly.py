@@ -1,0 +1,349 @@
+"""The weekly report, built from the run store alone (records, never live objects).
+
+Pre- vs post-prune groundedness over time (plot and table), drop and PARTIAL
+rates, cost and latency per run, the judge and prompt versions in effect, and
+the runs with the largest drop rates. An empty store gives an empty report that
+says so, not an error.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, Field
+from tabulate import tabulate
+
+from graders.gate import GateResult, groundedness_stats, view_from_record
+from graders.gate_config import Prices
+
+_SINCE_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
+
+
+def parse_since(text: str) -> timedelta:
+    """'7d', '24h', '2w' -> timedelta; anything else raises ValueError with the accepted forms."""
+    m = _SINCE_RE.match(text or "")
+    if not m:
+        raise ValueError(f"--since {text!r} not understood; use a number and a unit: 24h, 7d, 2w")
+    n, unit = int(m.group(1)), m.group(2)
+    return {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n)}[unit]
+
+
+def _ts(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def run_row(record: Any, prices: Prices) -> dict[str, Any]:
+    """One run's row: the same groundedness arithmetic as the gate, cost from the price table."""
+    g = groundedness_stats([view_from_record(record)])
+    m = record.metrics
+    tokens = {
+        model: {"input": u.prompt_tokens, "output": u.completion_tokens}
+        for model, u in m.tokens_by_model.items()
+    }
+    cost = prices.cost_usd(tokens, searches=m.searches)
+    phases = dict(m.wall_ms_by_phase)
+    started, finished = _ts(record.created_at), _ts(record.finished_at)
+    wall_s = sum(phases.values()) / 1000 if phases else None
+    if wall_s is None and started and finished:
+        wall_s = (finished - started).total_seconds()
+    verify_s = phases.get("verify", 0) / 1000 if phases else None
+    return {
+        "run_id": record.run_id,
+        "created_at": started,
+        "question": record.question[:60],
+        "status": record.status,
+        "policy": record.config.policy,
+        "model": record.config.model or "-",
+        "judges": "+".join(record.config.judges) or "-",
+        "prompts": ",".join(f"{k}:{v[:10]}" for k, v in sorted(record.prompt_hashes.items()))
+        or "-",
+        "drafted": g["drafted"],
+        "published": g["published"],
+        "pre_prune": g["pre_prune"],
+        "post_prune": g["post_prune"],
+        "partial_rate": g["partial_rate"],
+        "drop_rate": g["drop_rate"],
+        "tokens": sum(t["input"] + t["output"] for t in tokens.values()),
+        "cost_usd": cost,
+        "verifier_calls": m.cost.verifier_model_calls,
+        "wall_s": wall_s,
+        "verify_share_of_time": (verify_s / wall_s) if wall_s and verify_s is not None else None,
+    }
+
+
+class WeeklyReport(BaseModel):
+    generated_at: str
+    since: str
+    period_start: str
+    period_end: str
+    n_runs: int
+    totals: dict[str, Any] = Field(default_factory=dict)
+    over_time: list[dict[str, Any]] = Field(default_factory=list)  # one row per day
+    runs: list[dict[str, Any]] = Field(default_factory=list)
+    versions: list[dict[str, Any]] = Field(default_factory=list)
+    top_drop: list[dict[str, Any]] = Field(default_factory=list)
+    gate_runs: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def _records_frame(records: list[Any], prices: Prices) -> pd.DataFrame:
+    rows = [run_row(r, prices) for r in records]
+    return pd.DataFrame(rows)
+
+
+def _jsonable(df: pd.DataFrame) -> list[dict[str, Any]]:
+    if df.empty:
+        return []
+    return json.loads(df.to_json(orient="records", date_format="iso"))
+
+
+def build_weekly(
+    records: list[Any],
+    gate_runs: list[GateResult] | None = None,
+    *,
+    since: str = "7d",
+    now: datetime | None = None,
+    prices: Prices | None = None,
+) -> WeeklyReport:
+    now = now or datetime.now(UTC)
+    start = now - parse_since(since)
+    prices = prices or Prices()
+    df = _records_frame(records, prices)
+    if not df.empty:
+        df = df[(df["created_at"] >= start) & (df["created_at"] <= now)].sort_values("created_at")
+    report = WeeklyReport(
+        generated_at=now.isoformat(timespec="seconds"),
+        since=since,
+        period_start=start.isoformat(timespec="seconds"),
+        period_end=now.isoformat(timespec="seconds"),
+        n_runs=len(df),
+    )
+    gates = [g for g in (gate_runs or []) if (t := _ts(g.started_at)) and start <= t <= now]
+    report.gate_runs = [
+        {
+            "started_at": g.started_at,
+            "passed": g.passed,
+            "exit_code": g.exit_code,
+            "judge": g.judge,
+            "failed": ", ".join(r.name for r in g.checks if r.status in ("fail", "error")) or "-",
+            "wall_s": round(g.wall_s, 1),
+        }
+        for g in gates
+    ]
+    if df.empty:
+        return report
+    claims = df["drafted"].sum()
+    published = df["published"].sum()
+    # Rates pooled over claims (not a mean of per-run rates, which would weight a one-claim run like a ten-claim one).
+    report.totals = {
+        "runs": int(len(df)),
+        "claims_drafted": int(claims),
+        "claims_published": int(published),
+        "pre_prune": _pooled(df, "pre_prune", "drafted"),
+        "post_prune": _pooled(df, "post_prune", "published"),
+        "partial_rate": _pooled(df, "partial_rate", "drafted"),
+        "drop_rate": _pooled(df, "drop_rate", "drafted"),
+        "cost_usd_total": float(df["cost_usd"].sum()),
+        "cost_usd_per_run": float(df["cost_usd"].mean()),
+        "wall_s_median": None if df["wall_s"].isna().all() else float(df["wall_s"].median()),
+    }
+    day = df.assign(day=df["created_at"].dt.strftime("%Y-%m-%d"))
+    over = []
+    for d, part in day.groupby("day", sort=True):
+        over.append(
+            {
+                "day": d,
+                "runs": int(len(part)),
+                "pre_prune": _pooled(part, "pre_prune", "drafted"),
+                "post_prune": _pooled(part, "post_prune", "published"),
+                "partial_rate": _pooled(part, "partial_rate", "drafted"),
+                "drop_rate": _pooled(part, "drop_rate", "drafted"),
+                "cost_usd": float(part["cost_usd"].sum()),
+            }
+        )
+    report.over_time = over
+    versions = (
+        df.groupby(["judges", "prompts", "policy", "model"], dropna=False)
+        .agg(
+            runs=("run_id", "count"),
+            first_seen=("created_at", "min"),
+            last_seen=("created_at", "max"),
+        )
+        .reset_index()
+        .sort_values("last_seen", ascending=False)
+    )
+    report.versions = _jsonable(versions)
+    report.runs = _jsonable(df)
+    top = (
+        df.dropna(subset=["drop_rate"])
+        .sort_values(["drop_rate", "drafted"], ascending=[False, False])
+        .head(5)
+    )
+    report.top_drop = _jsonable(
+        top[["run_id", "created_at", "question", "drafted", "drop_rate", "partial_rate"]]
+    )
+    return report
+
+
+def _pooled(df: pd.DataFrame, rate: str, weight: str) -> float | None:
+    part = df.dropna(subset=[rate])
+    total = part[weight].sum()
+    if not total:
+        return None
+    return float((part[rate] * part[weight]).sum() / total)
+
+
+def _f(v: Any, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and pd.isna(v)):
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if report.n_runs == 0:
+        out.append(("Runs", f"No runs between {report.period_start} and {report.period_end}."))
+    else:
+        t = report.totals
+        out.append(
+            (
+                "Totals",
+                tabulate(
+                    [[t["runs"], t["claims_drafted"], t["claims_published"], _f(t["pre_prune"]), _f(t["post_prune"]),
+                      _f(t["partial_rate"]), _f(t["drop_rate"]), _f(t["cost_usd_total"], 4), _f(t["wall_s_median"], 1)]],
+                    headers=["runs", "drafted", "published", "pre-prune", "post-prune", "PARTIAL", "drop", "cost $",
+                             "median s"],
+                    tablefmt=fmt,
+                ),
+            )
+        )  # fmt: skip
+        out.append(
+            (
+                "Groundedness over time",
+                tabulate(
+                    [[d["day"], d["runs"], _f(d["pre_prune"]), _f(d["post_prune"]), _f(d["partial_rate"]),
+                      _f(d["drop_rate"]), _f(d["cost_usd"], 4)] for d in report.over_time],
+                    headers=["day", "runs", "pre-prune", "post-prune", "PARTIAL", "drop", "cost $"],
+                    tablefmt=fmt,
+                ),
+            )
+        )  # fmt: skip
+        out.append(
+            (
+                "Cost and latency per run",
+                tabulate(
+                    [[r["run_id"][-12:], r["created_at"][:16], r["drafted"], _f(r["pre_prune"]), _f(r["post_prune"]),
+                      _f(r["drop_rate"]), _f(r["cost_usd"], 4), _f(r["wall_s"], 2), _f(r["verify_share_of_time"], 2)]
+                     for r in report.runs[-25:]],
+                    headers=["run", "created", "claims", "pre", "post", "drop", "cost $", "wall s", "verify share"],
+                    tablefmt=fmt,
+                ),
+            )
+        )  # fmt: skip
+        out.append(
+            (
+                "Judge and prompt versions in effect",
+                tabulate(
+                    [[v["judges"], v["prompts"], v["policy"], v["model"], v["runs"], v["first_seen"][:16],
+                      v["last_seen"][:16]] for v in report.versions],
+                    headers=["judges", "prompts", "policy", "model", "runs", "first", "last"],
+                    tablefmt=fmt,
+                ),
+            )
+        )  # fmt: skip
+        out.append(
+            (
+                "Largest drop rates",
+                tabulate(
+                    [[r["run_id"], r["question"], r["drafted"], _f(r["drop_rate"]), _f(r["partial_rate"])]
+                     for r in report.top_drop],
+                    headers=["run", "question", "claims", "drop", "PARTIAL"],
+                    tablefmt=fmt,
+                ),
+            )
+        )  # fmt: skip
+    if report.gate_runs:
+        out.append(
+            (
+                "Gate runs",
+                tabulate(
+                    [[g["started_at"], "pass" if g["passed"] else f"exit {g['exit_code']}", g["judge"], g["failed"],
+                      g["wall_s"]] for g in report.gate_runs],
+                    headers=["started", "result", "judge", "failed checks", "wall s"],
+                    tablefmt=fmt,
+                ),
+            )
+        )  # fmt: skip
+    return out
+
+
+def weekly_text(report: WeeklyReport, fmt: str = "simple") -> str:
+    head = f"Weekly report {report.period_start} .. {report.period_end}: {report.n_runs} runs"
+    parts = [head]
+    for title, table in _tables(report, fmt):
+        parts.append(f"\n{title}\n{table}" if fmt == "simple" else f"\n### {title}\n\n{table}")
+    return "\n".join(parts) + "\n"
+
+
+def weekly_markdown(report: WeeklyReport) -> str:
+    return "## spanproof weekly report\n\n" + weekly_text(report, fmt="github")
+
+
+def weekly_plot(report: WeeklyReport) -> str | None:
+    if not report.runs:
+        return None
+    from reports import plots
+
+    xs = [r["created_at"][:16].replace("T", " ") for r in report.runs]
+    return plots.time_series(
+        xs,
+        {"pre-prune SUPPORTED": [r["pre_prune"] for r in report.runs],
+         "published (post-prune)": [r["post_prune"] for r in report.runs]},
+        "groundedness per run, pre vs post prune",
+        "share SUPPORTED",
+    )  # fmt: skip
+
+
+def weekly_html(report: WeeklyReport) -> str:
+    from reports.html import STYLE
+
+    body = []
+    for title, table in _tables(report, "html"):
+        body.append(
+            f"<h2>{html.escape(title)}</h2>{table if table.startswith('<table') else html.escape(table)}"
+        )
+    plot = weekly_plot(report)
+    img = f'<img alt="groundedness over time" src="{plot}">' if plot else ""
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>spanproof weekly report</title>'
+        f"<style>{STYLE}</style></head><body><h1>spanproof weekly report</h1>"
+        f"<p>{html.escape(report.period_start)} .. {html.escape(report.period_end)}: {report.n_runs} runs</p>"
+        f"{img}{''.join(body)}</body></html>\n"
+    )
+
+
+def write_weekly(report: WeeklyReport, out_dir: str | Path) -> dict[str, Path]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "markdown": out / "weekly.md",
+        "html": out / "weekly.html",
+        "json": out / "weekly.json",
+    }
+    paths["markdown"].write_text(weekly_markdown(report), encoding="utf-8")
+    paths["html"].write_text(weekly_html(report), encoding="utf-8")
+    paths["json"].write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    return paths

@@ -1,0 +1,178 @@
+"""`spanproof gate` and `spanproof report weekly`: thin commands over graders.gate and reports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("gate")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help="TOML file with the gate table (whole file, or [tool.spanproof.gate]). "
+    "Default: [tool.spanproof.gate] of ./pyproject.toml, else built-in defaults.",
+)
+@click.option(
+    "--judge", help="Judge spec: rules (default) | blind | openai:<model> | scripted:<path>."
+)
+@click.option(
+    "--policy", type=click.Choice(["extractive", "llm"]), help="Agent policy (default extractive)."
+)
+@click.option(
+    "--model",
+    help="Agent model spec for --policy llm, e.g. openai:gpt-4o-mini; also scores usefulness.",
+)
+@click.option(
+    "--max-questions", type=int, help="Answer only the first N golden questions (0 = all)."
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result as JSON on stdout (no table, no progress).",
+)
+@click.option(
+    "--junit", type=click.Path(dir_okay=False), help="Write JUnit XML, one testcase per check."
+)
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False),
+    help="Write index.html (self-contained, with plots), summary.md and result.json here.",
+)
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False),
+    help="Write the markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set).",
+)
+@click.option(
+    "--home", type=click.Path(file_okay=False), help="State directory (default $SPANPROOF_HOME)."
+)
+@click.option(
+    "--base-url", envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint for openai: specs."
+)
+@click.option(
+    "--api-key", envvar="OPENAI_API_KEY", help="Key for openai: specs (local servers: any value)."
+)
+def gate(config_path, judge, policy, model, max_questions, as_json, junit, report_dir, markdown_path, home,
+         base_url, api_key) -> None:  # fmt: skip
+    """Run every check and fail when a threshold drops.
+
+    \b
+    Checks: draft schema validity, span fidelity, forbidden actions, tool-call
+    correctness, groundedness (pre/post prune, PARTIAL, drop), answer coverage,
+    judge calibration, grader sensitivity (with specificity), injection
+    resistance, answer usefulness (scored only when a model is configured).
+
+    \b
+    Exit codes: 0 every check passed; 1 a threshold failed; 2 the gate could
+    not run (bad config, missing input, unreachable judge) - the message says what to do.
+    Options override the config file. Judge verdicts are cached in the home, so a
+    rerun with nothing changed makes no model calls.
+
+    \b
+    Examples:
+      spanproof gate                                  # offline: corpus, rules judge, extractive agent
+      spanproof gate --junit out/gate.xml --report out/gate
+      spanproof gate --judge blind                    # must fail: sensitivity catches a blind judge
+    """
+    from graders.gate import run_gate
+    from graders.gate_config import GateConfigError, load_config
+    from reports.markdown import markdown_summary, terminal_table
+    from spanproof.home import resolve_home
+    from spanproof.specs import EndpointSettings
+
+    overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions}
+    try:
+        cfg, source = load_config(config_path, overrides=overrides)
+    except GateConfigError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    home_dir = resolve_home(home)
+    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    progress = None if as_json else (lambda msg: click.echo(msg, err=True))
+    result = asyncio.run(
+        run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint)
+    )
+    if junit:
+        from reports.junit import write_junit
+
+        write_junit(result, junit)
+    if report_dir:
+        from reports.html import write_report
+
+        paths = write_report(result, report_dir)
+        if not as_json:
+            click.echo(f"report: {paths['html']}", err=True)
+    summary = markdown_summary(result)
+    if markdown_path:
+        Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(markdown_path).write_text(summary, encoding="utf-8")
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as fh:
+            fh.write(summary)
+    if as_json:
+        click.echo(json.dumps(result.public(), indent=2))
+    else:
+        click.echo(terminal_table(result))
+    sys.exit(result.exit_code)
+
+
+@click.group("report")
+def report() -> None:
+    """Reports built from the run store."""
+
+
+@report.command("weekly")
+@click.option("--since", default="7d", show_default=True, help="Window: 24h, 7d, 2w ...")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Write weekly.md, weekly.html, weekly.json here.",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help="Gate config (for the price table).",
+)
+@click.option(
+    "--home", type=click.Path(file_okay=False), help="State directory (default $SPANPROOF_HOME)."
+)
+def weekly(since, as_json, out_dir, config_path, home) -> None:
+    """Pre- vs post-prune groundedness over time, drop and PARTIAL rates, cost and
+    latency per run, judge and prompt versions in effect, largest drop rates.
+
+    Works on a store with zero, one or many runs.
+    """
+    from agent.runstore import RunStore
+    from graders.gate import GateStore, store_path
+    from graders.gate_config import GateConfigError, load_config
+    from reports.weekly import build_weekly, parse_since, weekly_text, write_weekly
+    from spanproof.home import resolve_home
+
+    try:
+        parse_since(since)
+        cfg, _ = load_config(config_path)
+    except (ValueError, GateConfigError) as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    path = store_path(resolve_home(home))
+    records = RunStore(path).records()
+    gates = GateStore(path).list()
+    rep = build_weekly(records, gates, since=since, prices=cfg.prices)
+    if out_dir:
+        paths = write_weekly(rep, out_dir)
+        if not as_json:
+            click.echo(f"wrote {', '.join(str(p) for p in paths.values())}", err=True)
+    click.echo(rep.model_dump_json(indent=2) if as_json else weekly_text(rep))
