@@ -13,6 +13,7 @@ import re
 import pysbd
 
 from graders.verdict import Pair
+from planted_failures.pages import page_for
 from planted_failures.registry import Edit, mutator
 
 # ---------------------------------------------------------------- helpers
@@ -86,7 +87,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
 
 def _page_key(pair: Pair) -> str | None:
     src = pair.source or {}
-    for key in ("url", "page_id", "doc_id", "wice_id"):
+    for key in ("url", "page_id", "doc_id", "title", "wice_id"):
         if src.get(key):
             return f"{key}:{src[key]}"
     return None
@@ -569,9 +570,41 @@ def _supporting_offsets(pair: Pair) -> list[tuple[int, int]]:
     return [sents[i] for i, sc in enumerate(scores) if sc >= max(2, top / 2) or sc == top]
 
 
+_WINDOW = 3  # sentences of page kept on each side of the removed ones
+
+
+def _stale_from_page(pair: Pair) -> Edit | None:
+    page = page_for(pair)
+    if page is None or not page.supporting:
+        return None
+    drop = {i for group in page.supporting for i in group}
+    claim_words = content_words(pair.claim)
+    for i, sent in enumerate(page.sentences):
+        # Also drop any sentence that repeats most of the claim: pages restate their facts.
+        words = content_words(sent)
+        if claim_words and len(claim_words & words) >= max(3, 0.6 * len(claim_words)):
+            drop.add(i)
+    first = page.supporting[0]
+    lo = max(0, min(first) - _WINDOW)
+    hi = min(len(page.sentences), max(first) + _WINDOW + 1)
+    kept = [
+        s
+        for i, s in enumerate(page.sentences[lo:hi], lo)
+        if i not in drop and not s.startswith("(meta data)")
+    ]
+    remaining = " ".join(s.strip() for s in kept if s.strip())
+    if len(content_words(remaining)) < 3:
+        return None
+    before = " ".join(page.sentences[i] for i in sorted(drop) if lo <= i < hi)
+    return Edit(before=before, after="", span=remaining)
+
+
 @mutator("stale_page", expected="NOT_SUPPORTED", target="span")
 def stale_page(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """The same page window with the supporting sentence(s) removed, as if the page had changed."""
+    from_page = _stale_from_page(pair)
+    if from_page is not None:
+        return from_page
     removed = _supporting_offsets(pair)
     if not removed:
         return None

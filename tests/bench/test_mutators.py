@@ -266,3 +266,27 @@ def test_every_kind_applies_to_some_generated_pair():
     # Guards the property test above against vacuity: each kind must fire on the fixtures.
     fired = {p.kind for p in plant(POOL, seed=0)}
     assert fired == set(MUTATORS)
+
+
+def test_stale_page_serves_the_rest_of_the_page_when_the_set_knows_it():
+    page = [
+        "(meta data) TITLE: Port report",
+        "The port opened in 1901.",
+        "It handled 2 million containers in 2023.",
+        "Traffic handled in 2023 reached 2 million containers, officials said.",
+        "A new crane arrived in May.",
+        "Dock workers went on strike twice.",
+    ]
+    pair = Pair(
+        id="w",
+        claim="The port handled 2 million containers in 2023.",
+        span=page[2],
+        label="SUPPORTED",
+        source={"page_sentences": page, "supporting": [[2], [3]]},
+    )
+    out = MUTATORS["stale_page"](pair, random.Random(0), [])
+    assert (
+        out.span
+        == "The port opened in 1901. A new crane arrived in May. Dock workers went on strike twice."
+    )
+    assert out.claim == pair.claim and "2 million" not in out.span
