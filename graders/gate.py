@@ -1067,11 +1067,76 @@ async def _agent_runs(
 
 
 async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State) -> list[CheckRow]:
-    raise NotImplementedError("graders.calibration has not landed")
+    """Agreement with human labels, through the gate's verifier so its cache and counters are shared."""
+    from graders.calibration import judge_set, load_pairs, rows_for
+    from graders.metrics import compute
+
+    path = _resolve(cfg.calibration_set)
+    pairs = [p for p in load_pairs(path) if p.label is not None]
+    if not pairs:
+        raise ValueError(f"{path} holds no labelled pairs")
+    verdicts = await judge_set(verifier, pairs)
+    m = compute(rows_for(pairs, verdicts), n_boot=200)
+    labels = list(m.confusion)
+    cols = list(next(iter(m.confusion.values())))
+    state.artifacts["calibration"] = {
+        "labels": labels,
+        "columns": cols,
+        "judges": {
+            verifier.id: {
+                "matrix": [[m.confusion[g][p] for p in cols] for g in labels],
+                "agreement": m.agreement,
+                "near_miss": m.near_miss_agreement,
+            }
+        },
+    }
+    t = cfg.thresholds
+    base = f"{verifier.id} on {path.name}: {m.n} pairs, {m.errors} judge errors"
+    return [
+        gated_row("calibration", "agreement", m.agreement, ">=", t.calibration_agreement,
+                  f"{base}; kappa {_fmt(m.kappa)}"),
+        gated_row("calibration", "near_miss_agreement", m.near_miss_agreement, ">=", t.calibration_near_miss,
+                  f"{m.n_near_miss} near-miss pairs"),
+    ]  # fmt: skip
 
 
 async def _sensitivity(cfg: GateConfig, verifier: Any, judge: Any, state: _State) -> list[CheckRow]:
-    raise NotImplementedError("graders.sensitivity has not landed")
+    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals."""
+    from graders.calibration import judge_set, load_pairs
+    from graders.sensitivity import score
+    from planted_failures import plant
+
+    path = _resolve(cfg.sensitivity_set)
+    pairs = load_pairs(path)
+    if cfg.max_pairs:
+        pairs = pairs[: cfg.max_pairs]
+    originals = [p for p in pairs if p.label == "SUPPORTED"]
+    planted = plant(pairs, seed=0)
+    if not originals or not planted:
+        raise ValueError(
+            f"{path} gave {len(originals)} SUPPORTED originals and {len(planted)} planted pairs"
+        )
+    ov = await judge_set(verifier, originals)
+    pv = await judge_set(verifier, [p.as_pair() for p in planted])
+    res = score(verifier.id, originals, ov, planted, pv)
+    state.artifacts["sensitivity"] = {
+        "judge": verifier.id,
+        "per_kind": {k: r.sensitivity for k, r in res.by_kind.items() if r.sensitivity is not None},
+        "counts": {k: [r.caught, r.n] for k, r in res.by_kind.items()},
+        "specificity": res.specificity,
+    }
+    t = cfg.thresholds
+    weakest = sorted(
+        ((k, r) for k, r in res.by_kind.items() if r.sensitivity is not None),
+        key=lambda kv: kv[1].sensitivity,
+    )[:2]
+    return [
+        gated_row("sensitivity", "recall", res.sensitivity, ">=", t.sensitivity,
+                  f"{res.n_planted - len(res.missed)}/{res.n_planted} planted failures caught by {verifier.id}; "
+                  "weakest: " + ", ".join(f"{k} {r.caught}/{r.n}" for k, r in weakest)),
+        gated_row("sensitivity", "specificity", res.specificity, ">=", t.specificity,
+                  f"{sum(v.supported for v in ov)}/{len(originals)} untouched SUPPORTED originals passed"),
+    ]  # fmt: skip
 
 
 async def _injection(

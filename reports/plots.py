@@ -19,13 +19,19 @@ def _to_data_uri(fig: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def confusion_matrix(labels: list[str], matrix: list[list[int]], title: str) -> str:
-    """Rows are the human label, columns the judge's verdict."""
+def confusion_matrix(
+    labels: list[str], matrix: list[list[int]], title: str, columns: list[str] | None = None
+) -> str:
+    """Rows are the human label, columns the judge's verdict (possibly with an ERROR column)."""
+    columns = columns or labels
     fig, ax = plt.subplots(figsize=(3.8, 3.4))
     ax.imshow(matrix, cmap="Blues")
-    short = [lab.replace("NOT_SUPPORTED", "NOT_SUP") for lab in labels]
-    ax.set_xticks(range(len(labels)), short, rotation=30, ha="right", fontsize=8)
-    ax.set_yticks(range(len(labels)), short, fontsize=8)
+
+    def short(names: list[str]) -> list[str]:
+        return [n.replace("NOT_SUPPORTED", "NOT_SUP") for n in names]
+
+    ax.set_xticks(range(len(columns)), short(columns), rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(labels)), short(labels), fontsize=8)
     ax.set_xlabel("judge verdict")
     ax.set_ylabel("human label")
     peak = max((max(r) for r in matrix if r), default=0) or 1
