@@ -152,7 +152,7 @@ class Draft(BaseModel):
 
 class TraceEntry(BaseModel):
     step: int
-    kind: Literal["tool", "model", "convergence", "stall", "note"]
+    kind: Literal["tool", "model", "convergence", "stall", "verify", "note"]
     tool: str | None = None
     call_id: str | None = None
     batch: int | None = None  # shared by fetches run concurrently from one turn
@@ -167,6 +167,8 @@ class TraceEntry(BaseModel):
     model_id: str | None = None
     egress: list[EgressEvent] = Field(default_factory=list)
     budget_after: dict[str, int] = Field(default_factory=dict)
+    flags: list[str] = Field(default_factory=list)  # near_duplicate_search, budget_exceeded, ...
+    role: str | None = None  # for model entries: research | small
 
 
 class SubquestionStatus(BaseModel):
@@ -282,8 +284,8 @@ class Metrics(BaseModel):
     locator_failures: int = 0
     first_try_quote_success: float | None = None
     useful_fetch_rate: float | None = None
-    budget_overruns: int = 0
-    non_allowlisted_contacts: int = 0
+    budget_overruns: int = 0  # tool calls refused because a budget was spent
+    egress_refused: int = 0
     tokens_by_model: dict[str, Usage] = Field(default_factory=dict)
     wall_ms_by_phase: dict[str, float] = Field(default_factory=dict)
     cost: Cost = Field(default_factory=Cost)
@@ -309,6 +311,7 @@ class RunRecord(BaseModel):
     convergence: list[ConvergenceDecision] = Field(default_factory=list)
     draft: Draft | None = None
     draft_origin: Literal["model", "policy", "runtime_fallback"] | None = None
+    supplementary_draft: Draft | None = None  # from the targeted round after pruning
     rejected_drafts: list[dict[str, Any]] = Field(default_factory=list)
     verdicts: list[PairVerdict] = Field(default_factory=list)
     answer: Answer = Field(default_factory=Answer)

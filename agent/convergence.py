@@ -1,0 +1,423 @@
+"""Should the run keep going? Sub-questions, coverage, and the convergence decision.
+
+The decision sees only sub-questions, span ids with their first 120 characters,
+what was tried, and the remaining budget — never full text. The `rules` form
+computes the design's rules deterministically (used offline and as the
+fallback when a model's answer is unusable); the `llm` form asks a small model
+with agent/prompts/convergence.txt and then holds it to the same rules where
+they are checkable (CONTINUE needs a next action that is not a re-fetch).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent.chat import ChatModel, ChatModelError, ModelTurn, SystemMessage, UserMessage
+from agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "not",
+        "no",
+        "yes",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "we",
+        "our",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "about",
+        "into",
+        "over",
+        "under",
+        "after",
+        "before",
+        "between",
+        "during",
+        "per",
+        "vs",
+        "via",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "much",
+        "many",
+        "more",
+        "most",
+        "some",
+        "any",
+        "all",
+        "each",
+        "other",
+        "such",
+        "also",
+        "only",
+        "just",
+        "so",
+        "if",
+        "while",
+        "same",
+        "own",
+        "both",
+        "few",
+        "out",
+        "up",
+        "down",
+        "off",
+        "again",
+        "further",
+        "once",
+        "here",
+        "very",
+        "s",
+        "t",
+        "tell",
+        "give",
+        "list",
+        "name",
+        "describe",
+        "explain",
+        "according",
+    ]
+)
+QUESTION_WORDS = frozenset({"who", "what", "when", "where", "why", "how", "which", "whom"})
+
+COVERED = 0.6  # share of a sub-question's content words a span must contain
+THIN = 0.3
+
+
+def content_words(text: str) -> set[str]:
+    words = re.findall(r"[a-z0-9]+(?:['’][a-z]+)?", text.lower())
+    out = set()
+    for w in words:
+        w = re.sub(r"['’]s$", "", w)
+        if w in STOPWORDS or len(w) < 2:
+            continue
+        # A light stem so "founded"/"founder"/"founding" and plurals meet.
+        for suffix in ("ing", "ed", "es", "s"):
+            if len(w) > len(suffix) + 3 and w.endswith(suffix):
+                w = w[: -len(suffix)]
+                break
+        out.add(w)
+    return out
+
+
+def question_subject(question: str) -> set[str]:
+    """Content words of the names in a question (capitalised runs after the first word)."""
+    body = re.sub(r"^\W*\w+", "", question)
+    names = re.findall(r"\b[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*", body)
+    return set().union(*(content_words(n) for n in names)) if names else set()
+
+
+def relevance(subquestion: str, text: str, subject: set[str] | None = None) -> float:
+    """How well `text` answers a sub-question: its focus words matter most.
+
+    The subject (the names the whole question is about) appears in most sentences of
+    a relevant page, so a sentence that only repeats it scores 0; one that has the
+    sub-question's own words (founded, designed, population, ...) scores high.
+    """
+    want = content_words(subquestion)
+    if not want:
+        return 0.0
+    have = content_words(text)
+    subject = (subject or set()) & want
+    focus = want - subject
+    if not focus:
+        return len(want & have) / len(want)
+    focus_share = len(focus & have) / len(focus)
+    if focus_share == 0:
+        return 0.0
+    subject_share = len(subject & have) / len(subject) if subject else 1.0
+    return 0.7 * focus_share + 0.3 * subject_share
+
+
+def overlap(subquestion: str, text: str) -> float:
+    want = content_words(subquestion)
+    if not want:
+        return 0.0
+    return len(want & content_words(text)) / len(want)
+
+
+# --- sub-questions ------------------------------------------------------------------------
+
+_SPLIT_AND = re.compile(
+    r",?\s+(?:and|as well as|plus)\s+(?=(?:who|what|when|where|why|how|which|whom|is|are|was|were|did|does|do|has|have)\b)",
+    re.I,
+)
+
+
+def decompose_question(question: str, max_subquestions: int = 3) -> list[str]:
+    """Rule-based decomposition: split on question marks, semicolons, and ' and <wh-word>'.
+
+    "When was X founded and who founded it?" -> ["When was X founded?", "who founded it?"].
+    A part with no content words is folded into its neighbour.
+    """
+    parts: list[str] = []
+    for chunk in re.split(r"(?<=\?)\s+|;\s*", question.strip()):
+        parts.extend(p for p in _SPLIT_AND.split(chunk) if p and p.strip())
+    cleaned: list[str] = []
+    for part in parts:
+        p = part.strip().rstrip("?.! ").strip()
+        if not p:
+            continue
+        if cleaned and not content_words(p):
+            cleaned[-1] = cleaned[-1].rstrip("?") + " " + p + "?"
+            continue
+        cleaned.append(p + "?")
+    if not cleaned:
+        cleaned = [question.strip()]
+    if len(cleaned) > max_subquestions:
+        head = cleaned[: max_subquestions - 1]
+        tail = " ".join(c.rstrip("?") for c in cleaned[max_subquestions - 1 :]) + "?"
+        cleaned = head + [tail]
+    # A pronoun-led part ("who founded it?") borrows the subject words of the first part.
+    first = re.sub(r"^\W*\w+", "", cleaned[0])  # the sentence-initial capital is not a name
+    names = re.findall(r"\b[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*", first)
+    subject = (
+        names[0].split()
+        if names
+        else [w for w in re.findall(r"\w+", first) if w.lower() not in STOPWORDS]
+    )
+    out = []
+    for i, c in enumerate(cleaned):
+        if i and re.search(r"\b(it|its|they|them|their|he|she|his|her|this|that)\b", c, re.I):
+            extra = [w for w in subject if not (content_words(w) & content_words(c))]
+            if extra:
+                c = c.rstrip("?") + " (" + " ".join(extra) + ")?"
+        out.append(c)
+    return out
+
+
+def subquestions_from_text(text: str | None, max_subquestions: int = 3) -> list[str]:
+    """Sub-questions a model stated: lines ending in '?', list markers stripped."""
+    if not text:
+        return []
+    found = []
+    for line in text.splitlines():
+        line = re.sub(r"^\s*(?:[-*•]|\d+[.)]|Q\d+[:.)])\s*", "", line).strip()
+        if line.endswith("?") and len(content_words(line)) >= 1:
+            found.append(line)
+    return found[:max_subquestions]
+
+
+# --- state the decision sees ---------------------------------------------------------------
+
+
+class SpanBrief(BaseModel):
+    span_id: str
+    head: str  # first 120 characters, never more
+
+
+class Attempt(BaseModel):
+    tool: str
+    detail: str  # the query, the URL, or the locator's doc id
+    new_spans: int = 0
+    ok: bool = True
+
+
+class ConvergenceState(BaseModel):
+    subquestions: list[str]
+    spans: list[SpanBrief] = Field(default_factory=list)
+    attempts: list[Attempt] = Field(default_factory=list)
+    remaining: dict[str, int] = Field(default_factory=dict)
+    reserve: int = 2
+    stalled: bool = False
+    fetched_urls: list[str] = Field(default_factory=list)
+    unfetched_hits: dict[int, list[str]] = Field(default_factory=dict)  # subq index -> urls
+    subject: list[str] = Field(default_factory=list)  # the question's name words
+
+    def prompt_payload(self) -> dict[str, Any]:
+        return {
+            "subquestions": self.subquestions,
+            "spans": [s.model_dump() for s in self.spans],
+            "tried": [a.model_dump() for a in self.attempts[-12:]],
+            "fetched_urls": self.fetched_urls,
+            "remaining_budget": self.remaining,
+            "reserve": self.reserve,
+            "stalled": self.stalled,
+        }
+
+
+def coverage(state: ConvergenceState) -> list[SubquestionStatus]:
+    out = []
+    for sq in state.subquestions:
+        scored = [(relevance(sq, s.head, set(state.subject)), s.span_id) for s in state.spans]
+        best = max((x for x, _ in scored), default=0.0)
+        status = "covered" if best >= COVERED else "thin" if best >= THIN else "empty"
+        ids = [sid for x, sid in scored if x >= THIN]
+        out.append(SubquestionStatus(subquestion=sq, status=status, span_ids=ids))
+    return out
+
+
+def searches_for(state: ConvergenceState, index: int) -> int:
+    """How many searches were aimed at sub-question `index` (its best-overlapping one)."""
+    n = 0
+    for a in state.attempts:
+        if a.tool != "web_search":
+            continue
+        scores = [overlap(sq, a.detail) for sq in state.subquestions]
+        if scores and max(scores) > 0 and scores.index(max(scores)) == index:
+            n += 1
+    return n
+
+
+def rules_decision(state: ConvergenceState, trigger: str = "iteration") -> ConvergenceDecision:
+    subs = coverage(state)
+
+    def decide(decision: str, reason: str, next_action: str | None = None) -> ConvergenceDecision:
+        return ConvergenceDecision(
+            subquestions=subs,
+            decision=decision,  # type: ignore[arg-type]
+            next_action=next_action,
+            reason=reason,
+            source="rules",
+            trigger=trigger,
+        )
+
+    if all(s.status == "covered" for s in subs):
+        return decide("DRAFT", "every sub-question has a covering span")
+    if state.remaining.get("tool_calls", 0) <= state.reserve:
+        return decide("DRAFT_WITH_GAPS", "remaining tool calls at or under the reserve")
+    if state.stalled:
+        return decide("DRAFT_WITH_GAPS", "the last tool calls produced no new span")
+    open_subs = [i for i, s in enumerate(subs) if s.status != "covered"]
+    for i in open_subs:
+        if searches_for(state, i) >= 2:
+            return decide(
+                "DRAFT_WITH_GAPS", f"sub-question {i + 1} had two search rounds without cover"
+            )
+    # One next action, materially different from what was tried.
+    action = None
+    for i in open_subs:
+        if searches_for(state, i) == 0 and state.remaining.get("searches", 0) > 0:
+            action = f"search for sub-question {i + 1}: {subs[i].subquestion}"
+            break
+        urls = [u for u in state.unfetched_hits.get(i, []) if u not in state.fetched_urls]
+        if urls and state.remaining.get("fetches", 0) > 0:
+            action = f"fetch {urls[0]} for sub-question {i + 1}"
+            break
+    thin = [s for s in subs if s.status == "thin"]
+    if action is None:
+        if len(thin) >= 2:
+            return decide("DRAFT_WITH_GAPS", "two sub-questions thin and no distinct next action")
+        return decide("DRAFT_WITH_GAPS", "no next action different from what was tried")
+    return decide("CONTINUE", "an open sub-question has an untried action", action)
+
+
+# --- llm form -------------------------------------------------------------------------------
+
+
+class ConvergenceOutcome(BaseModel):
+    decision: ConvergenceDecision
+    turn: ModelTurn | None = None
+    error: str | None = None
+
+
+_FETCH_URL = re.compile(r"https?://\S+")
+
+
+async def llm_decision(
+    model: ChatModel, state: ConvergenceState, trigger: str = "iteration"
+) -> ConvergenceOutcome:
+    """Ask a small model; fall back to the rules when its reply breaks the contract."""
+    prompt, _ = load_prompt("convergence.txt")
+    messages = [
+        SystemMessage(content=prompt),
+        UserMessage(content=json.dumps(state.prompt_payload(), ensure_ascii=False)),
+    ]
+    turn = None
+    try:
+        turn = await model.complete(messages, None, response_format={"type": "json_object"})
+        raw = (turn.content or "").strip()
+        raw = re.sub(r"^```(?:json)?\s*|\s*```$", "", raw)
+        decision = ConvergenceDecision.model_validate(
+            {**json.loads(raw), "source": "llm", "trigger": trigger}
+        )
+    except (ChatModelError, ValueError, ValidationError) as exc:
+        fallback = rules_decision(state, trigger).model_copy(update={"source": "rules_fallback"})
+        return ConvergenceOutcome(
+            decision=fallback, turn=turn, error=f"{type(exc).__name__}: {exc}"
+        )
+    problem = None
+    if decision.decision == "CONTINUE":
+        if not (decision.next_action or "").strip():
+            problem = "CONTINUE without a next action"
+        else:
+            refetch = [
+                u
+                for u in _FETCH_URL.findall(decision.next_action or "")
+                if u.rstrip(".,") in state.fetched_urls
+            ]
+            if refetch:
+                problem = f"CONTINUE proposes re-fetching {refetch[0]}"
+        if state.remaining.get("tool_calls", 0) <= state.reserve:
+            problem = "CONTINUE with the budget at the reserve"
+    if problem:
+        fallback = rules_decision(state, trigger).model_copy(update={"source": "rules_fallback"})
+        return ConvergenceOutcome(decision=fallback, turn=turn, error=problem)
+    return ConvergenceOutcome(decision=decision, turn=turn)

@@ -1,0 +1,266 @@
+"""The `extractive` policy: a deterministic, model-free baseline.
+
+It is an honest baseline (as ALCE reports extractive baselines), not a stand-in
+for a model: it decomposes the question by rule, searches once per
+sub-question, fetches the top hits in parallel, picks locators from what
+fetch_page returned (it sees only previews, exactly as a model would), quotes
+the best-matching sentences, and drafts claims that restate the quoted
+sentence word for word. It goes through the same runtime, budgets,
+verification and publication as the model-led policy.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent.convergence import content_words, overlap, question_subject, relevance
+from agent.loop import Runtime, ensure_subquestions, first_sentence
+from agent.record import Draft, DraftClaim
+from agent.tool_schema import FetchPageResult
+
+LABEL = "Extractive baseline (no model): each claim restates a quoted sentence verbatim."
+MIN_SENTENCE = 30
+MAX_SENTENCE = 500
+MIN_OVERLAP = 0.5
+
+
+@dataclass
+class Candidate:
+    score: float
+    doc_id: str
+    sentence: str
+    order: int
+
+
+def _sentences(preview: str, truncated: bool) -> list[str]:
+    from agent.tools import _segment
+
+    out = []
+    blocks = preview.split("\n\n")
+    for b, block in enumerate(blocks):
+        ends = _segment(block)
+        start = 0
+        for end in ends:
+            sentence = block[start:end].strip()
+            start = end
+            out.append(sentence)
+        last_block = b == len(blocks) - 1
+        if truncated and last_block and out:
+            out.pop()  # the preview may cut its last sentence short
+    return out
+
+
+def _looks_like_prose(sentence: str) -> bool:
+    from graders.instructions import contains_instructions
+
+    if not (MIN_SENTENCE <= len(sentence) <= MAX_SENTENCE):
+        return False
+    if sentence.endswith("?") or len(sentence.split()) < 6:
+        return False
+    if not re.search(r"[.!\"”')\]]$", sentence):
+        return False  # headings, navigation and captions rarely end like sentences
+    # A sentence addressed to a machine is never restated as a claim.
+    return not contains_instructions(sentence)
+
+
+def _candidates(
+    subquestion: str, previews: list[FetchPageResult], subject: set[str]
+) -> list[Candidate]:
+    found = []
+    order = 0
+    for page in previews:
+        for sentence in _sentences(page.preview, page.truncated):
+            order += 1
+            if not _looks_like_prose(sentence):
+                continue
+            score = relevance(subquestion, sentence, subject)
+            if score >= MIN_OVERLAP:
+                found.append(Candidate(score, page.doc_id, sentence, order))
+    found.sort(key=lambda c: (-c.score, c.order))
+    return found
+
+
+def _query(subquestion: str) -> str:
+    return re.sub(r"[()?]", " ", subquestion).strip()
+
+
+def _keyword_query(subquestion: str, previous: str) -> str:
+    """A refinement that changes the terms' form rather than adding words."""
+    words = sorted(content_words(subquestion))
+    q = " ".join(words)
+    return q if q and q != previous else ""
+
+
+class ExtractivePolicy:
+    def __init__(self, rt: Runtime):
+        self.rt = rt
+        self.previews: dict[str, FetchPageResult] = {}
+        self.doc_subq: dict[str, int] = {}
+        self.claims: list[DraftClaim] = []
+        self.claim_subq: list[int] = []
+        self.quoted: set[str] = set()
+
+    async def _search_and_fetch(self, targets: list[tuple[int, str]], per_subq: int) -> None:
+        rt = self.rt
+        ranked: dict[int, list[str]] = {}
+        for i, query in targets:
+            if rt.draft_only or rt.remaining()["searches"] <= 0 or not query:
+                continue
+            out = await rt.web_search({"query": query})
+            fetched = {p.url for p in self.previews.values()}
+            ranked[i] = [h.url for h in (out.result or []) if h.url not in fetched]
+        # Leave room for at least one quote per sub-question and the draft reserve.
+        spare = rt.remaining()["tool_calls"] - rt.budgets.draft_reserve - len(targets)
+        allowance = max(0, min(rt.remaining()["fetches"], spare))
+        chosen: list[tuple[int, str]] = []
+        for rank in range(per_subq):
+            for i, urls in ranked.items():
+                if (
+                    rank < len(urls)
+                    and urls[rank] not in {u for _, u in chosen}
+                    and len(chosen) < allowance
+                ):
+                    chosen.append((i, urls[rank]))
+        if not chosen:
+            return
+        outcomes = await rt.fetch_pages([(None, {"url": url}) for _, url in chosen])
+        for (i, _), outcome in zip(chosen, outcomes, strict=True):
+            if outcome.ok and isinstance(outcome.result, FetchPageResult):
+                self.previews[outcome.result.doc_id] = outcome.result
+                self.doc_subq.setdefault(outcome.result.doc_id, i)
+
+    def _quote(self, i: int, subquestion: str, docs_used: set[str]) -> bool:
+        """Quote the best unused sentence for a sub-question; prefer a document not yet cited."""
+        rt = self.rt
+        subject = question_subject(rt.record.question)
+        cands = [
+            c
+            for c in _candidates(subquestion, list(self.previews.values()), subject)
+            if c.sentence not in self.quoted
+        ]
+        cands.sort(key=lambda c: (c.doc_id in docs_used, -c.score, c.order))
+        for cand in cands[:3]:
+            if rt.draft_only:
+                return False
+            self.quoted.add(cand.sentence)
+            locator = cand.sentence[:240]
+            if len(locator) < 12:
+                continue
+            outcome = rt.extract_quote(
+                {
+                    "doc_id": cand.doc_id,
+                    "locator": locator,
+                    "max_chars": max(40, min(900, len(cand.sentence) + 1)),
+                    "purpose": "support_claim",
+                }
+            )
+            if not outcome.ok:
+                continue
+            span = rt.tb.spans[outcome.result.span_id]
+            text = first_sentence(span.text)
+            if any(span.span_id in c.span_ids for c in self.claims) or not text:
+                continue
+            self.claims.append(
+                DraftClaim(
+                    text=text,
+                    span_ids=[span.span_id],
+                    inference=False,
+                    confidence=round(cand.score, 2),
+                )
+            )
+            self.claim_subq.append(i)
+            docs_used.add(cand.doc_id)
+            return True
+        return False
+
+    async def _quote_round(self, indices: list[int], per_subq: int) -> None:
+        rt = self.rt
+        for _ in range(per_subq):
+            for i in indices:
+                if rt.draft_only or rt.remaining()["spans"] <= 0:
+                    return
+                used = {
+                    rt.tb.spans[sid].doc_id
+                    for c, k in zip(self.claims, self.claim_subq, strict=True)
+                    if k == i
+                    for sid in c.span_ids
+                }
+                self._quote(i, rt.subquestions[i], used)
+
+    async def collect(self) -> None:
+        rt = self.rt
+        ensure_subquestions(rt)
+        subqs = rt.subquestions
+        await self._search_and_fetch([(i, _query(sq)) for i, sq in enumerate(subqs)], per_subq=2)
+        await self._quote_round(list(range(len(subqs))), per_subq=2)
+        # The convergence rules decide whether one more, different, action is worth it.
+        while not rt.draft_only:
+            decision = await rt.converge("rules", None, "stall" if rt.stalled else "policy")
+            if decision.decision != "CONTINUE" or not decision.next_action:
+                break
+            m = re.match(
+                r"(search for|fetch) (?:sub-question (\d+)|(\S+) for sub-question (\d+))",
+                decision.next_action,
+            )
+            if not m:
+                break
+            if m.group(1) == "search for":
+                i = int(m.group(2)) - 1
+                await self._search_and_fetch([(i, _query(subqs[i]))], per_subq=1)
+            else:
+                i = int(m.group(4)) - 1
+                outcomes = await rt.fetch_pages([(None, {"url": m.group(3)})])
+                for o in outcomes:
+                    if o.ok and isinstance(o.result, FetchPageResult):
+                        self.previews[o.result.doc_id] = o.result
+            before = len(self.claims)
+            await self._quote_round([i], per_subq=1)
+            if len(self.claims) == before and rt.stalled:
+                continue
+
+    def draft(self) -> Draft:
+        summary_words: list[str] = []
+        for c in self.claims:
+            words = c.text.split()
+            if len(summary_words) + len(words) > 150:
+                break
+            summary_words.extend(words)
+        args = {
+            "claims": [c.model_dump() for c in self.claims],
+            "summary": " ".join(summary_words),
+            "injection_observed": None,
+            "needs_human": False,
+        }
+        start = len(self.rt.claim_subquestions)
+        outcome = self.rt.submit_draft(args, origin="policy")
+        if not outcome.ok:  # cannot happen with spans from this run; keep the run honest if it does
+            self.rt.record.errors.append(f"extractive draft rejected: {outcome.error.message}")
+            return self.rt.fallback_draft("extractive draft rejected")
+        for n, i in enumerate(self.claim_subq):
+            self.rt.claim_subquestions[start + n] = i
+        return outcome.result
+
+    async def targeted_round(self, subq_indices: list[int]) -> tuple[Draft | None, dict[int, int]]:
+        """One more search round, with different terms, for sub-questions left unsupported.
+
+        Returns the supplementary draft (or None) and its claim -> sub-question map.
+        """
+        rt = self.rt
+        rt.draft_slot = "supplementary_draft"
+        rt.draft_forced = None
+        first_claim = len(self.claims)
+        targets = []
+        for i in subq_indices:
+            previous = next((q for q in rt.queries if overlap(rt.subquestions[i], q) > 0), "")
+            targets.append((i, _keyword_query(rt.subquestions[i], previous)))
+        await self._search_and_fetch(targets, per_subq=1)
+        await self._quote_round(subq_indices, per_subq=1)
+        new_claims = self.claims[first_claim:]
+        if not new_claims:
+            return None, {}
+        args = {"claims": [c.model_dump() for c in new_claims], "summary": "", "needs_human": False}
+        outcome = rt.submit_draft(args, origin="policy")
+        if not outcome.ok:
+            return None, {}
+        return outcome.result, dict(enumerate(self.claim_subq[first_claim:]))

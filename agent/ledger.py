@@ -1,0 +1,119 @@
+"""The claim ledger: one row per drafted claim, published or not, for a human reviewer.
+
+Source type rule (host-class rule, version 1), decided from the URL alone:
+- primary: the host is a government, intergovernmental, military or academic
+  domain (.gov, .gov.<cc>, .gouv.<cc>, .gob.<cc>, .mil, .int, .edu, .edu.<cc>,
+  .ac.<cc>), or a known primary repository (doi.org, arxiv.org, pubmed, sec.gov
+  filings, eur-lex, legislation sites), or the document is a PDF;
+- secondary: everything else (news, encyclopedias, blogs, aggregators).
+The rule is coarse on purpose: it is stated, stable and checkable; the reviewer
+column is where a person corrects it.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from agent.record import LedgerRow, RunRecord
+
+_PRIMARY_SUFFIX = re.compile(
+    r"(\.gov|\.gov\.[a-z]{2}|\.gouv\.[a-z]{2}|\.gob\.[a-z]{2}|\.mil|\.int|\.edu|\.edu\.[a-z]{2}|\.ac\.[a-z]{2})$"
+)
+_PRIMARY_HOSTS = (
+    "doi.org",
+    "arxiv.org",
+    "pubmed.ncbi.nlm.nih.gov",
+    "ncbi.nlm.nih.gov",
+    "eur-lex.europa.eu",
+    "legislation.gov.uk",
+    "federalregister.gov",
+    "sec.gov",
+    "who.int",
+    "europa.eu",
+)
+
+
+def source_type(url: str) -> str:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if _PRIMARY_SUFFIX.search(host):
+        return "primary"
+    if any(host == h or host.endswith("." + h) for h in _PRIMARY_HOSTS):
+        return "primary"
+    if parts.path.lower().endswith(".pdf"):
+        return "primary"
+    return "secondary"
+
+
+def set_by(record_verdict) -> str:
+    if record_verdict.error is not None:
+        return "judge_error"
+    fired = [c.name for c in record_verdict.checks if c.fired]
+    if fired:
+        return "check:" + ",".join(fired)
+    return record_verdict.judge or "judge"
+
+
+def build_ledger(record: RunRecord) -> list[LedgerRow]:
+    rows = []
+    for claim in record.answer.claims:
+        span_id = claim.supporting_span_id or (claim.span_ids[0] if claim.span_ids else None)
+        span = record.span(span_id) if span_id else None
+        doc = record.document(span.doc_id) if span else None
+        rows.append(
+            LedgerRow(
+                claim=claim.text,
+                quote=span.text if span else "",
+                span_id=span_id,
+                url=span.url if span else "",
+                title=(doc.title if doc else span.title if span else ""),
+                retrieved_at=span.retrieved_at if span else "",
+                snapshot_sha256=doc.sha256 if doc else "",
+                source_type=source_type(span.url) if span else "secondary",  # type: ignore[arg-type]
+                verdict=claim.verdict.verdict if claim.verdict.error is None else "ERROR",
+                set_by=set_by(claim.verdict),
+                status=claim.status,
+                published=claim.status != "dropped",
+                reason=claim.reason,
+                reviewer_decision=None,
+            )
+        )
+    return rows
+
+
+def ledger_markdown(record: RunRecord) -> str:
+    from tabulate import tabulate
+
+    rows = [
+        [
+            i,
+            r.claim,
+            (r.quote[:200] + ("…" if len(r.quote) > 200 else "")).replace("\n", " "),
+            r.url,
+            r.title,
+            r.retrieved_at,
+            r.snapshot_sha256[:12],
+            r.source_type,
+            r.verdict,
+            r.set_by,
+            r.status,
+            r.reviewer_decision or "",
+        ]
+        for i, r in enumerate(record.ledger, start=1)
+    ]
+    headers = [
+        "#",
+        "claim",
+        "quote",
+        "url",
+        "title",
+        "retrieved",
+        "snapshot",
+        "source",
+        "verdict",
+        "set by",
+        "status",
+        "reviewer",
+    ]
+    return tabulate(rows, headers=headers, tablefmt="github")

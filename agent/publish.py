@@ -1,0 +1,326 @@
+"""From draft to published answer: verify every (claim, span), route by verdict, measure.
+
+Publication reads verdicts, not the draft: a claim reaches the answer only
+through `route`, and `route` only ever publishes a claim whose verdict came
+back from the verifier without an error. Dropped claims are recorded with
+their verdict and never reworded; the narrow mode only appends a qualifier
+built from `unsupported_element`.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agent.convergence import overlap
+from agent.record import (
+    Answer,
+    AnswerClaim,
+    Cost,
+    Draft,
+    Metrics,
+    PairVerdict,
+    PartialMode,
+    PriceTable,
+    RunRecord,
+    TraceEntry,
+)
+from graders.verdict import SpanRef, Verdict
+
+NARROW_TEMPLATE = "{text} (The cited source does not establish: {element}.)"
+NO_ANSWER = "I could not source an answer to this question from the pages I read."
+
+
+def combine(verdicts: list[tuple[str, Verdict]]) -> tuple[Verdict, str | None]:
+    """A claim's verdict from its spans': SUPPORTED if any span supports it fully.
+
+    Otherwise a judge error wins (nothing is published on an error), then PARTIAL,
+    then NOT_SUPPORTED. Returns (verdict, the span id it came from).
+    """
+    for span_id, v in verdicts:
+        if v.supported:
+            return v, span_id
+    for span_id, v in verdicts:
+        if v.error is not None:
+            return v, span_id
+    for span_id, v in verdicts:
+        if v.verdict == "PARTIAL":
+            return v, span_id
+    span_id, v = verdicts[0]
+    return v, span_id
+
+
+def route(text: str, verdict: Verdict, partial: PartialMode) -> tuple[str, str, str]:
+    """(status, published text, reason) for one claim."""
+    if verdict.error is not None:
+        return "dropped", text, f"judge error: {verdict.error}"
+    if verdict.verdict == "SUPPORTED":
+        return "published", text, ""
+    if verdict.verdict == "PARTIAL":
+        element = (verdict.unsupported_element or "every part of this claim").strip().rstrip(".")
+        if partial == "flag":
+            return "flagged", text, f"partial: not established - {element}"
+        if partial == "narrow":
+            return (
+                "narrowed",
+                NARROW_TEMPLATE.format(text=text.rstrip(), element=element),
+                f"narrowed: {element}",
+            )
+        return "dropped", text, f"partial (dropped by config): {element}"
+    why = verdict.unsupported_element or (
+        "span contains instructions"
+        if verdict.contains_instructions
+        else "not supported by the span"
+    )
+    return "dropped", text, f"not supported: {why}"
+
+
+def subquestion_of(text: str, subquestions: list[str]) -> int | None:
+    if not subquestions:
+        return None
+    scores = [overlap(sq, text) for sq in subquestions]
+    best = max(scores)
+    return scores.index(best) if best > 0 else None
+
+
+async def verify_draft(
+    record: RunRecord,
+    draft: Draft,
+    verifier,
+    *,
+    partial: PartialMode,
+    claim_subquestions: dict[int, int] | None = None,
+    round_no: int = 1,
+) -> list[AnswerClaim]:
+    """Verify every (claim, span) pair of a draft in parallel and route each claim."""
+    spans = {s.span_id: s for s in record.spans}
+    offset = len(record.answer.claims)
+    items: list[tuple[str, SpanRef]] = []
+    owners: list[tuple[int, str]] = []
+    for ci, claim in enumerate(draft.claims):
+        for sid in claim.span_ids:
+            span = spans[sid]  # the draft schema guarantees the id is from this run
+            items.append(
+                (claim.text, SpanRef(text=span.text, url=span.url, retrieved_at=span.retrieved_at))
+            )
+            owners.append((ci, sid))
+    t0 = time.perf_counter()
+    calls_before = getattr(verifier, "model_calls", 0)
+    verdicts = await verifier.verify_many(items) if items else []
+    ms = (time.perf_counter() - t0) * 1000
+    by_claim: dict[int, list[tuple[str, Verdict]]] = {}
+    for (ci, sid), v in zip(owners, verdicts, strict=True):
+        record.verdicts.append(PairVerdict(claim_index=offset + ci, span_id=sid, verdict=v))
+        by_claim.setdefault(ci, []).append((sid, v))
+    out = []
+    for ci, claim in enumerate(draft.claims):
+        verdict, sid = combine(by_claim[ci])
+        status, text, reason = route(claim.text, verdict, partial)
+        subq = (claim_subquestions or {}).get(ci)
+        if subq is None:
+            subq = subquestion_of(claim.text, record.subquestions)
+        out.append(
+            AnswerClaim(
+                index=offset + ci,
+                text=text,
+                draft_text=claim.text,
+                span_ids=claim.span_ids,
+                supporting_span_id=sid if status != "dropped" else None,
+                verdict=verdict,
+                status=status,  # type: ignore[arg-type]
+                reason=reason,
+                inference=claim.inference,
+                confidence=claim.confidence,
+                subquestion=subq,
+                round=round_no,
+            )
+        )
+    record.answer.claims.extend(out)
+    record.trace.append(
+        TraceEntry(
+            step=len(record.trace) + 1,
+            kind="verify",
+            ms=ms,
+            result_summary=f"round {round_no}: {len(items)} pair(s) verified by {getattr(verifier, 'id', 'verifier')}; "
+            f"{sum(c.status != 'dropped' for c in out)} shown, {sum(c.status == 'dropped' for c in out)} dropped",
+            arguments={"verifier_model_calls": getattr(verifier, "model_calls", 0) - calls_before},
+        )
+    )
+    return out
+
+
+def pruned_subquestions(record: RunRecord) -> list[int]:
+    """Sub-questions that had drafted claims, all of which were dropped."""
+    had: dict[int, bool] = {}
+    for c in record.answer.claims:
+        if c.subquestion is None:
+            continue
+        had[c.subquestion] = had.get(c.subquestion, False) or c.status != "dropped"
+    return sorted(i for i, shown in had.items() if not shown)
+
+
+def finish_answer(record: RunRecord, label: str = "") -> Answer:
+    """Summary, gaps and what was tried, built from verdicts (never from the draft's summary)."""
+    answer = record.answer
+    shown = answer.shown
+    if shown:
+        parts = []
+        words = 0
+        for n, c in enumerate(shown, start=1):
+            sentence = c.text.rstrip()
+            if words + len(sentence.split()) > 150:
+                break
+            words += len(sentence.split())
+            parts.append(f"{sentence} [{n}]")
+        answer.summary = " ".join(parts)
+    else:
+        answer.summary = NO_ANSWER
+    covered = {c.subquestion for c in shown}
+    answer.gaps = [
+        f"Not sourced: {sq}" for i, sq in enumerate(record.subquestions) if i not in covered
+    ]
+    dropped = [c for c in answer.claims if c.status == "dropped"]
+    if dropped:
+        answer.gaps.append(
+            f"{len(dropped)} drafted claim(s) failed verification and were left out (see the ledger)."
+        )
+    tried = []
+    for e in record.trace:
+        if e.kind == "tool" and e.tool == "web_search" and e.ok:
+            tried.append(f"searched {e.arguments.get('query')!r}")
+        elif e.kind == "tool" and e.tool == "fetch_page":
+            tried.append(
+                f"fetched {e.arguments.get('url')}"
+                + ("" if e.ok else f" ({e.error.error if e.error else 'failed'})")
+            )
+    answer.tried = tried
+    answer.label = label
+    return answer
+
+
+# --- metrics --------------------------------------------------------------------------------
+
+
+def _rate(n: int, d: int) -> float | None:
+    return round(n / d, 4) if d else None
+
+
+def compute_metrics(
+    record: RunRecord, prices: PriceTable | None = None, verifier_model_calls: int | None = None
+) -> Metrics:
+    """Every figure from the record alone, so a stored run can be re-measured."""
+    prices = prices or record.config.prices
+    claims = record.answer.claims
+    n = len(claims)
+    supported = sum(1 for c in claims if c.verdict.supported)
+    partial = sum(1 for c in claims if c.verdict.verdict == "PARTIAL" and c.verdict.error is None)
+    shown = [c for c in claims if c.status != "dropped"]
+    tools = [e for e in record.trace if e.kind == "tool"]
+    quotes = [e for e in tools if e.tool == "extract_quote"]
+    fetch_ok = [e for e in tools if e.tool == "fetch_page" and e.ok]
+    docs_with_spans = {s.doc_id for s in record.spans}
+    fetched_docs = {e.result_summary.split(" ", 1)[0] for e in fetch_ok}
+    tokens: dict[str, dict[str, int]] = {}
+    role_of: dict[str, str] = {}
+    phase: dict[str, float] = {
+        "search": 0.0,
+        "fetch": 0.0,
+        "extract": 0.0,
+        "model": 0.0,
+        "convergence": 0.0,
+        "verify": 0.0,
+    }
+    for e in record.trace:
+        if e.usage is not None:
+            key = e.model_id or "unknown"
+            t = tokens.setdefault(key, {"prompt_tokens": 0, "completion_tokens": 0})
+            t["prompt_tokens"] += e.usage.prompt_tokens
+            t["completion_tokens"] += e.usage.completion_tokens
+            role_of[key] = e.role or "research"
+        if e.kind == "tool" and e.tool in ("web_search", "fetch_page", "extract_quote"):
+            name = {"web_search": "search", "fetch_page": "fetch", "extract_quote": "extract"}[
+                e.tool
+            ]
+            if e.tool != "fetch_page":  # fetch time is added below, once per batch
+                phase[name] += e.ms
+        elif e.kind == "model":
+            phase["model"] += e.ms
+        elif e.kind in ("convergence", "stall"):
+            phase["convergence"] += e.ms
+        elif e.kind == "verify":
+            phase["verify"] += e.ms
+    # A parallel fetch batch shares one wall time; count it once.
+    seen_batches: set[int] = set()
+    for e in tools:
+        if e.tool == "fetch_page":
+            if e.batch is not None:
+                if e.batch in seen_batches:
+                    continue
+                seen_batches.add(e.batch)
+            phase["fetch"] += e.ms
+    research = small = 0.0
+    for model_id, t in tokens.items():
+        if role_of.get(model_id) == "small":
+            small += (
+                t["prompt_tokens"] * prices.small_in / 1e6
+                + t["completion_tokens"] * prices.small_out / 1e6
+            )
+        else:
+            research += (
+                t["prompt_tokens"] * prices.research_in / 1e6
+                + t["completion_tokens"] * prices.research_out / 1e6
+            )
+    refused = ("BUDGET_EXCEEDED", "INVALID_ARGUMENTS")
+
+    def executed(e: TraceEntry) -> bool:
+        return e.error is None or e.error.error not in refused
+
+    searches = sum(1 for e in tools if e.tool == "web_search" and executed(e))
+    search_usd = searches * prices.per_search
+    if verifier_model_calls is None:
+        verifier_model_calls = sum(
+            int(e.arguments.get("verifier_model_calls", 0))
+            for e in record.trace
+            if e.kind == "verify"
+        )
+    cost = Cost(
+        research_usd=round(research, 6),
+        small_usd=round(small, 6),
+        search_usd=round(search_usd, 6),
+        total_usd=round(research + small + search_usd, 6),
+        verifier_model_calls=verifier_model_calls,
+        note="verifier token cost not included (the verifier reports calls, not tokens); offline judges cost nothing",
+    )
+    return Metrics(
+        claims_drafted=n,
+        claims_published=sum(1 for c in claims if c.status == "published"),
+        claims_flagged=sum(1 for c in claims if c.status == "flagged"),
+        claims_narrowed=sum(1 for c in claims if c.status == "narrowed"),
+        claims_dropped=sum(1 for c in claims if c.status == "dropped"),
+        pre_prune_supported_rate=_rate(supported, n),
+        published_groundedness=_rate(sum(1 for c in shown if c.verdict.supported), len(shown)),
+        partial_rate=_rate(partial, n),
+        drop_rate=_rate(sum(1 for c in claims if c.status == "dropped"), n),
+        judge_errors=sum(1 for v in record.verdicts if v.verdict.error is not None),
+        searches=searches,
+        fetches=sum(1 for e in tools if e.tool == "fetch_page" and executed(e)),
+        tool_calls=len(tools),
+        spans=len(record.spans),
+        duplicate_fetches_refused=sum(
+            1 for e in tools if e.error is not None and e.error.error == "DUPLICATE_FETCH"
+        ),
+        near_duplicate_searches=sum(1 for e in tools if "near_duplicate_search" in e.flags),
+        locator_failures=sum(
+            1
+            for e in quotes
+            if e.error is not None and e.error.error in ("LOCATOR_NOT_FOUND", "LOCATOR_AMBIGUOUS")
+        ),
+        first_try_quote_success=_rate(sum(1 for e in quotes if e.ok), len(quotes)),
+        useful_fetch_rate=_rate(len(fetched_docs & docs_with_spans), len(fetched_docs)),
+        budget_overruns=sum(
+            1 for e in tools if any(f.startswith("budget_exceeded") for f in e.flags)
+        ),
+        egress_refused=sum(1 for ev in record.egress if ev.decision == "refused"),
+        tokens_by_model={k: v for k, v in tokens.items()},  # type: ignore[misc]
+        wall_ms_by_phase={k: round(v, 1) for k, v in phase.items()},
+        cost=cost,
+    )

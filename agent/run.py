@@ -1,0 +1,174 @@
+"""run_question: one question, end to end, to a stored run record.
+
+collect (policy) -> draft (once) -> verify every (claim, span) in parallel ->
+route -> optional targeted round for pruned sub-questions -> answer with gaps
+-> ledger and metrics -> run store. The record is saved after every step with
+status `interrupted` and marked `complete` only at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from agent.chat import ChatModel, make_chat_model
+from agent.evidence import utc_now_iso
+from agent.extractive import LABEL as EXTRACTIVE_LABEL
+from agent.extractive import ExtractivePolicy
+from agent.ledger import build_ledger
+from agent.loop import LlmAgent, Runtime
+from agent.publish import compute_metrics, finish_answer, pruned_subquestions, verify_draft
+from agent.record import (
+    Budgets,
+    PartialMode,
+    PriceTable,
+    RunConfig,
+    RunRecord,
+    TraceEntry,
+    load_prompt,
+)
+from spanproof.specs import EndpointSettings, parse_spec
+
+POLICIES = ("extractive", "llm")
+
+
+def new_run_id() -> str:
+    return "run_" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "_" + secrets.token_hex(3)
+
+
+def _chat(model: str | ChatModel | None, endpoint: EndpointSettings | None) -> ChatModel | None:
+    if model is None:
+        return None
+    if isinstance(model, str):
+        return make_chat_model(model, endpoint)
+    return model
+
+
+async def run_question(
+    question: str,
+    *,
+    env,
+    policy: str = "extractive",
+    model: str | ChatModel | None = None,
+    verifier,
+    budgets: Budgets | None = None,
+    store=None,
+    endpoint: EndpointSettings | None = None,
+    partial: PartialMode = "flag",
+    convergence: str | None = None,
+    convergence_model: str | ChatModel | None = None,
+    prices: PriceTable | None = None,
+    targeted_round: bool = True,
+    run_id: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RunRecord:
+    """Answer `question` with every published claim bound to a verified span.
+
+    policy: "extractive" (deterministic baseline, no model) or "llm" (needs `model`:
+    a spec such as "openai:gpt-4o-mini" / "scripted:path.json", or a ChatModel).
+    convergence: "rules" | "llm" | "off" (default: "llm" for openai: models, else "rules").
+    partial: what to do with PARTIAL claims — "flag" (publish marked), "narrow", "drop".
+    """
+    from agent.tools import Toolbox
+
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
+    budgets = budgets or Budgets()
+    chat = _chat(model, endpoint) if policy == "llm" else None
+    if policy == "llm" and chat is None:
+        raise ValueError("the llm policy needs a model, e.g. model='openai:gpt-4o-mini'")
+    if convergence is None:
+        is_openai = isinstance(model, str) and parse_spec(model).kind == "openai"
+        convergence = "llm" if policy == "llm" and is_openai else "rules"
+    small = _chat(convergence_model, endpoint) or chat
+    config = RunConfig(
+        policy=policy,  # type: ignore[arg-type]
+        model=getattr(chat, "id", None),
+        convergence=convergence,  # type: ignore[arg-type]
+        convergence_model=getattr(small, "id", None) if convergence == "llm" else None,
+        judges=[getattr(j, "id", str(j)) for j in getattr(verifier, "judges", [])]
+        or [getattr(verifier, "id", "")],
+        partial=partial,
+        budgets=budgets,
+        prices=prices or PriceTable(),
+        targeted_round=targeted_round,
+        web=type(getattr(env, "search", None)).__name__,
+    )
+    record = RunRecord(run_id=run_id or new_run_id(), question=question, config=config)
+    record.prompt_hashes["convergence"] = load_prompt("convergence.txt")[1]
+    rt = Runtime(Toolbox(env, question, max_spans=budgets.spans), budgets, record, store, progress)
+    rt.sync()
+    try:
+        if policy == "extractive":
+            pol = ExtractivePolicy(rt)
+            await pol.collect()
+            draft = pol.draft()
+            label = EXTRACTIVE_LABEL
+        else:
+            agent = LlmAgent(rt, chat, convergence=convergence, small_model=small)  # type: ignore[arg-type]
+            draft = await agent.run()
+            label = f"Model-led answer ({chat.id})."  # type: ignore[union-attr]
+            if draft is None:
+                draft = rt.fallback_draft(record.ended_by or rt.exhausted or "no draft")
+                label += " The model submitted no draft; the runtime restated its quoted spans."
+        record.ended_by = record.ended_by or rt.exhausted or rt.draft_forced or "draft"
+        if progress:
+            progress(f"verify  {sum(len(c.span_ids) for c in draft.claims)} (claim, span) pair(s)")
+        await verify_draft(
+            record, draft, verifier, partial=partial,
+            claim_subquestions=rt.claim_subquestions if policy == "extractive" else None,
+        )  # fmt: skip
+        rt.sync()
+        pruned = pruned_subquestions(record)
+        left = rt.remaining()
+        has_room = (
+            left["searches"] > 0
+            and left["fetches"] > 0
+            and left["tool_calls"] > budgets.draft_reserve + 1
+        )
+        if targeted_round and pruned and has_room and not rt.tokens_exhausted:
+            record.trace.append(
+                TraceEntry(
+                    step=len(record.trace) + 1,
+                    kind="note",
+                    result_summary=f"targeted round for pruned sub-questions {[i + 1 for i in pruned]}",
+                )
+            )
+            if policy == "extractive":
+                supplement, mapping = await pol.targeted_round(pruned)
+            else:
+                supplement = await agent.targeted_round([record.subquestions[i] for i in pruned])
+                mapping = None
+            if supplement is not None and supplement.claims:
+                await verify_draft(
+                    record,
+                    supplement,
+                    verifier,
+                    partial=partial,
+                    claim_subquestions=mapping,
+                    round_no=2,
+                )
+        rt.sync()
+        finish_answer(record, label)
+        record.ledger = build_ledger(record)
+        record.metrics = compute_metrics(record)
+        record.status = "complete"
+        record.finished_at = utc_now_iso()
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        record.status = "interrupted"
+        record.errors.append("run interrupted")
+        if store is not None:
+            store.save(record)
+        raise
+    except Exception as exc:
+        record.status = "failed"
+        record.errors.append(f"{type(exc).__name__}: {exc}")
+        record.finished_at = utc_now_iso()
+        if store is not None:
+            store.save(record)
+        raise
+    if store is not None:
+        store.save(record)
+    return record
