@@ -546,6 +546,7 @@ def plant_variants(
     seed: int = 0,
     per_kind: int = 3,
     reachable: set[str] | None = None,
+    page_texts: dict[str, str] | None = None,
 ) -> list[tuple[PlantedVariant, ParsedReport]]:
     """Corrupt good sentences of a report in four known ways; each variant has one change.
 
@@ -610,6 +611,8 @@ def plant_variants(
                 if mutated is None:
                     continue
                 new_text, before, after = mutated
+                if _stated_on_pages(after, [c.url for c in s.citations], page_texts or {}):
+                    continue  # "1991 -> 1992" on a page that says "1991 - 1992" is no failure
                 variant = _replace_sentence(report, idx, text=new_text)
                 targets = targets_of(variant, idx, original_texts)
                 if not targets:
@@ -647,6 +650,11 @@ def plant_variants(
             out.append((pv, variant))
             made += 1
     return out
+
+
+def _stated_on_pages(value: str, urls: list[str], page_texts: dict[str, str]) -> bool:
+    pattern = re.compile(rf"(?<![\w.,]){re.escape(value)}(?![\w]|[.,]\d)")
+    return any(pattern.search(page_texts.get(u, "")) for u in urls)
 
 
 def _append_under_citation(
@@ -700,7 +708,10 @@ async def run_plant(
             f"{', '.join(g.judge for g in reference)}. Plant from a report whose claims hold."
         )
     reachable = {u for u, r in grader.sources.results.items() if r.reachable}
-    variants = plant_variants(report, eligible, seed=seed, per_kind=per_kind, reachable=reachable)
+    texts = {u: d.text for u, d in grader.sources.documents.items()}
+    variants = plant_variants(
+        report, eligible, seed=seed, per_kind=per_kind, reachable=reachable, page_texts=texts
+    )
     for pv, variant in variants:
         grades = await grader.grade(variant)
         for g in grades:
