@@ -547,15 +547,20 @@ def parse_json(raw: str, source: str = "<json>") -> ParsedReport:
             citations.append(
                 Citation(url=url, marker="json", style="json", line=line, occurrence=f"c{counter}")
             )
-        sentences.append(
-            ReportSentence(
-                index=index,
-                paragraph=index,
-                text=claim.text.strip(),
-                line=line,
-                citations=citations,
+        parts = [claim.text[a:b] for a, b in _sentence_spans(claim.text)] or [claim.text.strip()]
+        # A claim of several sentences with one citation list is a cited paragraph: its
+        # citations cover every sentence, and the grader must see that they are shared.
+        scope = "paragraph" if len(parts) > 1 and citations else "sentence"
+        for part in parts:
+            sentences.append(
+                ReportSentence(
+                    index=len(sentences),
+                    paragraph=index,
+                    text=part,
+                    line=line,
+                    citations=[c.model_copy(update={"scope": scope}) for c in citations],
+                )
             )
-        )
     return ParsedReport(source=source, format="json", sentences=sentences)
 
 
