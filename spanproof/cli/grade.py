@@ -1,0 +1,264 @@
+"""`spanproof grade`: grade another agent's cited report, claim by claim, judges side by side."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import click
+
+
+def _err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _label(entry) -> str:
+    if entry.verdict == "UNREACHABLE":
+        return "UNREACHABLE"
+    v = entry.verdict
+    if v.error:
+        return "ERROR"
+    return v.verdict
+
+
+def _short(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def render_tables(result, tablefmt: str = "simple") -> str:
+    """Claims with one column per judge, then metrics side by side, then planted sensitivity."""
+    from tabulate import tabulate
+
+    judges = [g.judge for g in result.judges]
+    rows = []
+    first = result.judges[0]
+    for k, entry in enumerate(first.claims):
+        url = entry.url or "(uncited)"
+        scope = {"paragraph": "para", "sentence": "sent"}.get(entry.scope or "", "-")
+        row = [entry.id, _short(entry.text, 60), _short(url.split("://", 1)[-1], 38), scope]
+        row += [_label(g.claims[k]) for g in result.judges]
+        rows.append(row)
+    out = [
+        f"Report: {result.report} ({result.format}); {len(first.claims)} (claim, citation) pairs",
+        tabulate(
+            rows,
+            headers=["claim", "text", "cited", "scope", *judges],
+            tablefmt=tablefmt,
+            disable_numparse=True,
+        ),
+        "",
+    ]
+    names = [
+        ("claims", "atomic claims"),
+        ("uncited_claims", "uncited claims"),
+        ("citations", "(claim, citation) pairs"),
+        ("citation_recall", "citation recall (SUPPORTED)"),
+        ("citation_recall_with_partial", "recall incl. PARTIAL"),
+        ("partial_claim_rate", "claims at best PARTIAL"),
+        ("citation_precision", "citation precision (SUPPORTED or PARTIAL)"),
+        ("citation_precision_strict", "precision, SUPPORTED only"),
+        ("partial_citation_rate", "citations PARTIAL"),
+        ("unreachable", "unreachable citations"),
+        ("unreachable_rate", "unreachable rate"),
+        ("judge_errors", "judge errors"),
+        ("paragraph_level_citations", "paragraph-level citations"),
+        ("shared_citations", "citations shared by several claims"),
+        ("laundering", "laundering (shared, support only some)"),
+    ]
+    metric_rows = [
+        [label] + [getattr(g.metrics, key) for g in result.judges] for key, label in names
+    ]
+    out.append(tabulate(metric_rows, headers=["metric", *judges], tablefmt=tablefmt))
+    for g in result.judges:
+        for case in g.metrics.laundered:
+            out.append(
+                f"  laundering ({g.judge}): {case.url} supports {len(case.supported)} of "
+                f"{len(case.supported) + len(case.unsupported)} claims; not: "
+                + "; ".join(_short(t, 60) for t in case.unsupported)
+            )
+    if result.planted is not None:
+        p = result.planted
+        kinds = list(p.sensitivity_by_kind)
+        plant_rows = []
+        for kind in kinds:
+            n = sum(1 for v in p.variants if v.kind == kind)
+            plant_rows.append([kind, n] + [p.sensitivity_by_kind[kind][j] for j in judges])
+        plant_rows.append(["all planted", len(p.variants)] + [p.sensitivity[j] for j in judges])
+        plant_rows.append(["original pass rate", "-"] + [p.original_pass_rate[j] for j in judges])
+        out += [
+            "",
+            f"Planted failures from {len(p.eligible_sentences)} good sentences "
+            "(sensitivity = share of variants the grader flags):",
+            tabulate(plant_rows, headers=["kind", "variants", *judges], tablefmt=tablefmt),
+        ]
+    return "\n".join(out)
+
+
+@click.command("grade")
+@click.argument("report", type=click.Path(dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json"]),
+    help="Report format (default: by suffix; .json is JSON, anything else markdown).",
+)
+@click.option(
+    "--corpus",
+    type=click.Path(file_okay=False),
+    help="Replay sources from this corpus directory (default: the shipped goldens/corpus/).",
+)
+@click.option("--live", is_flag=True, help="Fetch the cited pages from the live web instead.")
+@click.option(
+    "--judge",
+    "judges",
+    multiple=True,
+    help="Grader spec, repeatable for side-by-side columns: rules (default) | presence | "
+    "blind | openai:<model> | scripted:<path>.",
+)
+@click.option(
+    "--plant",
+    is_flag=True,
+    help="Also plant report-level failures (swapped citation, drifted number, shifted date, "
+    "sentence slipped under a paragraph citation) and report each grader's sensitivity.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --plant.")
+@click.option(
+    "--model",
+    help="Split sentences into atomic claims with this model (openai:<model>); every model "
+    "claim must reuse the sentence's words or the rule-based split is used.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON on stdout.")
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the tables as markdown to FILE.",
+)
+@click.option(
+    "--home", type=click.Path(file_okay=False), help="State directory (default $SPANPROOF_HOME)."
+)
+@click.option(
+    "--base-url", envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint for openai: specs."
+)
+@click.option("--api-key", envvar="OPENAI_API_KEY", help="API key for openai: specs.")
+def grade(
+    report,
+    fmt,
+    corpus,
+    live,
+    judges,
+    plant,
+    seed,
+    model,
+    as_json,
+    markdown_path,
+    home,
+    base_url,
+    api_key,
+):
+    """Grade a cited REPORT (markdown or JSON) claim by claim against the pages it cites.
+
+    \b
+    Each sentence is split into atomic claims; each (claim, cited URL) is graded by
+    fetching the page now (allowlist = the hosts the report cites), ranking its passages
+    and judging the best few. Every verdict points at exact characters of the stored
+    snapshot; a source that fails to load or redirects off the allowlist is UNREACHABLE
+    and counts against the report.
+
+    \b
+    Examples:
+      spanproof grade goldens/reports/briefing.md
+      spanproof grade goldens/reports/agent_answer.json --judge presence --judge rules
+      spanproof grade --plant goldens/reports/briefing.md --judge presence --judge rules --json
+      spanproof grade my_report.md --live --judge openai:gpt-4o-mini
+    """
+    from agent.corpus import ReplayTransport, warc_of
+    from agent.snapshots import SnapshotStore
+    from agent.web import SNAPSHOT_DIR, default_corpus_dir
+    from graders.atomic import atomic_claims, atomic_claims_with_model, openai_splitter
+    from graders.cache import VerdictCache
+    from graders.grade_report import GradeError, cited_hosts, grade_report, make_fetcher
+    from graders.report_input import ReportFormatError, parse_report
+    from spanproof.home import resolve_home
+    from spanproof.specs import EndpointSettings, SpecError, parse_spec
+
+    if live and corpus:
+        raise click.UsageError("Use either --corpus DIR (replay) or --live, not both.")
+    judges = list(judges) or ["rules"]
+    try:
+        for spec in judges:
+            parse_spec(spec)
+    except SpecError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        parsed = parse_report(report, fmt)
+    except ReportFormatError as exc:
+        _err(f"Cannot read the report: {exc}")
+        sys.exit(2)
+
+    state = resolve_home(home)
+    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    transport = None
+    if not live:
+        corpus_dir = Path(corpus) if corpus else default_corpus_dir()
+        if not warc_of(corpus_dir).exists():
+            _err(
+                f"No corpus at {corpus_dir}: build one with `spanproof corpus build --from-wice "
+                "PATH/dev.jsonl --out DIR` and pass --corpus DIR, or grade with --live."
+            )
+            sys.exit(2)
+        transport = ReplayTransport(corpus_dir)
+    store = SnapshotStore(state / SNAPSHOT_DIR)
+    hosts = cited_hosts(parsed.cited_urls)
+    fetcher = make_fetcher(store, hosts, transport=transport)
+    progress = None if as_json else (lambda msg: _err(msg))
+
+    async def run():
+        try:
+            if model:
+                spec = parse_spec(model)
+                if spec.kind != "openai":
+                    raise click.UsageError(
+                        "--model takes openai:<model> (the splitter calls a chat model)."
+                    )
+                claims = await atomic_claims_with_model(
+                    parsed, openai_splitter(spec.name, endpoint)
+                )
+            else:
+                claims = atomic_claims(parsed)
+            return await grade_report(
+                parsed,
+                fetcher=fetcher,
+                store=store,
+                judges=judges,
+                allow_hosts=hosts,
+                plant=plant,
+                seed=seed,
+                cache=VerdictCache.default(state),
+                endpoint=endpoint,
+                claims=claims,
+                progress=progress,
+            )
+        finally:
+            await fetcher.aclose()
+
+    try:
+        result = asyncio.run(run())
+    except (GradeError, SpecError) as exc:
+        _err(str(exc))
+        sys.exit(2)
+    if markdown_path:
+        Path(markdown_path).write_text(
+            render_tables(result, tablefmt="github") + "\n", encoding="utf-8"
+        )
+    if as_json:
+        click.echo(
+            json.dumps(
+                result.model_dump(mode="json", exclude={"egress"}), indent=2, ensure_ascii=False
+            )
+        )
+    else:
+        click.echo(render_tables(result))
