@@ -232,7 +232,7 @@ class Script(BaseModel):
 
 
 TurnLike = ModelTurn | ScriptTurn | dict[str, Any] | str
-TurnFunction = Callable[[list[Message]], TurnLike | Awaitable[TurnLike]]
+TurnFunction = Callable[..., TurnLike | Awaitable[TurnLike]]  # (messages[, tool_names])
 
 
 def _estimate_tokens(messages: Sequence[Message]) -> int:
@@ -244,6 +244,10 @@ def _estimate_tokens(messages: Sequence[Message]) -> int:
 class ScriptedChatModel:
     """Replays a fixed list of turns, or asks a function for each turn.
 
+    A list item is text, a ScriptTurn / dict (`{"content": ..., "tool_calls": [{"name",
+    "arguments"}]}`), a ModelTurn, or a callable(messages) returning one of those (so a
+    test can cite the doc_id or span_id an earlier tool returned).
+
     Built for tests and demos, like pydantic-ai's TestModel / FunctionModel: it
     never improvises, and it fails loudly, naming the turn index, when asked for
     a turn its script does not have. `calls` records what it was sent.
@@ -251,7 +255,7 @@ class ScriptedChatModel:
 
     def __init__(
         self,
-        turns: Sequence[TurnLike] | TurnFunction,
+        turns: Sequence[TurnLike | TurnFunction] | TurnFunction,
         *,
         model_id: str = "scripted",
         spec: str | None = None,
@@ -259,7 +263,9 @@ class ScriptedChatModel:
         self.id = spec or f"scripted:{model_id}"
         self.model_id = model_id
         self._fn: TurnFunction | None = turns if callable(turns) else None
-        self._turns: list[TurnLike] = [] if callable(turns) else list(turns)
+        # A function may take (messages) or (messages, offered_tool_names).
+        self._fn_wants_tools = bool(self._fn) and len(inspect.signature(self._fn).parameters) >= 2
+        self._turns: list[TurnLike | TurnFunction] = [] if callable(turns) else list(turns)
         self.calls: list[dict[str, Any]] = []
 
     @classmethod
@@ -322,7 +328,12 @@ class ScriptedChatModel:
             }
         )
         if self._fn is not None:
-            raw = self._fn(list(messages))
+            names = [t.get("function", {}).get("name") for t in tools or []]
+            raw = (
+                self._fn(list(messages), names)
+                if self._fn_wants_tools
+                else self._fn(list(messages))
+            )
             if inspect.isawaitable(raw):
                 raw = await raw
         else:
@@ -333,6 +344,10 @@ class ScriptedChatModel:
                     "with a draft_answer call."
                 )
             raw = self._turns[index]
+            if callable(raw):  # a turn may be computed from the conversation so far
+                raw = raw(list(messages))
+                if inspect.isawaitable(raw):
+                    raw = await raw
         return self._coerce(raw, index, messages)
 
 

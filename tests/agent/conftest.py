@@ -36,7 +36,9 @@ PAGES = {
 }
 
 
-def build_env(home, pages: dict[str, str] | None = None, *, hits: dict[str, str] | None = None) -> WebEnv:
+def build_env(
+    home, pages: dict[str, str] | None = None, *, hits: dict[str, str] | None = None
+) -> WebEnv:
     pages = dict(PAGES if pages is None else pages)
     served = dict(pages)
     if hits:
@@ -50,7 +52,9 @@ def build_env(home, pages: dict[str, str] | None = None, *, hits: dict[str, str]
 
     hosts = sorted({httpx.URL(u).host for u in served})
     store = SnapshotStore(home / "snapshots")
-    fetcher = Fetcher(EgressPolicy(allow_hosts=hosts), store, transport=httpx.MockTransport(handler))
+    fetcher = Fetcher(
+        EgressPolicy(allow_hosts=hosts), store, transport=httpx.MockTransport(handler)
+    )
     search = StaticSearch.from_html(list(served.items()))
     return WebEnv(search=search, fetcher=fetcher, store=store)
 
