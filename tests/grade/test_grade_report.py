@@ -1,0 +1,240 @@
+"""Grading reports end to end: unreachable sources, exact span offsets, metrics, planting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agent.corpus import ReplayTransport
+from agent.snapshots import SnapshotStore
+from agent.web import default_corpus_dir
+from graders.grade_report import (
+    GradedClaim,
+    PassageIndex,
+    cited_hosts,
+    compute_metrics,
+    grade_report,
+    make_fetcher,
+)
+from graders.report_input import parse_report, parse_text
+from graders.verdict import Verdict
+
+REPORTS = Path(__file__).resolve().parents[2] / "goldens" / "reports"
+BRIEFING = REPORTS / "briefing.md"
+ANSWER = REPORTS / "agent_answer.json"
+
+PAGE = (
+    "<html><head><title>Acme results</title></head><body>"
+    "<p>Acme Corp reported results for 2023. Revenue grew 12% in 2023 to $4.1 billion. "
+    "Operating margin fell to 8% from 10%.</p><p>The company hired 300 engineers in Paris.</p>"
+    "</body></html>"
+)
+
+
+async def _grade(report, tmp_path, *, transport=None, judges=("rules",), plant=False):
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetcher = make_fetcher(store, cited_hosts(report.cited_urls), transport=transport)
+    try:
+        result = await grade_report(
+            report, fetcher=fetcher, store=store, judges=list(judges), plant=plant
+        )
+    finally:
+        await fetcher.aclose()
+    return result, store
+
+
+def _offline():
+    return ReplayTransport(default_corpus_dir())
+
+
+async def test_unreachable_sources_are_counted_not_dropped(httpserver, tmp_path):
+    httpserver.expect_request("/acme").respond_with_data(PAGE, content_type="text/html")
+    httpserver.expect_request("/gone").respond_with_data(
+        "missing", status=404, content_type="text/html"
+    )
+    # Redirect to another host (127.0.0.1 is not the cited host "localhost:<port>").
+    away = f"http://127.0.0.1:{httpserver.port}/acme"
+    httpserver.expect_request("/moved").respond_with_data(
+        "", status=302, headers={"Location": away}
+    )
+    md = (
+        f"Revenue grew 12% in 2023 [1]. Acme doubled its dividend [2]. Margin fell to 8% [3].\n\n"
+        f"[1]: {httpserver.url_for('/acme')}\n[2]: {httpserver.url_for('/gone')}\n"
+        f"[3]: {httpserver.url_for('/moved')}\n"
+    )
+    result, _ = await _grade(parse_text(md, "md"), tmp_path, judges=("presence", "rules"))
+    for grade in result.judges:
+        labels = [e.label for e in grade.claims]
+        assert labels[1:] == ["UNREACHABLE", "UNREACHABLE"]
+        assert grade.metrics.citations == 3 and grade.metrics.unreachable == 2
+        assert grade.metrics.unreachable_rate == pytest.approx(2 / 3, abs=1e-3)
+        assert grade.metrics.citation_recall == pytest.approx(1 / 3, abs=1e-3)  # never dropped
+    rules = result.judges[1].claims
+    assert "HTTP 404" in rules[1].reason
+    assert "URL_NOT_ALLOWED" in rules[2].reason and "127.0.0.1" in rules[2].reason
+    # the redirect target off the allowlist was refused before any contact
+    refused = [
+        e for e in result.egress if e.decision == "refused" and e.host.startswith("127.0.0.1")
+    ]
+    assert refused and all(e.status is None for e in refused)
+    assert rules[0].label == "SUPPORTED"
+
+
+@pytest.mark.parametrize("path", [BRIEFING, ANSWER])
+async def test_every_verdict_points_at_exact_snapshot_characters(path, tmp_path):
+    result, store = await _grade(parse_report(path), tmp_path, transport=_offline())
+    judged = [e for e in result.judges[0].claims if isinstance(e.verdict, Verdict) and e.url]
+    assert judged
+    for e in judged:
+        assert e.span is not None and e.passages_judged >= 1
+        assert len(e.span.text) <= 900
+        assert store.text(e.span.doc_id)[e.span.char_start : e.span.char_end] == e.span.text
+        if e.verdict.quote_used:
+            assert " ".join(e.verdict.quote_used.split()) in " ".join(e.span.text.split())
+
+
+@pytest.mark.parametrize("path", [BRIEFING, ANSWER])
+async def test_example_reports_show_every_outcome(path, tmp_path):
+    result, _ = await _grade(parse_report(path), tmp_path, transport=_offline())
+    grade = result.judges[0]
+    labels = {e.label for e in grade.claims if e.url}
+    assert {"SUPPORTED", "PARTIAL", "NOT_SUPPORTED"} <= labels
+    assert grade.metrics.paragraph_level_citations >= 1 and grade.metrics.shared_citations >= 1
+    assert grade.metrics.laundering >= 1
+    assert 0 < grade.metrics.citation_recall < grade.metrics.citation_recall_with_partial < 1
+
+
+async def test_presence_passes_a_planted_bad_report_that_rules_catches(tmp_path):
+    result, _ = await _grade(
+        parse_report(BRIEFING),
+        tmp_path,
+        transport=_offline(),
+        judges=("presence", "rules"),
+        plant=True,
+    )
+    planted = result.planted
+    assert planted is not None and len(planted.variants) >= 8
+    assert {v.kind for v in planted.variants} == {
+        "swap_citation",
+        "drift_number",
+        "shift_time",
+        "append_claim",
+    }
+    assert planted.sensitivity["presence"] == 0.0
+    assert planted.sensitivity["rules"] >= 0.75
+    # One planted-bad report, graded whole: presence still scores 100%.
+    swap = next(v for v in planted.variants if v.kind == "swap_citation")
+    bad = parse_report(BRIEFING)
+    sentences = [
+        s.model_copy(
+            update={"citations": [c.model_copy(update={"url": swap.after}) for c in s.citations]}
+        )
+        if s.index == swap.sentence_index
+        else s
+        for s in bad.sentences
+    ]
+    bad = bad.model_copy(update={"sentences": sentences})
+    graded, _ = await _grade(
+        bad, tmp_path / "bad", transport=_offline(), judges=("presence", "rules")
+    )
+    presence, rules = graded.judges
+    assert presence.metrics.citation_recall == 1.0
+    swapped = [e for e in rules.claims if e.sentence_index == swap.sentence_index]
+    assert swapped and all(e.label != "SUPPORTED" for e in swapped)
+
+
+def _entry(cid, url, occurrence, label):
+    verdict = "UNREACHABLE" if label == "UNREACHABLE" else Verdict(verdict=label)
+    return GradedClaim(
+        id=cid, text=f"claim {cid}", sentence="s", sentence_index=0, citations=[url] if url else [],
+        url=url, occurrence=occurrence, scope="paragraph", verdict=verdict,
+    )  # fmt: skip
+
+
+def test_metrics_arithmetic_and_laundering_signal():
+    entries = [
+        _entry("1", "https://a.example/", "c1", "SUPPORTED"),
+        _entry("2", "https://a.example/", "c1", "NOT_SUPPORTED"),  # shares c1 with 1: laundering
+        _entry("3", "https://b.example/", "c2", "PARTIAL"),
+        _entry("3", "https://c.example/", "c3", "UNREACHABLE"),
+        _entry("4", None, None, "NOT_SUPPORTED"),
+    ]
+    m = compute_metrics(entries)
+    assert (m.claims, m.citations, m.uncited_claims) == (4, 4, 1)
+    assert m.citation_recall == 0.25 and m.citation_recall_with_partial == 0.5
+    assert m.citation_precision == 0.5 and m.citation_precision_strict == 0.25
+    assert m.unreachable == 1 and m.unreachable_rate == 0.25
+    assert m.shared_citations == 1 and m.laundering == 1
+    assert m.laundered[0].unsupported == ["claim 2"]
+    # all supported: no laundering even though the marker is shared
+    clean = compute_metrics(
+        [
+            _entry("1", "https://a.example/", "c1", "SUPPORTED"),
+            _entry("2", "https://a.example/", "c1", "SUPPORTED"),
+        ]
+    )
+    assert clean.laundering == 0 and clean.citation_recall == 1.0
+
+
+def test_passages_are_sentence_windows_ranked_by_overlap():
+    text = (
+        "Intro line\n\nCats sleep a lot. Revenue grew 12% in 2023. Dogs bark.\n\n"
+        + "Filler sentence here. " * 80
+    )
+    index = PassageIndex(text)
+    assert all(e - s <= 900 for s, e in index.windows)
+    best = index.best("Revenue grew 12% in 2023", 3)
+    s, e = best[0]
+    assert "Revenue grew 12% in 2023." in text[s:e]
+
+
+def test_cli_json_shape_and_side_by_side_judges(tmp_path):
+    from spanproof.cli import cli
+
+    runner = CliRunner()
+    res = runner.invoke(
+        cli,
+        [
+            "grade",
+            str(ANSWER),
+            "--judge",
+            "presence",
+            "--judge",
+            "rules",
+            "--json",
+            "--home",
+            str(tmp_path),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["report"].endswith("agent_answer.json")
+    assert [j["judge"] for j in data["judges"]] == ["presence", "rules"]
+    for judge in data["judges"]:
+        assert judge["metrics"]["citation_recall"] < 1.0
+        for c in judge["claims"]:
+            assert {"text", "sentence", "citations", "verdict", "url", "span"} <= set(c)
+            assert c["verdict"] == "UNREACHABLE" or "verdict" in c["verdict"]
+    rules_spans = [c["span"] for c in data["judges"][1]["claims"] if c["span"]]
+    assert rules_spans and all(
+        {"doc_id", "char_start", "char_end", "text"} <= set(s) for s in rules_spans
+    )
+    md = tmp_path / "out.md"
+    table = runner.invoke(
+        cli, ["grade", str(BRIEFING), "--markdown", str(md), "--home", str(tmp_path)]
+    )
+    assert (
+        table.exit_code == 0 and "citation recall" in table.stdout and "| metric" in md.read_text()
+    )
+
+
+def test_cli_malformed_report_names_the_line(tmp_path):
+    from spanproof.cli import cli
+
+    bad = tmp_path / "bad.md"
+    bad.write_text("Fine sentence [1].\n\nBroken [^9] footnote.\n\n[1]: https://a.example/\n")
+    res = CliRunner().invoke(cli, ["grade", str(bad), "--home", str(tmp_path)])
+    assert res.exit_code == 2 and "line 3" in res.output and "[^9]" in res.output
