@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from graders.atomic import (
@@ -141,3 +143,47 @@ async def test_model_splitter_falls_back_on_invention():
     _, note = await splitter.split("Revenue grew 12% and margin fell.")
     assert note and "unreadable" in note
     assert len(splitter.rejections) == 2
+
+
+async def test_openai_splitter_over_the_wire(httpserver):
+    from graders.atomic import openai_splitter
+    from spanproof.specs import EndpointSettings
+
+    def reply(content: str) -> dict:
+        return {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "local",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
+        }
+
+    httpserver.expect_ordered_request("/v1/chat/completions", method="POST").respond_with_json(
+        reply('{"claims": ["Revenue grew 12%.", "Margin fell."]}')
+    )
+    httpserver.expect_ordered_request("/v1/chat/completions", method="POST").respond_with_json(
+        reply('{"claims": ["Revenue grew strongly."]}')
+    )
+    splitter = openai_splitter(
+        "local", EndpointSettings(base_url=httpserver.url_for("/v1"), api_key="local")
+    )
+    report = parse_text(
+        "Revenue grew 12% and margin fell [1]. Sales rose.\n\n[1]: https://a.example/\n", "md"
+    )
+    from graders.atomic import atomic_claims_with_model
+
+    claims = await atomic_claims_with_model(report, splitter)
+    assert [(c.text, c.method) for c in claims] == [
+        ("Revenue grew 12%.", "model"),
+        ("Margin fell.", "model"),
+        ("Sales rose.", "whole"),  # the invented "strongly" was rejected; rule split used
+    ]
+    assert claims[2].note and "strongly" in claims[2].note
+    sent = [json.loads(req.data)["messages"][1]["content"] for req, _ in httpserver.log]
+    assert sent == ["Revenue grew 12% and margin fell.", "Sales rose."]
