@@ -162,7 +162,8 @@ def locate_span(doc: Document, locator: str, max_chars: int = 600) -> tuple[int,
             "LOCATOR_AMBIGUOUS",
             f"The locator occurs {len(positions)} times in {doc.doc_id}. Extend it with the "
             "words that follow the occurrence you mean; `options` lists those words for each "
-            "occurrence, in document order.",
+            "occurrence, in document order"
+            + (f" (the first {MAX_OPTIONS})." if len(positions) > MAX_OPTIONS else "."),
             retryable=True,
             options=_options(text, locator, positions),
         )

@@ -1,0 +1,295 @@
+"""`spanproof corpus|search|fetch|quote`: the evidence layer from a terminal.
+
+Thin wrappers over agent.corpus / agent.web / agent.tools. Every command
+takes --home (state directory) and --json (one JSON document on stdout,
+nothing else); refusals print the tool's error message and exit 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from spanproof.home import resolve_home
+
+HOME_HELP = "State directory (snapshot store, indexes). Default: $SPANPROOF_HOME, else the per-user data dir."
+CORPUS_HELP = (
+    "Corpus directory (corpus.warc.gz + manifest.jsonl). Default: the shipped WiCE corpus."
+)
+
+home_option = click.option("--home", type=click.Path(file_okay=False), default=None, help=HOME_HELP)
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document on stdout."
+)
+corpus_option = click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    envvar="SPANPROOF_CORPUS",
+    help=CORPUS_HELP,
+)
+
+
+def _emit(as_json: bool, payload, human: str) -> None:
+    if as_json:
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        click.echo(human)
+
+
+def _fail(as_json: bool, failure) -> None:
+    detail = failure.detail
+    if as_json:
+        click.echo(detail.model_dump_json(indent=2))
+    else:
+        click.echo(f"error: {detail.error}: {detail.message}", err=True)
+        for option in detail.options:
+            click.echo(f"  - {option}", err=True)
+    sys.exit(1)
+
+
+def _progress(as_json: bool):
+    if as_json:
+        return None
+    return lambda msg: click.echo(msg, err=True)
+
+
+@click.group()
+def corpus() -> None:
+    """Build or describe an offline web corpus.
+
+    \b
+    Build the default corpus from the WiCE development pages:
+      spanproof corpus build --from-wice ../shared/data/wice/dev.jsonl --out goldens/corpus
+    """
+
+
+@corpus.command("build")
+@click.option(
+    "--from-wice",
+    "from_wice",
+    type=click.Path(dir_okay=False, exists=True),
+    required=True,
+    help="WiCE JSONL (dev split): each unique cited page becomes one HTML page.",
+)
+@click.option(
+    "--out", "out_dir", type=click.Path(file_okay=False), required=True, help="Output directory."
+)
+@home_option
+@json_option
+def corpus_build(from_wice: str, out_dir: str, home: str | None, as_json: bool) -> None:
+    """Turn WiCE pages into a WARC corpus; the same input gives byte-identical output."""
+    import time
+
+    from agent.corpus import build_corpus_from_wice
+
+    started = time.perf_counter()
+    info = build_corpus_from_wice(from_wice, out_dir, progress=_progress(as_json))
+    payload = info.model_dump() | {"seconds": round(time.perf_counter() - started, 3)}
+    _emit(
+        as_json,
+        payload,
+        f"built {info.pages} pages into {out_dir} ({info.warc_bytes / 1e6:.2f} MB WARC, "
+        f"hosts: {', '.join(info.hosts)})",
+    )
+
+
+@corpus.command("info")
+@corpus_option
+@home_option
+@json_option
+def corpus_info_cmd(corpus_dir: str | None, home: str | None, as_json: bool) -> None:
+    """Pages, hosts and size of a corpus."""
+    from agent.corpus import corpus_info
+    from agent.web import default_corpus_dir
+
+    info = corpus_info(Path(corpus_dir) if corpus_dir else default_corpus_dir())
+    _emit(
+        as_json,
+        info.model_dump(),
+        f"{info.path}\n  pages: {info.pages}\n  WARC:  {info.warc_bytes / 1e6:.2f} MB "
+        f"({info.html_bytes / 1e6:.2f} MB of HTML)\n  hosts: {', '.join(info.hosts)}",
+    )
+
+
+@click.command()
+@click.argument("query")
+@corpus_option
+@click.option(
+    "--limit", type=click.IntRange(1, 50), default=8, show_default=True, help="Hits to return."
+)
+@home_option
+@json_option
+def search(query: str, corpus_dir: str | None, limit: int, home: str | None, as_json: bool) -> None:
+    """Search the offline corpus (bm25 over title and text). Snippets are not evidence."""
+    from agent.search import LocalIndex
+    from agent.web import default_corpus_dir
+
+    index = LocalIndex(
+        Path(corpus_dir) if corpus_dir else default_corpus_dir(),
+        home=resolve_home(home),
+        progress=_progress(as_json),
+    )
+    hits = index.search_sync(query, limit)
+    human = "\n\n".join(
+        f"{i}. {h.title}\n   {h.url}\n   {h.snippet}" for i, h in enumerate(hits, 1)
+    )
+    _emit(as_json, [h.model_dump() for h in hits], human or "no hits")
+
+
+@click.command()
+@click.argument("url")
+@corpus_option
+@click.option("--live", is_flag=True, help="Fetch from the network instead of the offline corpus.")
+@click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    help="With --live: allowlisted host (host, host:port or *.suffix); repeatable. Default: the URL's host.",
+)
+@click.option(
+    "--record",
+    "record_to",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --live: also append the responses to this WARC (replay it later with --corpus).",
+)
+@click.option("--preview-chars", type=click.IntRange(200, 20000), default=1500, show_default=True)
+@home_option
+@json_option
+def fetch(
+    url: str,
+    corpus_dir: str | None,
+    live: bool,
+    allow: tuple[str, ...],
+    record_to: str | None,
+    preview_chars: int,
+    home: str | None,
+    as_json: bool,
+) -> None:
+    """Fetch URL through the egress policy and store it; prints doc_id, title and a preview.
+
+    A URL typed here counts as given in the question. Quote from the result with
+    `spanproof quote DOC_ID "exact words..."`.
+    """
+    from agent.egress import host_of
+    from agent.search import StaticSearch
+    from agent.tool_schema import FetchPageArgs, ToolFailure
+    from agent.tools import Toolbox
+    from agent.web import live_web, offline_web
+
+    state = resolve_home(home)
+    if live:
+        env = live_web(state, list(allow) or [host_of(url)], StaticSearch([]), record_to=record_to)
+    else:
+        env = offline_web(
+            state, Path(corpus_dir) if corpus_dir else None, progress=_progress(as_json)
+        )
+    box = Toolbox(env, question=url, preview_chars=preview_chars)
+
+    async def run():
+        try:
+            return await box.fetch_page(FetchPageArgs(url=url))
+        finally:
+            await env.aclose()
+
+    try:
+        result = asyncio.run(run())
+    except ToolFailure as failure:
+        _fail(as_json, failure)
+        return
+    doc = box.documents[result.doc_id]
+    payload = result.model_dump() | {
+        "retrieved_at": doc.retrieved_at,
+        "chars": len(doc.text),
+        "events": [e.model_dump() for e in box.events],
+    }
+    more = " (truncated)" if result.truncated else ""
+    _emit(
+        as_json,
+        payload,
+        f"{result.doc_id}  {result.title}\n{result.url}  retrieved {doc.retrieved_at}, {len(doc.text)} chars"
+        f"\n\n{result.preview}{more}",
+    )
+
+
+@click.command()
+@click.argument("doc_id")
+@click.argument("locator")
+@click.option(
+    "--max-chars",
+    type=click.IntRange(40, 900),
+    default=600,
+    show_default=True,
+    help="The span ends at the last sentence end within this many characters.",
+)
+@click.option(
+    "--purpose",
+    type=click.Choice(
+        ["support_claim", "check_contradiction", "identify_source_date", "identify_author"]
+    ),
+    default="support_claim",
+    show_default=True,
+)
+@home_option
+@json_option
+def quote(
+    doc_id: str, locator: str, max_chars: int, purpose: str, home: str | None, as_json: bool
+) -> None:
+    """Extract the exact span of stored document DOC_ID that starts at LOCATOR.
+
+    LOCATOR is 12-240 characters copied verbatim from the document; it must occur exactly once.
+    """
+    from pydantic import ValidationError
+
+    from agent.snapshots import SnapshotStore
+    from agent.tool_schema import ExtractQuoteArgs, ToolFailure
+    from agent.tools import Toolbox
+    from agent.web import SNAPSHOT_DIR
+
+    try:
+        args = ExtractQuoteArgs(
+            doc_id=doc_id, locator=locator, max_chars=max_chars, purpose=purpose
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        _fail(
+            as_json,
+            ToolFailure(
+                "INVALID_ARGUMENTS",
+                f"{problems}. A doc_id looks like doc_ + 16 hex "
+                "characters; a locator is 12-240 characters.",
+                retryable=True,
+            ),
+        )
+        return
+    store = SnapshotStore(resolve_home(home) / SNAPSHOT_DIR)
+    box = Toolbox(env=None, question="")  # type: ignore[arg-type]  # quoting needs no web
+    try:
+        box.admit(store.get(doc_id))
+    except KeyError:
+        _fail(
+            as_json,
+            ToolFailure(
+                "UNKNOWN_DOC_ID",
+                f"{doc_id} is not in the snapshot store under this home. "
+                "Fetch it first with `spanproof fetch URL` (same --home).",
+                retryable=False,
+            ),
+        )
+        return
+    try:
+        result = box.extract_quote(args)
+    except ToolFailure as failure:
+        _fail(as_json, failure)
+        return
+    _emit(
+        as_json,
+        result.model_dump(),
+        f"{result.span_id}  [{result.char_start}:{result.char_end}]  {result.doc_url}\n\n{result.text}",
+    )
