@@ -147,6 +147,17 @@ def _handler(shared: _Shared, server_name: str) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        # A client that stops reading (the egress size cap does, on purpose) resets the
+        # connection; that is the control working, not a server fault.
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class FixtureSite:
     """The fixture pages on 127.0.0.1 and the attacker host on 127.0.0.2, both real servers."""
 
@@ -188,7 +199,7 @@ class FixtureSite:
         return self
 
     def _bind(self, host: str, name: str) -> ThreadingHTTPServer:
-        server = ThreadingHTTPServer((host, 0), _handler(self._shared, name))
+        server = _QuietServer((host, 0), _handler(self._shared, name))
         server.daemon_threads = True
         return server
 
