@@ -189,7 +189,9 @@ def relevance(subquestion: str, text: str, subject: set[str] | None = None) -> f
     focus = want - subject
     if not focus:
         return len(want & have) / len(want)
-    focus_share = len(focus & have) / len(focus)
+    # An answer sentence rarely repeats every word of the question: two focus words
+    # (or all of them, when there are fewer) count as full focus.
+    focus_share = min(1.0, len(focus & have) / min(2, len(focus)))
     if focus_share == 0:
         return 0.0
     subject_share = len(subject & have) / len(subject) if subject else 1.0

@@ -70,6 +70,10 @@ def _candidates(
     found = []
     order = 0
     for page in previews:
+        # A page that never names the question's subject is not about it, whatever its
+        # sentences share with the question's other words.
+        if subject and not (subject & content_words(page.title + " " + page.preview)):
+            continue
         for sentence in _sentences(page.preview, page.truncated):
             order += 1
             if not _looks_like_prose(sentence):

@@ -117,3 +117,42 @@ def ledger_markdown(record: RunRecord) -> str:
         "reviewer",
     ]
     return tabulate(rows, headers=headers, tablefmt="github")
+
+
+def answer_markdown(record: RunRecord) -> str:
+    """The brief (answer, citations, gaps) and the claim ledger, as one markdown document."""
+    a = record.answer
+    m = record.metrics
+    out = [f"# {record.question}", ""]
+    if a.label:
+        out += [f"_{a.label}_", ""]
+    out += [a.summary, ""]
+    if a.shown:
+        out += ["## Citations", ""]
+        for n, c in enumerate(a.shown, start=1):
+            span = record.span(c.supporting_span_id) if c.supporting_span_id else None
+            quote = " ".join(span.text.split()) if span else ""
+            mark = "" if c.status == "published" else f" ({c.status}: {c.reason})"
+            out.append(f"{n}. {c.text}{mark}  ")
+            out.append(f"   > {quote}  ")
+            if span:
+                out.append(
+                    f"   {span.url} (retrieved {span.retrieved_at}; verdict {c.verdict.verdict})"
+                )
+        out.append("")
+    if a.gaps:
+        out += ["## What I could not source", ""] + [f"- {g}" for g in a.gaps] + [""]
+    if a.tried:
+        out += ["## What I tried", ""] + [f"- {t}" for t in a.tried] + [""]
+    out += ["## Claim ledger", "", ledger_markdown(record), ""]
+    out += [
+        "## Metrics",
+        "",
+        f"- pre-prune SUPPORTED rate: {m.pre_prune_supported_rate}",
+        f"- published groundedness: {m.published_groundedness}",
+        f"- PARTIAL rate: {m.partial_rate}; drop rate: {m.drop_rate}; judge errors: {m.judge_errors}",
+        f"- cost: ${m.cost.total_usd:.4f}",
+        f"- run: {record.run_id} ({record.status})",
+        "",
+    ]
+    return "\n".join(out)

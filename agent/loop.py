@@ -581,8 +581,13 @@ class Runtime:
             d.url for d in self.tb.documents.values()
         ]
         unfetched: dict[int, list[str]] = {}
+        subject = question_subject(self.record.question)
         for query, hit in self.hits:
             if hit.url in fetched or not self.subquestions:
+                continue
+            # The snippet only chooses what to fetch; it is never evidence.
+            about = f"{hit.title} {hit.snippet}"
+            if subject and not (subject & content_words(about)):
                 continue
             scores = [overlap(sq, query) for sq in self.subquestions]
             i = scores.index(max(scores))

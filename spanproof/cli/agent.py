@@ -1,0 +1,408 @@
+"""`spanproof ask`, `spanproof recheck`, `spanproof runs`: a thin layer over agent.run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from spanproof.home import resolve_home
+from spanproof.specs import EndpointSettings, SpecError
+
+PARTIAL_MODES = ("flag", "narrow", "drop")
+
+
+def _err(msg: str) -> None:
+    click.echo(msg, err=True)
+
+
+def _endpoint(base_url: str | None, api_key: str | None) -> EndpointSettings:
+    return EndpointSettings(base_url=base_url, api_key=api_key)
+
+
+def _offline_env(home: Path, corpus: str | None):
+    from agent.web import offline_web
+
+    try:
+        return offline_web(home, corpus)
+    except FileNotFoundError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _store(home: Path):
+    from agent.runstore import RunStore, default_runstore_path
+
+    return RunStore(default_runstore_path(home))
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+def _citation_rows(record) -> list[list[str]]:
+    rows = []
+    for n, claim in enumerate(record.answer.shown, start=1):
+        span = record.span(claim.supporting_span_id) if claim.supporting_span_id else None
+        quote = " ".join((span.text if span else "").split())
+        rows.append(
+            [
+                str(n),
+                claim.status,
+                claim.verdict.verdict,
+                quote[:300] + ("…" if len(quote) > 300 else ""),
+                span.url if span else "",
+                span.retrieved_at if span else "",
+            ]
+        )
+    return rows
+
+
+def render_answer(record, *, rich_ok: bool) -> None:
+    from tabulate import tabulate
+
+    m = record.metrics
+    a = record.answer
+    headers = ["#", "status", "verdict", "quote", "url", "retrieved"]
+    metrics_line = (
+        f"claims drafted {m.claims_drafted}, published {m.claims_published}, flagged "
+        f"{m.claims_flagged}, narrowed {m.claims_narrowed}, dropped {m.claims_dropped} | "
+        f"pre-prune SUPPORTED {_pct(m.pre_prune_supported_rate)}, published groundedness "
+        f"{_pct(m.published_groundedness)}, PARTIAL rate {_pct(m.partial_rate)}, drop rate "
+        f"{_pct(m.drop_rate)}, judge errors {m.judge_errors} | {m.searches} searches, {m.fetches} "
+        f"fetches, {m.spans} spans, {m.tool_calls} tool calls | cost ${m.cost.total_usd:.4f}"
+    )
+    if rich_ok:
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console()
+        console.print(f"[bold]{record.question}[/bold]")
+        if a.label:
+            console.print(f"[dim]{a.label}[/dim]")
+        console.print()
+        console.print(a.summary)
+        for n, claim in enumerate(a.shown, start=1):
+            if claim.status != "published":
+                console.print(f"[yellow][{n}] {claim.status}: {claim.reason}[/yellow]")
+        if a.gaps:
+            console.print()
+            for gap in a.gaps:
+                console.print(f"[dim]- {gap}[/dim]")
+        table = Table(*headers, title="Citations", show_lines=True)
+        for row in _citation_rows(record):
+            table.add_row(*row)
+        console.print(table)
+        console.print(f"[dim]{metrics_line}[/dim]")
+        console.print(
+            f"[dim]run {record.run_id} ({record.status}); `spanproof runs show {record.run_id}`[/dim]"
+        )
+        return
+    lines = [record.question]
+    if a.label:
+        lines.append(a.label)
+    lines += ["", a.summary]
+    for n, claim in enumerate(a.shown, start=1):
+        if claim.status != "published":
+            lines.append(f"[{n}] {claim.status}: {claim.reason}")
+    if a.gaps:
+        lines += [""] + [f"- {g}" for g in a.gaps]
+    lines += ["", tabulate(_citation_rows(record), headers=headers, tablefmt="simple"), "", metrics_line,
+              f"run {record.run_id} ({record.status})"]  # fmt: skip
+    click.echo("\n".join(lines))
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.0%}"
+
+
+# --- ask ----------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("question")
+@click.option("--policy", type=click.Choice(["extractive", "llm"]), default=None,
+              help="extractive: the deterministic, model-free baseline (default offline). "
+              "llm: a model directs the search (default when --model is given).")  # fmt: skip
+@click.option("--model", "model_spec", default=None, metavar="SPEC",
+              help="Agent model: openai:<model> or scripted:<path.json>.")  # fmt: skip
+@click.option("--judge", "judges", multiple=True, metavar="SPEC",
+              help="Verifier judge(s): rules (default), openai:<model>, scripted:<path>. "
+              "Repeat for a panel where every judge must say SUPPORTED.")  # fmt: skip
+@click.option("--corpus", type=click.Path(file_okay=False), default=None,
+              help="Offline corpus directory to replay (default: the shipped corpus).")  # fmt: skip
+@click.option("--partial", type=click.Choice(PARTIAL_MODES), default="flag", show_default=True,
+              help="PARTIAL claims: flag (publish, marked), narrow (append what is not "
+              "established), or drop.")  # fmt: skip
+@click.option("--convergence", type=click.Choice(["rules", "llm", "off"]), default=None,
+              help="Convergence check (default: llm with an openai: model, else rules).")  # fmt: skip
+@click.option("--convergence-model", default=None, metavar="SPEC",
+              help="Small model for the convergence check (default: the agent model).")  # fmt: skip
+@click.option("--searches", type=int, default=None, help="Search budget (default 6).")
+@click.option("--fetches", type=int, default=None, help="Fetch budget (default 5).")
+@click.option("--tool-calls", type=int, default=None, help="Tool-call budget (default 14).")
+@click.option("--spans", type=int, default=None, help="Span budget (default 11).")
+@click.option("--tokens", type=int, default=None, help="Token budget (default 200000).")
+@click.option("--no-targeted-round", is_flag=True,
+              help="Skip the extra search round for sub-questions whose support was pruned.")  # fmt: skip
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the run record as JSON (quiet otherwise)."
+)
+@click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), default=None,
+              help="Also write the brief and the claim ledger to this markdown file.")  # fmt: skip
+@click.option("--home", default=None, help="State directory (default $SPANPROOF_HOME or per-user).")
+@click.option("--base-url", envvar="OPENAI_BASE_URL", default=None,
+              help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")  # fmt: skip
+@click.option(
+    "--api-key", envvar="OPENAI_API_KEY", default=None, help="API key (env OPENAI_API_KEY)."
+)
+def ask(question, policy, model_spec, judges, corpus, partial, convergence, convergence_model,
+        searches, fetches, tool_calls, spans, tokens, no_targeted_round, as_json, markdown_file,
+        home, base_url, api_key):  # fmt: skip
+    """Answer QUESTION; every published claim carries a quote, a URL, a retrieval time and a verdict.
+
+    \b
+    Offline (no model, no network): the extractive baseline over the shipped corpus,
+    verified by the `rules` judge:
+      spanproof ask "Who did the Odessa Jackalopes hire as head coach in May 2019?"
+    With a model (any OpenAI-compatible endpoint):
+      OPENAI_API_KEY=... spanproof ask "..." --model openai:gpt-4o-mini --judge openai:gpt-4o-mini
+    The run is stored; `spanproof runs show RUN_ID` shows it again, `spanproof recheck RUN_ID`
+    re-fetches its sources and confirms each quote is still there.
+    """
+    from agent.record import Budgets
+    from agent.run import run_question
+    from graders.cache import VerdictCache
+    from graders.judges import make_judge
+    from graders.verify import Verifier
+
+    home_dir = resolve_home(home)
+    policy = policy or ("llm" if model_spec else "extractive")
+    if policy == "llm" and not model_spec:
+        raise click.UsageError("--policy llm needs --model, e.g. --model openai:gpt-4o-mini.")
+    endpoint = _endpoint(base_url, api_key)
+    budget_args = {k: v for k, v in dict(searches=searches, fetches=fetches, tool_calls=tool_calls,
+                                         spans=spans, tokens=tokens).items() if v is not None}  # fmt: skip
+    try:
+        budgets = Budgets(**budget_args)
+        judge_objs = [make_judge(j, endpoint=endpoint) for j in (judges or ("rules",))]
+    except (SpecError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from exc
+    verifier = Verifier(judge_objs, cache=VerdictCache(home_dir / "verdicts.sqlite"))
+    env = _offline_env(home_dir, corpus)
+    store = _store(home_dir)
+    progress = None if as_json else (lambda msg: _err(f"  {msg}"))
+
+    async def go():
+        try:
+            return await run_question(
+                question, env=env, policy=policy, model=model_spec if policy == "llm" else None,
+                verifier=verifier, budgets=budgets, store=store, endpoint=endpoint, partial=partial,
+                convergence=convergence, convergence_model=convergence_model,
+                targeted_round=not no_targeted_round, progress=progress,
+            )  # fmt: skip
+        finally:
+            await env.aclose()
+
+    try:
+        record = asyncio.run(go())
+    except SpecError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if markdown_file:
+        from agent.ledger import answer_markdown
+
+        Path(markdown_file).write_text(answer_markdown(record), encoding="utf-8")
+        if not as_json:
+            _err(f"  wrote {markdown_file}")
+    if as_json:
+        click.echo(record.model_dump_json(indent=2))
+    else:
+        render_answer(record, rich_ok=sys.stdout.isatty())
+
+
+# --- recheck ------------------------------------------------------------------------------
+
+_QUOTES = str.maketrans(
+    {
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‟": '"',
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "‛": "'",
+        "«": '"',
+        "»": '"',
+    }
+)
+
+
+def normalise_for_match(text: str) -> str:
+    """Whitespace collapsed, curly quotes made straight: check 2 is a string match after this."""
+    return re.sub(r"\s+", " ", text.translate(_QUOTES)).strip()
+
+
+async def recheck_record(record, env) -> list[dict]:
+    """Checks 1 and 2 for every cited span: the source resolves, the quote is still on the page."""
+    from urllib.parse import urlsplit
+
+    from agent.tool_schema import ToolFailure
+
+    cited = {sid for c in record.answer.claims for sid in c.span_ids}
+    by_url: dict[str, list] = {}
+    for span in record.spans:
+        if span.span_id in cited:
+            by_url.setdefault(span.url, []).append(span)
+    rows = []
+    for url, spans in by_url.items():
+        doc_rec = record.document(spans[0].doc_id)
+        try:
+            doc = await env.fetcher.fetch(url)
+            error = None
+        except ToolFailure as failure:
+            doc, error = None, f"{failure.detail.error}: {failure.detail.message}"
+        except Exception as exc:  # a dead source is a finding, not a crash
+            doc, error = None, f"{type(exc).__name__}: {exc}"
+        for span in spans:
+            row = {
+                "span_id": span.span_id,
+                "url": url,
+                "snapshot_sha256": doc_rec.sha256 if doc_rec else "",
+            }
+            if doc is None:
+                row.update(
+                    resolves=False,
+                    same_snapshot=None,
+                    quote_on_page=None,
+                    flag=f"fetch failed: {error}",
+                )
+            else:
+                moved = (urlsplit(doc.final_url).hostname or "") != (urlsplit(url).hostname or "")
+                same = bool(doc_rec) and doc.sha256 == doc_rec.sha256
+                present = normalise_for_match(span.text) in normalise_for_match(doc.text)
+                flag = ""
+                if moved:
+                    flag = f"redirected to another host: {doc.final_url}"
+                elif not present:
+                    flag = "quote no longer on the page"
+                row.update(resolves=not moved, same_snapshot=same, quote_on_page=present,
+                           fetched_sha256=doc.sha256, flag=flag)  # fmt: skip
+            rows.append(row)
+    return rows
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--corpus", type=click.Path(file_okay=False), default=None,
+              help="Replay this corpus (default: the shipped corpus).")  # fmt: skip
+@click.option(
+    "--live", is_flag=True, help="Re-fetch over the network (egress allowlist = the run's hosts)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("--home", default=None, help="State directory (default $SPANPROOF_HOME or per-user).")
+def recheck(run_id, corpus, live, as_json, home):
+    """Re-fetch each URL a run cited, compare with the stored snapshot, and confirm each
+    quote is still on the page (whitespace and quotation marks normalised).
+
+    Exit status 1 when any source fails to resolve or any quote is gone.
+    """
+    home_dir = resolve_home(home)
+    try:
+        record = _store(home_dir).get(run_id)
+    except KeyError as exc:
+        raise click.ClickException(str(exc.args[0])) from exc
+    if live:
+        from urllib.parse import urlsplit
+
+        from agent.search import StaticSearch
+        from agent.web import live_web
+
+        hosts = sorted({urlsplit(s.url).hostname or "" for s in record.spans} - {""})
+        env = live_web(home_dir, hosts, StaticSearch([]))
+    else:
+        env = _offline_env(home_dir, corpus)
+
+    async def go():
+        try:
+            return await recheck_record(record, env)
+        finally:
+            await env.aclose()
+
+    rows = asyncio.run(go())
+    if as_json:
+        click.echo(json.dumps({"run_id": record.run_id, "checks": rows}, indent=2))
+    else:
+        from tabulate import tabulate
+
+        table = [
+            [
+                r["span_id"],
+                r["url"],
+                r["resolves"],
+                r["same_snapshot"],
+                r["quote_on_page"],
+                r["flag"],
+            ]
+            for r in rows
+        ]
+        click.echo(
+            tabulate(
+                table, headers=["span", "url", "resolves", "same snapshot", "quote on page", "flag"]
+            )
+        )
+    if any(r["flag"] for r in rows):
+        sys.exit(1)
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+
+@click.group()
+def runs():
+    """List or show stored runs."""
+
+
+@runs.command("list")
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--home", default=None, help="State directory (default $SPANPROOF_HOME or per-user).")
+def runs_list(limit, as_json, home):
+    """Stored runs, newest first."""
+    from tabulate import tabulate
+
+    items = _store(resolve_home(home)).list(limit=limit)
+    if as_json:
+        click.echo(json.dumps([i.model_dump() for i in items], indent=2))
+        return
+    if not items:
+        click.echo('No runs yet. Try: spanproof ask "..."')
+        return
+    rows = [
+        [i.run_id, i.status + (" (still running)" if i.still_running else ""), i.policy, i.created_at,
+         i.claims_published, _pct(i.published_groundedness), i.question[:60]]
+        for i in items
+    ]  # fmt: skip
+    click.echo(
+        tabulate(
+            rows, headers=["run", "status", "policy", "created", "shown", "grounded", "question"]
+        )
+    )
+
+
+@runs.command("show")
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the full run record.")
+@click.option("--home", default=None, help="State directory (default $SPANPROOF_HOME or per-user).")
+def runs_show(run_id, as_json, home):
+    """One run: its answer and citations (or the full record with --json)."""
+    try:
+        record = _store(resolve_home(home)).get(run_id)
+    except KeyError as exc:
+        raise click.ClickException(str(exc.args[0])) from exc
+    if as_json:
+        click.echo(record.model_dump_json(indent=2))
+    else:
+        render_answer(record, rich_ok=sys.stdout.isatty())
