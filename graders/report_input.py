@@ -83,6 +83,11 @@ _DEF_RE = re.compile(r"^\s{0,3}\[(\^?[^\]\s][^\]]*)\]:\s*(.*)$")  # [ref]: url /
 _NUMBERED_DEF_RE = re.compile(r"^\s{0,3}\[(\d+)\]\s+(<?https?://\S+?>?)\s*(?:\s.*)?$")  # [1] url
 _URL_IN_TEXT_RE = re.compile(r"https?://[^\s<>\[\]]+")
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s")
+_SOURCES_HEADING_RE = re.compile(
+    r"^\s{0,3}#{1,6}\s+(sources|references|bibliography|citations|works cited|notes|footnotes|"
+    r"further reading|links)\b",
+    re.IGNORECASE,
+)
 _RULE_RE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
 _LIST_ITEM_RE = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+")
@@ -97,6 +102,7 @@ _INLINE_RE = re.compile(
   | \[\^(?P<fn>[^\]\s]+)\]                                        # [^1]
   | \[(?P<num>\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*)\](?!\()          # [1], [1, 2], [1-3]
   | <(?P<auto>https?://[^>\s]+)>                                  # <https://...>
+  | (?P<bare>https?://[^\s<>\[\]()]+[^\s<>\[\]().,;:!?'"])                # bare URL (GFM)
     """,
     re.VERBOSE,
 )
@@ -175,6 +181,7 @@ def _paragraphs(lines: list[str], skip: set[int]) -> list[_Paragraph]:
     out: list[_Paragraph] = []
     current: list[tuple[int, str]] = []
     in_fence = False
+    in_sources = False
 
     def close() -> None:
         nonlocal current
@@ -195,8 +202,15 @@ def _paragraphs(lines: list[str], skip: set[int]) -> list[_Paragraph]:
         if not stripped.strip():
             close()
             continue
-        if _HEADING_RE.match(stripped) or _RULE_RE.match(stripped) or _TABLE_RE.match(stripped):
+        if _HEADING_RE.match(stripped):
             close()
+            # A "Sources" / "References" section lists where claims came from; it is not prose.
+            in_sources = bool(_SOURCES_HEADING_RE.match(stripped))
+            continue
+        if _RULE_RE.match(stripped) or _TABLE_RE.match(stripped):
+            close()
+            continue
+        if in_sources:
             continue
         item = _LIST_ITEM_RE.match(stripped)
         if item:
@@ -304,6 +318,8 @@ def _flatten(
                     found.append(cite(defs[str(n)][0], f"[{n}]", "footnote", line_no))
             elif m.group("auto") is not None:
                 found.append(cite(m.group("auto"), m.group(0), "autolink", line_no))
+            elif m.group("bare") is not None:
+                found.append(cite(m.group("bare"), m.group(0), "autolink", line_no))
             if found:
                 markers.append(_Marker(pos=length, citations=found))
         emit(line[pos:], line_no)

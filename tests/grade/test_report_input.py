@@ -182,3 +182,17 @@ def test_parse_report_detects_format(tmp_path):
     assert parse_report(md).format == "md" and parse_report(js).format == "json"
     with pytest.raises(ReportFormatError, match="no such report"):
         parse_report(tmp_path / "missing.md")
+
+
+def test_bare_urls_cite_and_sources_sections_are_not_claims():
+    md = (
+        "Revenue grew 12% https://a.example/x. Costs fell (https://b.example/y).\n\n"
+        "## Sources\n\n1. Reuters, https://a.example/x\n2. https://b.example/y\n\n"
+        "## Outlook\n\nProfit will rise [1].\n\n[1]: https://c.example/\n"
+    )
+    r = parse_text(md, "md")
+    assert _cites(r) == [
+        ("Revenue grew 12%.", [("https://a.example/x", "autolink", "sentence")]),
+        ("Costs fell.", [("https://b.example/y", "autolink", "sentence")]),
+        ("Profit will rise.", [("https://c.example/", "footnote", "sentence")]),
+    ]
