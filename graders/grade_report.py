@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 import pysbd
 from pydantic import BaseModel, Field
 
-from agent.egress import EgressPolicy, Fetcher
+from agent.egress import EgressPolicy, Fetcher, host_of
 from agent.evidence import Document, EgressEvent
 from agent.snapshots import SnapshotStore
 from agent.tool_schema import ToolFailure
@@ -209,6 +209,17 @@ class SourceFetcher:
             return
         if doc.status >= 400:
             self.results[url] = SourceResult(url=url, reachable=False, reason=f"HTTP {doc.status}")
+            return
+        if host_of(doc.final_url).lower() != host_of(url).lower():
+            # Another host, even one the report cites elsewhere, is not the cited source.
+            self.results[url] = SourceResult(
+                url=url,
+                reachable=False,
+                reason=f"REDIRECTED_AWAY: {url} now redirects to {doc.final_url}",
+                doc_id=doc.doc_id,
+                final_url=doc.final_url,
+                retrieved_at=doc.retrieved_at,
+            )
             return
         self.documents[url] = doc
         self.results[url] = SourceResult(

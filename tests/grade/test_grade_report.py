@@ -238,3 +238,14 @@ def test_cli_malformed_report_names_the_line(tmp_path):
     bad.write_text("Fine sentence [1].\n\nBroken [^9] footnote.\n\n[1]: https://a.example/\n")
     res = CliRunner().invoke(cli, ["grade", str(bad), "--home", str(tmp_path)])
     assert res.exit_code == 2 and "line 3" in res.output and "[^9]" in res.output
+
+
+async def test_redirect_to_another_cited_host_is_still_unreachable(httpserver, tmp_path):
+    other = f"http://127.0.0.1:{httpserver.port}/acme"
+    httpserver.expect_request("/acme").respond_with_data(PAGE, content_type="text/html")
+    httpserver.expect_request("/hop").respond_with_data("", status=301, headers={"Location": other})
+    md = f"Revenue grew 12% in 2023 [1]. Margin fell to 8% [2].\n\n[1]: {httpserver.url_for('/hop')}\n[2]: {other}\n"
+    result, _ = await _grade(parse_text(md, "md"), tmp_path)
+    first, second = result.judges[0].claims
+    assert first.label == "UNREACHABLE" and "REDIRECTED_AWAY" in first.reason
+    assert second.label == "SUPPORTED"
