@@ -42,7 +42,8 @@ def render_tables(result, tablefmt: str = "simple") -> str:
         row += [_label(g.claims[k]) for g in result.judges]
         rows.append(row)
     out = [
-        f"Report: {result.report} ({result.format}); {len(first.claims)} (claim, citation) pairs",
+        f"Report: {result.report} ({result.format}); {first.metrics.claims} atomic claims, "
+        f"{first.metrics.citations} (claim, citation) pairs, {first.metrics.uncited_claims} uncited",
         tabulate(
             rows,
             headers=["claim", "text", "cited", "scope", *judges],
