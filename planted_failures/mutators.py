@@ -310,6 +310,12 @@ def _proper_names(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+def _plausible_name(name: str) -> bool:
+    # Title-case headlines and sentence openers ("According", "However") are not entities.
+    words = name.split()
+    return len(words) <= 3 and words[0].lower() not in _STOP and words[0].lower() not in _STARTERS
+
+
 @mutator("scope_creep", expected="PARTIAL")
 def scope_creep(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Widen or shift who/where the claim covers: manufacturers -> importers, Scotland -> the UK."""
@@ -319,9 +325,17 @@ def scope_creep(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None
     if not cands:
         # Entity swap from the span: a name the claim uses -> another name on the same page,
         # widened with "and" so the claim now covers more than the span states for it.
-        claim_names = [c for c in _proper_names(text) if c[2] in pair.span]
-        span_names = {n for _, _, n in _proper_names(pair.span)} - {n for _, _, n in claim_names}
-        span_names = {n for n in span_names if n not in text}
+        claim_names = [
+            c for c in _proper_names(text) if c[2] in pair.span and _plausible_name(c[2])
+        ]
+        claim_tokens = {w.lower() for _, _, n in _proper_names(text) for w in n.split()}
+        span_names = {
+            n
+            for _, _, n in _proper_names(pair.span)
+            if _plausible_name(n)
+            and n not in text
+            and not ({w.lower() for w in n.split()} & claim_tokens)
+        }
         if claim_names and span_names:
             start, end, name = claim_names[rng.randrange(len(claim_names))]
             other = sorted(span_names)[rng.randrange(len(span_names))]

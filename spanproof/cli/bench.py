@@ -1,0 +1,407 @@
+"""`spanproof sensitivity` and `spanproof calibrate`: the grader test bench on the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+
+from spanproof.specs import SpecError
+
+_FMT = "{:.3f}"
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else _FMT.format(x)
+
+
+def _progress(quiet: bool):
+    if quiet:
+        return None
+    return lambda msg: click.echo(msg, err=True)
+
+
+def _cache(home: str | None, no_cache: bool):
+    if no_cache:
+        return None
+    from graders.cache import VerdictCache
+
+    return VerdictCache.default(home)
+
+
+def _judge(spec: str):
+    from graders.judges import make_judge
+
+    try:
+        return make_judge(spec)
+    except SpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--judge") from exc
+
+
+def _pairs(path: str):
+    from graders.calibration import PairSetError, load_pairs
+
+    try:
+        return load_pairs(path)
+    except PairSetError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+@click.command()
+@click.option(
+    "--pairs",
+    "pairs_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="JSONL pair set; its SUPPORTED pairs are planted on.",
+)
+@click.option(
+    "--judge",
+    "judge_spec",
+    default="rules",
+    show_default=True,
+    envvar="SPANPROOF_JUDGE",
+    help="Judge spec: rules, blind, openai:<model>, scripted:<path>.",
+)
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    help="Seed for the mutators (same seed, same planted set).",
+)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    help="Plant only this kind (repeatable). Default: every registered kind.",
+)
+@click.option(
+    "--min-sensitivity",
+    default=0.90,
+    show_default=True,
+    help="Fail below this share of planted pairs caught.",
+)
+@click.option(
+    "--min-specificity",
+    default=0.80,
+    show_default=True,
+    help="Fail below this share of originals judged SUPPORTED.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the result as JSON (no progress, no table)."
+)
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="State directory (default $SPANPROOF_HOME or the per-user data dir); the verdict cache lives here.",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Judge every pair afresh, ignoring and not filling the verdict cache.",
+)
+@click.option(
+    "--show-missed",
+    default=10,
+    show_default=True,
+    help="How many missed pairs to list in the table output.",
+)
+def sensitivity(
+    pairs_path,
+    judge_spec,
+    seed,
+    kinds,
+    min_sensitivity,
+    min_specificity,
+    as_json,
+    home,
+    no_cache,
+    show_missed,
+):
+    """Plant known failures on good pairs and measure whether a judge says no.
+
+    Every registered mutator (swap_source, drift_number, wrong_period, scope_creep,
+    modality_slip, quantifier_inflation, negation_flip, attribution_swap,
+    citation_laundering, stale_page) is applied to every SUPPORTED pair it fits.
+    Sensitivity = planted pairs not judged SUPPORTED; specificity = untouched
+    originals judged SUPPORTED (so an always-no judge cannot look good). A judge
+    error counts against the judge on both sides. Exit code 1 when either is
+    below its threshold.
+
+    \b
+    Examples:
+      spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge rules
+      spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge blind --json   # must fail
+    """
+    from graders.sensitivity import SensitivityThresholds, run_sensitivity
+    from planted_failures import MUTATORS
+
+    unknown = [k for k in kinds if k not in MUTATORS]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown kind(s) {unknown}; known: {', '.join(MUTATORS)}", param_hint="--kind"
+        )
+    pairs = _pairs(pairs_path)
+    judge = _judge(judge_spec)
+    thresholds = SensitivityThresholds(sensitivity=min_sensitivity, specificity=min_specificity)
+    result = asyncio.run(
+        run_sensitivity(
+            pairs,
+            judge,
+            seed=seed,
+            kinds=kinds or None,
+            cache=_cache(home, no_cache),
+            thresholds=thresholds,
+            progress=_progress(as_json),
+        )
+    )
+    if as_json:
+        click.echo(result.model_dump_json(indent=2))
+    else:
+        from tabulate import tabulate
+
+        rows = [[k, r.n, r.caught, _fmt(r.sensitivity)] for k, r in result.by_kind.items()]
+        rows.append(
+            [
+                "ALL planted",
+                result.n_planted,
+                round((result.sensitivity or 0) * result.n_planted),
+                _fmt(result.sensitivity),
+            ]
+        )
+        click.echo(
+            tabulate(rows, headers=["kind", "n", "caught", "sensitivity"], tablefmt="github")
+        )
+        click.echo(
+            f"\njudge {result.judge}: sensitivity {_fmt(result.sensitivity)} (>= {thresholds.sensitivity}), "
+            f"specificity {_fmt(result.specificity)} on {result.n_originals} originals (>= {thresholds.specificity})"
+            f" -> {'PASS' if result.passed else 'FAIL'}"
+        )
+        for m in result.missed[:show_missed]:
+            click.echo(f"  missed {m.id} [{m.kind}] -> {m.verdict}: {m.claim[:100]}")
+        if len(result.missed) > show_missed:
+            click.echo(f"  ... and {len(result.missed) - show_missed} more (use --json for all)")
+    sys.exit(0 if result.passed else 1)
+
+
+def _comparison_table(result, tablefmt: str) -> str:
+    from tabulate import tabulate
+
+    rows = []
+    for r in result.judges:
+        ci = r.ci95.get("agreement")
+        nci = r.ci95.get("near_miss_agreement")
+        rows.append(
+            [
+                r.set,
+                r.judge,
+                r.n,
+                _fmt(r.agreement) + (f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""),
+                _fmt(r.near_miss_agreement) + (f" [{nci.low:.2f}, {nci.high:.2f}]" if nci else ""),
+                _fmt(r.kappa),
+                _fmt(r.macro_f1),
+                _fmt(r.balanced_accuracy),
+                r.errors,
+                {True: "PASS", False: "FAIL", None: "-"}[r.passed],
+            ]
+        )
+    headers = [
+        "set",
+        "judge",
+        "n",
+        "agreement [95% CI]",
+        "near-miss [95% CI]",
+        "kappa",
+        "macro-F1",
+        "bal. acc (S vs rest)",
+        "errors",
+        "gate",
+    ]
+    return tabulate(rows, headers=headers, tablefmt=tablefmt)
+
+
+def _confusion_tables(result, tablefmt: str) -> str:
+    from tabulate import tabulate
+
+    out = []
+    for r in result.judges:
+        cols = ["SUPPORTED", "PARTIAL", "NOT_SUPPORTED", "ERROR"]
+        rows = [
+            [
+                gold,
+                *[r.confusion[gold][c] for c in cols],
+                _fmt(r.per_class[gold].precision),
+                _fmt(r.per_class[gold].recall),
+            ]
+            for gold in r.confusion
+        ]
+        out.append(f"{r.judge} on {r.set} (rows gold, columns judged):\n")
+        out.append(
+            tabulate(
+                rows, headers=["gold \\ judged", *cols, "precision", "recall"], tablefmt=tablefmt
+            )
+        )
+        out.append("\n\n")
+    return "".join(out)
+
+
+@click.command()
+@click.option(
+    "--set",
+    "set_paths",
+    multiple=True,
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Labelled JSONL pair set (repeatable).",
+)
+@click.option(
+    "--judge",
+    "judge_specs",
+    multiple=True,
+    default=("rules",),
+    show_default=True,
+    help="Judge spec (repeatable): rules, blind, openai:<model>, scripted:<path>.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the result as JSON (no progress, no table)."
+)
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the tables as Markdown to this file.",
+)
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="An earlier `calibrate --json` result; flag metrics that fell below its 95% interval.",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed for the bootstrap intervals.")
+@click.option(
+    "--gate-set",
+    "gate_sets",
+    multiple=True,
+    default=("judge_calibration",),
+    show_default=True,
+    help="Set name (file stem) the thresholds apply to (repeatable). Other sets are informational.",
+)
+@click.option(
+    "--min-agreement",
+    default=0.90,
+    show_default=True,
+    help="Threshold on three-way agreement for gated sets.",
+)
+@click.option(
+    "--min-near-miss",
+    default=0.85,
+    show_default=True,
+    help="Threshold on near-miss agreement for gated sets.",
+)
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="State directory; the shared verdict cache lives here.",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Judge every pair afresh, ignoring and not filling the verdict cache.",
+)
+def calibrate(
+    set_paths,
+    judge_specs,
+    as_json,
+    markdown_path,
+    baseline_path,
+    seed,
+    gate_sets,
+    min_agreement,
+    min_near_miss,
+    home,
+    no_cache,
+):
+    """Compare judges with human labels, side by side on the same pairs and cache.
+
+    Per judge and set: n, three-way agreement, near-miss agreement, Cohen's kappa
+    (n/a when undefined: gold and judge all one class), macro-F1, SUPPORTED-vs-rest
+    balanced accuracy, per-class precision/recall, the confusion matrix, the
+    error count (errors count as wrong, never dropped) and seeded 95% bootstrap
+    intervals.
+
+    Thresholds (agreement >= 0.90, near-miss >= 0.85) apply to the hand-labelled
+    golden set — by default the set whose file stem is `judge_calibration`.
+    Other sets (e.g. goldens/wice_dev_pairs.jsonl, crowd labels of Wikipedia
+    citations) are reported for comparison with gate "-" and do not fail the
+    command; add --gate-set NAME to gate one. Exit code 1 when any judge fails a
+    gated set, or when --baseline flags a drop.
+
+    \b
+    Example:
+      spanproof calibrate --set goldens/judge_calibration.jsonl \\
+        --set goldens/wice_dev_pairs.jsonl --judge rules --judge blind
+    """
+    from graders.calibration import (
+        CalibrationThresholds,
+        PairSetError,
+        compare_baseline,
+        dump_json,
+        load_result,
+    )
+    from graders.calibration import calibrate as run_calibration
+
+    sets: dict[str, list] = {}
+    for path in set_paths:
+        name = Path(path).stem
+        if name in sets:
+            raise click.BadParameter(
+                f"two sets are named {name!r}; rename one file", param_hint="--set"
+            )
+        sets[name] = _pairs(path)
+    judges = [_judge(s) for s in judge_specs]
+    thresholds = CalibrationThresholds(agreement=min_agreement, near_miss_agreement=min_near_miss)
+    result = asyncio.run(
+        run_calibration(
+            sets,
+            judges,
+            cache=_cache(home, no_cache),
+            gated=gate_sets,
+            thresholds=thresholds,
+            seed=seed,
+            progress=_progress(as_json),
+        )
+    )
+    if baseline_path:
+        try:
+            result.drift = compare_baseline(result, load_result(baseline_path))
+        except PairSetError as exc:
+            raise click.BadParameter(str(exc), param_hint="--baseline") from exc
+    if markdown_path:
+        md = (
+            "# Judge calibration\n\n"
+            + _comparison_table(result, "github")
+            + "\n\n"
+            + _confusion_tables(result, "github")
+        )
+        Path(markdown_path).write_text(md, encoding="utf-8")
+    if as_json:
+        click.echo(dump_json(result))
+    else:
+        click.echo(_comparison_table(result, "github"))
+        click.echo("")
+        click.echo(_confusion_tables(result, "simple"))
+        click.echo(
+            f"thresholds on {', '.join(gate_sets)}: agreement >= {min_agreement}, near-miss >= {min_near_miss}"
+        )
+        for f in result.drift or []:
+            cur = "n/a" if f.current is None else f"{f.current:.3f}"
+            click.echo(
+                f"DRIFT {f.judge} on {f.set}: {f.metric} {f.baseline:.3f} -> {cur} (floor {f.allowed_low:.3f})"
+            )
+    sys.exit(0 if result.passed else 1)
