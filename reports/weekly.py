@@ -186,7 +186,7 @@ def build_weekly(
     report.versions = _jsonable(versions)
     report.runs = _jsonable(df)
     top = (
-        df.dropna(subset=["drop_rate"])
+        df[df["drop_rate"].fillna(0) > 0]
         .sort_values(["drop_rate", "drafted"], ascending=[False, False])
         .head(5)
     )
@@ -227,6 +227,7 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                     headers=["runs", "drafted", "published", "pre-prune", "post-prune", "PARTIAL", "drop", "cost $",
                              "median s"],
                     tablefmt=fmt,
+                    disable_numparse=True,
                 ),
             )
         )  # fmt: skip
@@ -238,6 +239,7 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                       _f(d["drop_rate"]), _f(d["cost_usd"], 4)] for d in report.over_time],
                     headers=["day", "runs", "pre-prune", "post-prune", "PARTIAL", "drop", "cost $"],
                     tablefmt=fmt,
+                    disable_numparse=True,
                 ),
             )
         )  # fmt: skip
@@ -248,8 +250,9 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                     [[r["run_id"][-12:], r["created_at"][:16], r["drafted"], _f(r["pre_prune"]), _f(r["post_prune"]),
                       _f(r["drop_rate"]), _f(r["cost_usd"], 4), _f(r["wall_s"], 2), _f(r["verify_share_of_time"], 2)]
                      for r in report.runs[-25:]],
-                    headers=["run", "created", "claims", "pre", "post", "drop", "cost $", "wall s", "verify share"],
+                    headers=["run", "created", "claims", "pre", "post", "drop", "cost $", "phase s", "verify share"],
                     tablefmt=fmt,
+                    disable_numparse=True,
                 ),
             )
         )  # fmt: skip
@@ -261,20 +264,18 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                       v["last_seen"][:16]] for v in report.versions],
                     headers=["judges", "prompts", "policy", "model", "runs", "first", "last"],
                     tablefmt=fmt,
+                    disable_numparse=True,
                 ),
             )
         )  # fmt: skip
-        out.append(
-            (
-                "Largest drop rates",
-                tabulate(
-                    [[r["run_id"], r["question"], r["drafted"], _f(r["drop_rate"]), _f(r["partial_rate"])]
-                     for r in report.top_drop],
-                    headers=["run", "question", "claims", "drop", "PARTIAL"],
-                    tablefmt=fmt,
-                ),
-            )
-        )  # fmt: skip
+        if not report.top_drop:
+            out.append(("Largest drop rates", "No run dropped a claim in this period."))
+        else:
+            rows = [[r["run_id"], r["question"], r["drafted"], _f(r["drop_rate"]), _f(r["partial_rate"])]
+                    for r in report.top_drop]  # fmt: skip
+            headers = ["run", "question", "claims", "drop", "PARTIAL"]
+            table = tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True)
+            out.append(("Largest drop rates", table))
     if report.gate_runs:
         out.append(
             (
@@ -284,6 +285,7 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                       g["wall_s"]] for g in report.gate_runs],
                     headers=["started", "result", "judge", "failed checks", "wall s"],
                     tablefmt=fmt,
+                    disable_numparse=True,
                 ),
             )
         )  # fmt: skip

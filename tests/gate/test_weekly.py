@@ -1,0 +1,95 @@
+"""`report weekly` on a store with zero, one and many runs."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+
+from click.testing import CliRunner
+
+from agent.runstore import RunStore
+from graders.gate import store_path
+from graders.verdict import Verdict
+from reports.weekly import build_weekly, parse_since
+from spanproof.cli.gate import report
+
+
+def _weekly(home, *extra):
+    return CliRunner().invoke(report, ["weekly", "--home", str(home), *extra])
+
+
+def _stamp(days_ago: float) -> str:
+    return (
+        (datetime.now(UTC) - timedelta(days=days_ago))
+        .replace(microsecond=0)
+        .isoformat()
+        .replace("+00:00", "Z")
+    )
+
+
+def _variant(record, run_id: str, days_ago: float, dropped: int):
+    rec = record.model_copy(deep=True)
+    rec.run_id, rec.created_at, rec.status = run_id, _stamp(days_ago), "complete"
+    for i, c in enumerate(rec.answer.claims):
+        c.status = "dropped" if i < dropped else "published"
+        c.verdict = Verdict(verdict="NOT_SUPPORTED" if i < dropped else "SUPPORTED", judge="rules")
+    return rec
+
+
+def test_zero_runs(tmp_path):
+    result = _weekly(tmp_path)
+    assert (
+        result.exit_code == 0 and "0 runs" in result.output and "No runs between" in result.output
+    )
+    data = json.loads(_weekly(tmp_path, "--json").output)
+    assert data["n_runs"] == 0 and data["runs"] == [] and data["over_time"] == []
+    out = tmp_path / "out"
+    assert _weekly(tmp_path, "--out", str(out)).exit_code == 0
+    assert (out / "weekly.html").is_file() and (out / "weekly.md").is_file()
+
+
+def test_one_run(tmp_path, real_run):
+    rec, _, _ = real_run
+    RunStore(store_path(tmp_path)).save(_variant(rec, "run_one", 1, 0))
+    data = json.loads(_weekly(tmp_path, "--json").output)
+    assert data["n_runs"] == 1 and len(data["over_time"]) == 1
+    assert data["runs"][0]["run_id"] == "run_one" and data["runs"][0]["pre_prune"] == 1.0
+    assert data["top_drop"] == []
+    text = _weekly(tmp_path).output
+    assert "No run dropped a claim" in text and "rules" in text
+
+
+def test_many_runs_window_trend_versions_and_largest_drops(tmp_path, real_run):
+    rec, _, _ = real_run
+    n = len(rec.answer.claims)
+    assert n >= 1
+    store = RunStore(store_path(tmp_path))
+    for i, days in enumerate([0.1, 1.2, 2.3, 3.1, 5.5]):
+        store.save(_variant(rec, f"run_{i}", days, dropped=min(i % 3, n)))
+    store.save(_variant(rec, "run_old", 20, dropped=n))  # outside the 7-day window
+    data = json.loads(_weekly(tmp_path, "--json").output)
+    assert data["n_runs"] == 5 and "run_old" not in {r["run_id"] for r in data["runs"]}
+    assert len(data["over_time"]) == 5 and [d["day"] for d in data["over_time"]] == sorted(
+        d["day"] for d in data["over_time"]
+    )
+    drops = [r["drop_rate"] for r in data["top_drop"]]
+    assert drops == sorted(drops, reverse=True) and all(d > 0 for d in drops)
+    assert data["versions"][0]["runs"] == 5 and data["versions"][0]["judges"] == "rules"
+    assert data["totals"]["drop_rate"] > 0 and data["totals"]["post_prune"] == 1.0
+    wide = json.loads(_weekly(tmp_path, "--json", "--since", "4w").output)
+    assert wide["n_runs"] == 6
+    out = tmp_path / "out"
+    result = _weekly(tmp_path, "--out", str(out))
+    assert "Largest drop rates" in result.output and "Groundedness over time" in result.output
+    html = (out / "weekly.html").read_text()
+    assert "data:image/png;base64," in html
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html, re.I)
+    assert "| day" in (out / "weekly.md").read_text()
+
+
+def test_since_parsing_and_bad_since_exits_2(tmp_path):
+    assert parse_since("2w") == timedelta(weeks=2) and parse_since("24h") == timedelta(hours=24)
+    result = _weekly(tmp_path, "--since", "last week")
+    assert result.exit_code == 2 and "24h, 7d, 2w" in result.output
+    assert build_weekly([], since="1d").n_runs == 0
