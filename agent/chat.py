@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from spanproof.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
 
@@ -229,6 +229,14 @@ class Script(BaseModel):
 
     model_id: str = "scripted"
     turns: list[ScriptTurn]
+
+    @field_validator("turns", mode="before")
+    @classmethod
+    def _text_turns(cls, value: Any) -> Any:
+        # A bare string is a text-only turn.
+        if isinstance(value, list):
+            return [{"content": t} if isinstance(t, str) else t for t in value]
+        return value
 
 
 TurnLike = ModelTurn | ScriptTurn | dict[str, Any] | str

@@ -220,7 +220,6 @@ def compute_metrics(
     docs_with_spans = {s.doc_id for s in record.spans}
     fetched_docs = {e.result_summary.split(" ", 1)[0] for e in fetch_ok}
     tokens: dict[str, dict[str, int]] = {}
-    role_of: dict[str, str] = {}
     phase: dict[str, float] = {
         "search": 0.0,
         "fetch": 0.0,
@@ -235,7 +234,6 @@ def compute_metrics(
             t = tokens.setdefault(key, {"prompt_tokens": 0, "completion_tokens": 0})
             t["prompt_tokens"] += e.usage.prompt_tokens
             t["completion_tokens"] += e.usage.completion_tokens
-            role_of[key] = e.role or "research"
         if e.kind == "tool" and e.tool in ("web_search", "fetch_page", "extract_quote"):
             name = {"web_search": "search", "fetch_page": "fetch", "extract_quote": "extract"}[
                 e.tool
@@ -257,17 +255,20 @@ def compute_metrics(
                     continue
                 seen_batches.add(e.batch)
             phase["fetch"] += e.ms
+    # Priced per call by its role: one model may serve both the loop and the convergence check.
     research = small = 0.0
-    for model_id, t in tokens.items():
-        if role_of.get(model_id) == "small":
+    for e in record.trace:
+        if e.usage is None:
+            continue
+        if e.role == "small":
             small += (
-                t["prompt_tokens"] * prices.small_in / 1e6
-                + t["completion_tokens"] * prices.small_out / 1e6
+                e.usage.prompt_tokens * prices.small_in / 1e6
+                + e.usage.completion_tokens * prices.small_out / 1e6
             )
         else:
             research += (
-                t["prompt_tokens"] * prices.research_in / 1e6
-                + t["completion_tokens"] * prices.research_out / 1e6
+                e.usage.prompt_tokens * prices.research_in / 1e6
+                + e.usage.completion_tokens * prices.research_out / 1e6
             )
     refused = ("BUDGET_EXCEEDED", "INVALID_ARGUMENTS")
 
