@@ -261,7 +261,7 @@ class Toolbox:
         max_spans: int = 11,
         *,
         preview_chars: int = PREVIEW_CHARS,
-        fetch_concurrency: int = 4,
+        fetch_concurrency: int = 8,
         search_limit: int = 8,
     ):
         from agent.egress import normalise_url
