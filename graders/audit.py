@@ -9,7 +9,7 @@ A judge (model or rules) is a flagger, never the last word. After it answers, co
    same way (nothing in the span was pointed at). A quote over 25 words is recorded (the
    prompt's limit) but not by itself a downgrade.
 2. ``specifics`` — the claim's numbers, dates and named entities are compared with the
-   span's (graders.specifics.compare, hard_only=True). A mismatch downgrades SUPPORTED to
+   span's (graders.specifics.compare; numbers, dates, named entities by the head rule). A mismatch downgrades SUPPORTED to
    PARTIAL and names the element in ``unsupported_element``: a judge's SUPPORTED cannot
    override arithmetic. PARTIAL and NOT_SUPPORTED are left as they are.
 3. ``instructions`` — a span that addresses a machine (graders.instructions) sets
@@ -72,7 +72,7 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
         checks.append(CheckResult(name="quote_in_span", fired=False, detail=detail))
 
     # 2. the claim is no broader than the span: numbers, dates, named entities
-    mismatches = compare(claim, span.text, hard_only=True)
+    mismatches = compare(claim, span.text)
     if mismatches:
         detail = "; ".join(str(m) for m in mismatches)
         downgraded = v.verdict == "SUPPORTED"

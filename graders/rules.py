@@ -1,6 +1,45 @@
 """The offline ``rules`` judge: deterministic, explainable, no network, no model.
 
-(Thresholds and their tuning are documented below once tuned on goldens/wice_dev_pairs.jsonl.)
+It answers the verifier's one question — would a careful reader, given only this span,
+accept this claim as stated? — with code, in this order (first rule that fires wins):
+
+1. **Instructions** (graders.instructions): the span addresses a machine ->
+   NOT_SUPPORTED, ``contains_instructions``.
+2. **Topic only**: content coverage below ``NOT_SUPPORTED_COVERAGE`` -> NOT_SUPPORTED.
+   Coverage = share of the claim's distinct content words (stopwords removed, light
+   stemming, 5-letter prefix of the stem) that occur in the span.
+3. **Specifics** (graders.specifics.compare, soft=True): a number, date, named entity,
+   ordinal, strong quantifier (all/most/none/only), modality (must/will vs may/expected
+   to), negation or attribution of the claim that the span does not establish -> PARTIAL,
+   with that specific as ``unsupported_element``. Names use the same head rule as the
+   audit (a surname or place must be present; first names and titles may be missing).
+4. **Coverage**: coverage >= ``SUPPORTED_COVERAGE`` -> SUPPORTED, else PARTIAL with the
+   first missing words as ``unsupported_element``.
+
+``quote_used`` is the verbatim window of <= 25 span words sharing the most content stems
+with the claim, so it always passes the audit's quote check.
+
+Tuning (development data only: goldens/wice_dev_pairs.jsonl, 349 pairs, 115 SUPPORTED /
+191 PARTIAL / 43 NOT_SUPPORTED; every figure below is after the audit, as `spanproof verify`
+reports it). The two thresholds were chosen from this grid of (SUPPORTED_COVERAGE, then
+NOT_SUPPORTED_COVERAGE = 0.20), with all checks above on:
+
+    SUPPORTED_COVERAGE   0.30   0.35   0.40   0.45   0.50   0.55   0.60
+    balanced accuracy    0.699  0.688  0.686  0.685  0.685  0.679  0.663
+    three-way macro-F1   0.578  0.573  0.571  0.572  0.572  0.570  0.559
+
+and NOT_SUPPORTED_COVERAGE (at 0.45): 0.20 -> F1 0.572, 0.25 -> 0.566, 0.30 -> 0.569.
+0.45 sits on the 0.45-0.50 plateau; 0.30 scores 0.014 higher on this set but would call a
+claim SUPPORTED with 70% of its content words absent from the span, which defeats the
+verifier's purpose on near-miss pairs (added scope, wrong topic) that WiCE does not contain.
+
+What bounds the score on WiCE: the audit downgrades any SUPPORTED whose claim has a
+number, date or name absent from the span, and 49 of the 115 WiCE SUPPORTED pairs have one
+(WiCE annotators accept dates and names implied by the page: "since 2019" from a dated
+hiring notice, a person named by pronoun). With those 49 lost, the best reachable balanced
+accuracy is about 0.76 even with a perfect judge. The soft checks (quantifier, modality,
+negation, attribution) cost about 0.015 balanced accuracy on WiCE, which has few such
+near-misses; they stay because the calibration and planted-failure sets are made of them.
 """
 
 from __future__ import annotations
@@ -13,10 +52,8 @@ from graders.specifics import compare, content_stems
 from graders.verdict import CheckResult, SpanRef, Verdict
 
 QUOTE_MAX_WORDS = 25
-
-# Thresholds on content coverage (share of the claim's content words found in the span).
-SUPPORTED_COVERAGE = 0.75
-NOT_SUPPORTED_COVERAGE = 0.35
+SUPPORTED_COVERAGE = 0.45
+NOT_SUPPORTED_COVERAGE = 0.20
 
 
 def _source_hash() -> str:
@@ -33,8 +70,8 @@ def best_window(claim: str, span_text: str, max_words: int = QUOTE_MAX_WORDS) ->
     toks = span_text.split()
     if len(toks) <= max_words:
         return " ".join(toks)
-    wanted = set(content_stems(claim))
-    scores = [1 if wanted.intersection(content_stems(t)) else 0 for t in toks]
+    wanted = {_key(s) for s in content_stems(claim)}
+    scores = [1 if wanted.intersection(_key(s) for s in content_stems(t)) else 0 for t in toks]
     best, best_i = -1, 0
     run = sum(scores[:max_words])
     for i in range(len(toks) - max_words + 1):
@@ -45,13 +82,33 @@ def best_window(claim: str, span_text: str, max_words: int = QUOTE_MAX_WORDS) ->
     return " ".join(toks[best_i : best_i + max_words])
 
 
+def _key(stem_: str) -> str:
+    # A 5-letter prefix of the stem joins derived forms the light stemmer leaves apart
+    # ("announce"/"announcement", "publicized"/"publicity").
+    return stem_[:5]
+
+
 def coverage(claim: str, span_text: str) -> tuple[float, list[str]]:
-    claim_stems = list(dict.fromkeys(content_stems(claim)))
+    """Share of the claim's distinct content stems present in the span, and the missing ones."""
+    claim_stems = list(dict.fromkeys(_key(s) for s in content_stems(claim)))
     if not claim_stems:
         return 0.0, []
-    span_stems = set(content_stems(span_text))
+    span_stems = {_key(s) for s in content_stems(span_text)}
     missing = [s for s in claim_stems if s not in span_stems]
     return 1 - len(missing) / len(claim_stems), missing
+
+
+def _missing_words(claim: str, missing_keys: list[str], n: int = 3) -> str:
+    """The claim's own words behind the first missing stems (readable unsupported_element)."""
+    out: list[str] = []
+    for word in claim.split():
+        w = word.strip(".,;:!?\"'()“”’")
+        keys = {_key(s) for s in content_stems(w)}
+        if keys & set(missing_keys) and w not in out:
+            out.append(w)
+        if len(out) >= n:
+            break
+    return " ".join(out) or " ".join(missing_keys[:n])
 
 
 class RulesJudge:
@@ -74,30 +131,45 @@ class RulesJudge:
                 contains_instructions=True,
                 unsupported_element="span contains instructions",
                 checks=[
-                    CheckResult(name="rules.instructions", fired=True, detail=findings[0].rule)
+                    CheckResult(
+                        name="rules.instructions",
+                        fired=True,
+                        detail="; ".join(f"{f.rule}: {f.text!r}" for f in findings),
+                    )
                 ],
                 **base,
             )
         cov, missing = coverage(claim, span_text)
-        mismatches = compare(claim, span_text, hard_only=False)
+        mismatches = compare(claim, span_text, soft=True)
         checks = [
             CheckResult(
                 name="rules.coverage",
                 fired=cov < SUPPORTED_COVERAGE,
-                detail=f"coverage {cov:.2f}; missing {missing[:8]}",
-            ),  # fmt: skip
+                detail=f"coverage {cov:.2f} (SUPPORTED needs {SUPPORTED_COVERAGE}); "
+                f"missing {missing[:8]}",
+            ),
             CheckResult(
                 name="rules.specifics",
                 fired=bool(mismatches),
-                detail="; ".join(str(m) for m in mismatches),
-            ),  # fmt: skip
+                detail="; ".join(str(m) for m in mismatches) or "all specifics in span",
+            ),
         ]
         if cov < NOT_SUPPORTED_COVERAGE:
-            element = missing[0] if missing else claim[:60]
             return Verdict(
-                verdict="NOT_SUPPORTED", unsupported_element=element, checks=checks, **base
+                verdict="NOT_SUPPORTED",
+                unsupported_element=_missing_words(claim, missing) or claim[:60],
+                checks=checks,
+                **base,
             )
-        if mismatches or cov < SUPPORTED_COVERAGE:
-            element = mismatches[0].element if mismatches else " ".join(missing[:3])
-            return Verdict(verdict="PARTIAL", unsupported_element=element, checks=checks, **base)
+        if mismatches:
+            return Verdict(
+                verdict="PARTIAL", unsupported_element=mismatches[0].element, checks=checks, **base
+            )
+        if cov < SUPPORTED_COVERAGE:
+            return Verdict(
+                verdict="PARTIAL",
+                unsupported_element=_missing_words(claim, missing),
+                checks=checks,
+                **base,
+            )
         return Verdict(verdict="SUPPORTED", checks=checks, **base)
