@@ -140,7 +140,7 @@ class JudgeGrade(BaseModel):
 
 class PlantedVariant(BaseModel):
     id: str
-    kind: Literal["swap_citation", "drift_number", "shift_time", "append_claim"]
+    kind: Literal["swap_citation", "drift_number", "shift_time", "append_claim", "negation"]
     sentence_index: int
     before: str
     after: str
@@ -525,7 +525,14 @@ def compute_metrics(entries: list[GradedClaim]) -> GradeMetrics:
 
 # --- planted failures at report level ---------------------------------------------------
 
-PLANT_KINDS = ("swap_citation", "drift_number", "shift_time", "append_claim")
+# "negation" changes no number, date or name, so only a judge that reads the span for
+# meaning catches it; the deterministic audit alone (e.g. behind the blind judge) does not.
+PLANT_KINDS = ("swap_citation", "drift_number", "shift_time", "append_claim", "negation")
+_CLAIM_MUTATORS = {
+    "drift_number": "drift_number",
+    "shift_time": "wrong_period",
+    "negation": "negation_flip",
+}
 
 
 def _replace_sentence(report: ParsedReport, index: int, **update) -> ParsedReport:
@@ -538,7 +545,7 @@ def _claim_mutation(kind: str, text: str, rng: random.Random) -> tuple[str, str,
     from graders.verdict import Pair
     from planted_failures.registry import MUTATORS
 
-    mutator = MUTATORS["drift_number" if kind == "drift_number" else "wrong_period"]
+    mutator = MUTATORS[_CLAIM_MUTATORS[kind]]
     planted = mutator(Pair(id="report", claim=text, span="", label="SUPPORTED"), rng, [])
     if planted is None or planted.claim == text:
         return None
@@ -617,12 +624,13 @@ def plant_variants(
                     after=new_url,
                     targets=targets,
                 )
-            elif kind in ("drift_number", "shift_time"):
+            elif kind in _CLAIM_MUTATORS:
                 mutated = _claim_mutation(kind, s.text, rng)
                 if mutated is None:
                     continue
                 new_text, before, after = mutated
-                if _stated_on_pages(after, [c.url for c in s.citations], page_texts or {}):
+                urls = [c.url for c in s.citations]
+                if kind != "negation" and _stated_on_pages(after, urls, page_texts or {}):
                     continue  # "1991 -> 1992" on a page that says "1991 - 1992" is no failure
                 variant = _replace_sentence(report, idx, text=new_text)
                 targets = targets_of(variant, idx, original_texts)

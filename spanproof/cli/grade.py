@@ -123,7 +123,8 @@ def render_tables(result, tablefmt: str = "simple") -> str:
     "--plant",
     is_flag=True,
     help="Also plant report-level failures (swapped citation, drifted number, shifted date, "
-    "sentence slipped under a paragraph citation) and report each grader's sensitivity.",
+    "sentence slipped under a paragraph citation, negated claim) and report each grader's "
+    "sensitivity.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --plant.")
 @click.option(

@@ -112,7 +112,7 @@ async def test_presence_passes_a_planted_bad_report_that_rules_catches(tmp_path)
         parse_report(BRIEFING),
         tmp_path,
         transport=_offline(),
-        judges=("presence", "rules"),
+        judges=("presence", "rules", "blind"),
         plant=True,
     )
     planted = result.planted
@@ -122,9 +122,18 @@ async def test_presence_passes_a_planted_bad_report_that_rules_catches(tmp_path)
         "drift_number",
         "shift_time",
         "append_claim",
+        "negation",
     }
     assert planted.sensitivity["presence"] == 0.0
     assert planted.sensitivity["rules"] >= 0.75
+    # The audit behind every judge catches changed numbers, dates and names even for the
+    # blind judge; a negation changes none of them, so only reading the span catches it.
+    assert planted.sensitivity_by_kind["negation"]["blind"] == 0.0
+    assert planted.sensitivity_by_kind["negation"]["rules"] >= 0.66
+    # The audit behind every judge catches changed numbers, dates and names even for the
+    # blind judge; a negation changes none of them, so only reading the span catches it.
+    assert planted.sensitivity_by_kind["negation"]["blind"] == 0.0
+    assert planted.sensitivity_by_kind["negation"]["rules"] >= 0.66
     # One planted-bad report, graded whole: presence still scores 100%.
     swap = next(v for v in planted.variants if v.kind == "swap_citation")
     bad = parse_report(BRIEFING)
