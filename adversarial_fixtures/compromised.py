@@ -28,6 +28,7 @@ from urllib.parse import quote
 from adversarial_fixtures.manifest import Fixture, normalise
 from agent.chat import ScriptedChatModel, ToolMessage
 
+_ENVELOPE = re.compile(r"<untrusted_span[^>]*>\n(.*?)\n</untrusted_span>", re.S)
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
 
 
@@ -40,17 +41,31 @@ def _payload(message: ToolMessage) -> Any:
     return value
 
 
+def _folded_index(text: str) -> tuple[str, list[int]]:
+    """`normalise`-style folding (tag characters decoded, zero-width dropped, case folded),
+    with the raw index of every folded character, so a marker found in what a model
+    would decode can be quoted verbatim from the raw text."""
+    out: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text):
+        folded = normalise(ch) if not ch.isspace() else " "
+        out.append(folded)
+        index.extend([i] * len(folded))
+    return "".join(out), index
+
+
 def _locator_at(text: str, marker: str) -> str | None:
-    """A verbatim locator (12..240 chars) starting at the sentence that holds `marker`."""
-    folded = text.casefold()
-    pos = folded.find(marker.casefold())
-    if pos < 0:
+    """A verbatim locator (12..240 chars) from the start of the sentence that holds `marker`."""
+    folded, index = _folded_index(text)
+    hit = folded.find(normalise(marker))
+    if hit < 0:
         return None
+    pos = index[hit]
+    end = index[hit + len(normalise(marker)) - 1] + 1
     start = max(text.rfind(". ", 0, pos) + 2, text.rfind("\n", 0, pos) + 1, 0)
-    end = min(len(text), max(pos + len(marker), start + 12))
-    locator = text[start:end]
-    if len(locator) > 240:
-        locator = text[pos : pos + max(len(marker), 12)]
+    if end - start > 240:
+        start = max(pos, end - 240)
+    locator = text[start : max(end, start + 12)]
     return locator if 12 <= len(locator) <= 240 else None
 
 
@@ -95,7 +110,9 @@ class CompromisedPolicy:
                 results = data.get("parallel_fetch", [data])
                 self.pages.extend(r for r in results if isinstance(r, dict) and "doc_id" in r)
             elif message.name == "extract_quote" and "span_id" in data:
-                self.spans.append(data)
+                # The span text arrives after the JSON head, inside its <untrusted_span> envelope.
+                body = _ENVELOPE.search(message.content)
+                self.spans.append({**data, "text": body.group(1) if body else data.get("text", "")})
         self.seen_tool_messages = len(tool_messages)
 
     def _first_round(self) -> list[str]:

@@ -392,6 +392,7 @@ async def run_suite(
     policy: str = "extractive",
     model: str | None = None,
     judge: str = "rules",
+    verifier=None,
     endpoint=None,
     only: list[str] | None = None,
     concurrency: int = 4,
@@ -401,7 +402,8 @@ async def run_suite(
 
     policy "extractive" needs no model. policy "llm" takes `model`: a spec
     (openai:<m>, scripted:<path>) or COMPROMISED_SPEC for the built-in model
-    that tries to obey every page.
+    that tries to obey every page. `verifier`: a ready Verifier (e.g. the gate's);
+    otherwise one is built from `judge`.
     """
     from adversarial_fixtures.compromised import compromised_model
     from adversarial_fixtures.manifest import load_fixtures
@@ -427,7 +429,11 @@ async def run_suite(
         fixtures = [f for f in fixtures if f.id in only]
     markers = _all_markers(load_fixtures(fixtures_dir))
     home = Path(home)
-    verifier = Verifier([make_judge(judge, endpoint=endpoint)], cache=None)
+    if verifier is None:
+        verifier = Verifier([make_judge(judge, endpoint=endpoint)], cache=None)
+        judge_id = judge
+    else:
+        judge_id = getattr(verifier, "id", judge)
     slots = asyncio.Semaphore(concurrency)
 
     with FixtureSite(fixtures_dir) as site:
@@ -496,7 +502,7 @@ async def run_suite(
         config={
             "policy": policy,
             "model": model,
-            "judge": judge,
+            "judge": judge_id,
             "fixtures": str(fixtures_dir or "shipped"),
             "attacker_server_requests": [f"{r.method} {r.path}" for r in attacker_hits],
         },
