@@ -54,8 +54,32 @@ def _lexicon_candidates(
 ) -> list[tuple[int, int, str]]:
     out = []
     for phrase, replacements in lexicon.items():
-        for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, flags=re.IGNORECASE):
-            out.append((m.start(), m.end(), _match_case(m.group(0), rng.choice(replacements))))
+        for m in re.finditer(
+            rf"(?<![\w-]){re.escape(phrase)}(?![\w'’-])", text, flags=re.IGNORECASE
+        ):
+            # "New York" inside "New York Times" or "the United States National Film Registry"
+            # is part of a longer name; widening it would garble the claim, not creep its scope.
+            if any(ch.isupper() for ch in phrase) and re.match(r"\s+[A-Z]", text[m.end() :]):
+                continue
+            new = rng.choice(replacements)
+            prior = text[: m.start()].rstrip()
+            sentence_start = not prior or prior.endswith((".", "!", "?"))
+            if phrase[:1].islower() and m.group(0)[:1].isupper() and not sentence_start:
+                continue  # "National" in "Democratic National Committee" is a name, not a scope
+            if phrase[:1].isupper() and not re.search(
+                r"\b(?:in|across|throughout)\s+$", text[: m.start()]
+            ):
+                continue  # a place widens only where it is the scope: "in Scotland", not "Scotland's"
+            at_start = not text[: m.start()].strip() or text[: m.start()].rstrip().endswith(
+                (".", "!", "?")
+            )
+            out.append(
+                (
+                    m.start(),
+                    m.end(),
+                    _match_case(m.group(0), new) if at_start or not new[:1].islower() else new,
+                )
+            )
     # Prefer the longest match at a position so "is expected to" beats "to".
     out.sort(key=lambda c: (c[0], -(c[1] - c[0])))
     kept: list[tuple[int, int, str]] = []
@@ -135,13 +159,33 @@ _FRACTION_WORDS = {
     "one in three": 1 / 3,
 }  # fmt: skip
 _NUMBER = re.compile(
-    r"(?<![\w.,/-])(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<pct>\s?%|\s?percent|\s?per cent)?(?![\w/]|[.,]\d)"
+    r"(?<![\w.,/–-])(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<pct>\s?%|\s?percent|\s?per cent)?(?![\w/]|[.,]\d)"
 )
 _DIGIT_FRACTION = re.compile(r"(?<![\w/])(?P<n>\d)/(?P<d>\d{1,2})(?![\w/])")
 
 
 def _is_year(token: str) -> bool:
-    return bool(re.fullmatch(r"1[5-9]\d\d|20\d\d", token))
+    return bool(re.fullmatch(r"1[0-9]\d\d|20\d\d", token))
+
+
+_MONTH_WORD = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?"
+
+
+def _names_a_thing(text: str, start: int) -> bool:
+    m = re.search(r"(?:^|(?<=\s))([A-Z][\w'-]*)\s+$", text[max(0, start - 30) : start])
+    if not m:
+        return False
+    word = m.group(1)
+    prior = text[: start - len(m.group(0))].rstrip()
+    at_sentence_start = not prior or prior.endswith((".", "!", "?"))
+    return not at_sentence_start and word.lower() not in _STARTERS and word not in _MONTHS
+
+
+def _next_to_month(text: str, start: int, end: int) -> bool:
+    return bool(
+        re.search(rf"{_MONTH_WORD}\s+$", text[max(0, start - 12) : start])
+        or re.match(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}", text[end : end + 16])
+    )
 
 
 def _drift_int(n: int, rng: random.Random) -> int:
@@ -173,7 +217,9 @@ def drift_number(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | Non
     text = pair.claim
     cands: list[tuple[int, int, str]] = []
     for phrase, value in _FRACTION_WORDS.items():
-        for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, flags=re.IGNORECASE):
+        # Only as a quantity ("a third of", "fell by a third."), never an ordinal ("a fifth season").
+        pattern = rf"(?<![\w-]){re.escape(phrase)}(?=\s+of\b|\s*[.,;]|\s*$)"
+        for m in re.finditer(pattern, text, flags=re.IGNORECASE):
             cands.append((m.start(), m.end(), f"{round(value * 100) + rng.choice([1, 2])}%"))
     for m in _DIGIT_FRACTION.finditer(text):
         n, d = int(m.group("n")), int(m.group("d"))
@@ -183,6 +229,10 @@ def drift_number(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | Non
         num = m.group("num")
         if not m.group("pct") and _is_year(num):
             continue  # years belong to wrong_period
+        if not m.group("pct") and _names_a_thing(text, m.start("num")):
+            continue  # "Series 4", "Cheez-It 355", "Part 2": the number is part of a name
+        if not m.group("pct") and _next_to_month(text, m.start("num"), m.end("num")):
+            continue  # "July 28" is a date: drifting it can make an impossible day
         new = _drift_token(num, rng)
         cands.append((m.start("num"), m.end("num"), new))
     for i, word in enumerate(_NUM_WORDS):
@@ -208,7 +258,7 @@ _MONTHS = [
     "October", "November", "December",
 ]  # fmt: skip
 _QUARTER = re.compile(r"(?<![\w-])(Q|H)([1-4])(?![\w-])")
-_YEAR = re.compile(r"(?<![\d,.])(1[5-9]\d\d|20\d\d)(?![\d,.]?\d)")
+_YEAR = re.compile(r"(?<![\d,.])(1[0-9]\d\d|20\d\d)(?![\d,.]?\d)")
 # "May" is also a modal verb; only a capitalised May next to a day or year is a month.
 _MONTH = re.compile(
     r"(?<![\w-])(January|February|March|April|June|July|August|September|October|November|December"
@@ -294,7 +344,9 @@ _SCOPE_LEXICON = {
     "album": ["album and single"],
     "single": ["single and album"],
 }
-_PROPER = re.compile(r"(?<![\w'])(?:[A-Z][a-z]+(?:\s+(?:of\s+|the\s+)?[A-Z][a-z]+)*)")
+_PROPER = re.compile(
+    r"(?<![\w'])(?:[A-Z][A-Za-z]*[a-z][A-Za-z]*|[A-Z]{2,})(?:\s+(?:of\s+(?:the\s+)?|the\s+)?(?:[A-Z][A-Za-z]*[a-z][A-Za-z]*|[A-Z]{2,}))*(?![\w'’])"
+)
 
 
 def _proper_names(text: str) -> list[tuple[int, int, str]]:
@@ -306,8 +358,23 @@ def _proper_names(text: str) -> list[tuple[int, int, str]]:
             continue
         if m.group(0).lower() in _STOP or m.group(0) in _MONTHS:
             continue
+        if re.search(r"(?:^|\s)(?:a|an)$", before, flags=re.IGNORECASE):
+            continue  # "a Terrace": a capitalised common noun inside a title
+        if re.match(r"\s*[A-Z]", text[m.end() :]) or re.search(
+            r"[A-Z][\w.]*\s*$", text[: m.start()]
+        ):
+            continue  # touches another capitalised token: part of a longer name ("Melvin R. Seiden")
+        if any(w.isupper() and len(w) > 4 for w in m.group(0).split()):
+            continue  # page furniture such as "PUBLISHED DATETIME"
         out.append((m.start(), m.end(), m.group(0)))
     return out
+
+
+_CALENDAR = frozenset(
+    _MONTHS
+    + ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Monday", "Tuesday", "Wednesday"]
+    + ["Thursday", "Friday", "Saturday", "Sunday"]
+)
 
 
 def _plausible_name(name: str) -> bool:
@@ -333,6 +400,9 @@ def scope_creep(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None
             n
             for _, _, n in _proper_names(pair.span)
             if _plausible_name(n)
+            and len(n.split()) >= 2  # one capitalised word on a page is too often not an entity
+            and not any(w.isupper() and len(w) > 3 for w in n.split())
+            and not set(n.split()) & _CALENDAR
             and n not in text
             and not ({w.lower() for w in n.split()} & claim_tokens)
         }
@@ -368,7 +438,6 @@ _MODALITY_LEXICON = {
     "could": ["will"],
     "can": ["must"],
     "should": ["must"],
-    "would": ["will"],
     "is considering": ["has decided"],
     "are considering": ["have decided"],
     "reportedly": ["certainly"],
@@ -415,7 +484,7 @@ def modality_slip(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | No
 _QUANT_LEXICON = {
     "some": ["all"],
     "several": ["all"],
-    "a few": ["most"],
+    "a few": ["many"],
     "few": ["most"],
     "many": ["most"],
     "most": ["all"],

@@ -121,11 +121,11 @@ def test_scope_creep_widens_from_lexicon_or_span_entity():
     pair = Pair(
         id="e",
         claim="The plan was welcomed by officials in Lisbon.",
-        span="The plan was welcomed by officials in Lisbon. Officials in Madrid stayed silent.",
+        span="The plan was welcomed by officials in Lisbon. Officials said Pedro Sanchez stayed silent.",
         label="SUPPORTED",
     )
     out = MUTATORS["scope_creep"](pair, random.Random(0), [])
-    assert out.claim == "The plan was welcomed by officials in Lisbon and Madrid."
+    assert out.claim == "The plan was welcomed by officials in Lisbon and Pedro Sanchez."
 
 
 def test_modality_slip_hardens_modals_and_drops_hedges():
