@@ -97,6 +97,8 @@ async def run_question(
         web=type(getattr(env, "search", None)).__name__,
     )
     record = RunRecord(run_id=run_id or new_run_id(), question=question, config=config)
+    # Both prompts are hashed on every run, whichever policy used them.
+    record.prompt_hashes["agent_system"] = load_prompt("agent_system.txt")[1]
     record.prompt_hashes["convergence"] = load_prompt("convergence.txt")[1]
     rt = Runtime(Toolbox(env, question, max_spans=budgets.spans), budgets, record, store, progress)
     rt.sync()

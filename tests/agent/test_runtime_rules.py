@@ -147,6 +147,20 @@ async def test_a_model_that_never_drafts_still_ends_with_a_drafted_partial_answe
     assert rec.answer.claims[0].text.startswith(OPENED)
 
 
+async def test_token_budget_ends_the_run_with_the_runtime_draft(env, rules_verifier):
+    big = {"prompt_tokens": 4000, "completion_tokens": 100}
+    model = ScriptedChatModel(
+        [{**search(), "usage": big}, lambda m: {**fetch()(m), "usage": big},
+         lambda m: {**extract()(m), "usage": big}, lambda m: {**search("more"), "usage": big}]
+    )  # fmt: skip
+    rec = await ask(env, model, rules_verifier, budgets=Budgets(tokens=12_500))
+    assert rec.ended_by == "budget:tokens"
+    assert len(model.calls) == 4  # no model call after the budget was spent
+    assert [e.tool for e in rec.trace if e.kind == "tool" and e.ok] == ["web_search", "fetch_page", "extract_quote"]
+    assert rec.draft_origin == "runtime_fallback" and rec.draft.claims
+    assert rec.answer.claims[0].text.startswith(OPENED)
+
+
 async def test_two_calls_left_offers_only_draft_answer(env, rules_verifier):
     def turn(messages, tools):
         if tools == ["draft_answer"]:

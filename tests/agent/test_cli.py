@@ -1,0 +1,95 @@
+"""`spanproof ask / runs / recheck` on the shipped offline corpus (replayed, loopback-free)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from agent.runstore import RunStore, default_runstore_path
+from agent.snapshots import SnapshotStore
+from spanproof.cli import cli
+
+QUESTION = "Who did the Odessa Jackalopes hire as head coach in May 2019?"
+
+
+@pytest.fixture(scope="module")
+def asked(tmp_path_factory):
+    home = tmp_path_factory.mktemp("cli_home")
+    md = home / "brief.md"
+    result = CliRunner().invoke(
+        cli, ["ask", QUESTION, "--json", "--home", str(home), "--markdown", str(md)]
+    )
+    assert result.exit_code == 0, result.output
+    return home, json.loads(result.stdout), md
+
+
+def test_ask_json_publishes_a_supported_claim_quoted_verbatim(asked):
+    home, record, _ = asked
+    assert record["status"] == "complete" and record["config"]["policy"] == "extractive"
+    published = [c for c in record["answer"]["claims"] if c["status"] == "published"]
+    assert published and all(c["verdict"]["verdict"] == "SUPPORTED" for c in published)
+    spans = {s["span_id"]: s for s in record["spans"]}
+    snapshots = SnapshotStore(home / "snapshots")
+    for claim in published:
+        for sid in claim["span_ids"]:
+            s = spans[sid]
+            assert snapshots.text(s["doc_id"])[s["char_start"] : s["char_end"]] == s["text"]
+    assert any("Todd Watson" in spans[c["span_ids"][0]]["text"] for c in published)
+    for key in ("run_id", "question", "metrics", "trace", "ledger", "prompt_hashes"):
+        assert key in record
+    assert {"summary", "gaps", "claims"} <= set(record["answer"])
+    assert record["metrics"]["published_groundedness"] == 1.0
+
+
+def test_markdown_brief_holds_answer_and_ledger(asked):
+    _, record, md = asked
+    text = md.read_text()
+    assert (
+        text.startswith(f"# {QUESTION}") and "## Claim ledger" in text and record["run_id"] in text
+    )
+
+
+def test_runs_list_and_show(asked):
+    home, record, _ = asked
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["runs", "list", "--home", str(home)])
+    assert record["run_id"] in listed.output and "complete" in listed.output
+    shown = runner.invoke(cli, ["runs", "show", record["run_id"], "--home", str(home)])
+    assert shown.exit_code == 0
+    assert (
+        "[1]" in shown.output
+        and "Extractive baseline" in shown.output
+        and "verdict" in shown.output
+    )
+    as_json = runner.invoke(cli, ["runs", "show", record["run_id"], "--json", "--home", str(home)])
+    assert json.loads(as_json.output)["run_id"] == record["run_id"]
+    missing = runner.invoke(cli, ["runs", "show", "run_nope", "--home", str(home)])
+    assert missing.exit_code != 0 and "runs list" in missing.output
+
+
+def test_recheck_confirms_quotes_and_flags_a_tampered_one(asked):
+    home, record, _ = asked
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["recheck", record["run_id"], "--json", "--home", str(home)])
+    assert ok.exit_code == 0, ok.output
+    checks = json.loads(ok.output)["checks"]
+    assert checks and all(
+        c["quote_on_page"] and c["resolves"] and c["same_snapshot"] for c in checks
+    )
+    # Plant a quote that is not on the page: recheck must say so and fail.
+    store = RunStore(default_runstore_path(home))
+    rec = store.get(record["run_id"])
+    rec.run_id = "run_tampered"
+    rec.spans[0].text = rec.spans[0].text + " and won the championship"
+    store.save(rec)
+    bad = runner.invoke(cli, ["recheck", "run_tampered", "--json", "--home", str(home)])
+    assert bad.exit_code == 1
+    flags = [c["flag"] for c in json.loads(bad.output)["checks"]]
+    assert "quote no longer on the page" in flags
+
+
+def test_llm_policy_without_a_model_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(cli, ["ask", "q", "--policy", "llm", "--home", str(tmp_path)])
+    assert result.exit_code == 2 and "--model" in result.output
