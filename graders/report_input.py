@@ -349,7 +349,9 @@ def _is_source_label(label: str, before: str, after: str) -> bool:
     if before.endswith("(") and after.lstrip().startswith(")"):
         return True
     if before.endswith((".", "!", "?")) and len(label.split()) <= 4:
-        return True
+        # "Sales rose. [Reuters](u)" is a label; "Sales rose. [Reuters](u) reported ..." is prose.
+        rest = after.lstrip()
+        return not rest or rest[0] in "[(<.,;" or rest[0].isupper()
     return bool(re.fullmatch(r"(source|link|here|ref|\d+)", label, re.IGNORECASE))
 
 

@@ -196,3 +196,16 @@ def test_bare_urls_cite_and_sources_sections_are_not_claims():
         ("Costs fell.", [("https://b.example/y", "autolink", "sentence")]),
         ("Profit will rise.", [("https://c.example/", "footnote", "sentence")]),
     ]
+
+
+def test_link_opening_a_sentence_keeps_its_words():
+    r = parse_text(
+        "Sales rose. [Reuters](https://r.example/) reported a loss. Costs fell. [AP](https://ap.example/)",
+        "md",
+    )
+    assert [s.text for s in r.sentences] == [
+        "Sales rose.",
+        "Reuters reported a loss.",
+        "Costs fell.",
+    ]
+    assert r.sentences[2].citations[0].url == "https://ap.example/"
