@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graders.atomic import (
     ModelSplitter,
@@ -187,3 +189,39 @@ async def test_openai_splitter_over_the_wire(httpserver):
     assert claims[2].note and "strongly" in claims[2].note
     sent = [json.loads(req.data)["messages"][1]["content"] for req, _ in httpserver.log]
     assert sent == ["Revenue grew 12% and margin fell.", "Sales rose."]
+
+
+_SUBJECTS = ["Revenue", "The firm", "Acme and Zeta", "Procter and Gamble", "The plant", "Sales"]
+_PREDICATES = [
+    "grew 12%",
+    "fell",
+    "was founded in 1990",
+    "hired 300 engineers",
+    "opened offices in Paris and Berlin",
+    "rose between 10 and 20 percent",
+    "has grown",
+    "will open in May",
+]
+_JOINERS = [" and ", ", and ", " but ", "; ", ", while "]
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_SUBJECTS), st.sampled_from(_PREDICATES)), min_size=1, max_size=3
+    ),
+    st.lists(st.sampled_from(_JOINERS), min_size=2, max_size=2),
+    st.booleans(),
+)
+@settings(max_examples=150, deadline=None)
+def test_rule_split_never_invents_words(clauses, joiners, drop_subject):
+    parts = [f"{s} {p}" for s, p in clauses]
+    if drop_subject and len(parts) > 1:
+        parts[1] = clauses[1][1]  # shared-subject predicate: "X grew and hired ..."
+    sentence = parts[0]
+    for joiner, part in zip(joiners, parts[1:], strict=False):
+        sentence += joiner + part
+    sentence += "."
+    claims = split_clauses(sentence)
+    assert claims and all(c.strip() for c in claims)
+    assert validate_split(sentence, claims) == []
+    assert len(claims) <= len(parts)
