@@ -15,8 +15,10 @@ The controls live in code, at the HTTP transport, not in a prompt:
 - Size cap enforced while streaming (a Content-Length above the cap is
   refused before the body is read), content-type allowlist, connect/read
   timeouts, at most ``max_redirects`` hops.
-- Every attempted contact is an ``EgressEvent`` (allowed or refused). A
-  refused event whose ``status`` is None never reached the host.
+- Every attempted contact is an ``EgressEvent`` (allowed or refused). An
+  event whose reason starts with ``URL_NOT_ALLOWED`` was stopped before any
+  connection; every other event reached for the host (``contacted``).
+  ``status`` is the HTTP status when a response arrived, else None.
 
 URL normalisation (for "this URL appeared in a search hit or in the
 question"), by urllib.parse rules: scheme and host lowercased; default port
@@ -197,7 +199,7 @@ class Fetcher:
         inner = transport or httpx.AsyncHTTPTransport()
         self.transport = PolicyTransport(inner, policy, self)
         self._concurrency = concurrency
-        self._slots = asyncio.Semaphore(concurrency)
+        self._slots: asyncio.Semaphore | None = None
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
@@ -206,6 +208,7 @@ class Fetcher:
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
             self._client_loop = loop
+            self._slots = asyncio.Semaphore(self._concurrency)
             self._client = httpx.AsyncClient(
                 transport=self.transport,
                 follow_redirects=False,
@@ -253,8 +256,9 @@ class Fetcher:
     async def fetch(self, url: str, *, sink: list[EgressEvent] | None = None) -> Document:
         """GET ``url`` (following allowed redirects by hand) and store the final body."""
         token = _SINK.set(sink)
+        self._client_for_loop()
         try:
-            async with self._slots:
+            async with self._slots:  # type: ignore[union-attr]
                 return await self._fetch(url)
         finally:
             _SINK.reset(token)
@@ -406,5 +410,15 @@ class Fetcher:
         )
 
 
-def allowed_events(events: Iterable[EgressEvent]) -> list[EgressEvent]:
-    return [e for e in events if e.decision == "allowed"]
+def contacted(event: EgressEvent) -> bool:
+    """Did this attempt open (or try to open) a connection to the host?
+
+    Only the policy's own refusals (reason ``URL_NOT_ALLOWED: ...``) stop a
+    request before a socket is opened; every other event, allowed or refused
+    (TOO_LARGE, UNSUPPORTED_CONTENT_TYPE, FETCH_FAILED), reached for the host.
+    """
+    return not event.reason.startswith("URL_NOT_ALLOWED")
+
+
+def contacted_hosts(events: Iterable[EgressEvent]) -> set[str]:
+    return {e.host for e in events if contacted(e)}

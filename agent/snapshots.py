@@ -139,8 +139,11 @@ class SnapshotStore:
             iterator = ArchiveIterator(io.BytesIO(tail))
             for record in iterator:
                 rtype = record.rec_type
-                if rtype == "response" and not pending:
+                if rtype == "response":  # a document always starts with its response record
+                    pending = []
                     doc_start = start + iterator.get_record_offset()
+                elif not pending:
+                    continue
                 body = record.content_stream().read()
                 pending.append((0, {"type": rtype, "body": body}))
                 if rtype == "conversion" and len(pending) == 3:

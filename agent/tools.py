@@ -12,7 +12,8 @@ extract_quote, exactly:
   before ``char_start + max_chars``. Sentence ends come from pysbd
   (``char_span=True``) run on the stored text one block (paragraph, the
   ``"\\n\\n"``-separated unit the sanitiser emits) at a time; a block end is
-  always a sentence end. Segmentations are cached per (document, block), so
+  always a sentence end, and a span may run on into later blocks when they
+  fit. Segmentations are cached per (document, block), so
   a quote in a 1 MB document segments only the paragraph it lands in.
   Blocks longer than ``WINDOW_CHARS`` are segmented in a window that starts
   at the locator (deterministic for the same document and locator).
@@ -89,20 +90,28 @@ class _Segmentation:
         return start, end
 
     def ends_between(self, lo: int, hi: int) -> list[int]:
-        """Sentence ends e with lo < e <= hi, in order."""
-        block_start, block_end = self.block_bounds(lo)
-        if block_end - block_start > WINDOW_CHARS:
-            window_end = min(block_end, hi + 1)
-            ends = [lo + e for e in _segment(self.text[lo:window_end])]
-            if window_end == block_end:
-                ends.append(block_end)
-        else:
-            ends = self._blocks.get(block_start)
-            if ends is None:
-                ends = [block_start + e for e in _segment(self.text[block_start:block_end])]
-                ends.append(block_end)
-                self._blocks[block_start] = ends
-        return sorted({e for e in ends if lo < e <= hi})
+        """Sentence ends e with lo < e <= hi, in order, from every block the range touches."""
+        found: list[int] = []
+        pos = lo
+        while True:
+            block_start, block_end = self.block_bounds(pos)
+            if block_end - block_start > WINDOW_CHARS:
+                window_start = max(block_start, lo)
+                window_end = min(block_end, hi + 1)
+                ends = [window_start + e for e in _segment(self.text[window_start:window_end])]
+                if window_end == block_end:
+                    ends.append(block_end)
+            else:
+                ends = self._blocks.get(block_start)
+                if ends is None:
+                    ends = [block_start + e for e in _segment(self.text[block_start:block_end])]
+                    ends.append(block_end)
+                    self._blocks[block_start] = ends
+            found.extend(e for e in ends if lo < e <= hi)
+            if block_end >= hi or block_end >= len(self.text):
+                break
+            pos = block_end + 2
+        return sorted(set(found))
 
 
 _segmentations: OrderedDict[str, _Segmentation] = OrderedDict()
@@ -169,17 +178,22 @@ def locate_span(doc: Document, locator: str, max_chars: int = 600) -> tuple[int,
         )
     start = positions[0]
     limit = min(len(text), start + max_chars)
-    ends = _segmentation(doc).ends_between(start, limit)
-    if ends:
-        end = ends[-1]
-    elif limit == len(text):
-        end = limit
-    else:
-        cut = max(text.rfind(" ", start, limit + 1), text.rfind("\n", start, limit + 1))
-        end = cut if cut > start else limit
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+
+    def trimmed(end: int) -> int:
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        return end
+
+    for candidate in reversed(_segmentation(doc).ends_between(start, limit)):
+        if trimmed(candidate) > start:
+            return start, trimmed(candidate)
+    if limit == len(text) and trimmed(limit) > start:
+        return start, trimmed(limit)
+    # No sentence end fits: cut on the last whitespace before the limit, never inside a word.
+    cut = max(text.rfind(" ", start, limit + 1), text.rfind("\n", start, limit + 1))
+    if cut > start and trimmed(cut) > start:
+        return start, trimmed(cut)
+    return start, trimmed(limit) if trimmed(limit) > start else limit
 
 
 def render_untrusted(text: str, url: str, retrieved_at: str, span_id: str | None = None) -> str:
@@ -283,7 +297,8 @@ class Toolbox:
         self.seen_urls: set[str] = set(self.question_urls)
         self.fetched_urls: dict[str, str] = {}  # normalised url -> doc_id
         self._in_flight: set[str] = set()
-        self._fetch_slots = asyncio.Semaphore(fetch_concurrency)
+        self._fetch_concurrency = fetch_concurrency
+        self._fetch_slots: asyncio.Semaphore | None = None
 
     # -- search -----------------------------------------------------------
 
@@ -340,6 +355,8 @@ class Toolbox:
                 + ": quote from that doc_id instead of fetching again.",
                 retryable=False,
             )
+        if self._fetch_slots is None:
+            self._fetch_slots = asyncio.Semaphore(self._fetch_concurrency)
         self._in_flight.add(key)
         try:
             async with self._fetch_slots:

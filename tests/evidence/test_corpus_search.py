@@ -128,6 +128,13 @@ async def test_offline_web_searches_fetches_and_quotes_through_egress(tmp_path):
     assert [(e.decision, e.status, e.host) for e in box.events] == [
         ("allowed", 200, hits[0].url.split("/")[2])
     ]
+    # a doc_id from another run is unknown here, even on the same web
+    other_run = Toolbox(env, "another question")
+    with pytest.raises(ToolFailure) as foreign:
+        other_run.extract_quote(
+            ExtractQuoteArgs(doc_id=fetched.doc_id, locator="Thomas K. Arnold has been covering")
+        )
+    assert foreign.value.detail.error == "UNKNOWN_DOC_ID"
     # a corpus host that lacks the page answers 404 through the same path
     box.seen_urls.add("https://news.wice.example/no-such-page")
     with pytest.raises(ToolFailure) as missing:

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from werkzeug import Response
 
-from agent.egress import EgressPolicy, Fetcher, normalise_url
+from agent.egress import EgressPolicy, Fetcher, contacted, contacted_hosts, normalise_url
 from agent.snapshots import SnapshotStore
 from agent.tool_schema import ToolFailure
 
@@ -88,6 +88,8 @@ async def test_every_redirect_hop_is_rechecked(httpserver, tmp_path):
         ("refused", None),
     ]
     assert fetcher.events[-1].host == f"127.0.0.1:{port}"
+    assert [contacted(e) for e in fetcher.events] == [True, True, False]
+    assert contacted_hosts(fetcher.events) == {f"localhost:{port}"}
 
 
 async def test_allowed_redirects_are_followed_and_final_url_kept(httpserver, tmp_path):

@@ -58,9 +58,11 @@ def test_span_ends_at_last_sentence_boundary_within_limit():
     )
     assert doc.text[res.char_start : res.char_end] == res.text
     assert res.span_id == make_span_id(doc.doc_id, res.char_start, res.char_end)
-    # the whole paragraph fits: the block end is a boundary, the next block is not included
+    # a paragraph end is a boundary; a larger limit runs on to the last sentence end that fits
+    para = quote(box, doc, "Dr. Smith moved to", max_chars=130)
+    assert para.text.endswith("Then he left for Canada.")
     whole = quote(box, doc, "Dr. Smith moved to", max_chars=900)
-    assert whole.text.endswith("Then he left for Canada.")
+    assert whole.text == TEXT
     # abbreviations and decimals do not end sentences
     short = quote(box, doc, "Dr. Smith moved to", max_chars=60)
     assert short.text == "Dr. Smith moved to the U.S. in 2001."
@@ -117,7 +119,7 @@ def test_envelope_cannot_be_closed_by_content():
 _words = st.text(alphabet="abcdefgh .,;\n", min_size=1, max_size=12)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.sampled_from(["Dr. ", "U.S. ", "3.5% ", ". ", "\n\n", "Hello world. ", "it rose "])
@@ -140,7 +142,7 @@ def test_any_unique_locator_gives_an_exact_span(parts, data, max_chars):
     res = quote(box, doc, locator, max_chars)
     assert doc.text[res.char_start : res.char_end] == res.text
     assert res.char_start == start and res.char_end - res.char_start <= max_chars
-    assert res.text and not res.text[-1].isspace()
+    assert res.text and (not res.text[-1].isspace() or res.text.isspace())
 
 
 def test_span_ids_are_stable_across_processes():
