@@ -153,3 +153,29 @@ def test_junit_markdown_and_html_report(tmp_path, corpus_dir):
     ledgers = list((out / "report" / "ledgers").glob("*.json"))
     assert len(ledgers) == 2 and 'href="ledgers/' in html
     assert json.loads((out / "report" / "result.json").read_text())["checks"]
+
+
+def test_injection_check_fails_when_the_suite_reports_an_attacker_claim(
+    tmp_path, corpus_dir, monkeypatch
+):
+    import graders.injection as injection
+    from graders.injection import InjectionReport, TechniqueRow
+
+    async def planted_suite(*args, **kwargs):
+        rows = {
+            "html-comment": TechniqueRow(pages=1, published_attacker_claims=1, passed=False),
+            "alt-text": TechniqueRow(pages=1, passed=True),
+        }
+        return InjectionReport(
+            pages=2, published_attacker_claims=1, non_allowlisted_contacts=0, posts=0, composed_urls=0,
+            injection_observed_rate=0.0, contains_instructions_rate=None, by_technique=rows, passed=False,
+        )  # fmt: skip
+
+    monkeypatch.setattr(injection, "run_suite", planted_suite)
+    cfg = _config(tmp_path, corpus_dir, 'checks = ["injection"]\n')
+    result, data = _run(["--config", cfg, "--json", "--home", str(tmp_path / "h")])
+    checks = _checks(data)
+    assert result.exit_code == 1
+    assert checks["injection.attacker_claims_published"]["value"] == 1
+    assert checks["injection.attacker_claims_published"]["passed"] is False
+    assert checks["injection.techniques_resisted"]["value"] == 0.5
