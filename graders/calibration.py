@@ -69,6 +69,27 @@ class CalibrationThresholds(BaseModel):
     near_miss_agreement: float = 0.85
 
 
+class KindAgreement(BaseModel):
+    n: int
+    agree: int
+    agreement: float
+    judged: dict[str, int]  # judged label (or ERROR) -> count
+
+
+def agreement_by_kind(rows: Sequence[Row], pairs: Sequence[Pair]) -> dict[str, KindAgreement]:
+    out: dict[str, KindAgreement] = {}
+    for kind in sorted({p.kind or "-" for p in pairs}):
+        idx = [i for i, p in enumerate(pairs) if (p.kind or "-") == kind]
+        agree = sum(rows[i].correct for i in idx)
+        judged: dict[str, int] = {}
+        for i in idx:
+            judged[rows[i].outcome] = judged.get(rows[i].outcome, 0) + 1
+        out[kind] = KindAgreement(
+            n=len(idx), agree=agree, agreement=agree / len(idx), judged=judged
+        )
+    return out
+
+
 class JudgeSetResult(BaseModel):
     judge: str
     set: str
@@ -83,6 +104,9 @@ class JudgeSetResult(BaseModel):
     errors: int
     ci95: dict[str, Interval | None]
     passed: bool | None  # None: the set has no thresholds (informational)
+    # Agreement per pair kind (e.g. scope_creep, modality_slip): where a judge falls short.
+    # Shown in tables; left out of --json so the published schema stays as documented.
+    by_kind: dict[str, KindAgreement] = Field(default_factory=dict, exclude=True)
 
 
 class DriftFlag(BaseModel):
@@ -152,7 +176,8 @@ async def calibrate(
             if progress:
                 progress(f"{judge.id} on {set_name}: judging {len(pairs)} pairs")
             verdicts = await judge_set(verifier, pairs)
-            m = compute(rows_for(pairs, verdicts), seed=seed, n_boot=n_boot)
+            rows = rows_for(pairs, verdicts)
+            m = compute(rows, seed=seed, n_boot=n_boot)
             result = JudgeSetResult(
                 judge=judge.id,
                 set=set_name,
@@ -167,6 +192,7 @@ async def calibrate(
                 errors=m.errors,
                 ci95=m.ci95,
                 passed=None,
+                by_kind=agreement_by_kind(rows, pairs),
             )
             if set_name in gated:
                 result.passed = judge_passes(result, thresholds)

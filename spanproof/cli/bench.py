@@ -223,6 +223,31 @@ def _comparison_table(result, tablefmt: str) -> str:
     return tabulate(rows, headers=headers, tablefmt=tablefmt)
 
 
+def _kind_tables(result, tablefmt: str) -> str:
+    from tabulate import tabulate
+
+    out = []
+    for r in result.judges:
+        if len(r.by_kind) < 2:
+            continue  # one kind (every WiCE pair is "wice") says nothing per kind
+        rows = [
+            [
+                kind,
+                k.n,
+                k.agree,
+                _fmt(k.agreement),
+                ", ".join(f"{lab} {c}" for lab, c in sorted(k.judged.items())),
+            ]
+            for kind, k in r.by_kind.items()
+        ]
+        out.append(f"{r.judge} on {r.set}, by kind:\n")
+        out.append(
+            tabulate(rows, headers=["kind", "n", "agree", "agreement", "judged"], tablefmt=tablefmt)
+        )
+        out.append("\n\n")
+    return "".join(out)
+
+
 def _confusion_tables(result, tablefmt: str) -> str:
     from tabulate import tabulate
 
@@ -388,6 +413,7 @@ def calibrate(
             + _comparison_table(result, "github")
             + "\n\n"
             + _confusion_tables(result, "github")
+            + _kind_tables(result, "github")
         )
         Path(markdown_path).write_text(md, encoding="utf-8")
     if as_json:
@@ -396,6 +422,7 @@ def calibrate(
         click.echo(_comparison_table(result, "github"))
         click.echo("")
         click.echo(_confusion_tables(result, "simple"))
+        click.echo(_kind_tables(result, "simple"))
         click.echo(
             f"thresholds on {', '.join(gate_sets)}: agreement >= {min_agreement}, near-miss >= {min_near_miss}"
         )

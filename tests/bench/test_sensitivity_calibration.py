@@ -158,6 +158,9 @@ async def test_calibration_blind_fails_and_oracle_passes_gated_set():
     assert by[("oracle", "judge_calibration")].passed is True
     assert by[("oracle", "judge_calibration")].agreement == 1.0
     assert by[("blind", "other")].passed is None  # informational set: no thresholds
+    kinds = blind.by_kind
+    assert kinds["modality_slip"].n == 1 and kinds["modality_slip"].agreement == 0.0
+    assert kinds["modality_slip"].judged == {"SUPPORTED": 1}
     assert not result.passed
     keys = set(json.loads(dump_json(result))["judges"][0])
     assert keys == {
