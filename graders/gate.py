@@ -65,6 +65,7 @@ class GateResult(BaseModel):
     judge_ids: list[str] = Field(default_factory=list)
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     phase_seconds: dict[str, float] = Field(default_factory=dict)
+    phase_model_calls: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
     ledgers: dict[str, str] = Field(default_factory=dict)  # run_id -> ledger path
     # Data behind the report plots; plain JSON so the report never needs live objects.
@@ -85,6 +86,7 @@ class GateResult(BaseModel):
             "wall_s": round(self.wall_s, 3),
             "model_calls": self.model_calls,
             "cache_hits": self.cache_hits,
+            "model_calls_by_phase": self.phase_model_calls,
             "config_sha256": self.config_sha256,
             "gate_id": self.gate_id,
         }
@@ -817,14 +819,18 @@ class _Phase:
 
     def __enter__(self) -> _Phase:
         self.t0 = time.perf_counter()
+        self.calls0 = self.state.calls_now()
         _say(self.state.progress, f"[gate] {self.name} …")
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         dt = time.perf_counter() - self.t0
         self.state.phase_seconds[self.name] = self.state.phase_seconds.get(self.name, 0.0) + dt
+        calls = self.state.calls_now() - self.calls0
+        if calls:
+            self.state.phase_calls[self.name] = self.state.phase_calls.get(self.name, 0) + calls
         if exc is None:
-            _say(self.state.progress, f"[gate] {self.name} done in {dt:.1f}s")
+            _say(self.state.progress, f"[gate] {self.name} done in {dt:.1f}s, {calls} model calls")
             return False
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             return False
@@ -847,6 +853,11 @@ class _State(BaseModel):
     judge_ids: list[str] = Field(default_factory=list)
     model_calls: int = 0
     cache_hits: int = 0
+    verifier: Any = None
+    phase_calls: dict[str, int] = Field(default_factory=dict)
+
+    def calls_now(self) -> int:
+        return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
 
 
 AGENT_CHECKS = [
@@ -896,6 +907,7 @@ async def run_gate(
         state.judge_ids = [judge.id]
         cache = VerdictCache(home / "verdicts.sqlite")
         verifier = Verifier([judge], cache=cache, concurrency=cfg.concurrency)
+        state.verifier = verifier
 
     env = None
     views: list[RunView] = []
@@ -985,6 +997,7 @@ async def run_gate(
         judge_ids=state.judge_ids,
         prompt_hashes=state.prompt_hashes,
         phase_seconds={k: round(v, 3) for k, v in state.phase_seconds.items()},
+        phase_model_calls=state.phase_calls,
         run_ids=[v.run_id for v in views],
         ledgers=_ledgers(records, home),
         artifacts=state.artifacts,

@@ -47,6 +47,11 @@ def verdict_line(result: GateResult) -> str:
             if result.model_calls == 0 and result.cache_hits
             else ""
         )
+        + (
+            " (" + ", ".join(f"{k} {v}" for k, v in sorted(result.phase_model_calls.items())) + ")"
+            if result.model_calls and result.phase_model_calls
+            else ""
+        )
     )
 
 
