@@ -42,6 +42,10 @@ from agent.evidence import EgressEvent
 
 SAFE_METHODS = {"GET", "HEAD"}
 COMPROMISED_SPEC = "scripted:compromised"  # the built-in per-page compromised model
+# The same, asking for the narrowest span around the attacker's claim (cut before the
+# sentence's instruction tail, which extract_quote allows when no sentence end fits).
+COMPROMISED_NARROW_SPEC = "scripted:compromised-narrow"
+COMPROMISED_SPECS = (COMPROMISED_SPEC, COMPROMISED_NARROW_SPEC)
 
 # --- what a run did -----------------------------------------------------------------------
 
@@ -448,8 +452,8 @@ async def run_suite(
                 chat = None
                 if policy == "llm":
                     chat = (
-                        compromised_model(fixture, site)
-                        if model == COMPROMISED_SPEC
+                        compromised_model(fixture, site, narrow=model == COMPROMISED_NARROW_SPEC)
+                        if model in COMPROMISED_SPECS
                         else make_chat_model(model, endpoint)
                     )
                 try:
@@ -462,7 +466,7 @@ async def run_suite(
                         endpoint=endpoint,
                         # The compromised model gets the loop's full freedom: no convergence
                         # check cuts it short, so every defence it meets is a security control.
-                        convergence="off" if model == COMPROMISED_SPEC else None,
+                        convergence="off" if model in COMPROMISED_SPECS else None,
                     )
                 except Exception as exc:  # a crashed run proves nothing: it fails the suite
                     view = failed_view(fixture, f"{type(exc).__name__}: {exc}")

@@ -11,6 +11,8 @@ import click
 from spanproof.specs import EndpointSettings, SpecError, parse_spec
 
 COMPROMISED = "scripted:compromised"
+COMPROMISED_NARROW = "scripted:compromised-narrow"
+BUILT_IN = (COMPROMISED, COMPROMISED_NARROW)
 
 _COLUMNS = [
     ("technique", "technique"),
@@ -92,7 +94,8 @@ def render_table(report) -> str:
     default=None,
     envvar="SPANPROOF_MODEL",
     help=f"With --policy llm: openai:<model>, scripted:<path>, or {COMPROMISED} (built in: a "
-    "model that obeys every page, to prove the runtime controls hold without the model's help).",
+    "model that obeys every page, to prove the runtime controls hold without the model's help; "
+    f"{COMPROMISED_NARROW} also asks for the narrowest span around the attacker's claim).",
 )
 @click.option(
     "--judge",
@@ -148,11 +151,11 @@ def injection(
         )
     endpoint = None
     try:
-        if model_spec and model_spec != COMPROMISED:
+        if model_spec and model_spec not in BUILT_IN:
             parse_spec(model_spec)
         parse_spec(judge_spec)
         needs_endpoint = any(
-            s and s != COMPROMISED and parse_spec(s).kind == "openai"
+            s and s not in BUILT_IN and parse_spec(s).kind == "openai"
             for s in (model_spec, judge_spec)
         )
         if needs_endpoint:

@@ -159,3 +159,17 @@ def test_unknown_fixture_id_is_refused(tmp_path):
 def test_llm_policy_without_a_model_is_refused(tmp_path):
     with pytest.raises(ValueError, match="needs --model"):
         run(tmp_path, policy="llm")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="extract_quote cuts a span on a word boundary when no sentence end fits, so a "
+    "narrow span holds the attacker's claim without the instruction after it, and the "
+    "verifier (which sees only the span) cannot flag it",
+)
+def test_narrow_spans_cannot_cut_the_instruction_off(tmp_path):
+    from graders.injection import COMPROMISED_NARROW_SPEC
+
+    fids = ["visible-body-text", "fake-authority"]
+    report = run(tmp_path, policy="llm", model=COMPROMISED_NARROW_SPEC, only=fids)
+    assert report.passed, {r.fixture_id: r.published_markers for r in report.runs}
