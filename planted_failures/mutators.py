@@ -339,10 +339,6 @@ _SCOPE_LEXICON = {
     "Chicago": ["Illinois"],
     "Sydney": ["Australia"],
     "Toronto": ["Canada"],
-    "film": ["film and television"],
-    "television": ["television and film"],
-    "album": ["album and single"],
-    "single": ["single and album"],
 }
 _PROPER = re.compile(
     r"(?<![\w'])(?:[A-Z][A-Za-z]*[a-z][A-Za-z]*|[A-Z]{2,})(?:\s+(?:of\s+(?:the\s+)?|the\s+)?(?:[A-Z][A-Za-z]*[a-z][A-Za-z]*|[A-Z]{2,}))*(?![\w'’])"
@@ -377,6 +373,20 @@ _CALENDAR = frozenset(
 )
 
 
+_NAME_PARTICLES = frozenset(
+    ["de", "da", "del", "della", "van", "von", "der", "la", "le", "du", "y"]
+)
+
+
+def _stands_alone(text: str, start: int, end: int) -> bool:
+    """A whole name, not the start of "Chef de Mission" or "Cheez-It": widening it stays grammatical."""
+    after = text[end:]
+    if after and after[0] not in " ,.;:)!?":
+        return False
+    nxt = re.match(r"\s+(\S+)", after)
+    return not (nxt and nxt.group(1).lower() in _NAME_PARTICLES)
+
+
 def _plausible_name(name: str) -> bool:
     # Title-case headlines and sentence openers ("According", "However") are not entities.
     words = name.split()
@@ -393,7 +403,9 @@ def scope_creep(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None
         # Entity swap from the span: a name the claim uses -> another name on the same page,
         # widened with "and" so the claim now covers more than the span states for it.
         claim_names = [
-            c for c in _proper_names(text) if c[2] in pair.span and _plausible_name(c[2])
+            c
+            for c in _proper_names(text)
+            if c[2] in pair.span and _plausible_name(c[2]) and _stands_alone(text, c[0], c[1])
         ]
         claim_tokens = {w.lower() for _, _, n in _proper_names(text) for w in n.split()}
         span_names = {
