@@ -159,7 +159,7 @@ def content_words(text: str) -> set[str]:
         if w in STOPWORDS or len(w) < 2:
             continue
         # A light stem so "founded"/"founder"/"founding" and plurals meet.
-        for suffix in ("ing", "ed", "es", "s"):
+        for suffix in ("ing", "ers", "ed", "er", "es", "s"):
             if len(w) > len(suffix) + 3 and w.endswith(suffix):
                 w = w[: -len(suffix)]
                 break
@@ -217,20 +217,24 @@ def decompose_question(question: str, max_subquestions: int = 3) -> list[str]:
     """Rule-based decomposition: split on question marks, semicolons, and ' and <wh-word>'.
 
     "When was X founded and who founded it?" -> ["When was X founded?", "who founded it?"].
-    A part with no content words is folded into its neighbour.
+    A part with no content words ("When" in "When and where ...") joins the next part.
     """
     parts: list[str] = []
     for chunk in re.split(r"(?<=\?)\s+|;\s*", question.strip()):
         parts.extend(p for p in _SPLIT_AND.split(chunk) if p and p.strip())
     cleaned: list[str] = []
+    pending = ""  # "When" of "When and where did ...": joins the part that follows
     for part in parts:
         p = part.strip().rstrip("?.! ").strip()
         if not p:
             continue
-        if cleaned and not content_words(p):
-            cleaned[-1] = cleaned[-1].rstrip("?") + " " + p + "?"
+        if not content_words(p):
+            pending += p + " and "
             continue
-        cleaned.append(p + "?")
+        cleaned.append(pending + p + "?")
+        pending = ""
+    if pending and cleaned:
+        cleaned[-1] = cleaned[-1].rstrip("?") + " " + pending.removesuffix(" and ").strip() + "?"
     if not cleaned:
         cleaned = [question.strip()]
     if len(cleaned) > max_subquestions:
@@ -247,10 +251,13 @@ def decompose_question(question: str, max_subquestions: int = 3) -> list[str]:
     )
     out = []
     for i, c in enumerate(cleaned):
-        if i and re.search(r"\b(it|its|they|them|their|he|she|his|her|this|that)\b", c, re.I):
-            extra = [w for w in subject if not (content_words(w) & content_words(c))]
-            if extra:
-                c = c.rstrip("?") + " (" + " ".join(extra) + ")?"
+        # A later part that does not name the subject (a pronoun, or nothing: "what was
+        # the cause?") borrows it.
+        if i and subject:
+            own_name = re.search(r"\s[A-Z]", re.sub(r"^\W*\w+", "", c))
+            named = own_name or any(content_words(w) & content_words(c) for w in subject)
+            if not named:
+                c = c.rstrip("?") + " (" + " ".join(subject) + ")?"
         out.append(c)
     return out
 
@@ -322,7 +329,7 @@ def searches_for(state: ConvergenceState, index: int) -> int:
     for a in state.attempts:
         if a.tool != "web_search":
             continue
-        scores = [overlap(sq, a.detail) for sq in state.subquestions]
+        scores = [relevance(sq, a.detail, set(state.subject)) for sq in state.subquestions]
         if scores and max(scores) > 0 and scores.index(max(scores)) == index:
             n += 1
     return n
