@@ -51,7 +51,10 @@ def _plots(result: GateResult) -> list[str]:
         out.append(
             _figure(
                 plots.confusion_matrix(
-                    cal.get("labels", []), data["matrix"], f"calibration: {judge_id}"
+                    cal.get("labels", []),
+                    data["matrix"],
+                    f"calibration: {judge_id}",
+                    cal.get("columns"),
                 ),
                 f"Calibration confusion matrix for {judge_id} (agreement {data.get('agreement')})",
             )

@@ -79,6 +79,10 @@ def paired_bars(
         ha="right",
         fontsize=7,
     )
+    for i in range(len(groups)):  # say so where there is nothing to draw, rather than leave a gap
+        if all(vals[i] is None for vals in series.values()):
+            ax.text(i + width * (len(series) - 1) / 2, 0.02, "no claims", rotation=90, ha="center", va="bottom",
+                    fontsize=6, color="#777")  # fmt: skip
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
