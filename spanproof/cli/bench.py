@@ -191,7 +191,9 @@ def _comparison_table(result, tablefmt: str) -> str:
     from tabulate import tabulate
 
     rows = []
-    for r in result.judges:
+    set_order = list(dict.fromkeys(r.set for r in result.judges))
+    # Judges on the same set sit on adjacent rows so they read side by side.
+    for r in sorted(result.judges, key=lambda r: set_order.index(r.set)):
         ci = r.ci95.get("agreement")
         nci = r.ci95.get("near_miss_agreement")
         rows.append(
