@@ -255,7 +255,10 @@ def decompose_question(question: str, max_subquestions: int = 3) -> list[str]:
         # the cause?") borrows it.
         if i and subject:
             own_name = re.search(r"\s[A-Z]", re.sub(r"^\W*\w+", "", c))
-            named = own_name or any(content_words(w) & content_words(c) for w in subject)
+            pronoun = re.search(r"\b(it|its|they|them|their|he|him|his|she|her)\b", c, re.I)
+            named = (own_name and not pronoun) or any(
+                content_words(w) & content_words(c) for w in subject
+            )
             if not named:
                 c = c.rstrip("?") + " (" + " ".join(subject) + ")?"
         out.append(c)

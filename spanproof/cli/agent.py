@@ -91,7 +91,10 @@ def render_answer(record, *, rich_ok: bool) -> None:
             console.print()
             for gap in a.gaps:
                 console.print(f"[dim]- {gap}[/dim]")
-        table = Table(*headers, title="Citations", show_lines=True)
+        table = Table(title="Citations", show_lines=True)
+        for name in headers:
+            # URLs and times are citations: never truncate them, wrap instead.
+            table.add_column(name, overflow="fold", ratio=4 if name == "quote" else None)
         for row in _citation_rows(record):
             table.add_row(*row)
         console.print(table)
