@@ -31,7 +31,13 @@ def _checks(data):
 def test_blind_judge_fails_on_sensitivity_although_groundedness_is_perfect(tmp_path, corpus_dir):
     # The whole pair set: the deterministic audit alone catches many planted numbers and dates,
     # so only the full set shows how much a judge that never says no leaves uncaught.
-    cfg = _config(tmp_path, corpus_dir, 'checks = ["groundedness", "sensitivity"]\n', max_pairs=0)
+    cfg = _config(
+        tmp_path,
+        corpus_dir,
+        'checks = ["groundedness", "sensitivity"]\n',
+        max_pairs=0,
+        max_questions=1,
+    )
     result, data = _run(
         ["--config", cfg, "--judge", "blind", "--json", "--home", str(tmp_path / "h")]
     )
