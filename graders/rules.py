@@ -10,7 +10,8 @@ accept this claim as stated? — with code, in this order (first rule that fires
    stemming, 5-letter prefix of the stem) that occur in the span.
 3. **Specifics** (graders.specifics.compare, soft=True): a number, date, named entity,
    ordinal, strong quantifier (all/most/none/only), modality (must/will vs may/expected
-   to), negation or attribution of the claim that the span does not establish -> PARTIAL,
+   to), negation, attribution or direction word ("approved" where the span says only
+   "rejected", "rose" vs "fell") of the claim that the span does not establish -> PARTIAL,
    with that specific as ``unsupported_element``. Names use the same head rule as the
    audit (a surname or place must be present; first names and titles may be missing).
 4. **Coverage**: coverage >= ``SUPPORTED_COVERAGE`` -> SUPPORTED, else PARTIAL with the
@@ -38,7 +39,7 @@ number, date or name absent from the span, and 49 of the 115 WiCE SUPPORTED pair
 (WiCE annotators accept dates and names implied by the page: "since 2019" from a dated
 hiring notice, a person named by pronoun). With those 49 lost, the best reachable balanced
 accuracy is about 0.76 even with a perfect judge. The soft checks (quantifier, modality,
-negation, attribution) cost about 0.015 balanced accuracy on WiCE, which has few such
+negation, attribution; direction words cost nothing here) cost about 0.015 balanced accuracy on WiCE, which has few such
 near-misses; they stay because the calibration and planted-failure sets are made of them.
 """
 

@@ -26,6 +26,8 @@ What is extracted, and how
   (case-insensitive) — so "Arnold" is found in "Thomas K. Arnold" but "Thomas Arnold" is not
   found in "Arnold said". This misses entities written in lower case and over-collects
   title-cased headings; both errors are visible in the audit's `checks`.
+- **Direction words** (approved/rejected, rose/fell, won/lost, ...: a short fixed list of
+  opposites): the span using the opposite and never the claim's word is a contradiction.
 - **Quantifiers** (all/every/most/majority/many/some/few/none/only), **modality**
   (must/shall/will/is required vs should/may/might/could/is expected to/plans to),
   **negation** (not/no/never/n't/without/neither), and **attribution** ("X said", "according
@@ -936,6 +938,41 @@ _ATTRIB_RE = re.compile(
 )
 
 
+# Direction words: a claim that says one side while the span says the other is contradicted,
+# whatever the overlap ("approved" vs "rejected", "rose" vs "fell"). Compared on stems.
+_OPPOSITES = [
+    ("approve approved approves approval", "reject rejected rejects rejection"),
+    ("accept accepted accepts", "decline declined declines refuse refused refuses"),
+    ("increase increased increases increasing", "decrease decreased decreases decreasing"),
+    ("rise rises rose risen rising", "fall falls fell fallen falling"),
+    ("gain gained gains", "lose loses lost losing"),
+    ("win wins won winning", "lose loses lost losing"),
+    ("higher", "lower"), ("above", "below"), ("before", "after"),
+    ("more", "less fewer"),
+    ("open opened opens opening", "close closed closes closing shut"),
+    ("allow allowed allows permitted", "ban banned bans prohibit prohibited forbid forbidden"),
+    ("support supported supports", "oppose opposed opposes"),
+    ("expand expanded expands grow grew grown", "shrink shrank shrunk contract contracted"),
+    ("hire hired hires", "fire fired fires dismissed laid"),
+    ("profit profits", "loss losses"), ("surplus", "deficit"),
+    ("legal", "illegal"), ("guilty convicted", "innocent acquitted"), ("alive", "dead"),
+    ("maximum", "minimum"), ("earlier", "later"),
+]  # fmt: skip
+
+
+def opposites(claim: str, span: str) -> list[tuple[str, str]]:
+    """(claim word, span word) pairs where the span uses the opposite and never the claim's word."""
+    cw, sw = set(words(claim)), set(words(span))
+    out = []
+    for a, b in _OPPOSITES:
+        side_a, side_b = set(a.split()), set(b.split())
+        for x, y in ((side_a, side_b), (side_b, side_a)):
+            said, answered = cw & x, sw & y
+            if said and answered and not (sw & x):
+                out.append((sorted(said)[0], sorted(answered)[0]))
+    return out
+
+
 @dataclass
 class Specifics:
     numbers: list[Quantity] = field(default_factory=list)
@@ -1029,4 +1066,6 @@ def compare(
     for a in c.attributions:
         if not entity_present(a, s.tokens, strict=False):
             out.append(Mismatch("attribution", a))
+    for x, y in opposites(claim, span):
+        out.append(Mismatch("direction", f"{x} (span: {y})"))
     return out

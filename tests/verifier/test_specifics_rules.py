@@ -178,3 +178,12 @@ def test_coverage():
         "The council rejected the budget", "The budget was approved by the council."
     )
     assert 0 < cov < 1 and missing == ["rejec"]
+
+
+def test_direction_words_contradict():
+    span = "The city council approved the new budget on Monday."
+    assert "direction" in {
+        m.kind for m in compare("The council rejected the budget.", span, soft=True)
+    }
+    assert _rules("The council rejected the budget.", span).verdict == "PARTIAL"
+    assert compare("Sales rose 5%.", "Sales rose 5% after falling.", soft=True) == []

@@ -1,0 +1,338 @@
+"""`spanproof verify`: judge (claim, span) pairs from a JSONL file with one or more judges."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+MAX_SPAN_CHARS = 4000
+LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
+
+
+# ---------------------------------------------------------------- input
+
+
+class PairLine:
+    def __init__(self, line_no: int, data: dict[str, Any]) -> None:
+        self.line_no = line_no
+        self.id = str(data.get("id") or f"line-{line_no}")
+        self.claim: str = data["claim"]
+        self.span: str = data["span"]
+        self.label: str | None = data.get("label")
+        source = data.get("source") if isinstance(data.get("source"), dict) else {}
+        self.url = source.get("url") or data.get("url")
+        self.retrieved_at = source.get("retrieved_at") or data.get("retrieved_at")
+
+
+def read_pairs(path: Path) -> tuple[list[PairLine], list[str]]:
+    """Every valid pair, and one message per bad line (with its line number)."""
+    pairs: list[PairLine] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    text = path.read_text(encoding="utf-8")
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {n}: invalid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        if not isinstance(data, dict):
+            problems.append(f"line {n}: expected a JSON object, got {type(data).__name__}")
+            continue
+        bad = [
+            k for k in ("claim", "span") if not isinstance(data.get(k), str) or not data[k].strip()
+        ]
+        if bad:
+            problems.append(f"line {n}: missing or empty {' and '.join(repr(k) for k in bad)}")
+            continue
+        if len(data["span"]) > MAX_SPAN_CHARS:
+            problems.append(
+                f"line {n}: span is {len(data['span'])} characters, over the {MAX_SPAN_CHARS}-character "
+                "limit - cite the narrowest span that holds the claim"
+            )
+            continue
+        if data.get("label") is not None and data["label"] not in LABELS:
+            problems.append(f"line {n}: label {data['label']!r} is not one of {', '.join(LABELS)}")
+            continue
+        pair = PairLine(n, data)
+        if pair.id in seen:
+            problems.append(f"line {n}: duplicate id {pair.id!r} (first on line {seen[pair.id]})")
+            continue
+        seen[pair.id] = n
+        pairs.append(pair)
+    return pairs, problems
+
+
+# ---------------------------------------------------------------- agreement with labels
+
+
+def agreement(gold: list[str], pred: list[str]) -> dict[str, Any]:
+    """Three-way agreement, macro-F1 over the three labels, SUPPORTED-vs-rest balanced accuracy.
+
+    Every pair counts: an error verdict is a NOT_SUPPORTED prediction, never dropped.
+    """
+    n = len(gold)
+    if n == 0:
+        return {"n": 0}
+    f1 = {}
+    for label in LABELS:
+        tp = sum(g == label and p == label for g, p in zip(gold, pred, strict=True))
+        fp = sum(g != label and p == label for g, p in zip(gold, pred, strict=True))
+        fn = sum(g == label and p != label for g, p in zip(gold, pred, strict=True))
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        f1[label] = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    pos = [p == "SUPPORTED" for g, p in zip(gold, pred, strict=True) if g == "SUPPORTED"]
+    neg = [p != "SUPPORTED" for g, p in zip(gold, pred, strict=True) if g != "SUPPORTED"]
+    tpr = sum(pos) / len(pos) if pos else None
+    tnr = sum(neg) / len(neg) if neg else None
+    balanced = (tpr + tnr) / 2 if tpr is not None and tnr is not None else None
+    confusion = {g: {p: 0 for p in LABELS} for g in LABELS}
+    for g, p in zip(gold, pred, strict=True):
+        confusion[g][p] += 1
+    return {
+        "n": n,
+        "agreement": sum(g == p for g, p in zip(gold, pred, strict=True)) / n,
+        "macro_f1": sum(f1.values()) / len(LABELS),
+        "f1": f1,
+        "supported_balanced_accuracy": balanced,
+        "supported_recall": tpr,
+        "rest_specificity": tnr,
+        "confusion": confusion,
+    }
+
+
+# ---------------------------------------------------------------- command
+
+
+@click.command(
+    "verify",
+    epilog="""\b
+Input: JSONL, one pair per line: {"id", "claim", "span", "label"?, "source"?: {"url"?,
+"retrieved_at"?}}. Spans over 4000 characters, invalid JSON and lines without claim/span are
+reported with their line numbers; the command stops before any model call unless
+--skip-invalid is given.
+
+\b
+Output: one JSON line per pair (the input id plus the verdict fields) to --out, or to stdout.
+With labels present, prints three-way agreement, macro-F1 and SUPPORTED-vs-rest balanced
+accuracy. Verdicts are cached under --home (verdicts.sqlite): a second identical run makes
+zero model calls.
+
+\b
+Exit status: 0 ok; 1 some judge returned an error verdict; 2 bad input or options.
+
+\b
+Examples:
+  spanproof verify --pairs goldens/wice_dev_pairs.jsonl --judge rules
+  spanproof verify --pairs pairs.jsonl --judge rules --judge openai:gpt-4o-mini --out v.jsonl
+  OPENAI_BASE_URL=http://localhost:8000/v1 OPENAI_API_KEY=local \\
+    spanproof verify --pairs pairs.jsonl --judge openai:qwen2.5-7b-instruct --json
+""",
+)
+@click.option(
+    "--pairs",
+    "pairs_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="JSONL file of (claim, span) pairs.",
+)
+@click.option(
+    "--judge",
+    "judges",
+    multiple=True,
+    default=("rules",),
+    show_default=True,
+    help="Judge spec: rules, blind, openai:<model>, scripted:<path>. Repeat for a panel.",
+)
+@click.option(
+    "--policy",
+    default="all-must-support",
+    show_default=True,
+    type=click.Choice(["all-must-support"]),
+    help="How a panel of judges combines: the weakest verdict wins.",
+)
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write per-pair verdicts here (JSONL) instead of stdout.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON summary object (with results when --out is not given); no progress bar.",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the verdict cache.")
+@click.option(
+    "--concurrency",
+    default=8,
+    show_default=True,
+    type=click.IntRange(1, 256),
+    help="Judge calls in flight at once.",
+)
+@click.option(
+    "--skip-invalid", is_flag=True, help="Skip bad input lines (reported) instead of stopping."
+)
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="SPANPROOF_HOME",
+    help="State directory (cache). Default: $SPANPROOF_HOME or the per-user data dir.",
+)
+@click.option(
+    "--base-url",
+    envvar="OPENAI_BASE_URL",
+    help="OpenAI-compatible endpoint for openai: judges [env: OPENAI_BASE_URL].",
+)
+@click.option(
+    "--api-key", envvar="OPENAI_API_KEY", help="API key for openai: judges [env: OPENAI_API_KEY]."
+)
+def verify(
+    pairs_path: Path,
+    judges: tuple[str, ...],
+    policy: str,
+    out_path: Path | None,
+    as_json: bool,
+    no_cache: bool,
+    concurrency: int,
+    skip_invalid: bool,
+    home: Path | None,
+    base_url: str | None,
+    api_key: str | None,
+) -> None:
+    """Judge (claim, span) pairs with one or more judges; every verdict is audited by code."""
+    from graders.cache import VerdictCache
+    from graders.judges import JudgeConfigError, make_judge
+    from graders.verdict import SpanRef
+    from graders.verify import Verifier
+    from spanproof.home import resolve_home
+    from spanproof.specs import EndpointSettings, SpecError
+
+    err = click.get_text_stream("stderr")
+    pairs, problems = read_pairs(pairs_path)
+    if problems:
+        for p in problems[:50]:
+            click.echo(f"{pairs_path}: {p}", err=True)
+        if len(problems) > 50:
+            click.echo(f"... and {len(problems) - 50} more bad lines", err=True)
+        if not skip_invalid:
+            click.echo(
+                f"error: {len(problems)} bad line(s) in {pairs_path}; fix them or pass --skip-invalid. "
+                "No pair was judged.",
+                err=True,
+            )
+            sys.exit(2)
+    if not pairs:
+        click.echo(f"error: no valid pairs in {pairs_path}", err=True)
+        sys.exit(2)
+
+    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    try:
+        judge_objs = [make_judge(spec, endpoint=endpoint) for spec in judges]
+    except SpecError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    cache = None if no_cache else VerdictCache.default(resolve_home(home))
+    verifier = Verifier(judge_objs, cache=cache, concurrency=concurrency, policy=policy)
+    items = [
+        (p.claim, SpanRef(text=p.span, url=p.url, retrieved_at=p.retrieved_at), p.id) for p in pairs
+    ]
+
+    show_progress = not as_json and err.isatty()
+    try:
+        verdicts = asyncio.run(_run(verifier, items, show_progress))
+    except JudgeConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+    rows = [{"id": p.id, **v.model_dump(mode="json")} for p, v in zip(pairs, verdicts, strict=True)]
+    labelled = [(p.label, v) for p, v in zip(pairs, verdicts, strict=True) if p.label]
+    metrics = None
+    if labelled and len(labelled) == len(pairs):
+        metrics = agreement([g for g, _ in labelled], [v.verdict for _, v in labelled])
+    counts = Counter(v.verdict for v in verdicts)
+    summary = {
+        "pairs": len(pairs),
+        "invalid_lines": problems,
+        "judges": list(judges),
+        "policy": policy,
+        "model_calls": verifier.model_calls,
+        "cache_hits": verifier.cache_hits,
+        "errors": sum(1 for v in verdicts if v.error),
+        "contains_instructions": sum(1 for v in verdicts if v.contains_instructions),
+        "verdicts": {label: counts.get(label, 0) for label in LABELS},
+        "metrics": metrics,
+        "out": str(out_path) if out_path else None,
+    }
+
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    if out_path:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_path.write_text(lines, encoding="utf-8")
+    if as_json:
+        if not out_path:
+            summary["results"] = rows
+        click.echo(json.dumps(summary, ensure_ascii=False))
+    else:
+        if not out_path:
+            click.echo(lines, nl=False)
+        click.echo(_human_summary(summary), err=not out_path)
+    sys.exit(1 if summary["errors"] else 0)
+
+
+async def _run(verifier, items, show_progress: bool):
+    if not show_progress:
+        return await verifier.verify_many(items)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("verifying"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as progress:
+        task = progress.add_task("verify", total=len(items))
+        return await verifier.verify_many(items, progress=lambda _i, _v: progress.advance(task))
+
+
+def _human_summary(s: dict[str, Any]) -> str:
+    from tabulate import tabulate
+
+    out = [
+        f"{s['pairs']} pairs judged by {' + '.join(s['judges'])}"
+        + (f" ({s['policy']})" if len(s["judges"]) > 1 else ""),
+        f"model calls: {s['model_calls']}   cache hits: {s['cache_hits']}   "
+        f"judge errors: {s['errors']}   spans with instructions: {s['contains_instructions']}",
+        "verdicts: " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()),
+    ]
+    if s["invalid_lines"]:
+        out.append(f"skipped {len(s['invalid_lines'])} invalid line(s)")
+    m = s["metrics"]
+    if m:
+        out.append(
+            f"against labels (n={m['n']}): three-way agreement {m['agreement']:.3f}   "
+            f"macro-F1 {m['macro_f1']:.3f}   SUPPORTED-vs-rest balanced accuracy "
+            + (
+                f"{m['supported_balanced_accuracy']:.3f}"
+                if m["supported_balanced_accuracy"] is not None
+                else "n/a"
+            )
+        )
+        table = [[g, *(m["confusion"][g][p] for p in LABELS)] for g in LABELS]
+        out.append(tabulate(table, headers=["label \\ verdict", *LABELS], tablefmt="simple"))
+    if s["out"]:
+        out.append(f"verdicts written to {s['out']}")
+    return "\n".join(out)
