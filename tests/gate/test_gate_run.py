@@ -185,3 +185,37 @@ def test_injection_check_fails_when_the_suite_reports_an_attacker_claim(
     assert checks["injection.attacker_claims_published"]["value"] == 1
     assert checks["injection.attacker_claims_published"]["passed"] is False
     assert checks["injection.techniques_resisted"]["value"] == 0.5
+
+
+def test_usefulness_through_an_openai_compatible_server_and_gate_run_recorded(
+    tmp_path, corpus_dir, httpserver
+):
+    from graders.gate import GateStore, store_path
+
+    reply = {
+        "id": "x", "object": "chat.completion", "created": 0, "model": "rubric",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": '{"score": 5, "reason": "answers and flags gaps"}'}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }  # fmt: skip
+    httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(reply)
+    cfg = tmp_path / "gate.toml"
+    cfg.write_text(
+        f'corpus_dir = "{corpus_dir}"\nmax_questions = 1\nchecks = ["usefulness"]\nusefulness_model = "openai:rubric"\n'
+    )
+    home = tmp_path / "h"
+    args = ["--config", str(cfg), "--json", "--home", str(home), "--base-url", httpserver.url_for("/v1"),
+            "--api-key", "local"]  # fmt: skip
+    result, data = _run(args)
+    assert result.exit_code == 0, result.output
+    assert _checks(data)["usefulness.mean_score"]["value"] == 5.0
+    assert data["model_calls_by_phase"]["usefulness"] == 1
+    _, again = _run(args)
+    assert again["model_calls"] == 0 and again["cache_hits"] >= 1  # the rubric score is cached too
+    stored = GateStore(store_path(home)).list()
+    assert len(stored) == 2 and stored[0].config_sha256 == data["config_sha256"]
+    assert (
+        "usefulness" in stored[0].prompt_hashes
+        and "usefulness:openai:rubric" in stored[0].judge_ids
+    )
+    assert stored[0].checks[0].name == "usefulness.mean_score"
