@@ -721,6 +721,7 @@ class LlmAgent:
         ]
         self.iterations = 0
         self._announced_draft_phase = False
+        self._told_action: str | None = None
 
     def tools(self) -> list[dict]:
         if self.rt.draft_only:
@@ -834,15 +835,20 @@ class LlmAgent:
                 )
             elif self.convergence != "off" and self.iterations >= 2:
                 await rt.converge(self.convergence, self.small_model, "iteration")
+            last = rt.record.convergence[-1] if rt.record.convergence else None
+            fresh = rt.record.trace[-1].kind in ("convergence", "stall")
             if (
-                rt.record.convergence
-                and rt.record.convergence[-1].decision == "CONTINUE"
-                and rt.record.trace[-1].kind in ("convergence", "stall")
+                last
+                and fresh
+                and last.decision == "CONTINUE"
+                and last.next_action != self._told_action
             ):
-                decision = rt.record.convergence[-1]
+                # Tell the model the next action once, not after every turn.
+                self._told_action = last.next_action
                 self.messages.append(
                     UserMessage(
-                        content=f"Convergence check: CONTINUE. Next action: {decision.next_action}. Reason: {decision.reason}"
+                        content=f"Convergence check: CONTINUE. Next action: {last.next_action}. "
+                        f"Reason: {last.reason}"
                     )
                 )
         return getattr(rt.record, rt.draft_slot)

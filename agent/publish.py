@@ -216,9 +216,8 @@ def compute_metrics(
     shown = [c for c in claims if c.status != "dropped"]
     tools = [e for e in record.trace if e.kind == "tool"]
     quotes = [e for e in tools if e.tool == "extract_quote"]
-    fetch_ok = [e for e in tools if e.tool == "fetch_page" and e.ok]
     docs_with_spans = {s.doc_id for s in record.spans}
-    fetched_docs = {e.result_summary.split(" ", 1)[0] for e in fetch_ok}
+    fetched_docs = {d.doc_id for d in record.documents}
     tokens: dict[str, dict[str, int]] = {}
     phase: dict[str, float] = {
         "search": 0.0,

@@ -87,6 +87,8 @@ def render_answer(record, *, rich_ok: bool) -> None:
         for n, claim in enumerate(a.shown, start=1):
             if claim.status != "published":
                 console.print(f"[yellow][{n}] {claim.status}: {claim.reason}[/yellow]")
+        for note in _notes(record):
+            console.print(f"[red]{note}[/red]")
         if a.gaps:
             console.print()
             for gap in a.gaps:
@@ -110,11 +112,23 @@ def render_answer(record, *, rich_ok: bool) -> None:
     for n, claim in enumerate(a.shown, start=1):
         if claim.status != "published":
             lines.append(f"[{n}] {claim.status}: {claim.reason}")
+    lines += _notes(record)
     if a.gaps:
         lines += [""] + [f"- {g}" for g in a.gaps]
     lines += ["", tabulate(_citation_rows(record), headers=headers, tablefmt="simple"), "", metrics_line,
               f"run {record.run_id} ({record.status})"]  # fmt: skip
     click.echo("\n".join(lines))
+
+
+def _notes(record) -> list[str]:
+    notes = []
+    if record.needs_human:
+        notes.append(f"Needs human review: {record.needs_human_reason}")
+    if record.injection_observed:
+        notes.append(f"Injection observed in fetched content: {record.injection_observed!r}")
+    if record.status != "complete":
+        notes.append(f"Run status: {record.status}; errors: {'; '.join(record.errors) or 'none'}")
+    return notes
 
 
 def _pct(x: float | None) -> str:

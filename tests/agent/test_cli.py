@@ -93,3 +93,28 @@ def test_recheck_confirms_quotes_and_flags_a_tampered_one(asked):
 def test_llm_policy_without_a_model_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(cli, ["ask", "q", "--policy", "llm", "--home", str(tmp_path)])
     assert result.exit_code == 2 and "--model" in result.output
+
+
+def test_ask_with_an_openai_compatible_model_over_the_wire(httpserver, tmp_path):
+    from tests.agent.test_llm_wire import FakeEndpoint
+
+    fake = FakeEndpoint(
+        hit="jackalopes-hire-todd-watson",
+        locator="The Odessa Jackalopes, proud members",
+        claim="The Odessa Jackalopes announced that they have hired Todd Watson to be the "
+        "program's sixth head coach.",
+        plan="1. Who did the Odessa Jackalopes hire as head coach?",
+    )
+    httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_handler(fake)
+    result = CliRunner().invoke(
+        cli,
+        ["ask", QUESTION, "--model", "openai:wire-model", "--base-url", httpserver.url_for("/v1"),
+         "--api-key", "local", "--json", "--home", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["config"]["policy"] == "llm" and record["config"]["convergence"] == "llm"
+    published = [c for c in record["answer"]["claims"] if c["status"] == "published"]
+    assert [c["verdict"]["verdict"] for c in published] == ["SUPPORTED"]
+    assert "Todd Watson" in published[0]["text"]
+    assert record["metrics"]["cost"]["research_usd"] > 0

@@ -47,7 +47,9 @@ def test_decomposition_by_rule():
     assert decompose_question("What is the population of Paris?") == [
         "What is the population of Paris?"
     ]
-    four = decompose_question("Who is Alpha Smith; when was Beta Hall built; where is Gamma Lake; why is Delta red?")
+    four = decompose_question(
+        "Who is Alpha Smith; when was Beta Hall built; where is Gamma Lake; why is Delta red?"
+    )
     assert len(four) == 3 and four[2] == "where is Gamma Lake why is Delta red?"
     assert subquestions_from_text("Plan:\n1. When did it open?\n- Who built it?\nthen search") == [
         "When did it open?",

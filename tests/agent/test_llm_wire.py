@@ -44,7 +44,14 @@ def tool_results(messages):
 class FakeEndpoint:
     """Plays a competent research model, turn by turn, from what the runtime sent it."""
 
-    def __init__(self):
+    def __init__(
+        self,
+        hit="news.example.org",
+        locator="The Larkspur Bridge opened",
+        claim="The Larkspur Bridge opened to traffic on 14 March 2021.",
+        plan="1. When did the Larkspur Bridge open?",
+    ):
+        self.hit, self.locator, self.claim, self.plan = hit, locator, claim, plan
         self.requests: list[dict] = []
         self.failed_once = False
         self.sent_bad_json = False
@@ -76,18 +83,20 @@ class FakeEndpoint:
         elif names == ["draft_answer"] or (results and "span_id" in results[-1]):
             span_id = next(r["span_id"] for r in reversed(results) if "span_id" in r)
             turn = completion(None, [("draft_answer", {
-                "claims": [{"text": "The Larkspur Bridge opened to traffic on 14 March 2021.",
+                "claims": [{"text": self.claim,
                             "span_ids": [span_id], "inference": False, "confidence": 0.9}],
                 "summary": "The bridge opened on 14 March 2021.", "injection_observed": None,
                 "needs_human": False})])  # fmt: skip
         elif results and results[-1].get("error") == "INVALID_ARGUMENTS":
-            turn = completion(None, [("web_search", {"query": "Larkspur Bridge opened"})])
+            turn = completion(
+                None, [("web_search", {"query": self.plan.split(". ", 1)[-1].rstrip("?")})]
+            )
         elif results and "hits" in results[-1]:
-            url = next(h["url"] for h in results[-1]["hits"] if "news.example.org" in h["url"])
+            url = next(h["url"] for h in results[-1]["hits"] if self.hit in h["url"])
             turn = completion(None, [("fetch_page", {"url": url})])
         elif results and "doc_id" in results[-1]:
             preview = results[-1]["preview"]
-            start = preview.index("The Larkspur Bridge opened")
+            start = preview.index(self.locator)
             turn = completion(None, [("extract_quote", {"doc_id": results[-1]["doc_id"],
                                                         "locator": preview[start : start + 60]})])  # fmt: skip
         else:

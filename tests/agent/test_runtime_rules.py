@@ -156,7 +156,11 @@ async def test_token_budget_ends_the_run_with_the_runtime_draft(env, rules_verif
     rec = await ask(env, model, rules_verifier, budgets=Budgets(tokens=12_500))
     assert rec.ended_by == "budget:tokens"
     assert len(model.calls) == 4  # no model call after the budget was spent
-    assert [e.tool for e in rec.trace if e.kind == "tool" and e.ok] == ["web_search", "fetch_page", "extract_quote"]
+    assert [e.tool for e in rec.trace if e.kind == "tool" and e.ok] == [
+        "web_search",
+        "fetch_page",
+        "extract_quote",
+    ]
     assert rec.draft_origin == "runtime_fallback" and rec.draft.claims
     assert rec.answer.claims[0].text.startswith(OPENED)
 
