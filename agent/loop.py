@@ -359,7 +359,7 @@ class Runtime:
             payload["warning"] = (
                 "This query is nearly identical to the previous one; change the terms, not the length."
             )
-        summary = f"{len(hits)} hits" + (": " + ", ".join(h.url for h in hits[:5]) if hits else "")
+        summary = f"{len(hits)} hits" + (": " + ", ".join(h.url for h in hits) if hits else "")
         entry = self._entry(
             kind="tool",
             tool="web_search",
