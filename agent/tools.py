@@ -36,6 +36,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 import pysbd
+from pydantic import BaseModel, ValidationError
 
 from agent.evidence import Document, Span, make_span_id
 from agent.tool_schema import (
@@ -436,6 +437,46 @@ class Toolbox:
 
     def render_span(self, span: Span) -> str:
         return render_span(span)
+
+    async def call(self, name: str, arguments: dict | str) -> BaseModel:
+        """Dispatch one model tool call: validated arguments in, a result or a ToolError out.
+
+        Never raises for anything the model did wrong: bad JSON, unknown tool and
+        schema violations come back as INVALID_ARGUMENTS with the fix.
+        """
+        models = {
+            "web_search": WebSearchArgs,
+            "fetch_page": FetchPageArgs,
+            "extract_quote": ExtractQuoteArgs,
+        }
+        if name not in models:
+            return ToolError(
+                error="INVALID_ARGUMENTS",
+                message=f"Unknown tool {name!r}; the tools are {', '.join(models)}.",
+                retryable=True,
+            )
+        try:
+            if isinstance(arguments, str):
+                args = models[name].model_validate_json(arguments or "{}")
+            else:
+                args = models[name].model_validate(arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
+            )
+            return ToolError(
+                error="INVALID_ARGUMENTS",
+                message=f"{name} arguments do not match its schema ({problems}). Fix them and call again.",
+                retryable=True,
+            )
+        try:
+            if name == "web_search":
+                return await self.web_search(args)  # type: ignore[arg-type]
+            if name == "fetch_page":
+                return await self.fetch_page(args)  # type: ignore[arg-type]
+            return self.extract_quote(args)  # type: ignore[arg-type]
+        except ToolFailure as failure:
+            return failure.detail
 
     def tool_schemas(self) -> list[dict]:
         return tool_schemas()

@@ -201,7 +201,7 @@ def main() -> int:
         [
             "extract_quote, 1 MB doc, first call",
             f"{quote['first_quote_s'] * 1000:.1f} ms",
-            "segments one paragraph",
+            "segments only the paragraphs it touches",
         ],
         [
             "extract_quote, 1 MB doc, median",

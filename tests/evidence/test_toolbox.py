@@ -132,3 +132,24 @@ def test_tool_schemas_come_from_the_models():
         "locator",
     }
     assert "NOT evidence" in schemas["web_search"]["description"]
+
+
+async def test_call_dispatches_and_never_raises_for_model_mistakes(site, tmp_path):
+    httpserver, search = site
+    box = make_box(tmp_path, httpserver, search)
+    hits = await box.call("web_search", '{"query": "central bank rates"}')
+    assert hits.hits[0].url == httpserver.url_for("/rates")
+    fetched = await box.call("fetch_page", {"url": httpserver.url_for("/rates")})
+    quoted = await box.call(
+        "extract_quote", {"doc_id": fetched.doc_id, "locator": "The central bank raised"}
+    )
+    assert quoted.span_id in box.spans
+    for name, args in [
+        ("extract_quote", {"doc_id": fetched.doc_id, "locator": "short"}),
+        ("fetch_page", "{not json"),
+        ("delete_everything", {}),
+    ]:
+        result = await box.call(name, args)
+        assert isinstance(result, ToolError) and result.error == "INVALID_ARGUMENTS"
+    refused = await box.call("fetch_page", {"url": "http://elsewhere.example/"})
+    assert isinstance(refused, ToolError) and refused.error == "URL_NOT_FROM_SEARCH"
