@@ -948,6 +948,11 @@ async def run_gate(
         }
         for r in records:
             state.prompt_hashes.update({f"agent.{k}": v for k, v in r.prompt_hashes.items()})
+        state.artifacts["cost"] = {
+            "runs": [
+                run_cost(r, cfg.prices, v.question_id) for r, v in zip(records, views, strict=True)
+            ]
+        }
 
     if "calibration" in enabled and verifier is not None:
         with _Phase(state, "calibration", ["calibration"]):
@@ -1007,6 +1012,29 @@ async def run_gate(
     if record:
         GateStore(store_path(home)).save(result)
     return result
+
+
+def run_cost(record: Any, prices: Any, question_id: str | None = None) -> dict[str, Any]:
+    """Tokens priced with the gate's price table, and wall time by phase, for one run record."""
+    m = record.metrics
+    tokens = {
+        k: {"input": u.prompt_tokens, "output": u.completion_tokens}
+        for k, u in m.tokens_by_model.items()
+    }
+    phases = dict(m.wall_ms_by_phase)
+    wall_s = sum(phases.values()) / 1000
+    return {
+        "run_id": record.run_id,
+        "question_id": question_id,
+        "tokens": sum(t["input"] + t["output"] for t in tokens.values()),
+        "searches": m.searches,
+        "cost_usd": round(prices.cost_usd(tokens, searches=m.searches), 6),
+        "phase_s": round(wall_s, 3),
+        "verify_share_of_time": round(phases.get("verify", 0) / 1000 / wall_s, 3)
+        if wall_s
+        else None,
+        "verifier_calls": m.cost.verifier_model_calls,
+    }
 
 
 def _required(cfg: GateConfig) -> list[str]:

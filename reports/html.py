@@ -115,6 +115,22 @@ def _threshold_number(text: str | None) -> float | None:
         return None
 
 
+def _cost_table(result: GateResult) -> str:
+    runs = (result.artifacts.get("cost") or {}).get("runs") or []
+    if not runs:
+        return "<p>No agent runs.</p>"
+    total = sum(r["cost_usd"] for r in runs)
+    rows = [
+        [r.get("question_id") or "-", r["run_id"], r["tokens"], r["searches"], f"{r['cost_usd']:.4f}",
+         f"{r['phase_s']:.2f}", "-" if r["verify_share_of_time"] is None else f"{r['verify_share_of_time']:.2f}"]
+        for r in runs
+    ]  # fmt: skip
+    head = f"<p>Total ${total:.4f} over {len(runs)} runs (price table from the gate config; verifier tokens are not recorded, so verification's share is shown as time).</p>"
+    return head + _table(
+        ["question", "run", "tokens", "searches", "cost $", "phase s", "verify share of time"], rows
+    )
+
+
 def _ledger_links(result: GateResult, out_dir: Path) -> str:
     if not result.ledgers:
         return "<p>No run ledgers recorded.</p>"
@@ -158,6 +174,8 @@ def render_html(result: GateResult, out_dir: Path) -> str:
 {_table(HEADERS, rows, status_col=0)}
 <h2>Plots</h2>
 {"".join(_plots(result)) or "<p>No plot data (the checks behind them did not run).</p>"}
+<h2>Cost and latency per run</h2>
+{_cost_table(result)}
 <h2>Time per phase (s)</h2>
 {_table(["phase", "seconds"], phases)}
 <h2>Versions</h2>
