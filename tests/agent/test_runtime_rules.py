@@ -427,3 +427,39 @@ async def test_cancelled_run_is_stored_as_interrupted(env, rules_verifier, tmp_p
     rec = store.get("run_cancelled")
     assert rec.status == "interrupted"
     assert [e.tool for e in rec.trace if e.kind == "tool"] == ["web_search"]
+
+
+async def test_llm_targeted_round_sources_a_pruned_subquestion(env):
+    verifier = Verifier([FixedJudge({"14 March": "SUPPORTED", "1999": "NOT_SUPPORTED"})])
+    model = ScriptedChatModel(
+        [
+            search(),
+            fetch(),
+            extract(),
+            lambda m: draft(
+                [{"text": "The Larkspur Bridge opened in 1999.", "span_ids": span_ids(m)}]
+            ),
+            search("Larkspur Bridge opening date traffic"),
+            extract(),
+            lambda m: draft(
+                [
+                    {
+                        "text": "The Larkspur Bridge opened to traffic on 14 March 2021.",
+                        "span_ids": span_ids(m)[-1:],
+                    }
+                ]
+            ),
+        ]
+    )
+    rec = await ask(env, model, verifier)
+    told = [m.content for m in model.calls[4]["messages"] if m.role == "user"][-1]
+    assert (
+        "Verification dropped the only support" in told
+        and "When did the Larkspur Bridge open?" in told
+    )
+    assert [(c.round, c.status) for c in rec.answer.claims] == [(1, "dropped"), (2, "published")]
+    assert rec.draft.claims[0].text.endswith("1999.") and rec.supplementary_draft is not None
+    assert rec.answer.gaps == [
+        "1 drafted claim(s) failed verification and were left out (see the ledger)."
+    ]
+    assert rec.metrics.pre_prune_supported_rate == 0.5
