@@ -11,11 +11,12 @@ from click.testing import CliRunner
 from spanproof.cli.gate import gate
 
 
-def _config(tmp_path, corpus_dir, body: str, max_pairs: int = 50) -> str:
+def _config(tmp_path, corpus_dir, body: str, max_pairs: int = 50, max_questions: int = 2) -> str:
     path = tmp_path / "gate.toml"
-    path.write_text(
-        f'corpus_dir = "{corpus_dir}"\nmax_questions = 2\nmax_pairs = {max_pairs}\n' + body
+    head = (
+        f'corpus_dir = "{corpus_dir}"\nmax_questions = {max_questions}\nmax_pairs = {max_pairs}\n'
     )
+    path.write_text(head + body)
     return str(path)
 
 
