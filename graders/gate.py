@@ -248,12 +248,11 @@ def validate_draft(view: RunView, draft_model: type[BaseModel] | None = None) ->
     return None
 
 
-def check_schema_validity(
-    views: list[RunView], cfg: GateConfig, draft_model: type[BaseModel] | None = None
-) -> list[CheckRow]:
+def check_schema_validity(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
+    """Every draft must validate against the agent's Draft schema with this run's span ids."""
     if not views:
         return [error_row("schema_validity", "no runs to check")]
-    bad = [(v.run_id, why) for v in views if (why := validate_draft(v, draft_model))]
+    bad = [(v.run_id, why) for v in views if (why := validate_record_draft(v))]
     value = 1 - len(bad) / len(views)
     detail = f"{len(views) - len(bad)}/{len(views)} drafts valid"
     if bad:
@@ -711,14 +710,6 @@ def view_from_record(
     )  # fmt: skip
 
 
-def draft_model_for(view: RunView) -> type[BaseModel] | None:
-    try:
-        from agent.record import Draft
-    except ImportError:
-        return None
-    return Draft
-
-
 def validate_record_draft(view: RunView) -> str | None:
     """Schema validation with the agent's own Draft model and this run's span ids as context."""
     why = validate_draft(view)
@@ -921,7 +912,7 @@ async def run_gate(
     if views:
         snapshot_text = _snapshot_reader(env, home)
         checks: list[tuple[str, Callable[[], list[CheckRow]]]] = [
-            ("schema_validity", lambda: _schema_rows(views, cfg)),
+            ("schema_validity", lambda: check_schema_validity(views, cfg)),
             ("span_fidelity", lambda: check_span_fidelity(views, snapshot_text, cfg)),
             ("forbidden_actions", lambda: check_forbidden_actions(views, cfg)),
             ("tool_calls", lambda: check_tool_calls(views, cfg)),
@@ -1043,19 +1034,6 @@ def _required(cfg: GateConfig) -> list[str]:
     if cfg.usefulness_model or cfg.model:
         req.append("usefulness")
     return req
-
-
-def _schema_rows(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    bad = [(v.run_id, why) for v in views if (why := validate_record_draft(v))]
-    value = 1 - len(bad) / len(views)
-    detail = f"{len(views) - len(bad)}/{len(views)} drafts valid"
-    if bad:
-        detail += "; first: " + "; ".join(f"{r}: {w}" for r, w in bad[:2])
-    return [
-        gated_row(
-            "schema_validity", "valid_drafts", value, ">=", cfg.thresholds.schema_validity, detail
-        )
-    ]
 
 
 def verifier_prompt_hashes(verifier: Any) -> dict[str, str]:

@@ -11,6 +11,7 @@ from graders.gate import (
     check_coverage,
     check_forbidden_actions,
     check_groundedness,
+    check_schema_validity,
     check_span_fidelity,
     check_tool_calls,
     exit_code_for,
@@ -112,6 +113,8 @@ def test_foreign_span_id_or_missing_draft_fails_schema(real_run):
     bad = rec.model_copy(deep=True)
     bad.draft.claims[0].span_ids = ["span_ffffffffffffffff"]
     assert "not from this run" in validate_record_draft(_view(bad, env))
+    row = check_schema_validity([_view(rec, env), _view(bad, env)], CFG)[0]
+    assert row.status == "fail" and row.value == 0.5
     none = rec.model_copy(deep=True)
     none.draft = None
     assert validate_record_draft(_view(none, env)) == "no draft submitted"
