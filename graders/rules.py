@@ -10,7 +10,8 @@ accept this claim as stated? — with code, in this order (first rule that fires
    stemming, 5-letter prefix of the stem) that occur in the span.
 3. **Specifics** (graders.specifics.compare, soft=True): a number, date, named entity,
    ordinal, strong quantifier (all/most/none/only), modality (must/will vs may/expected
-   to), negation, attribution or direction word ("approved" where the span says only
+   to, or a hedge of the span dropped: "approximately 230" -> "230"), negation (compared
+   locally: "not approved" vs "approved"), attribution or direction word ("approved" where the span says only
    "rejected", "rose" vs "fell") of the claim that the span does not establish -> PARTIAL,
    with that specific as ``unsupported_element``. Names use the same head rule as the
    audit (a surname or place must be present; first names and titles may be missing).
@@ -21,26 +22,30 @@ accept this claim as stated? — with code, in this order (first rule that fires
 with the claim, so it always passes the audit's quote check.
 
 Tuning (development data only: goldens/wice_dev_pairs.jsonl, 349 pairs, 115 SUPPORTED /
-191 PARTIAL / 43 NOT_SUPPORTED; every figure below is after the audit, as `spanproof verify`
-reports it). The two thresholds were chosen from this grid of (SUPPORTED_COVERAGE, then
-NOT_SUPPORTED_COVERAGE = 0.20), with all checks above on:
+191 PARTIAL / 43 NOT_SUPPORTED; figures after the audit, as `spanproof verify` reports
+them). SUPPORTED_COVERAGE was chosen from this grid, with NOT_SUPPORTED_COVERAGE = 0.20
+and every check above on:
 
     SUPPORTED_COVERAGE   0.30   0.35   0.40   0.45   0.50   0.55   0.60
-    balanced accuracy    0.699  0.688  0.686  0.685  0.685  0.679  0.663
-    three-way macro-F1   0.578  0.573  0.571  0.572  0.572  0.570  0.559
+    balanced accuracy    0.684  0.677  0.675  0.679  0.679  0.672  0.655
+    three-way macro-F1   0.570  0.567  0.565  0.569  0.569  0.566  0.552
+    three-way agreement  0.628  0.628  0.628  0.636  0.636  0.642  0.630
 
-and NOT_SUPPORTED_COVERAGE (at 0.45): 0.20 -> F1 0.572, 0.25 -> 0.566, 0.30 -> 0.569.
-0.45 sits on the 0.45-0.50 plateau; 0.30 scores 0.014 higher on this set but would call a
-claim SUPPORTED with 70% of its content words absent from the span, which defeats the
-verifier's purpose on near-miss pairs (added scope, wrong topic) that WiCE does not contain.
+and NOT_SUPPORTED_COVERAGE at 0.45: 0.15 -> macro-F1 0.530, 0.20 -> 0.569, 0.25 -> 0.563,
+0.30 -> 0.566. 0.45 sits on the 0.45-0.50 plateau; 0.30 scores 0.005 higher here but would
+call a claim SUPPORTED with 70% of its content words absent from the span.
 
-What bounds the score on WiCE: the audit downgrades any SUPPORTED whose claim has a
-number, date or name absent from the span, and 49 of the 115 WiCE SUPPORTED pairs have one
-(WiCE annotators accept dates and names implied by the page: "since 2019" from a dated
-hiring notice, a person named by pronoun). With those 49 lost, the best reachable balanced
-accuracy is about 0.76 even with a perfect judge. The soft checks (quantifier, modality,
-negation, attribution; direction words cost nothing here) cost about 0.015 balanced accuracy on WiCE, which has few such
-near-misses; they stay because the calibration and planted-failure sets are made of them.
+What bounds the score on WiCE (SUPPORTED-vs-rest balanced accuracy 0.679, short of the 0.70
+target): 49 of the 115 WiCE SUPPORTED pairs have a number, date or name that is not in the
+span — WiCE annotators accept what the page implies ("since 2019" from a dated hiring
+notice, a person named only by pronoun, the year from the page's dateline) — so both this
+judge and the audit (which would downgrade any judge's SUPPORTED there) answer PARTIAL. A
+judge right on every other pair would reach (66/115 + 1) / 2 = 0.79. The soft checks (quantifier,
+modality, hedges dropped, local negation, attribution, direction words) cost about 0.02
+balanced accuracy on WiCE, which has few such near-misses; they stay because planted
+failures and near-miss calibration pairs are made of them (planted-failure sensitivity on
+the WiCE SUPPORTED pairs went from 0.927 without the local-negation / hedge / direction
+checks to 0.948 with them).
 """
 
 from __future__ import annotations

@@ -933,7 +933,7 @@ NEGATIONS = {
     "denies",
 }
 _ATTRIB_RE = re.compile(
-    r"(?:(?i:according to)\s+(?P<a>[A-Z][\w.’'\- ]{1,60}?)(?=[,.;]|$| said| says)"
+    r"(?:(?i:according to)\s+(?P<a>(?:the\s+)?[\w.’'\- ]{2,60}?)(?=[,.;]|$| said| says)"
     r"|(?P<b>[A-Z][\w.’'\-]+(?:\s(?:of|the|de|[A-Z][\w.’'\-]+)){0,5})\s+(?:said|says|stated|states|told|announced|reported|claimed|claims|wrote|argued|noted|added|confirmed))"
 )
 
@@ -954,7 +954,9 @@ _OPPOSITES = [
     ("support supported supports", "oppose opposed opposes"),
     ("expand expanded expands grow grew grown", "shrink shrank shrunk contract contracted"),
     ("hire hired hires", "fire fired fires dismissed laid"),
-    ("profit profits", "loss losses"), ("surplus", "deficit"),
+    ("profit profits", "loss losses"), ("surplus", "deficit"), ("best", "worst"),
+    ("positive", "negative"), ("join joined joins", "leave left leaves quit"),
+    ("release released releases", "cancel cancelled canceled cancels shelved"),
     ("legal", "illegal"), ("guilty convicted", "innocent acquitted"), ("alive", "dead"),
     ("maximum", "minimum"), ("earlier", "later"),
 ]  # fmt: skip
@@ -968,8 +970,96 @@ def opposites(claim: str, span: str) -> list[tuple[str, str]]:
         side_a, side_b = set(a.split()), set(b.split())
         for x, y in ((side_a, side_b), (side_b, side_a)):
             said, answered = cw & x, sw & y
-            if said and answered and not (sw & x):
+            if said and answered and not (sw & x) and not (cw & y):
                 out.append((sorted(said)[0], sorted(answered)[0]))
+    return out
+
+
+_NEG_WORDS = {"not", "no", "never", "without", "neither", "nor", "cannot", "n't", "didn't",
+              "doesn't", "don't", "isn't", "wasn't", "weren't", "aren't", "hasn't", "haven't",
+              "hadn't", "won't", "wouldn't", "couldn't", "shouldn't"}  # fmt: skip
+_NEG_SKIP = STOPWORDS | {"be", "been", "being", "also", "yet", "ever", "even", "really", "only"}
+_NEG_WINDOW = 4  # a negation governs a content word at most this many words later
+
+
+def _negated_stems(text: str) -> tuple[set[str], set[str]]:
+    """(stems that follow a negation within the window, all content stems)."""
+    toks = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower().replace("’", "'"))
+    negated, content = set(), set()
+    last_neg = -99
+    for i, t in enumerate(toks):
+        if t == "not" and i + 1 < len(toks) and toks[i + 1] == "only":
+            continue  # "not only X but Y" asserts X
+        if t in _NEG_WORDS or t.endswith("n't"):
+            last_neg = i
+            continue
+        if t in _NEG_SKIP:
+            continue
+        st = stem(t)
+        content.add(st)
+        if i - last_neg <= _NEG_WINDOW:
+            negated.add(st)
+            last_neg = -99  # one negation, one predicate
+    return negated, content
+
+
+def negation_conflicts(claim: str, span: str) -> list[tuple[str, bool]]:
+    """Words negated on one side and asserted on the other.
+
+    Local, not global: "did not approve" in the claim conflicts with an un-negated "approved"
+    in the span (and the reverse), whatever other negations either text holds. Returns
+    (stem, True when the claim is the negated side).
+    """
+    c_neg, c_all = _negated_stems(claim)
+    s_neg, s_all = _negated_stems(span)
+    out = []
+    for st in sorted(c_neg):
+        if st in s_all and st not in s_neg:
+            out.append((st, True))
+    for st in sorted(s_neg):
+        if st in c_all and st not in c_neg and st not in s_all - s_neg:
+            out.append((st, False))
+    return out
+
+
+HEDGES = (
+    "reportedly", "allegedly", "approximately", "about", "around", "nearly", "almost",
+    "roughly", "estimated", "up to", "at least", "more than", "over", "some", "possibly",
+    "probably", "likely", "may", "might", "could", "can", "expected to", "believed to",
+    "thought to", "said to", "apparently", "around", "circa", "c.",
+)  # fmt: skip
+_HEDGE_RE = re.compile(
+    r"\b("
+    + "|".join(re.escape(h) for h in HEDGES)
+    + r")\s+(?:be\s+|have\s+|been\s+)?([\w.,$£€%-]+)"
+)
+
+
+def hedges_dropped(claim: str, span: str) -> list[tuple[str, str]]:
+    """(hedge, word): the span hedges a word the claim states flatly.
+
+    "approximately 230 metres" -> "230 metres", "reportedly grew" -> "grew" / "certainly
+    grew", "can be made" -> "must be made". Only when the hedged word itself is in the claim
+    and the claim carries no hedge of its own.
+    """
+    c_low = claim.lower()
+    if any(re.search(rf"\b{re.escape(h)}\b", c_low) for h in HEDGES):
+        return []
+    c_words = set(re.findall(r"[\w.,$£€%-]+", c_low))
+    c_stems = {stem(w) for w in c_words}
+    out = []
+    for m in _HEDGE_RE.finditer(span.lower()):
+        hedge, word = m.group(1), m.group(2).strip(".,")
+        if hedge == "some" and not word[:1].isdigit():
+            continue  # "some people" is a quantifier, not a hedge on a figure
+        if hedge == "over" and not word[:1].isdigit():
+            continue
+        if hedge == "can" and not re.search(r"\b(?:must|shall|required|has to|have to)\b", c_low):
+            continue  # "can" is ability unless the claim turned it into an obligation
+        if word in STOPWORDS or not word:
+            continue
+        if word in c_words or (not word[:1].isdigit() and stem(word) in c_stems):
+            out.append((hedge, word))
     return out
 
 
@@ -1000,7 +1090,9 @@ def extract(text: str) -> Specifics:
     for m in _ATTRIB_RE.finditer(text):
         who = (m.group("a") or m.group("b") or "").strip()
         first = who.split()[0].lower() if who.split() else ""
-        if who and first not in COMMON_CAPITALISED:
+        if who.lower().startswith("the "):
+            who = who[4:]
+        if who and (first not in COMMON_CAPITALISED or first == "the"):
             attribs.append(who)
     return Specifics(
         numbers=extract_numbers(text),
@@ -1061,8 +1153,15 @@ def compare(
             out.append(Mismatch("quantifier", g))
     if c.strong_modal and s.hedged_modal and not s.strong_modal:
         out.append(Mismatch("modality", "must/will (span hedges)"))
-    if c.negated and not s.negated:
-        out.append(Mismatch("negation", "not"))
+    conflicts = negation_conflicts(claim, span)
+    if c.negated and not s.negated and not any(claim_neg for _, claim_neg in conflicts):
+        out.append(Mismatch("negation", "not"))  # the claim denies; the span denies nothing
+    for word, claim_neg in conflicts:
+        out.append(
+            Mismatch("negation", f"not {word}" if claim_neg else f"{word} (span: not {word})")
+        )
+    for hedge, word in hedges_dropped(claim, span):
+        out.append(Mismatch("modality", f"{word} (span: {hedge} {word})"))
     for a in c.attributions:
         if not entity_present(a, s.tokens, strict=False):
             out.append(Mismatch("attribution", a))

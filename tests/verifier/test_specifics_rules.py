@@ -187,3 +187,49 @@ def test_direction_words_contradict():
     }
     assert _rules("The council rejected the budget.", span).verdict == "PARTIAL"
     assert compare("Sales rose 5%.", "Sales rose 5% after falling.", soft=True) == []
+
+
+@pytest.mark.parametrize(
+    "claim,span,kind",
+    [
+        # negation is compared locally, whatever other negations the span holds
+        (
+            "The collection was not the largest.",
+            "The collection was the largest. He did not sell it.",
+            "negation",
+        ),
+        ("Tobacco is allowed.", "Tobacco is not allowed.", "negation"),
+        # a hedge in the span dropped by the claim
+        (
+            "The station is 230 metres below the surface.",
+            "It is approximately 230 metres below the surface.",
+            "modality",
+        ),
+        ("He certainly grew close to them.", "He reportedly grew close to them.", "modality"),
+        ("Frames must be made of wood.", "Frames can be made of wood.", "modality"),
+        (
+            "It was founded in 1990, according to the chief executive.",
+            "It was founded in 1990.",
+            "attribution",
+        ),
+    ],
+)
+def test_compare_local_negation_hedges_attribution(claim, span, kind):
+    assert kind in {m.kind for m in compare(claim, span, soft=True)}
+
+
+@pytest.mark.parametrize(
+    "claim,span",
+    [
+        ("It supported not only trees but also ferns.", "It supported trees and ferns."),
+        ("Sales rose about 5%.", "Sales rose about 5%."),
+        ("The club can announce a transfer.", "The club can announce a transfer."),
+        (
+            "Reading announced he had left to join Millwall.",
+            "Reading can announce he will join Millwall.",
+        ),
+    ],
+)
+def test_compare_soft_no_false_alarm(claim, span):
+    kinds = {m.kind for m in compare(claim, span, soft=True)}
+    assert not kinds & {"negation", "modality", "direction"}, kinds
