@@ -76,6 +76,14 @@ def _segment(text: str) -> list[int]:
     return ends
 
 
+def sentence_ends(text: str) -> list[int]:
+    """Public name for the sentence splitter every span boundary uses (pysbd, en, char spans).
+
+    Returns end offsets into ``text``, exclusive, trailing whitespace excluded.
+    """
+    return _segment(text)
+
+
 class _Segmentation:
     """Lazily segmented sentence ends of one document, block by block."""
 
