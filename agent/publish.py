@@ -201,7 +201,7 @@ def finish_answer(record: RunRecord, label: str = "") -> Answer:
 
 
 def _rate(n: int, d: int) -> float | None:
-    return round(n / d, 4) if d else None
+    return n / d if d else None
 
 
 def compute_metrics(

@@ -43,6 +43,15 @@ def test_ask_json_publishes_a_supported_claim_quoted_verbatim(asked):
     assert record["metrics"]["published_groundedness"] == 1.0
 
 
+def test_stored_record_recomputes_the_same_metrics(asked):
+    from agent.publish import compute_metrics
+
+    home, record, _ = asked
+    stored = RunStore(default_runstore_path(home)).get(record["run_id"])
+    assert compute_metrics(stored) == stored.metrics
+    assert stored.metrics.model_dump(mode="json") == record["metrics"]
+
+
 def test_markdown_brief_holds_answer_and_ledger(asked):
     _, record, md = asked
     text = md.read_text()

@@ -1,0 +1,84 @@
+"""Metrics come from the record alone: recomputable, bounded, and able to fail."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent.ledger import source_type
+from agent.publish import combine, compute_metrics, route
+from agent.record import Answer, AnswerClaim, RunConfig, RunRecord
+from graders.verdict import Verdict
+
+LABEL = st.sampled_from(["SUPPORTED", "PARTIAL", "NOT_SUPPORTED", "ERROR"])
+MODE = st.sampled_from(["flag", "narrow", "drop"])
+
+
+def verdict(label: str) -> Verdict:
+    if label == "ERROR":
+        return Verdict(verdict="NOT_SUPPORTED", error="timeout", judge="j")
+    return Verdict(
+        verdict=label, judge="j", unsupported_element="the date" if label == "PARTIAL" else None
+    )
+
+
+def record_with(labels: list[str], mode: str) -> RunRecord:
+    claims = []
+    for i, label in enumerate(labels):
+        v = verdict(label)
+        status, text, reason = route(f"claim {i}", v, mode)
+        claims.append(AnswerClaim(index=i, text=text, draft_text=f"claim {i}", span_ids=["span_" + "0" * 16],
+                                  verdict=v, status=status, reason=reason))  # fmt: skip
+    return RunRecord(
+        run_id="run_m",
+        question="q",
+        config=RunConfig(policy="extractive"),
+        answer=Answer(claims=claims),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(LABEL, max_size=12), MODE)
+def test_metric_arithmetic(labels, mode):
+    m = compute_metrics(record_with(labels, mode))
+    n = len(labels)
+    assert m.claims_drafted == n
+    assert m.claims_published + m.claims_flagged + m.claims_narrowed + m.claims_dropped == n
+    for rate in (m.pre_prune_supported_rate, m.partial_rate, m.drop_rate, m.published_groundedness):
+        assert rate is None or 0 <= rate <= 1
+    assert m.pre_prune_supported_rate == (labels.count("SUPPORTED") / n if n else None)
+    # Errors are never published and never leave the denominator.
+    assert m.claims_dropped >= labels.count("ERROR") + labels.count("NOT_SUPPORTED")
+    shown = n - m.claims_dropped
+    assert (m.published_groundedness is None) == (shown == 0)
+    if mode == "drop" and shown:
+        assert m.published_groundedness == 1.0  # only SUPPORTED survives when PARTIAL is dropped
+
+
+def test_groundedness_fails_on_a_planted_bad_input():
+    good = compute_metrics(record_with(["SUPPORTED", "SUPPORTED"], "flag"))
+    bad = compute_metrics(record_with(["SUPPORTED", "PARTIAL"], "flag"))
+    assert good.published_groundedness == 1.0 and bad.published_groundedness == 0.5
+    assert bad.partial_rate == 0.5 and good.partial_rate == 0.0
+
+
+def test_a_claim_is_supported_if_any_span_supports_it_and_errors_never_pass():
+    sup, err, par, no = (
+        verdict("SUPPORTED"),
+        verdict("ERROR"),
+        verdict("PARTIAL"),
+        verdict("NOT_SUPPORTED"),
+    )
+    assert combine([("a", no), ("b", sup)]) == (sup, "b")
+    assert combine([("a", par), ("b", err)]) == (err, "b")
+    assert combine([("a", no), ("b", par)]) == (par, "b")
+    assert route("x", err, "flag")[0] == "dropped"
+
+
+def test_source_type_rule():
+    assert source_type("https://www.sec.gov/filing") == "primary"
+    assert source_type("https://data.gov.uk/x") == "primary"
+    assert source_type("https://arxiv.org/abs/1") == "primary"
+    assert source_type("https://example.com/report.pdf") == "primary"
+    assert source_type("https://news.wice.example/story") == "secondary"
+    assert source_type("https://en.wikipedia.org/wiki/X") == "secondary"
