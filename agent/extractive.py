@@ -199,7 +199,9 @@ class ExtractivePolicy:
         await self._search_and_fetch([(i, _query(sq)) for i, sq in enumerate(subqs)], per_subq=2)
         await self._quote_round(list(range(len(subqs))), per_subq=2)
         # The convergence rules decide whether one more, different, action is worth it.
-        while not rt.draft_only:
+        for _ in range(rt.budgets.tool_calls):  # each pass spends budget; the bound is a backstop
+            if rt.draft_only:
+                break
             decision = await rt.converge("rules", None, "stall" if rt.stalled else "policy")
             if decision.decision != "CONTINUE" or not decision.next_action:
                 break
