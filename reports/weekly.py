@@ -223,7 +223,7 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                 "Totals",
                 tabulate(
                     [[t["runs"], t["claims_drafted"], t["claims_published"], _f(t["pre_prune"]), _f(t["post_prune"]),
-                      _f(t["partial_rate"]), _f(t["drop_rate"]), _f(t["cost_usd_total"], 4), _f(t["wall_s_median"], 1)]],
+                      _f(t["partial_rate"]), _f(t["drop_rate"]), _f(t["cost_usd_total"], 4), _f(t["wall_s_median"], 3)]],
                     headers=["runs", "drafted", "published", "pre-prune", "post-prune", "PARTIAL", "drop", "cost $",
                              "median s"],
                     tablefmt=fmt,
@@ -248,7 +248,7 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                 "Cost and latency per run",
                 tabulate(
                     [[r["run_id"][-12:], r["created_at"][:16], r["drafted"], _f(r["pre_prune"]), _f(r["post_prune"]),
-                      _f(r["drop_rate"]), _f(r["cost_usd"], 4), _f(r["wall_s"], 2), _f(r["verify_share_of_time"], 2)]
+                      _f(r["drop_rate"]), _f(r["cost_usd"], 4), _f(r["wall_s"], 3), _f(r["verify_share_of_time"], 2)]
                      for r in report.runs[-25:]],
                     headers=["run", "created", "claims", "pre", "post", "drop", "cost $", "phase s", "verify share"],
                     tablefmt=fmt,
