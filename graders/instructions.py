@@ -74,6 +74,14 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     (
+        "output_directive",
+        re.compile(
+            r"\b(?:report|repeat|output|state|say|print|answer|reply|respond|write|return|use)\b[^.\n]{0,40}?"
+            r"(?:\band nothing else\b|\bnothing else\b|\bverbatim\b|\bword for word\b|\bonly this (?:figure|number|answer|text)\b)",
+            re.I,
+        ),
+    ),
+    (
         "role_markers",
         re.compile(
             r"(?:<\|?(?:im_start|im_end|system|assistant|user)\|?>|\[/?INST\]|^\s*(?:system|assistant)\s*:)",

@@ -1108,6 +1108,77 @@ def extract(text: str) -> Specifics:
     )
 
 
+# ---------------------------------------------------------------- contradiction
+
+
+def _word_after(text: str, surface: str) -> str | None:
+    i = text.find(surface)
+    if i < 0:
+        return None
+    m = re.match(r"\s*([A-Za-z]+)", text[i + len(surface) :])
+    return stem(m.group(1).lower()) if m else None
+
+
+def _word_before(text: str, surface: str) -> str | None:
+    i = text.find(surface)
+    if i < 0:
+        return None
+    m = re.search(r"([A-Za-z]+)\W*$", text[:i])
+    return m.group(1).lower() if m else None
+
+
+def contradictions(claim: str, span: str) -> list[Mismatch]:
+    """Claim specifics the span *contradicts* rather than omits (DESIGN: contradiction is
+    NOT_SUPPORTED, silence is PARTIAL).
+
+    A number contradicts when the span has a different number of the same kind in the same
+    role: same unit or currency, or for a bare number the same word after it ("7 albums" vs
+    "5 albums"); a percentage against a different percentage. A date contradicts when the
+    span gives the same granularity differently: a year after the same word ("in 2019" vs
+    "in 2018"), a different month of the same year, a different day of the same month.
+    """
+    c, s = extract(claim), extract(span)
+    out: list[Mismatch] = []
+    for q in c.numbers:
+        if q.kind == "ordinal" or any(quantities_match(q, sq) for sq in s.numbers):
+            continue
+        rivals = [sq for sq in s.numbers if sq.kind == q.kind and sq.unit == q.unit]
+        if q.kind == "number" and q.unit is None:
+            after = _word_after(claim, q.surface)
+            rivals = [sq for sq in rivals if after and _word_after(span, sq.surface) == after]
+        if rivals:
+            out.append(Mismatch("number", f"{q.surface} (span: {rivals[0].surface})"))
+    for d in c.dates:
+        if d.since or date_established(d, s.dates):
+            continue
+        if d.day is not None:
+            rivals = [
+                x for x in s.dates
+                if x.day is not None and (
+                    (x.month == d.month and x.day != d.day)
+                    or (x.month != d.month and d.year is not None and x.year == d.year)
+                )
+            ]  # fmt: skip
+        elif d.month is not None:
+            rivals = [
+                x for x in s.dates
+                if x.month is not None and x.day is None and x.month != d.month
+                and (d.year is None or x.year == d.year)
+            ]  # fmt: skip
+        elif d.year is not None:
+            before = _word_before(claim, d.surface)
+            rivals = [
+                x for x in s.dates
+                if x.year is not None and x.month is None and x.year != d.year
+                and before is not None and _word_before(span, x.surface) == before
+            ]  # fmt: skip
+        else:
+            rivals = []
+        if rivals:
+            out.append(Mismatch("date", f"{d.surface} (span: {rivals[0].surface})"))
+    return out
+
+
 # ---------------------------------------------------------------- comparison
 
 

@@ -20,7 +20,7 @@ PAIRS = [
     },
     {
         "id": "b",
-        "claim": "The city council approved a $3 million budget in March 2024.",
+        "claim": "The city council approved a $2 million budget in March 2024 by 7 votes.",
         "span": SPAN,
         "label": "PARTIAL",
     },
