@@ -36,7 +36,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from graders.verdict import SpanRef, Verdict
+from graders.verdict import Judge, SpanRef, Verdict
 from spanproof.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
 
 # The id of the pair being judged, when the caller knows it (set by the Verifier). Judges
@@ -153,7 +153,7 @@ class ScriptedJudge:
         return Verdict(**fields, judge=self.id, prompt_sha256=self.prompt_sha256)
 
 
-def make_judge(spec: str | ModelSpec, *, endpoint: EndpointSettings | None = None):
+def make_judge(spec: str | ModelSpec, *, endpoint: EndpointSettings | None = None) -> Judge:
     """Build the judge a spec names. Raises SpecError for a spec that names no judge."""
     ms = spec if isinstance(spec, ModelSpec) else parse_spec(spec)
     if ms.kind == "rules":

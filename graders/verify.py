@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from graders.audit import audit, weakest
 from graders.cache import VerdictCache, cache_key
 from graders.judges import JudgeConfigError, current_pair_id
-from graders.verdict import SpanRef, Verdict
+from graders.verdict import Judge, SpanRef, Verdict
 
 POLICIES = ("all-must-support",)
 
@@ -34,7 +34,7 @@ Item = tuple[str, SpanRef] | tuple[str, SpanRef, str | None]
 class Verifier:
     def __init__(
         self,
-        judges: list,
+        judges: list[Judge],
         *,
         cache: VerdictCache | None = None,
         concurrency: int = 8,
@@ -68,7 +68,7 @@ class Verifier:
             self._sem, self._sem_loop = asyncio.Semaphore(self.concurrency), loop
         return self._sem
 
-    async def _one(self, judge, claim: str, span: SpanRef) -> Verdict:
+    async def _one(self, judge: Judge, claim: str, span: SpanRef) -> Verdict:
         key = cache_key(
             judge.id, getattr(judge, "model_id", None), getattr(judge, "prompt_sha256", None),
             claim, span,
