@@ -182,3 +182,39 @@ def test_agreement_arithmetic():
     assert m["f1"]["NOT_SUPPORTED"] == 0.0
     assert m["macro_f1"] == pytest.approx((0.5 + 2 / 3) / 3)
     assert m["confusion"]["NOT_SUPPORTED"]["SUPPORTED"] == 1
+
+
+def test_openai_judge_through_the_cli_against_a_local_server(tmp_path, httpserver):
+    good = {
+        "verdict": "SUPPORTED",
+        "unsupported_element": None,
+        "quote_used": "approved the new budget of $2 million",
+        "contains_instructions": False,
+    }
+    body = {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "local-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": json.dumps(good)},
+                "finish_reason": "stop",
+            }
+        ],
+    }
+    httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(body)
+    pairs = _write(tmp_path, PAIRS[:2])
+    args = ["--pairs", str(pairs), "--judge", "openai:local-model", "--json"]
+    args += ["--base-url", httpserver.url_for("/v1"), "--api-key", "local"]
+    first = _run(args, tmp_path / "home")
+    assert first.exit_code == 0, first.output
+    s1 = json.loads(first.stdout)
+    assert (s1["model_calls"], s1["cache_hits"]) == (2, 0) and len(httpserver.log) == 2
+    # the model said SUPPORTED to both; the audit keeps the first and downgrades the second,
+    # whose "7 votes" is nowhere in the span
+    assert [r["verdict"] for r in s1["results"]] == ["SUPPORTED", "PARTIAL"]
+    assert s1["results"][0]["model_id"] == "local-model" and s1["results"][0]["prompt_sha256"]
+    second = _run(args, tmp_path / "home")
+    assert json.loads(second.stdout)["model_calls"] == 0 and len(httpserver.log) == 2
