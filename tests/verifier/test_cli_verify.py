@@ -6,6 +6,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spanproof.cli import cli
 from spanproof.cli.verify import agreement
@@ -218,3 +220,32 @@ def test_openai_judge_through_the_cli_against_a_local_server(tmp_path, httpserve
     assert s1["results"][0]["model_id"] == "local-model" and s1["results"][0]["prompt_sha256"]
     second = _run(args, tmp_path / "home")
     assert json.loads(second.stdout)["model_calls"] == 0 and len(httpserver.log) == 2
+
+
+labels_st = st.lists(
+    st.sampled_from(["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"]), min_size=1, max_size=40
+)
+
+
+@given(gold=labels_st, data=st.data())
+@settings(max_examples=80, deadline=None)
+def test_agreement_properties(gold, data):
+    pred = data.draw(
+        st.lists(
+            st.sampled_from(["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"]),
+            min_size=len(gold),
+            max_size=len(gold),
+        )
+    )
+    m = agreement(gold, pred)
+    assert 0.0 <= m["agreement"] <= 1.0 and 0.0 <= m["macro_f1"] <= 1.0
+    assert sum(sum(row.values()) for row in m["confusion"].values()) == len(gold)
+    perfect = agreement(gold, gold)
+    assert perfect["agreement"] == 1.0
+    both = "SUPPORTED" in gold and any(g != "SUPPORTED" for g in gold)
+    if both:
+        assert perfect["supported_balanced_accuracy"] == 1.0
+        # always-SUPPORTED (the blind canary) sits at chance, whatever the mix
+        assert agreement(gold, ["SUPPORTED"] * len(gold))["supported_balanced_accuracy"] == 0.5
+    else:
+        assert m["supported_balanced_accuracy"] is None
