@@ -174,6 +174,13 @@ def question_subject(question: str) -> set[str]:
     return set().union(*(content_words(n) for n in names)) if names else set()
 
 
+NUMBER = "#number"
+_EXPECTS_NUMBER = re.compile(
+    r"\b(how (old|many|much|long|far|tall|high|big|large|deep)|what (year|date|age|share|percentage|score|fee))\b",
+    re.I,
+)
+
+
 def relevance(subquestion: str, text: str, subject: set[str] | None = None) -> float:
     """How well `text` answers a sub-question: its focus words matter most.
 
@@ -185,6 +192,11 @@ def relevance(subquestion: str, text: str, subject: set[str] | None = None) -> f
     if not want:
         return 0.0
     have = content_words(text)
+    # "How old / how many / when ..." is answered by a number: a figure counts as a focus word.
+    if _EXPECTS_NUMBER.search(subquestion):
+        want = want | {NUMBER}
+        if re.search(r"\d", text):
+            have = have | {NUMBER}
     subject = (subject or set()) & want
     focus = want - subject
     if not focus:
@@ -192,9 +204,17 @@ def relevance(subquestion: str, text: str, subject: set[str] | None = None) -> f
     # An answer sentence rarely repeats every word of the question: two focus words
     # (or all of them, when there are fewer) count as full focus.
     focus_share = min(1.0, len(focus & have) / min(2, len(focus)))
+    if NUMBER in focus and NUMBER in have:
+        focus_share = max(focus_share, 1.0 if len(focus) <= 2 else 0.5)  # the figure is the answer
     if focus_share == 0:
         return 0.0
-    subject_share = len(subject & have) / len(subject) if subject else 1.0
+    subject_share = min(1.0, len(subject & have) / min(2, len(subject))) if subject else 1.0
+    if (
+        subject
+        and not subject_share
+        and re.match(r"\W*(he|she|it|they|his|her|its|their)\b", text, re.I)
+    ):
+        subject_share = 0.5  # "She was 78." speaks of the subject without naming it
     return 0.7 * focus_share + 0.3 * subject_share
 
 

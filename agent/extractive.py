@@ -20,9 +20,9 @@ from agent.record import Draft, DraftClaim
 from agent.tool_schema import FetchPageResult
 
 LABEL = "Extractive baseline (no model): each claim restates a quoted sentence verbatim."
-MIN_SENTENCE = 30
+MIN_SENTENCE = 8  # "She was 78." is an answer
 MAX_SENTENCE = 500
-MIN_OVERLAP = 0.5
+MIN_OVERLAP = 0.55
 
 
 @dataclass
@@ -31,23 +31,28 @@ class Candidate:
     doc_id: str
     sentence: str
     order: int
+    locator: str  # verbatim from the preview, 12..240 chars, starting at the sentence
 
 
-def _sentences(preview: str, truncated: bool) -> list[str]:
+def _sentences(preview: str, truncated: bool) -> list[tuple[int, str]]:
+    """(offset in the preview, sentence) for every sentence pysbd finds, block by block."""
     from agent.tools import _segment
 
-    out = []
+    out: list[tuple[int, str]] = []
+    pos = 0
     blocks = preview.split("\n\n")
     for b, block in enumerate(blocks):
-        ends = _segment(block)
         start = 0
-        for end in ends:
-            sentence = block[start:end].strip()
+        for end in _segment(block):
+            raw = block[start:end]
+            lead = len(raw) - len(raw.lstrip())
+            sentence = raw.strip()
+            if sentence:
+                out.append((pos + start + lead, sentence))
             start = end
-            out.append(sentence)
-        last_block = b == len(blocks) - 1
-        if truncated and last_block and out:
+        if truncated and b == len(blocks) - 1 and out:
             out.pop()  # the preview may cut its last sentence short
+        pos += len(block) + 2
     return out
 
 
@@ -56,7 +61,7 @@ def _looks_like_prose(sentence: str) -> bool:
 
     if not (MIN_SENTENCE <= len(sentence) <= MAX_SENTENCE):
         return False
-    if sentence.endswith("?") or len(sentence.split()) < 6:
+    if sentence.endswith("?") or len(sentence.split()) < 3:
         return False
     if not re.search(r"[.!\"”')\]]$", sentence):
         return False  # headings, navigation and captions rarely end like sentences
@@ -70,17 +75,22 @@ def _candidates(
     found = []
     order = 0
     for page in previews:
-        # A page that never names the question's subject is not about it, whatever its
-        # sentences share with the question's other words.
-        if subject and not (subject & content_words(page.title + " " + page.preview)):
+        # A page that does not name (most of) the question's subject is not about it,
+        # whatever its sentences share with the question's other words.
+        named = subject & content_words(page.title + " " + page.preview)
+        if subject and len(named) < min(2, len(subject)):
             continue
-        for sentence in _sentences(page.preview, page.truncated):
+        for offset, sentence in _sentences(page.preview, page.truncated):
             order += 1
             if not _looks_like_prose(sentence):
                 continue
             score = relevance(subquestion, sentence, subject)
             if score >= MIN_OVERLAP:
-                found.append(Candidate(score, page.doc_id, sentence, order))
+                # A sentence shorter than the locator minimum is located by running on
+                # into the text after it; the span still ends at the sentence's end.
+                locator = page.preview[offset : offset + min(240, max(12, len(sentence)))]
+                if len(locator) >= 12:
+                    found.append(Candidate(score, page.doc_id, sentence, order, locator))
     found.sort(key=lambda c: (-c.score, c.order))
     return found
 
@@ -148,9 +158,7 @@ class ExtractivePolicy:
             if rt.draft_only:
                 return False
             self.quoted.add(cand.sentence)
-            locator = cand.sentence[:240]
-            if len(locator) < 12:
-                continue
+            locator = cand.locator
             outcome = rt.extract_quote(
                 {
                     "doc_id": cand.doc_id,
