@@ -6,6 +6,8 @@ import asyncio
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graders.audit import audit
 from graders.cache import VerdictCache
@@ -236,3 +238,31 @@ async def test_panel_all_must_support_keeps_per_judge_verdicts(tmp_path):
     assert v.judge.startswith("panel[all-must-support]:")
     with pytest.raises(ValueError, match="policy"):
         Verifier([BlindJudge()], policy="majority")
+
+
+_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789$%.,", min_size=1, max_size=8)
+
+
+@given(
+    words=st.lists(_word, min_size=3, max_size=60),
+    start=st.integers(0, 59),
+    length=st.integers(1, 25),
+    seps=st.lists(st.sampled_from([" ", "  ", "\n", "\t "]), min_size=60, max_size=60),
+)
+@settings(max_examples=60, deadline=None)
+def test_quote_check_property(words, start, length, seps):
+    """Any verbatim window passes whatever the whitespace; a window with one word changed does not."""
+    text = "".join(w + seps[i] for i, w in enumerate(words))
+    start = start % len(words)
+    window = words[start : start + length]
+    span = SpanRef(text=text)
+    ok = audit("claim", span, Verdict(verdict="PARTIAL", quote_used=" ".join(window)))
+    assert not next(c for c in ok.checks if c.name == "quote_in_span").fired
+    forged = " ".join(window[:-1] + [window[-1] + "QQ"])
+    bad = audit("claim", span, Verdict(verdict="SUPPORTED", quote_used=forged))
+    assert bad.verdict == "NOT_SUPPORTED"
+    blind = BlindJudge()
+    assert audit("claim", span, asyncio.run(blind.judge("claim", span))).verdict in (
+        "SUPPORTED",
+        "PARTIAL",
+    )
