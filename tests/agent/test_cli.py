@@ -127,3 +127,21 @@ def test_ask_with_an_openai_compatible_model_over_the_wire(httpserver, tmp_path)
     assert [c["verdict"]["verdict"] for c in published] == ["SUPPORTED"]
     assert "Todd Watson" in published[0]["text"]
     assert record["metrics"]["cost"]["research_usd"] > 0
+
+
+def test_two_part_question_quotes_a_sentence_shorter_than_the_locator_minimum(asked):
+    home, _, _ = asked
+    q = "When did former congresswoman Liz Patterson die, and how old was she?"
+    result = CliRunner().invoke(cli, ["ask", q, "--json", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["subquestions"] == [
+        "When did former congresswoman Liz Patterson die?",
+        "how old was she (Liz Patterson)?",
+    ]
+    shown = {c["text"]: c for c in record["answer"]["claims"] if c["status"] == "published"}
+    assert "She was 78." in shown and any("died Saturday" in t for t in shown)
+    span = next(s for s in record["spans"] if s["span_id"] == shown["She was 78."]["span_ids"][0])
+    text = SnapshotStore(home / "snapshots").text(span["doc_id"])
+    assert text[span["char_start"] : span["char_end"]] == "She was 78."
+    assert record["answer"]["gaps"] == []
