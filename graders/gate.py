@@ -811,6 +811,7 @@ class _Phase:
     def __enter__(self) -> _Phase:
         self.t0 = time.perf_counter()
         self.calls0 = self.state.calls_now()
+        self.errors0 = int(getattr(self.state.verifier, "errors", 0) or 0)
         _say(self.state.progress, f"[gate] {self.name} …")
         return self
 
@@ -820,6 +821,17 @@ class _Phase:
         calls = self.state.calls_now() - self.calls0
         if calls:
             self.state.phase_calls[self.name] = self.state.phase_calls.get(self.name, 0) + calls
+        errors = int(getattr(self.state.verifier, "errors", 0) or 0) - self.errors0
+        if exc is None and calls and errors >= calls:
+            # Every judge call failed: that is an unreachable or misconfigured judge, not a measurement.
+            reason = (
+                f"{self.name}: the judge failed on all {calls} calls (unreachable or misconfigured?) - "
+                "check --base-url / OPENAI_BASE_URL, OPENAI_API_KEY and the model name"
+            )
+            _say(self.state.progress, f"[gate] {self.name} could not run: {reason}")
+            for check in self.checks:
+                self.state.failed_phase[check] = reason
+            return False
         if exc is None:
             _say(self.state.progress, f"[gate] {self.name} done in {dt:.1f}s, {calls} model calls")
             return False

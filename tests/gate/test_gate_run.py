@@ -220,3 +220,31 @@ def test_usefulness_through_an_openai_compatible_server_and_gate_run_recorded(
         and "usefulness:openai:rubric" in stored[0].judge_ids
     )
     assert stored[0].checks[0].name == "usefulness.mean_score"
+
+
+def test_unreachable_judge_is_could_not_run_exit_2(tmp_path, corpus_dir):
+    pairs = tmp_path / "cal.jsonl"
+    pairs.write_text(
+        json.dumps(
+            {
+                "id": "p1",
+                "claim": "A.",
+                "span": "A.",
+                "label": "SUPPORTED",
+                "near_miss": True,
+                "kind": "x",
+            }
+        )
+        + "\n"
+    )
+    cfg = _config(tmp_path, corpus_dir, f'checks = ["calibration"]\ncalibration_set = "{pairs}"\n')
+    args = ["--config", cfg, "--json", "--home", str(tmp_path / "h"), "--judge", "openai:nobody-home",
+            "--base-url", "http://127.0.0.1:9/v1", "--api-key", "local"]  # fmt: skip
+    result, data = _run(args)
+    assert result.exit_code == 2, result.output
+    row = _checks(data)["calibration.run"]
+    assert (
+        row["status"] == "error"
+        and "judge failed on all" in row["detail"]
+        and "OPENAI_BASE_URL" in row["detail"]
+    )
