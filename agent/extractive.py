@@ -45,8 +45,10 @@ def _sentences(preview: str, truncated: bool) -> list[tuple[int, str]]:
         start = 0
         for end in _segment(block):
             raw = block[start:end]
-            lead = len(raw) - len(raw.lstrip())
-            sentence = raw.strip()
+            # pysbd can leave the closing quote of the previous sentence at the front.
+            body = re.sub(r'^\s*(?:["”’\']\s+)?', "", raw)
+            lead = len(raw) - len(body)
+            sentence = body.strip()
             if sentence:
                 out.append((pos + start + lead, sentence))
             start = end
