@@ -33,15 +33,28 @@ def real_run(tmp_path_factory, corpus_dir):
 
     home = tmp_path_factory.mktemp("runhome")
 
+    questions = [
+        "When did the nurse Marion Leane Smith die, and where was she living?",
+        "When did Secret City season 2 come to Netflix, and when did it start airing in Australia?",
+        "Who did the Odessa Jackalopes hire as head coach in May 2019?",
+    ]
+
     async def go():
+        # The planted-failure tests need a run that searched, fetched, quoted and drafted.
         env = offline_web(home, corpus_dir)
         verifier = Verifier([make_judge("rules")], cache=None)
-        rec = await run_question(
-            "When did the nurse Marion Leane Smith die, and where was she living?",
-            env=env,
-            verifier=verifier,
+        for q in questions:
+            rec = await run_question(q, env=env, verifier=verifier)
+            if (
+                len(rec.spans) >= 2
+                and rec.draft is not None
+                and rec.draft.claims
+                and rec.answer.claims
+            ):
+                return rec, env
+        raise AssertionError(
+            f"no offline run quoted and drafted anything for {questions}; is the agent broken?"
         )
-        return rec, env
 
     rec, env = asyncio.run(go())
     return rec, env, home
