@@ -90,15 +90,28 @@ async def verify_draft(
     partial: PartialMode,
     claim_subquestions: dict[int, int] | None = None,
     round_no: int = 1,
+    snapshots=None,
 ) -> list[AnswerClaim]:
-    """Verify every (claim, span) pair of a draft in parallel and route each claim."""
+    """Verify every (claim, span) pair of a draft in parallel and route each claim.
+
+    With `snapshots` (anything with `.text(doc_id)`), each span is first checked against
+    the stored document; a span whose text is not exactly `text[char_start:char_end]`
+    is never judged and its pair gets an error verdict, so nothing rests on it.
+    """
     spans = {s.span_id: s for s in record.spans}
     offset = len(record.answer.claims)
     items: list[tuple[str, SpanRef]] = []
     owners: list[tuple[int, str]] = []
+    unfaithful = span_fidelity_failures(record, snapshots) if snapshots is not None else {}
+    by_claim: dict[int, list[tuple[str, Verdict]]] = {}
     for ci, claim in enumerate(draft.claims):
         for sid in claim.span_ids:
             span = spans[sid]  # the draft schema guarantees the id is from this run
+            if sid in unfaithful:
+                v = Verdict(verdict="NOT_SUPPORTED", judge="span_fidelity", error=unfaithful[sid])
+                record.verdicts.append(PairVerdict(claim_index=offset + ci, span_id=sid, verdict=v))
+                by_claim.setdefault(ci, []).append((sid, v))
+                continue
             items.append(
                 (claim.text, SpanRef(text=span.text, url=span.url, retrieved_at=span.retrieved_at))
             )
@@ -107,7 +120,6 @@ async def verify_draft(
     calls_before = getattr(verifier, "model_calls", 0)
     verdicts = await verifier.verify_many(items) if items else []
     ms = (time.perf_counter() - t0) * 1000
-    by_claim: dict[int, list[tuple[str, Verdict]]] = {}
     for (ci, sid), v in zip(owners, verdicts, strict=True):
         record.verdicts.append(PairVerdict(claim_index=offset + ci, span_id=sid, verdict=v))
         by_claim.setdefault(ci, []).append((sid, v))
@@ -146,6 +158,22 @@ async def verify_draft(
         )
     )
     return out
+
+
+def span_fidelity_failures(record: RunRecord, snapshots) -> dict[str, str]:
+    """span_id -> why, for every span whose text is not its stored document's slice."""
+    bad = {}
+    for span in record.spans:
+        try:
+            text = snapshots.text(span.doc_id)
+        except KeyError:
+            bad[span.span_id] = f"span fidelity: {span.doc_id} is not in the snapshot store"
+            continue
+        if text[span.char_start : span.char_end] != span.text:
+            bad[span.span_id] = (
+                f"span fidelity: stored text [{span.char_start}:{span.char_end}] differs from the span"
+            )
+    return bad
 
 
 def pruned_subquestions(record: RunRecord) -> list[int]:

@@ -121,6 +121,7 @@ async def run_question(
         await verify_draft(
             record, draft, verifier, partial=partial,
             claim_subquestions=rt.claim_subquestions if policy == "extractive" else None,
+            snapshots=getattr(env, "store", None),
         )  # fmt: skip
         rt.sync()
         pruned = pruned_subquestions(record)
@@ -151,6 +152,7 @@ async def run_question(
                     partial=partial,
                     claim_subquestions=mapping,
                     round_no=2,
+                    snapshots=getattr(env, "store", None),
                 )
         rt.sync()
         finish_answer(record, label)

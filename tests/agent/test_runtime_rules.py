@@ -463,3 +463,23 @@ async def test_llm_targeted_round_sources_a_pruned_subquestion(env):
         "1 drafted claim(s) failed verification and were left out (see the ledger)."
     ]
     assert rec.metrics.pre_prune_supported_rate == 0.5
+
+
+async def test_a_span_that_differs_from_its_snapshot_is_never_judged_or_published(
+    env, rules_verifier
+):
+    real_text = env.store.text
+
+    def tampered(doc_id):  # the stored page changed under the span: fidelity must fail
+        return real_text(doc_id).replace("14 March 2021", "15 March 2021")
+
+    model = ScriptedChatModel(
+        [search(), fetch(), extract(),
+         lambda m: draft([{"text": "The Larkspur Bridge opened to traffic on 14 March 2021.", "span_ids": span_ids(m)}])]
+    )  # fmt: skip
+    env.store.text = tampered
+    rec = await ask(env, model, rules_verifier, targeted_round=False)
+    assert rec.answer.shown == []
+    assert rec.answer.claims[0].verdict.judge == "span_fidelity"
+    assert "span fidelity" in rec.answer.claims[0].reason
+    assert rules_verifier.model_calls == 0  # the judge never saw it
