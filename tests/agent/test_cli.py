@@ -145,3 +145,39 @@ def test_two_part_question_quotes_a_sentence_shorter_than_the_locator_minimum(as
     text = SnapshotStore(home / "snapshots").text(span["doc_id"])
     assert text[span["char_start"] : span["char_end"]] == "She was 78."
     assert record["answer"]["gaps"] == []
+
+
+def test_recheck_live_flags_a_page_that_changed(httpserver, tmp_path):
+    import asyncio
+
+    from agent.run import run_question
+    from agent.search import StaticSearch
+    from agent.web import live_web
+    from graders.judges import make_judge
+    from graders.verify import Verifier
+    from tests.agent.conftest import PAGES
+
+    page = PAGES["https://news.example.org/larkspur-bridge"]
+    httpserver.expect_request("/larkspur").respond_with_data(page, content_type="text/html")
+    url = httpserver.url_for("/larkspur")
+    env = live_web(tmp_path, ["localhost", "127.0.0.1"], StaticSearch.from_html([(url, page)]))
+    store = RunStore(default_runstore_path(tmp_path))
+    rec = asyncio.run(run_question("When did the Larkspur Bridge open?", env=env,
+                                   verifier=Verifier([make_judge("rules")]), store=store))  # fmt: skip
+    assert rec.answer.shown
+    runner = CliRunner()
+    same = runner.invoke(cli, ["recheck", rec.run_id, "--live", "--json", "--home", str(tmp_path)])
+    assert same.exit_code == 0, same.output
+    httpserver.clear()
+    changed = page.replace("opened to traffic on 14 March 2021", "opened in spring")
+    httpserver.expect_request("/larkspur").respond_with_data(changed, content_type="text/html")
+    rot = runner.invoke(cli, ["recheck", rec.run_id, "--live", "--json", "--home", str(tmp_path)])
+    assert rot.exit_code == 1
+    checks = json.loads(rot.output)["checks"]
+    assert any(
+        c["flag"] == "quote no longer on the page" and c["same_snapshot"] is False for c in checks
+    )
+    httpserver.clear()
+    gone = runner.invoke(cli, ["recheck", rec.run_id, "--live", "--json", "--home", str(tmp_path)])
+    assert gone.exit_code == 1
+    assert all(c["resolves"] is False or c["flag"] for c in json.loads(gone.output)["checks"])
