@@ -69,6 +69,11 @@ def run_row(record: Any, prices: Prices) -> dict[str, Any]:
         "judges": "+".join(record.config.judges) or "-",
         "prompts": ",".join(f"{k}:{v[:10]}" for k, v in sorted(record.prompt_hashes.items()))
         or "-",
+        # The judge's own version: its prompt hash (for `rules`, the hash of its code).
+        "judge_versions": ",".join(
+            sorted({(pv.verdict.prompt_sha256 or "-")[:16] for pv in record.verdicts})
+        )
+        or "-",
         "drafted": g["drafted"],
         "published": g["published"],
         "pre_prune": g["pre_prune"],
@@ -174,7 +179,7 @@ def build_weekly(
         )
     report.over_time = over
     versions = (
-        df.groupby(["judges", "prompts", "policy", "model"], dropna=False)
+        df.groupby(["judges", "judge_versions", "prompts", "policy", "model"], dropna=False)
         .agg(
             runs=("run_id", "count"),
             first_seen=("created_at", "min"),
@@ -260,9 +265,9 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
             (
                 "Judge and prompt versions in effect",
                 tabulate(
-                    [[v["judges"], v["prompts"], v["policy"], v["model"], v["runs"], v["first_seen"][:16],
+                    [[v["judges"], v["judge_versions"], v["prompts"], v["policy"], v["model"], v["runs"], v["first_seen"][:16],
                       v["last_seen"][:16]] for v in report.versions],
-                    headers=["judges", "prompts", "policy", "model", "runs", "first", "last"],
+                    headers=["judges", "judge version", "prompts", "policy", "model", "runs", "first", "last"],
                     tablefmt=fmt,
                     disable_numparse=True,
                 ),
