@@ -265,3 +265,19 @@ def test_silence_is_partial_not_contradiction():
     # the span says nothing about the year: PARTIAL, not NOT_SUPPORTED
     v = _rules("The album was released in 2019 by the band.", "The album was released by the band.")
     assert v.verdict == "PARTIAL"
+
+
+@pytest.mark.parametrize(
+    "claim,span,found",
+    [
+        (
+            "He signed with Cavalry FC of the Canadian Premier League.",
+            "Cavalry FC is pleased to sign him.",
+            True,
+        ),
+        ("It is based in Shizuoka Prefecture.", "Hamamatsu, Shizuoka (Training)", True),
+        ("The Duke of Cambridge spoke.", "The Duke of Kent spoke.", False),
+    ],
+)
+def test_entity_head_rule(claim, span, found):
+    assert (compare(claim, span) == []) is found
