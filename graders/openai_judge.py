@@ -161,6 +161,7 @@ class OpenAIJudge:
         ]
         model_id: str | None = None
         problem = ""
+        usage = {"prompt_tokens": 0, "completion_tokens": 0}
         for attempt in range(1 + MAX_REASKS):
             try:
                 resp = await self._complete(messages)
@@ -184,6 +185,9 @@ class OpenAIJudge:
             except openai.APIConnectionError as exc:
                 return self._error(f"connection error: {exc}")
             model_id = getattr(resp, "model", None) or model_id
+            if getattr(resp, "usage", None) is not None:
+                usage["prompt_tokens"] += resp.usage.prompt_tokens or 0
+                usage["completion_tokens"] += resp.usage.completion_tokens or 0
             content = resp.choices[0].message.content if resp.choices else None
             try:
                 out = parse_output(content)
@@ -208,8 +212,11 @@ class OpenAIJudge:
                 judge=self.id,
                 model_id=model_id,
                 prompt_sha256=self.prompt_sha256,
+                usage=usage,
             )
-        return self._error(
+        err = self._error(
             f"malformed output: no valid verdict after {1 + MAX_REASKS} attempts ({problem})",
             model_id,
         )
+        err.usage = usage
+        return err

@@ -34,6 +34,10 @@ class Verdict(BaseModel):
     # A panel verdict (several judges combined by a policy) keeps each judge's audited
     # verdict here; None for a single judge.
     panel: list[Verdict] | None = None
+    # Tokens this verdict cost when a model produced it live ({"prompt_tokens": n,
+    # "completion_tokens": m}, summed over re-asks); None for offline judges and for verdicts
+    # served from the cache, so summing it never double-counts.
+    usage: dict[str, int] | None = None
 
     @property
     def supported(self) -> bool:

@@ -3,7 +3,8 @@
 - Each judge sees only the claim and the span (text, url, retrieved_at). Nothing else.
 - Every judge verdict goes through graders.audit.audit (quote in span, specifics, instructions).
 - Verdicts are cached by (judge id, model id, prompt sha256, claim, span); ``model_calls``
-  counts judge invocations that were not answered from the cache, ``cache_hits`` the others.
+  counts judge invocations that were not answered from the cache, ``cache_hits`` the others;
+  ``prompt_tokens`` / ``completion_tokens`` sum ``Verdict.usage`` of live calls only.
 - Pairs are independent and run concurrently; at most ``concurrency`` judge calls are in
   flight at once.
 - A judge that raises is turned into an explicit error verdict (NOT_SUPPORTED with ``error``
@@ -53,6 +54,9 @@ class Verifier:
         self.model_calls = 0
         self.cache_hits = 0
         self.errors = 0
+        # tokens of live model calls only (cache hits cost nothing)
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -77,7 +81,7 @@ class Verifier:
             hit = self.cache.get(key)
             if hit is not None:
                 self.cache_hits += 1
-                return audit(claim, span, hit)
+                return audit(claim, span, hit.model_copy(update={"usage": None}))
         async with self._semaphore():
             self.model_calls += 1
             try:
@@ -92,6 +96,9 @@ class Verifier:
                     prompt_sha256=getattr(judge, "prompt_sha256", None),
                     error=f"{type(exc).__name__}: {exc}",
                 )
+        if raw.usage:
+            self.prompt_tokens += raw.usage.get("prompt_tokens", 0)
+            self.completion_tokens += raw.usage.get("completion_tokens", 0)
         if raw.error is not None:
             self.errors += 1
         elif self.cache is not None:

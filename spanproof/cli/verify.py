@@ -268,6 +268,7 @@ def verify(
         "policy": policy,
         "model_calls": verifier.model_calls,
         "cache_hits": verifier.cache_hits,
+        "tokens": {"prompt": verifier.prompt_tokens, "completion": verifier.completion_tokens},
         "errors": sum(1 for v in verdicts if v.error),
         "contains_instructions": sum(1 for v in verdicts if v.contains_instructions),
         "verdicts": {label: counts.get(label, 0) for label in LABELS},
@@ -315,6 +316,7 @@ def _human_summary(s: dict[str, Any]) -> str:
         f"{s['pairs']} pairs judged by {' + '.join(s['judges'])}"
         + (f" ({s['policy']})" if len(s["judges"]) > 1 else ""),
         f"model calls: {s['model_calls']}   cache hits: {s['cache_hits']}   "
+        f"tokens: {s['tokens']['prompt']} in / {s['tokens']['completion']} out   "
         f"judge errors: {s['errors']}   spans with instructions: {s['contains_instructions']}",
         "verdicts: " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()),
     ]

@@ -214,12 +214,14 @@ def test_openai_judge_through_the_cli_against_a_local_server(tmp_path, httpserve
     assert first.exit_code == 0, first.output
     s1 = json.loads(first.stdout)
     assert (s1["model_calls"], s1["cache_hits"]) == (2, 0) and len(httpserver.log) == 2
+    assert s1["tokens"] == {"prompt": 0, "completion": 0}  # this server reports no usage
     # the model said SUPPORTED to both; the audit keeps the first and downgrades the second,
     # whose "7 votes" is nowhere in the span
     assert [r["verdict"] for r in s1["results"]] == ["SUPPORTED", "PARTIAL"]
     assert s1["results"][0]["model_id"] == "local-model" and s1["results"][0]["prompt_sha256"]
     second = _run(args, tmp_path / "home")
     assert json.loads(second.stdout)["model_calls"] == 0 and len(httpserver.log) == 2
+    assert all(r["usage"] is None for r in json.loads(second.stdout)["results"])  # cached: free
 
 
 labels_st = st.lists(
