@@ -1,8 +1,13 @@
 """A content-addressed cache of judge verdicts, so a rerun with nothing changed calls no model.
 
-The key is the sha256 of (judge id, model id, prompt sha256, claim, span text, span url,
-span retrieved_at): change any of them — a new prompt version, a different model, one
-character of the span — and the verdict is recomputed. The cached value is the judge's raw
+The key is the sha256 of (judge id, model id, prompt sha256, claim, span text, span url):
+change any of them — a new prompt version, a different model, one character of the span —
+and the verdict is recomputed. The span's ``retrieved_at`` is deliberately *not* in the key:
+the verdict answers "does this text support this claim", which depends on the text, not on
+when it was fetched. A page fetched again later with the same text gets the same verdict
+(and a rerun of a suite that refetches its fixtures hits the cache); a page whose text
+changed has a different key anyway. The model does see the retrieval time in its envelope,
+but it is provenance for the reader, not evidence. The cached value is the judge's raw
 verdict *before* the audit; the audit is code and is re-applied on every read, so improving
 it never needs a cache flush. Error verdicts are never stored: a judge that failed is asked
 again next time.
@@ -36,7 +41,6 @@ def cache_key(
             claim,
             span.text,
             span.url or "",
-            span.retrieved_at or "",
         ],  # fmt: skip
         ensure_ascii=False,
     )

@@ -266,3 +266,25 @@ def test_quote_check_property(words, start, length, seps):
         "SUPPORTED",
         "PARTIAL",
     )
+
+
+def test_cache_key_ignores_retrieval_time_but_not_text_or_url():
+    from graders.cache import cache_key
+
+    a = SpanRef(text="Rates rose 2%.", url="https://e.org/a", retrieved_at="2026-11-30T10:00:00Z")
+    later = a.model_copy(update={"retrieved_at": "2026-12-01T09:00:00Z"})
+    key = lambda s: cache_key("openai", "m", "p", "Rates rose 2%.", s)  # noqa: E731
+    # the verdict is about the text: refetching the same page later is a cache hit
+    assert key(a) == key(later)
+    assert key(a) != key(a.model_copy(update={"text": "Rates rose 3%."}))
+    assert key(a) != key(a.model_copy(update={"url": "https://e.org/b"}))
+
+
+async def test_cache_hit_when_same_span_refetched_later(tmp_path):
+    cache = VerdictCache(tmp_path / "v.sqlite")
+    judge = CountingJudge(latency=0)
+    span = SpanRef(text="Span text.", url="https://e.org", retrieved_at="2026-11-30T10:00:00Z")
+    await Verifier([judge], cache=cache).verify("Claim.", span)
+    again = Verifier([judge], cache=cache)
+    await again.verify("Claim.", span.model_copy(update={"retrieved_at": "2026-12-02T00:00:00Z"}))
+    assert (again.model_calls, again.cache_hits) == (0, 1)
