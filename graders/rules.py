@@ -63,7 +63,7 @@ import hashlib
 from pathlib import Path
 
 from graders.instructions import find_instructions
-from graders.specifics import compare, content_stems, contradictions
+from graders.specifics import compare, content_stems, contradictions, normalise_ws
 from graders.verdict import CheckResult, SpanRef, Verdict
 
 QUOTE_MAX_WORDS = 25
@@ -107,7 +107,9 @@ def coverage(claim: str, span_text: str) -> tuple[float, list[str]]:
     """Share of the claim's distinct content stems present in the span, and the missing ones."""
     claim_stems = list(dict.fromkeys(_key(s) for s in content_stems(claim)))
     if not claim_stems:
-        return 0.0, []
+        # nothing but stopwords: covered only if the span says the very same words
+        same = normalise_ws(claim).lower().strip(" .!?") in normalise_ws(span_text).lower()
+        return (1.0 if same and claim.strip(" .!?") else 0.0), []
     span_stems = {_key(s) for s in content_stems(span_text)}
     missing = [s for s in claim_stems if s not in span_stems]
     return 1 - len(missing) / len(claim_stems), missing

@@ -601,6 +601,7 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<![\s.][A-Z]\.)(?<!^[A-Z]\.)\s+(?=[A-
 # not "New" of "New York", which COMMON_CAPITALISED drops only at a sentence start.
 _RUN_OPENERS = COMMON_CAPITALISED - {"new", "first", "last", "one", "two", "three", "home", "news"}
 _QUARTER_TOKEN = re.compile(r"^Q[1-4]$")
+_PRONOUN_CAPS = {"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll"}
 
 
 def _strip_possessive(tok: str) -> str:
@@ -638,6 +639,9 @@ def extract_entities(text: str) -> list[str]:
                 and (low in COMMON_CAPITALISED or low.endswith(("ly", "ing")) or low == "a")
             ):
                 continue  # sentence-initial common word
+            if clean in _PRONOUN_CAPS:
+                flush()  # "I" is capitalised everywhere and names no one
+                continue
             if is_cap and _QUARTER_TOKEN.match(clean):
                 flush()
                 continue
@@ -904,7 +908,10 @@ def entity_present(entity: str, text_tokens: set[str], *, strict: bool = True) -
     """
     needed = [t for t in entity_tokens(entity) if len(t) > 1]
     if not needed:
-        return False
+        # Only single letters ("R&B", a stray "U"): nothing distinctive to look up, so the
+        # letters themselves must occur.
+        letters = entity_tokens(entity)
+        return bool(letters) and all(t in text_tokens for t in letters)
     if strict:
         return all(_token_present(t, text_tokens) for t in needed)
     # In "X of Y" the head is X ("Cavalry FC of the Canadian Premier League") unless X is
@@ -975,7 +982,7 @@ NEGATIONS = {
     "denies",
 }
 _ATTRIB_RE = re.compile(
-    r"(?:(?i:according to)\s+(?P<a>(?:the\s+)?[\w.’'\- ]{2,60}?)(?=[,.;]|$| said| says)"
+    r"(?:(?i:according to)\s+(?P<a>(?:the\s+)?[\w.’'\- ]{2,60}?)(?=[,;]|\.(?:\s|$)|$| said| says)"
     r"|(?P<b>[A-Z][\w.’'\-]+(?:\s(?:of|the|de|[A-Z][\w.’'\-]+)){0,5})\s+(?:said|says|stated|states|told|announced|reported|claimed|claims|wrote|argued|noted|added|confirmed))"
 )
 
@@ -1085,7 +1092,7 @@ def hedges_dropped(claim: str, span: str) -> list[tuple[str, str]]:
     and the claim carries no hedge of its own.
     """
     c_low = claim.lower()
-    if any(re.search(rf"\b{re.escape(h)}\b", c_low) for h in HEDGES):
+    if any(re.search(rf"(?<!\w){re.escape(h)}(?!\w)", c_low) for h in HEDGES):
         return []
     c_words = set(re.findall(r"[\w.,$£€%-]+", c_low))
     c_stems = {stem(w) for w in c_words}
