@@ -14,8 +14,21 @@ Choices, and why:
   ``style``, ``noscript``, ``template``, ``iframe``, ``svg``, ``math``,
   ``object``, ``embed``, ``canvas``, HTML comments, and elements a browser
   would not show (``hidden`` attribute, ``aria-hidden="true"``, inline style
-  ``display:none`` / ``visibility:hidden``). Hidden text is a classic
-  injection carrier and is never evidence a reader could have seen.
+  ``display:none`` / ``visibility:hidden`` / ``font-size:0``, and any element
+  whose class or id a ``<style>`` block hides the same way). Hidden text is a
+  classic injection carrier and is never evidence a reader could have seen.
+  Stylesheet rules are read only for their simplest, commonest form: a
+  selector list of plain ``.class`` / ``#id`` / ``tag.class`` selectors.
+  Descendant, attribute and pseudo-class selectors, external stylesheets,
+  off-screen positioning and white-on-white text are not evaluated (that
+  needs a CSS engine); such text stays, and the verifier's instruction check
+  is the control that still stands behind it.
+- Invisible characters: Unicode tag characters (U+E0000..U+E007F, which can
+  spell out a whole hidden ASCII instruction), zero-width space, non-joiner
+  and joiner (U+200B..U+200D), word joiner (U+2060), the invisible operators
+  (U+2061..U+2064), the byte-order mark / zero-width no-break space (U+FEFF)
+  and the soft hyphen (U+00AD) are removed before anything else, so they
+  can neither smuggle text nor split a URL or a word to dodge a check.
 - Links contribute their visible text; their ``href`` never appears.
 - ``<img>`` contributes NOTHING, not even its ``alt`` text. Alt text is not
   visible on a rendered page, is rarely evidence, and is a known place to
@@ -118,7 +131,22 @@ _BLOCK_TAGS = frozenset(
 # Table cells sit side by side in one row block; a space keeps their words apart.
 _CELL_TAGS = frozenset({"td", "th"})
 
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_HIDDEN_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*hidden|(?<![-\w])font-size\s*:\s*0(?:\.0*)?(?:[a-z%]+)?\s*(?:!important\s*)?(?:;|$)",
+    re.IGNORECASE,
+)
+
+# Characters that render as nothing: tag characters, zero-width characters, soft hyphen.
+INVISIBLE_CHARS = frozenset(
+    [*range(0xE0000, 0xE0080), 0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064]
+    + [0xFEFF, 0x00AD]
+)
+_INVISIBLE_TABLE = dict.fromkeys(INVISIBLE_CHARS)
+
+# One rule of a stylesheet: selectors { declarations }. Comments are removed first.
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_CSS_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+_SIMPLE_SELECTOR = re.compile(r"^(?:[a-z][a-z0-9]*)?([.#])([A-Za-z_][\w-]*)$")
 
 _MD_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
@@ -133,6 +161,11 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 _WS = re.compile(r"\s+")
+
+
+def strip_invisible(text: str) -> str:
+    """Remove tag characters, zero-width characters and soft hyphens."""
+    return text.translate(_INVISIBLE_TABLE)
 
 
 def strip_urls(text: str) -> str:
@@ -150,6 +183,7 @@ def flatten_markdown(text: str) -> str:
     Whitespace is left alone (apart from what removed URLs leave behind);
     use :func:`normalise_blocks` for the canonical layout.
     """
+    text = strip_invisible(text)
     previous = None
     while previous != text:
         previous = text
@@ -160,7 +194,7 @@ def flatten_markdown(text: str) -> str:
 
 
 def _clean_block(block: str) -> str:
-    block = flatten_markdown(_WS.sub(" ", block))
+    block = flatten_markdown(_WS.sub(" ", strip_invisible(block)))
     return _WS.sub(" ", block).strip()
 
 
@@ -175,7 +209,23 @@ def plain_to_text(text: str) -> str:
     return normalise_blocks(re.split(r"\n[ \t\f\v\u00a0]*\n", text))
 
 
-def _is_hidden(node) -> bool:
+def hidden_selectors(tree: LexborHTMLParser) -> tuple[frozenset[str], frozenset[str]]:
+    """(classes, ids) that a ``<style>`` block hides with a plain ``.class`` / ``#id`` rule."""
+    classes: set[str] = set()
+    ids: set[str] = set()
+    for style in tree.css("style"):
+        sheet = _CSS_COMMENT.sub("", style.text(deep=True) or "")
+        for selectors, declarations in _CSS_RULE.findall(sheet):
+            if not _HIDDEN_STYLE.search(declarations.strip() + ";"):
+                continue
+            for selector in selectors.split(","):
+                m = _SIMPLE_SELECTOR.match(selector.strip())
+                if m:
+                    (classes if m.group(1) == "." else ids).add(m.group(2))
+    return frozenset(classes), frozenset(ids)
+
+
+def _is_hidden(node, hidden: tuple[frozenset[str], frozenset[str]]) -> bool:
     attrs = node.attributes
     if not attrs:
         return False
@@ -184,7 +234,12 @@ def _is_hidden(node) -> bool:
     if (attrs.get("aria-hidden") or "").strip().lower() == "true":
         return True
     style = attrs.get("style") or ""
-    return bool(_HIDDEN_STYLE.search(style))
+    if _HIDDEN_STYLE.search(style):
+        return True
+    classes, ids = hidden
+    if ids and (attrs.get("id") or "").strip() in ids:
+        return True
+    return bool(classes) and not classes.isdisjoint((attrs.get("class") or "").split())
 
 
 def _title(tree: LexborHTMLParser) -> str:
@@ -198,6 +253,7 @@ def html_to_text(html: str) -> tuple[str, str]:
     """Return (title, text) of an HTML document, sanitised as the module docstring says."""
     tree = LexborHTMLParser(html)
     title = _title(tree)
+    hidden = hidden_selectors(tree)
     root = tree.root
     if root is None:
         return title, ""
@@ -226,7 +282,7 @@ def html_to_text(html: str) -> tuple[str, str]:
             continue
         if tag in ("-comment", "!comment", "_comment") or node.is_comment_node:
             continue
-        if tag in _DROP_TAGS or (node.is_element_node and _is_hidden(node)):
+        if tag in _DROP_TAGS or (node.is_element_node and _is_hidden(node, hidden)):
             continue
         if tag in _BLOCK_TAGS:
             end_block()
