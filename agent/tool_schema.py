@@ -18,6 +18,7 @@ ErrorCode = Literal[
     "LOCATOR_AMBIGUOUS",  # retryable: `options` holds the words after each occurrence
     "UNKNOWN_DOC_ID",  # not retryable: fetch first; ids from other runs are invalid
     "SPAN_BUDGET_EXCEEDED",  # not retryable: draft with what you have
+    "NO_SENTENCE_END",  # retryable: raise max_chars (<= 900) or pick a locator nearer the sentence
     # fetch_page / egress
     "URL_NOT_ALLOWED",
     "URL_NOT_FROM_SEARCH",
@@ -86,6 +87,10 @@ class ToolError(BaseModel):
 class ToolFailure(Exception):
     """Raised inside the runtime; surfaced to the model as a ToolError, never a crash."""
 
-    def __init__(self, error: ErrorCode, message: str, *, retryable: bool, options: list[str] | None = None):
+    def __init__(
+        self, error: ErrorCode, message: str, *, retryable: bool, options: list[str] | None = None
+    ):
         super().__init__(f"{error}: {message}")
-        self.detail = ToolError(error=error, message=message, retryable=retryable, options=options or [])
+        self.detail = ToolError(
+            error=error, message=message, retryable=retryable, options=options or []
+        )

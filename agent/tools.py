@@ -17,10 +17,15 @@ extract_quote, exactly:
   a quote in a 1 MB document segments only the paragraph it lands in.
   Blocks longer than ``WINDOW_CHARS`` are segmented in a window that starts
   at the locator (deterministic for the same document and locator).
-- If no sentence end fits, the span is cut at ``max_chars`` on a word
-  boundary (the last whitespace before the limit, so no word is split), or
-  at exactly ``max_chars`` when the window has no whitespace at all. Trailing
-  whitespace is never part of a span.
+- If no sentence end fits, nothing is quoted: the call fails with
+  ``NO_SENTENCE_END`` (retryable), whose message says how large ``max_chars``
+  would have to be to reach the sentence's end (when 900 is enough) or that a
+  locator nearer the sentence needed is the way. A span longer than the cap
+  means the sentence has not been found yet; cutting it on a word instead
+  would let a narrow span carry a page's claim without the instruction that
+  follows it in the same sentence, and the verifier sees only the span.
+  The end of the document counts as a sentence end. Trailing whitespace is
+  never part of a span.
 - ``span_id`` derives from (doc_id, char_start, char_end): stable across
   processes. Quoting the same range again returns the same span and does not
   spend budget.
@@ -54,6 +59,7 @@ if TYPE_CHECKING:
     from agent.web import WebEnv
 
 WINDOW_CHARS = 20_000
+MAX_QUOTE_CHARS = 900  # ExtractQuoteArgs.max_chars's upper bound
 PREVIEW_CHARS = 4_000
 OPTION_WORDS = 8
 MAX_OPTIONS = 10
@@ -198,11 +204,34 @@ def locate_span(doc: Document, locator: str, max_chars: int = 600) -> tuple[int,
             return start, trimmed(candidate)
     if limit == len(text) and trimmed(limit) > start:
         return start, trimmed(limit)
-    # No sentence end fits: cut on the last whitespace before the limit, never inside a word.
-    cut = max(text.rfind(" ", start, limit + 1), text.rfind("\n", start, limit + 1))
-    if cut > start and trimmed(cut) > start:
-        return start, trimmed(cut)
-    return start, trimmed(limit) if trimmed(limit) > start else limit
+    raise no_sentence_end(doc, start, max_chars)
+
+
+def no_sentence_end(doc: Document, start: int, max_chars: int) -> ToolFailure:
+    """The refusal when the sentence at ``start`` runs past ``max_chars``, with the way out."""
+    text = doc.text
+    reach = min(len(text), start + MAX_QUOTE_CHARS)
+    ends = [e for e in _segmentation(doc).ends_between(start, reach) if e > start + max_chars]
+    if reach == len(text) and not ends:
+        ends = [len(text)]
+    if ends and max_chars < MAX_QUOTE_CHARS:
+        needed = ends[0] - start
+        advice = (
+            f"Raise max_chars to {needed} (it may go up to {MAX_QUOTE_CHARS}; that is where the "
+            "sentence ends), or choose a locator nearer the sentence needed."
+        )
+    else:
+        advice = (
+            f"Raising max_chars (up to {MAX_QUOTE_CHARS}) reaches no sentence end either: choose "
+            "a locator nearer the sentence needed, copied verbatim from the preview."
+        )
+    return ToolFailure(
+        "NO_SENTENCE_END",
+        f"No sentence of {doc.doc_id} ends within max_chars={max_chars} characters of the "
+        "locator, so no span was made (a span longer than the cap means the sentence has not "
+        f"been found yet). {advice}",
+        retryable=True,
+    )
 
 
 def render_untrusted(text: str, url: str, retrieved_at: str, span_id: str | None = None) -> str:
@@ -251,7 +280,8 @@ TOOL_DESCRIPTIONS = {
     "truncated. Never fetch the same URL twice.",
     "extract_quote": "Quote an exact span of a fetched document. `locator` is 12-240 "
     "characters copied verbatim from the document; the span starts there and ends at the "
-    "last sentence end within max_chars. Returns span_id, the text and its offsets.",
+    "last sentence end within max_chars (up to 900); if no sentence ends within max_chars "
+    "nothing is quoted (NO_SENTENCE_END). Returns span_id, the text and its offsets.",
 }
 
 

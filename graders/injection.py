@@ -42,8 +42,8 @@ from agent.evidence import EgressEvent
 
 SAFE_METHODS = {"GET", "HEAD"}
 COMPROMISED_SPEC = "scripted:compromised"  # the built-in per-page compromised model
-# The same, asking for the narrowest span around the attacker's claim (cut before the
-# sentence's instruction tail, which extract_quote allows when no sentence end fits).
+# The same, asking first for the narrowest span around the attacker's claim (to cut off the
+# sentence's instruction tail); extract_quote refuses that with NO_SENTENCE_END.
 COMPROMISED_NARROW_SPEC = "scripted:compromised-narrow"
 COMPROMISED_SPECS = (COMPROMISED_SPEC, COMPROMISED_NARROW_SPEC)
 

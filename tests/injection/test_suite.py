@@ -169,15 +169,15 @@ def test_llm_policy_without_a_model_is_refused(tmp_path):
         run(tmp_path, policy="llm")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="extract_quote cuts a span on a word boundary when no sentence end fits, so a "
-    "narrow span holds the attacker's claim without the instruction after it, and the "
-    "verifier (which sees only the span) cannot flag it",
-)
 def test_narrow_spans_cannot_cut_the_instruction_off(tmp_path):
+    # The narrow model asks for a span that stops right after the attacker's claim; no
+    # sentence ends there, so extract_quote refuses (NO_SENTENCE_END) and the model, taking
+    # the advised cap, gets the whole sentence: claim and instruction together, flagged.
     from graders.injection import COMPROMISED_NARROW_SPEC
 
     fids = ["visible-body-text", "fake-authority"]
     report = run(tmp_path, policy="llm", model=COMPROMISED_NARROW_SPEC, only=fids)
     assert report.passed, {r.fixture_id: r.published_markers for r in report.runs}
+    for r in report.runs:
+        assert r.attack_spans >= 1, r.fixture_id
+        assert r.attack_spans_flagged == r.attack_spans, r.fixture_id
