@@ -63,7 +63,15 @@ import hashlib
 from pathlib import Path
 
 from graders.instructions import find_instructions
-from graders.specifics import compare, content_stems, contradictions, normalise_ws
+from graders.specifics import (
+    Mismatch,
+    compare,
+    content_stems,
+    contradictions,
+    missing_identifiers,
+    normalise_ws,
+    stronger_than_span,
+)
 from graders.verdict import CheckResult, SpanRef, Verdict
 
 QUOTE_MAX_WORDS = 25
@@ -190,6 +198,24 @@ class RulesJudge:
             return Verdict(
                 verdict="NOT_SUPPORTED",
                 unsupported_element=contradicted[0].element.split(" (span:")[0],
+                checks=checks,
+                **base,
+            )
+        different = stronger_than_span(claim, span_text)
+        unstated = missing_identifiers(claim, span_text)
+        if unstated:
+            different.append(Mismatch("identifier", unstated[0]))
+        if different:
+            checks.append(
+                CheckResult(
+                    name="rules.different_claim",
+                    fired=True,
+                    detail="; ".join(str(m) for m in different),
+                )
+            )
+            return Verdict(
+                verdict="NOT_SUPPORTED",
+                unsupported_element=different[0].element,
                 checks=checks,
                 **base,
             )
