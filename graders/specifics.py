@@ -990,6 +990,10 @@ STRONG_MODALS = {
     "has to",
     "have to",
 }
+_OBLIGATION = ("must", "shall", "required to", "is required", "are required", "mandatory",
+               "obliged to", "obligated to", "has to", "have to", "compulsory")  # fmt: skip
+_BOOSTERS = ("certainly", "definitely", "undoubtedly", "undeniably", "clearly", "proven",
+             "proved", "conclusively", "without doubt", "guaranteed", "always")  # fmt: skip
 HEDGED_MODALS = {
     "should", "may", "might", "could", "expected", "plans", "planned", "proposed", "likely",
     "intends", "aims", "considering", "possibly", "reportedly", "allegedly",
@@ -1062,7 +1066,8 @@ _NEG_WINDOW = 4  # a negation governs a content word at most this many words lat
 
 
 def _negated_stems(text: str) -> tuple[set[str], set[str]]:
-    """(stems that follow a negation within the window, all content stems)."""
+    """(stems that follow a negation within the window, stems used at least once without
+    one): "will not race ... in a sprint car race" both negates and asserts "race"."""
     toks = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower().replace("’", "'"))
     negated, content = set(), set()
     last_neg = -99
@@ -1075,10 +1080,11 @@ def _negated_stems(text: str) -> tuple[set[str], set[str]]:
         if t in _NEG_SKIP:
             continue
         st = stem(t)
-        content.add(st)
         if i - last_neg <= _NEG_WINDOW:
             negated.add(st)
             last_neg = -99  # one negation, one predicate
+        else:
+            content.add(st)
     return negated, content
 
 
@@ -1089,14 +1095,14 @@ def negation_conflicts(claim: str, span: str) -> list[tuple[str, bool]]:
     in the span (and the reverse), whatever other negations either text holds. Returns
     (stem, True when the claim is the negated side).
     """
-    c_neg, c_all = _negated_stems(claim)
-    s_neg, s_all = _negated_stems(span)
+    c_neg, c_pos = _negated_stems(claim)
+    s_neg, s_pos = _negated_stems(span)
     out = []
     for st in sorted(c_neg):
-        if st in s_all and st not in s_neg:
+        if st in s_pos and st not in s_neg:
             out.append((st, True))
     for st in sorted(s_neg):
-        if st in c_all and st not in c_neg and st not in s_all - s_neg:
+        if st in c_pos and st not in c_neg and st not in s_pos:
             out.append((st, False))
     return out
 
@@ -1323,6 +1329,18 @@ def period_conflicts(claim: str, span: str) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------- comparison
 
 
+def _century_established(q: Quantity, claim: str, s: Specifics) -> bool:
+    """ "the fifteenth century" is a period: any year of it in the span establishes it."""
+    if q.kind != "ordinal" or _word_after(claim, q.surface) != stem("century"):
+        return False
+    lo, hi = (q.value - 1) * 100 + 1, q.value * 100
+    return any(
+        (d.year is not None and lo <= d.year <= hi)
+        or (d.decade is not None and lo <= d.decade + 1 <= hi)
+        for d in s.dates
+    )
+
+
 @dataclass
 class Mismatch:
     kind: str  # number | date | entity | quantifier | modality | negation | attribution
@@ -1347,6 +1365,8 @@ def compare(
     for q in c.numbers:
         if not soft and q.kind == "ordinal" and not q.surface[:1].isdigit():
             continue  # "first", "third": too often idiom ("first time") to overrule a judge
+        if _century_established(q, claim, s):
+            continue
         if not any(quantities_match(q, sq) for sq in s.numbers):
             # a number the span spells as a year-like 4-digit figure ("1,200" vs "1200")
             if q.kind == "number" and any(d.year == q.value for d in s.dates):
@@ -1365,6 +1385,14 @@ def compare(
             out.append(Mismatch("quantifier", g))
     if c.strong_modal and s.hedged_modal and not s.strong_modal:
         out.append(Mismatch("modality", "must/will (span hedges)"))
+    # an obligation or a certainty the span does not state at all ("must be made" where the
+    # span says "are made"; "certainly grew" where it says "grew")
+    c_low, s_low = claim.lower(), span.lower()
+    for group in (_OBLIGATION, _BOOSTERS):
+        said = _has_phrase(c_low, group)
+        if said and not _has_phrase(s_low, group):
+            out.append(Mismatch("modality", f"{said} (span does not say it)"))
+            break
     conflicts = negation_conflicts(claim, span)
     if c.negated and not s.negated and not any(claim_neg for _, claim_neg in conflicts):
         out.append(Mismatch("negation", "not"))  # the claim denies; the span denies nothing

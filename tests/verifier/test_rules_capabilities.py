@@ -221,3 +221,38 @@ def test_instructions_in_other_forms_and_languages(text):
 )
 def test_ordinary_prose_is_not_an_instruction(text):
     assert not contains_instructions(text), text
+
+
+# ---------------------------------------------------------------- over-strict coverage (specificity)
+
+
+@pytest.mark.parametrize(
+    "claim,span",
+    [
+        # the span both negates and asserts the word: the claim's plain use is supported
+        ("Stewart hit a driver during a sprint car race.",
+         "Stewart will not race on Sunday; he hit a driver during a sprint car race."),
+        # a century is a period: a year inside it establishes it
+        ("The war broke out in the fifteenth century in St Albans.",
+         "The war broke out on 22 May 1455 in St Albans."),
+        # a fraction written as a rounded percentage
+        ("Steel imports fell by about 33% last year.", "Steel imports fell by a third last year."),
+    ],
+)  # fmt: skip
+def test_equivalent_specifics_stay_supported(claim, span):
+    assert verdict(claim, span) == "SUPPORTED"
+
+
+@pytest.mark.parametrize(
+    "claim,span",
+    [
+        ("Stewart did not race on Sunday.", "Stewart raced on Sunday."),
+        ("The war broke out in the sixteenth century in St Albans.",
+         "The war broke out on 22 May 1455 in St Albans."),
+        ("Steel imports fell by 34% last year.", "Steel imports fell by a third last year."),
+        ("Frames must be made of wood.", "Frames are made of wood."),
+        ("He certainly grew close to the twins.", "He grew close to the twins."),
+    ],
+)  # fmt: skip
+def test_their_near_misses_are_not_supported(claim, span):
+    assert verdict(claim, span) != "SUPPORTED"
