@@ -60,6 +60,7 @@ sensitivity on the WiCE SUPPORTED pairs went from 0.927 without the local-negati
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from graders.instructions import find_instructions
@@ -136,6 +137,45 @@ def _missing_words(claim: str, missing_keys: list[str], n: int = 3) -> str:
     return " ".join(out) or " ".join(missing_keys[:n])
 
 
+_CRUMB_SEP = re.compile(r"\s[>»›]\s")
+_ASKS = re.compile(
+    r"^\W*(?:will|would|is|are|was|were|does|do|did|can|could|should|has|have|had|who|what|"
+    r"why|how|when|where|which)\b",
+    re.I,
+)
+
+
+def _is_breadcrumb(line: str) -> bool:
+    """ "Home > News > Economy > Inflation figures": short segments joined by > or »."""
+    parts = _CRUMB_SEP.split(line)
+    return len(parts) >= 3 and all(0 < len(p.split()) <= 8 for p in parts)
+
+
+_SENT = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def not_an_assertion(claim: str, span_text: str) -> str | None:
+    """The span's text about the claim is only a question or navigation ("Home > News >
+    ..."), which asserts nothing (DESIGN: NOT_SUPPORTED). Returns what it is, or None."""
+    wanted = {_key(s) for s in content_stems(claim)}
+    if not wanted:
+        return None
+    relevant = []
+    for piece in span_text.splitlines():
+        if _is_breadcrumb(piece):
+            if wanted & {_key(s) for s in content_stems(piece)}:
+                relevant.append("navigation")
+            continue
+        for sent in _SENT.findall(piece):
+            overlap = wanted & {_key(s) for s in content_stems(sent)}
+            if len(overlap) >= max(1, len(wanted) // 3):
+                asks = sent.rstrip().endswith("?") and _ASKS.search(sent)
+                relevant.append("question" if asks else "statement")
+    if relevant and "statement" not in relevant:
+        return relevant[0]
+    return None
+
+
 class RulesJudge:
     id = "rules"
     model_id: str | None = None
@@ -183,6 +223,17 @@ class RulesJudge:
             return Verdict(
                 verdict="NOT_SUPPORTED",
                 unsupported_element=_missing_words(claim, missing) or claim[:60],
+                checks=checks,
+                **base,
+            )
+        what = not_an_assertion(claim, span_text)
+        if what:
+            checks.append(
+                CheckResult(name="rules.not_an_assertion", fired=True, detail=f"span is a {what}")
+            )
+            return Verdict(
+                verdict="NOT_SUPPORTED",
+                unsupported_element=f"span is a {what}, not a statement",
                 checks=checks,
                 **base,
             )

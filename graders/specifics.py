@@ -1196,20 +1196,30 @@ def extract(text: str) -> Specifics:
 # ---------------------------------------------------------------- contradiction
 
 
+def _occurrences(text: str, surface: str) -> list[int]:
+    """Where ``surface`` stands as a whole token ("2" in "Two ... 2 of", not in "5.25%")."""
+    if not surface:
+        return []
+    rx = rf"(?<![\w.,]){re.escape(surface)}(?![\w]|[.,]\d)"
+    return [m.start() for m in re.finditer(rx, text)] or (
+        [text.find(surface)] if surface in text else []
+    )
+
+
 def _word_after(text: str, surface: str) -> str | None:
-    i = text.find(surface)
-    if i < 0:
-        return None
-    m = re.match(r"\s*([A-Za-z]+)", text[i + len(surface) :])
-    return stem(m.group(1).lower()) if m else None
+    for i in _occurrences(text, surface):
+        m = re.match(r"\s*([A-Za-z]+)", text[i + len(surface) :])
+        if m:
+            return stem(m.group(1).lower())
+    return None
 
 
 def _word_before(text: str, surface: str) -> str | None:
-    i = text.find(surface)
-    if i < 0:
-        return None
-    m = re.search(r"([A-Za-z]+)\W*$", text[:i])
-    return m.group(1).lower() if m else None
+    for i in _occurrences(text, surface):
+        m = re.search(r"([A-Za-z]+)\W*$", text[:i])
+        if m:
+            return m.group(1).lower()
+    return None
 
 
 def contradictions(claim: str, span: str) -> list[Mismatch]:
@@ -1228,7 +1238,16 @@ def contradictions(claim: str, span: str) -> list[Mismatch]:
     for q in c.numbers:
         if any(quantities_match(q, sq) for sq in s.numbers):
             continue
-        rivals = [sq for sq in s.numbers if sq.kind == q.kind and sq.unit == q.unit]
+        share = {"percent", "fraction"}  # "43%" against "a third": two shares of one whole
+        rivals = [
+            sq for sq in s.numbers
+            if sq.unit == q.unit and (
+                sq.kind == q.kind
+                # a share near the other ("34%" against "roughly a third") is imprecise, not
+                # contradicted: that stays PARTIAL
+                or ({sq.kind, q.kind} <= share and abs(sq.comparable() - q.comparable()) > 0.02)
+            )
+        ]  # fmt: skip
         if q.kind in ("number", "ordinal") and q.unit is None:
             # same role: the same word follows ("eighth consecutive" / "seventh consecutive",
             # "Three of the nine" / "Two of the nine"); number words are read as digits too

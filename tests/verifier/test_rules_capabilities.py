@@ -256,3 +256,33 @@ def test_equivalent_specifics_stay_supported(claim, span):
 )  # fmt: skip
 def test_their_near_misses_are_not_supported(claim, span):
     assert verdict(claim, span) != "SUPPORTED"
+
+
+# ---------------------------------------------------------------- questions, navigation, shares
+
+
+def test_a_question_or_navigation_span_asserts_nothing():
+    assert verdict(
+        "The new tariff will raise prices.", "Will the new tariff raise prices? Economists differ."
+    ) == ("NOT_SUPPORTED")
+    assert verdict(
+        "Inflation figures for March were published.",
+        "Home > News > Economy > Inflation figures for March",
+    ) == ("NOT_SUPPORTED")
+    # a statement next to a question still supports; a title with "|" is not navigation
+    assert verdict("The tariff raised prices.", "The tariff raised prices. Will it last?") == (
+        "SUPPORTED"
+    )
+    assert verdict(
+        "The store opens in Taipei in December.",
+        "Store to open in Taipei | Economics | The store opens in Taipei in December.",
+    ) == ("SUPPORTED")
+
+
+def test_shares_and_counts_in_the_same_role():
+    span = "Two of the nine members voted for a cut; the rate stayed at 5.25%."
+    assert verdict("Three of the nine members voted for a cut.", span) == "NOT_SUPPORTED"
+    assert verdict("Two of the nine members voted for a cut.", span) == "SUPPORTED"
+    third = "Imports fell by a third last year."
+    assert verdict("Imports fell by 43% last year.", third) == "NOT_SUPPORTED"
+    assert verdict("Imports fell by 34% last year.", third) == "PARTIAL"  # imprecise, not contrary
