@@ -176,6 +176,25 @@ def not_an_assertion(claim: str, span_text: str) -> str | None:
     return None
 
 
+# Where a compound claim joins two assertions: ", and <verb>", "; ", ", but ", ", while ".
+_CLAUSE_SPLIT = re.compile(
+    r",?\s+and\s+(?:also\s+)?(?=(?:has|have|had|was|were|is|are|will|also|then|later)?\s*"
+    r"\w+(?:ed|s)\b)|;\s+|,\s+but\s+|,\s+while\s+|,\s+whereas\s+"
+)
+
+
+def weakest_clause(claim: str, span_text: str) -> tuple[float, str] | None:
+    """The least covered clause of a compound claim (coverage, clause), or None if simple.
+
+    A claim whose first half the span states and whose second half it never mentions is
+    PARTIAL (DESIGN: "supports part and is silent on the rest"), even when the whole claim's
+    coverage passes because the first half is long."""
+    parts = [p for p in _CLAUSE_SPLIT.split(claim) if p and len(p.split()) >= 3]
+    if len(parts) < 2:
+        return None
+    return min((coverage(p, span_text)[0], p) for p in parts)
+
+
 class RulesJudge:
     id = "rules"
     model_id: str | None = None
@@ -278,6 +297,22 @@ class RulesJudge:
             return Verdict(
                 verdict="PARTIAL",
                 unsupported_element=_missing_words(claim, missing),
+                checks=checks,
+                **base,
+            )
+        weakest = weakest_clause(claim, span_text)
+        if weakest and weakest[0] < SUPPORTED_COVERAGE:
+            checks.append(
+                CheckResult(
+                    name="rules.clause_coverage",
+                    fired=True,
+                    detail=f"clause {weakest[1]!r} coverage {weakest[0]:.2f}",
+                )
+            )
+            _, clause_missing = coverage(weakest[1], span_text)
+            return Verdict(
+                verdict="PARTIAL",
+                unsupported_element=_missing_words(weakest[1], clause_missing),
                 checks=checks,
                 **base,
             )

@@ -1604,12 +1604,27 @@ def claim_attributions(claim: str) -> list[str]:
     return out
 
 
+# Opposite verbs of change or decision: the claim says one, the span the other about the
+# same thing. (before/after, open/closed, join/leave are left PARTIAL: on the WiCE
+# development pairs they fired on 3 pairs, none a contradiction.)
+_CHANGE_OPPOSITES = {
+    "rise", "rises", "rose", "risen", "rising", "fall", "falls", "fell", "fallen", "falling",
+    "increase", "increased", "increases", "decrease", "decreased", "decreases",
+    "approve", "approved", "approves", "reject", "rejected", "rejects",
+    "win", "wins", "won", "gain", "gained", "gains", "expand", "expanded", "shrink", "shrank",
+    "hire", "hired", "fire", "fired", "support", "supported", "oppose", "opposed",
+}  # fmt: skip
+
+
 def stronger_than_span(claim: str, span: str) -> list[Mismatch]:
     """What makes the claim a different assertion from the span's: a speaker the span does
     not name while it names another, an opinion in the span stated as fact, an obligation or
     certainty the span only proposes or hedges, a done deed the span only plans."""
     c, s = extract(claim), extract(span)
     out: list[Mismatch] = []
+    for said, answered in opposites(claim, span):
+        if said in _CHANGE_OPPOSITES and answered in _CHANGE_OPPOSITES:
+            out.append(Mismatch("direction", f"{said} (span: {answered})"))
     if _SPAN_ATTRIBUTES.search(span):
         for who in claim_attributions(claim):
             if not entity_present(who, s.tokens, strict=False):

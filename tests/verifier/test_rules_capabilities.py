@@ -286,3 +286,18 @@ def test_shares_and_counts_in_the_same_role():
     third = "Imports fell by a third last year."
     assert verdict("Imports fell by 43% last year.", third) == "NOT_SUPPORTED"
     assert verdict("Imports fell by 34% last year.", third) == "PARTIAL"  # imprecise, not contrary
+
+
+def test_a_compound_claim_whose_second_half_the_span_never_mentions_is_partial():
+    span = "The central bank held its main policy rate at 5.25% on Wednesday, the fourth hold."
+    assert verdict("The central bank held its policy rate at 5.25% and signalled cuts next year.",
+                   span) == "PARTIAL"  # fmt: skip
+    assert verdict("The central bank held its policy rate at 5.25% on Wednesday.", span) == (
+        "SUPPORTED"
+    )
+
+
+def test_opposite_verbs_of_change_contradict():
+    span = "The statistics office said consumer price inflation fell to 3.9% in November 2023."
+    assert verdict("Consumer price inflation rose in November 2023.", span) == "NOT_SUPPORTED"
+    assert verdict("Consumer price inflation fell in November 2023.", span) == "SUPPORTED"

@@ -193,7 +193,13 @@ def test_direction_words_contradict():
     assert "direction" in {
         m.kind for m in compare("The council rejected the budget.", span, soft=True)
     }
-    assert _rules("The council rejected the budget.", span).verdict == "PARTIAL"
+    # a verb of decision or change against its opposite is a contradiction (DESIGN)
+    assert _rules("The council rejected the budget.", span).verdict == "NOT_SUPPORTED"
+    # other opposites (before/after, open/closed) stay PARTIAL
+    assert (
+        _rules("The council met after the vote.", "The council met before the vote.").verdict
+        == "PARTIAL"
+    )
     assert compare("Sales rose 5%.", "Sales rose 5% after falling.", soft=True) == []
 
 
