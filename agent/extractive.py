@@ -2,11 +2,24 @@
 
 It is an honest baseline (as ALCE reports extractive baselines), not a stand-in
 for a model: it decomposes the question by rule, searches once per
-sub-question, fetches the top hits in parallel, picks locators from what
-fetch_page returned (it sees only previews, exactly as a model would), quotes
-the best-matching sentences, and drafts claims that restate the quoted
-sentence word for word. It goes through the same runtime, budgets,
-verification and publication as the model-led policy.
+sub-question, fetches in parallel the hits whose title and snippet name the
+question's subject and share the sub-question's own words (a snippet chooses
+what to fetch; it is never evidence), picks locators from what fetch_page
+returned (it sees only previews, exactly as a model would), quotes the
+best-matching sentences, and drafts claims that restate the quoted sentence
+word for word. It goes through the same runtime, budgets, verification and
+publication as the model-led policy.
+
+What it will not do:
+- publish an off-target sentence: a sentence must hold a fair share of the
+  sub-question's own words (not just the subject's name), and a page must
+  contain every number the sub-question names ("in 2020"); a sub-question
+  with no such sentence is reported as a gap, which is the right answer to
+  a question the pages cannot answer;
+- restate a sentence that addresses a machine: it is skipped, and the first
+  such text seen in a preview is recorded, quoted, in ``injection_observed``;
+- fetch a URL again that was refused for good (egress, redirect off the
+  allowlist), or one it already fetched.
 """
 
 from __future__ import annotations
@@ -14,8 +27,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.convergence import content_words, overlap, question_subject, relevance
-from agent.loop import Runtime, ensure_subquestions, first_sentence
+from agent.convergence import (
+    _EXPECTS_NUMBER,
+    NUMBER,
+    content_words,
+    overlap,
+    question_subject,
+    relevance,
+)
+from agent.loop import Runtime, ensure_subquestions, first_sentence, names_subject
 from agent.record import Draft, DraftClaim
 from agent.tool_schema import FetchPageResult
 
@@ -23,6 +43,14 @@ LABEL = "Extractive baseline (no model): each claim restates a quoted sentence v
 MIN_SENTENCE = 8  # "She was 78." is an answer
 MAX_SENTENCE = 500
 MIN_OVERLAP = 0.55
+# Share of the sub-question's own words (its focus: not the subject's name) a sentence must
+# hold to be an answer rather than a sentence about the same subject. Below it the
+# sub-question is a gap. Measured on the golden questions: every sentence holding a golden
+# fact scores >= 0.4, and every claim drafted for an unanswerable question scored <= 0.4.
+MIN_ANSWER = 0.4
+# A hit is fetched only when its title and snippet share this much of the sub-question.
+MIN_HIT = 0.7
+INJECTION_NOTE_CHARS = 200
 
 
 @dataclass
@@ -71,6 +99,50 @@ def _looks_like_prose(sentence: str) -> bool:
     return not contains_instructions(sentence)
 
 
+def answer_strength(subquestion: str, sentence: str, subject: set[str]) -> float:
+    """Share of the sub-question's focus words (its words minus the subject's name) the
+    sentence holds; a figure counts as one when the sub-question asks how many/much/old."""
+    want = content_words(subquestion)
+    have = content_words(sentence)
+    if _EXPECTS_NUMBER.search(subquestion):
+        want = want | {NUMBER}
+        if re.search(r"\d", sentence):
+            have = have | {NUMBER}
+    focus = want - subject
+    if not focus:
+        return 1.0 if want <= have else 0.0
+    return len(focus & have) / len(focus)
+
+
+def _numbers(text: str) -> set[str]:
+    return set(re.findall(r"\d+", text))
+
+
+def names_its_numbers(subquestion: str, page_text: str) -> bool:
+    """A page that never mentions a number the sub-question names ("in 2020") cannot answer it."""
+    return _numbers(subquestion) <= _numbers(page_text)
+
+
+def instruction_note(text: str, where: str) -> str | None:
+    """A quoted excerpt (<= 200 chars) of the first sentence in `text` that addresses a machine."""
+    from graders.instructions import find_instructions
+
+    findings = find_instructions(text)
+    if not findings:
+        return None
+    excerpt = findings[0].text
+    for _, sentence in _sentences(text, truncated=False):
+        if find_instructions(sentence):
+            excerpt = sentence
+            break
+    suffix = f" ({where}; not followed)"
+    room = INJECTION_NOTE_CHARS - len(suffix) - 2
+    excerpt = " ".join(excerpt.split())
+    if len(excerpt) > room:
+        excerpt = excerpt[: room - 1].rstrip() + "…"
+    return f'"{excerpt}"{suffix}'
+
+
 def _candidates(
     subquestion: str, previews: list[FetchPageResult], subject: set[str]
 ) -> list[Candidate]:
@@ -79,20 +151,23 @@ def _candidates(
     for page in previews:
         # A page that does not name (most of) the question's subject is not about it,
         # whatever its sentences share with the question's other words.
-        named = subject & content_words(page.title + " " + page.preview)
-        if subject and len(named) < min(2, len(subject)):
+        about = page.title + " " + page.preview
+        if not names_subject(about, subject):
+            continue
+        if not names_its_numbers(subquestion, about):
             continue
         for offset, sentence in _sentences(page.preview, page.truncated):
             order += 1
             if not _looks_like_prose(sentence):
                 continue
             score = relevance(subquestion, sentence, subject)
-            if score >= MIN_OVERLAP:
-                # A sentence shorter than the locator minimum is located by running on
-                # into the text after it; the span still ends at the sentence's end.
-                locator = page.preview[offset : offset + min(240, max(12, len(sentence)))]
-                if len(locator) >= 12:
-                    found.append(Candidate(score, page.doc_id, sentence, order, locator))
+            if score < MIN_OVERLAP or answer_strength(subquestion, sentence, subject) < MIN_ANSWER:
+                continue
+            # A sentence shorter than the locator minimum is located by running on
+            # into the text after it; the span still ends at the sentence's end.
+            locator = page.preview[offset : offset + min(240, max(12, len(sentence)))]
+            if len(locator) >= 12:
+                found.append(Candidate(score, page.doc_id, sentence, order, locator))
     found.sort(key=lambda c: (-c.score, c.order))
     return found
 
@@ -116,16 +191,54 @@ class ExtractivePolicy:
         self.claims: list[DraftClaim] = []
         self.claim_subq: list[int] = []
         self.quoted: set[str] = set()
+        self.attempted: set[str] = set()  # every URL this policy asked to fetch
+        self.injection_observed: str | None = None
+
+    def _tried(self, url: str) -> bool:
+        rt = self.rt
+        fetched = {p.url for p in self.previews.values()}
+        return url in fetched or url in rt.refused_urls or url in self.attempted
+
+    def _worth_fetching(self, subquestion: str, hit, subject: set[str]) -> float | None:
+        """How well a hit's title and snippet match the sub-question; None when not at all."""
+        about = f"{hit.title} {hit.snippet}"
+        if not names_subject(about, subject):
+            return None
+        score = relevance(subquestion, about, subject)
+        return score if score >= MIN_HIT else None
 
     async def _search_and_fetch(self, targets: list[tuple[int, str]], per_subq: int) -> None:
         rt = self.rt
+        subject = question_subject(rt.record.question)
         ranked: dict[int, list[str]] = {}
         for i, query in targets:
             if rt.draft_only or rt.remaining()["searches"] <= 0 or not query:
                 continue
             out = await rt.web_search({"query": query})
-            fetched = {p.url for p in self.previews.values()}
-            ranked[i] = [h.url for h in (out.result or []) if h.url not in fetched]
+            hits = out.result or []
+            # The engine's top hit, when it names the subject, is the page to read first
+            # (its snippet is often about other words of the page); any other hit must
+            # also share the sub-question's own words in its title or snippet.
+            first = []
+            if hits and names_subject(f"{hits[0].title} {hits[0].snippet}", subject):
+                first = [hits[0].url]
+            scored = []
+            for rank, hit in enumerate(hits):
+                if hit.url in first:
+                    continue
+                score = self._worth_fetching(rt.subquestions[i], hit, subject)
+                if score is not None:
+                    scored.append((-score, rank, hit.url))
+            if not first and not scored and hits:
+                # No hit names the subject (a page titled by its section, a snippet from
+                # its first paragraph): the top hit is still worth one fetch when its title
+                # or snippet shares the sub-question's own words.
+                top = hits[0]
+                if relevance(rt.subquestions[i], f"{top.title} {top.snippet}", subject) > 0:
+                    first = [top.url]
+            ranked[i] = [
+                url for url in first + [u for _, _, u in sorted(scored)] if not self._tried(url)
+            ]
         # Leave room for at least one quote per sub-question and the draft reserve.
         spare = rt.remaining()["tool_calls"] - rt.budgets.draft_reserve - len(targets)
         allowance = max(0, min(rt.remaining()["fetches"], spare))
@@ -138,13 +251,22 @@ class ExtractivePolicy:
                     and len(chosen) < allowance
                 ):
                     chosen.append((i, urls[rank]))
+        await self._fetch(chosen)
+
+    async def _fetch(self, chosen: list[tuple[int, str]]) -> None:
         if not chosen:
             return
-        outcomes = await rt.fetch_pages([(None, {"url": url}) for _, url in chosen])
+        self.attempted.update(url for _, url in chosen)
+        outcomes = await self.rt.fetch_pages([(None, {"url": url}) for _, url in chosen])
         for (i, _), outcome in zip(chosen, outcomes, strict=True):
             if outcome.ok and isinstance(outcome.result, FetchPageResult):
-                self.previews[outcome.result.doc_id] = outcome.result
-                self.doc_subq.setdefault(outcome.result.doc_id, i)
+                page = outcome.result
+                self.previews[page.doc_id] = page
+                self.doc_subq.setdefault(page.doc_id, i)
+                if self.injection_observed is None:
+                    self.injection_observed = instruction_note(
+                        page.title + "\n\n" + page.preview, page.doc_id
+                    )
 
     def _quote(self, i: int, subquestion: str, docs_used: set[str]) -> bool:
         """Quote the best unused sentence for a sub-question; prefer a document not yet cited."""
@@ -161,14 +283,18 @@ class ExtractivePolicy:
                 return False
             self.quoted.add(cand.sentence)
             locator = cand.locator
-            outcome = rt.extract_quote(
-                {
-                    "doc_id": cand.doc_id,
-                    "locator": locator,
-                    "max_chars": max(40, min(900, len(cand.sentence) + 1)),
-                    "purpose": "support_claim",
-                }
-            )
+            args = {
+                "doc_id": cand.doc_id,
+                "locator": locator,
+                "max_chars": max(40, min(900, len(cand.sentence) + 1)),
+                "purpose": "support_claim",
+            }
+            outcome = rt.extract_quote(args)
+            if not outcome.ok and outcome.error.error == "NO_SENTENCE_END" and not rt.draft_only:
+                # The stored text's sentence runs on past the preview's: take the advised cap.
+                advised = re.search(r"max_chars to (\d+)", outcome.error.message)
+                if advised and int(advised.group(1)) <= 900:
+                    outcome = rt.extract_quote({**args, "max_chars": int(advised.group(1))})
             if not outcome.ok:
                 continue
             span = rt.tb.spans[outcome.result.span_id]
@@ -206,7 +332,7 @@ class ExtractivePolicy:
         rt = self.rt
         ensure_subquestions(rt)
         subqs = rt.subquestions
-        await self._search_and_fetch([(i, _query(sq)) for i, sq in enumerate(subqs)], per_subq=2)
+        await self._search_and_fetch([(i, _query(sq)) for i, sq in enumerate(subqs)], per_subq=1)
         await self._quote_round(list(range(len(subqs))), per_subq=2)
         # The convergence rules decide whether one more, different, action is worth it.
         for _ in range(rt.budgets.tool_calls):  # each pass spends budget; the bound is a backstop
@@ -226,10 +352,14 @@ class ExtractivePolicy:
                 await self._search_and_fetch([(i, _query(subqs[i]))], per_subq=1)
             else:
                 i = int(m.group(4)) - 1
-                outcomes = await rt.fetch_pages([(None, {"url": m.group(3)})])
-                for o in outcomes:
-                    if o.ok and isinstance(o.result, FetchPageResult):
-                        self.previews[o.result.doc_id] = o.result
+                url = m.group(3)
+                if self._tried(url):
+                    break  # never the same URL twice, nor one refused for good
+                hit = next((h for _, h in rt.hits if h.url == url), None)
+                subject = question_subject(rt.record.question)
+                if hit is None or self._worth_fetching(subqs[i], hit, subject) is None:
+                    break  # a weak hit costs a fetch and rarely yields a span
+                await self._fetch([(i, url)])
             before = len(self.claims)
             await self._quote_round([i], per_subq=1)
             if len(self.claims) == before and rt.stalled:
@@ -245,7 +375,7 @@ class ExtractivePolicy:
         args = {
             "claims": [c.model_dump() for c in self.claims],
             "summary": " ".join(summary_words),
-            "injection_observed": None,
+            "injection_observed": self.injection_observed,
             "needs_human": False,
         }
         start = len(self.rt.claim_subquestions)
@@ -275,7 +405,12 @@ class ExtractivePolicy:
         new_claims = self.claims[first_claim:]
         if not new_claims:
             return None, {}
-        args = {"claims": [c.model_dump() for c in new_claims], "summary": "", "needs_human": False}
+        args = {
+            "claims": [c.model_dump() for c in new_claims],
+            "summary": "",
+            "injection_observed": self.injection_observed,
+            "needs_human": False,
+        }
         outcome = rt.submit_draft(args, origin="policy")
         if not outcome.ok:
             return None, {}

@@ -121,6 +121,9 @@ class Runtime:
         self.queries: list[str] = []
         self.hits: list[tuple[str, SearchHit]] = []  # (query, hit), in order
         self.attempts: list[Attempt] = []
+        # URLs whose fetch was refused for good (egress, redirect off the allowlist, not from
+        # search, duplicate): no policy and no convergence suggestion may try them again.
+        self.refused_urls: set[str] = set()
         self._seen_fetch_ok = False
         self.no_span_streak = 0
         self.subquestions: list[str] = []
@@ -427,6 +430,8 @@ class Runtime:
                     else [],
                 )
                 self.attempts.append(Attempt(tool="fetch_page", detail=parsed.url, ok=ok))
+                if error is not None and not error.retryable:
+                    self.refused_urls.add(parsed.url)
                 text = res.model_dump_json() if ok else error.model_dump_json()
                 outcomes[i] = ToolOutcome(
                     "fetch_page",
@@ -580,14 +585,16 @@ class Runtime:
         fetched = [d.final_url for d in self.tb.documents.values()] + [
             d.url for d in self.tb.documents.values()
         ]
+        # Never suggest a URL of the run again: fetched, or refused for good.
+        fetched += sorted(self.refused_urls)
         unfetched: dict[int, list[str]] = {}
         subject = question_subject(self.record.question)
         for query, hit in self.hits:
             if hit.url in fetched or not self.subquestions:
                 continue
-            # The snippet only chooses what to fetch; it is never evidence.
-            about = f"{hit.title} {hit.snippet}"
-            if subject and not (subject & content_words(about)):
+            # The snippet only chooses what to fetch; it is never evidence. A hit worth a
+            # fetch names most of the question's subject (two of its words when it has two).
+            if not names_subject(f"{hit.title} {hit.snippet}", subject):
                 continue
             scores = [overlap(sq, query) for sq in self.subquestions]
             i = scores.index(max(scores))
@@ -667,6 +674,13 @@ class Runtime:
         )
         self.sync()
         return draft
+
+
+def names_subject(text: str, subject: set[str]) -> bool:
+    """Does `text` name the question's subject: two of its words, or all when it has fewer?"""
+    if not subject:
+        return True
+    return len(subject & content_words(text)) >= min(2, len(subject))
 
 
 def first_sentence(text: str, limit: int = 400) -> str:
