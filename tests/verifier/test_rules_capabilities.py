@@ -301,3 +301,17 @@ def test_opposite_verbs_of_change_contradict():
     span = "The statistics office said consumer price inflation fell to 3.9% in November 2023."
     assert verdict("Consumer price inflation rose in November 2023.", span) == "NOT_SUPPORTED"
     assert verdict("Consumer price inflation fell in November 2023.", span) == "SUPPORTED"
+
+
+def test_scope_widened_by_a_coordinated_noun_or_another_base():
+    span = "Under the proposal, manufacturers of packaged food will display a label. 64% of adults had a booster."
+    assert verdict("Manufacturers and importers of packaged food will display a label.", span) == (
+        "PARTIAL"
+    )
+    assert verdict("64% of the population had a booster.", span) == "PARTIAL"
+    # the same scope stays SUPPORTED; coordinated verbs are not scope
+    assert verdict("Manufacturers of packaged food will display a label.", span) == "SUPPORTED"
+    assert verdict("64% of adults had a booster.", span) == "SUPPORTED"
+    assert verdict(
+        "It aired in Australia and launched on Netflix.", "It aired in Australia on Netflix."
+    ) != ("NOT_SUPPORTED")
