@@ -375,6 +375,7 @@ class Runtime:
             egress=self._new_events(),
             budget_after=self.remaining(),
             flags=flags,
+            hit_urls=[h.url for h in hits],
         )
         self._count_call("web_search", False)
         self.progress(f"search  {parsed.query!r}: {len(hits)} hits")

@@ -161,6 +161,9 @@ class TraceEntry(BaseModel):
     error: ToolError | None = None
     result_summary: str = ""
     new_span_ids: list[str] = Field(default_factory=list)
+    # web_search only: the URL of every hit, in rank order, so a fetch can be proven to come
+    # from search. None on other entries and in records written before it was kept.
+    hit_urls: list[str] | None = None
     started_at: str = Field(default_factory=utc_now_iso)
     ms: float = 0.0
     usage: Usage | None = None

@@ -653,10 +653,18 @@ def view_from_record(
             continue
         result: dict[str, Any] = {}
         if t.tool == "web_search":
-            # Hit URLs, as far as the record keeps them (the summary lists them).
-            result["hits"] = [{"url": u} for u in _URL_RE.findall(t.result_summary or "")]
-            declared = re.match(r"\s*(\d+) hits", t.result_summary or "")
-            result["complete"] = bool(declared) and int(declared.group(1)) <= len(result["hits"])
+            hit_urls = getattr(t, "hit_urls", None)
+            if hit_urls is not None:
+                # The record keeps every hit's URL as data: the origin check is complete.
+                result["hits"] = [{"url": u} for u in hit_urls]
+                result["complete"] = True
+            else:
+                # Older records: the hit URLs as far as the summary lists them.
+                result["hits"] = [{"url": u} for u in _URL_RE.findall(t.result_summary or "")]
+                declared = re.match(r"\s*(\d+) hits", t.result_summary or "")
+                result["complete"] = bool(declared) and int(declared.group(1)) <= len(
+                    result["hits"]
+                )
         elif t.tool == "fetch_page" and t.ok:
             result["doc_id"] = doc_by_url.get(_norm_url(str(t.arguments.get("url", ""))))
         calls.append(
