@@ -1177,6 +1177,8 @@ def extract(text: str) -> Specifics:
         first = who.split()[0].lower() if who.split() else ""
         if who.lower().startswith("the "):
             who = who[4:]
+        if not entity_tokens(who):
+            continue  # "The said": nobody named
         if who and (first not in COMMON_CAPITALISED or first == "the" or m.group("a")):
             attribs.append(who)
     return Specifics(
@@ -1431,7 +1433,9 @@ def compare(
     return out
 
 
-_COORD = re.compile(r"\b([A-Za-z][\w-]+)\s+(?:and|or|&)\s+([A-Za-z][\w-]+)\b")
+_COORD = re.compile(
+    r"(?<![\w.'’/-])([A-Za-z][\w-]+)\s+(?:and|or|&)\s+([A-Za-z][\w-]+)(?![\w.'’/-]*\w)"
+)
 _SHARE_OF = re.compile(
     r"(\d[\d.,]*\s?(?:%|percent|per cent))\s+of\s+(?:the\s+|all\s+)?([A-Za-z][\w-]+)", re.I
 )
@@ -1449,7 +1453,7 @@ def scope_widened(claim: str, span: str, span_tokens: set[str]) -> list[str]:
         a, b = _fold(m.group(1)), _fold(m.group(2))
         if {a, b} & STOPWORDS or any(w.endswith(("ed", "ing")) for w in (a, b)):
             continue
-        if not (m.group(1).islower() and m.group(2).islower()):
+        if not (m.group(2).islower() and (m.group(1).islower() or not claim[: m.start()].strip())):
             continue  # names are the entity check's; this is about kinds of things
         has_a, has_b = _token_present(a, span_tokens), _token_present(b, span_tokens)
         if has_a != has_b:
@@ -1663,7 +1667,7 @@ def stronger_than_span(claim: str, span: str) -> list[Mismatch]:
             out.append(Mismatch("direction", f"{said} (span: {answered})"))
     if _SPAN_ATTRIBUTES.search(span):
         for who in claim_attributions(claim):
-            if not entity_present(who, s.tokens, strict=False):
+            if entity_tokens(who) and not entity_present(who, s.tokens, strict=False):
                 out.append(Mismatch("attribution", f"{who} (span attributes it to another)"))
                 break
     op = _OPINION.search(span)

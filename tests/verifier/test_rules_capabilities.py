@@ -31,7 +31,7 @@ _WORDS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=14), st.sampled_from([".", "", "!"]))
 def test_a_claim_equal_to_its_span_is_supported(tokens, end):
     text = " ".join(tokens) + end
