@@ -1162,29 +1162,55 @@ async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State
 
 
 async def _sensitivity(cfg: GateConfig, verifier: Any, judge: Any, state: _State) -> list[CheckRow]:
-    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals."""
-    from graders.calibration import judge_set, load_pairs
-    from graders.sensitivity import score
-    from planted_failures import plant
+    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals.
 
+    The good pairs: every hand-labelled SUPPORTED pair of the calibration set, plus the WiCE
+    SUPPORTED pairs of the sensitivity set that are contract-clean (every number, date and
+    entity of the claim appears in the span; ``graders.sensitivity.contract_clean``). WiCE
+    SUPPORTED pairs whose claim names a specific the span lacks are excluded: the product's
+    check 4 flags them by design (WiCE annotators accepted implications), so they are not
+    good pairs under its contract. The selection is judge-independent.
+    """
+    from graders.calibration import judge_set, load_pairs
+    from graders.sensitivity import contract_clean, plant_on, score
+
+    cal_path = _resolve(cfg.calibration_set)
+    cal_pairs = load_pairs(cal_path)
+    cal_good = [p for p in cal_pairs if p.label == "SUPPORTED"]
     path = _resolve(cfg.sensitivity_set)
     pairs = load_pairs(path)
     if cfg.max_pairs:
         pairs = pairs[: cfg.max_pairs]
-    originals = [p for p in pairs if p.label == "SUPPORTED"]
-    planted = plant(pairs, seed=0)
+    supported = [p for p in pairs if p.label == "SUPPORTED"]
+    clean = contract_clean(pairs)
+    excluded = len(supported) - len(clean)
+    # Each set is its own mutators' pool (a swapped source comes from the same set).
+    failures: list[str] = []
+    planted = plant_on(cal_pairs, cal_good, seed=0, failures=failures)
+    planted += plant_on(pairs, clean, seed=0, failures=failures)
+    originals = cal_good + clean
     if not originals or not planted:
         raise ValueError(
-            f"{path} gave {len(originals)} SUPPORTED originals and {len(planted)} planted pairs"
+            f"{cal_path.name} and {path.name} gave {len(originals)} SUPPORTED originals and "
+            f"{len(planted)} planted pairs"
         )
     ov = await judge_set(verifier, originals)
     pv = await judge_set(verifier, [p.as_pair() for p in planted])
     res = score(verifier.id, originals, ov, planted, pv)
+    selection = (
+        f"{len(cal_good)} hand-labelled SUPPORTED pairs of {cal_path.name} + {len(clean)} "
+        f"contract-clean SUPPORTED pairs of {path.name}; {excluded} of its {len(supported)} "
+        "SUPPORTED pairs excluded because the claim names a number, date or entity absent from "
+        "the span (check 4 flags them by design)"
+    )
     state.artifacts["sensitivity"] = {
         "judge": verifier.id,
         "per_kind": {k: r.sensitivity for k, r in res.by_kind.items() if r.sensitivity is not None},
         "counts": {k: [r.caught, r.n] for k, r in res.by_kind.items()},
         "specificity": res.specificity,
+        "selection": selection,
+        "excluded": excluded,
+        "mutator_failures": failures,
     }
     t = cfg.thresholds
     weakest = sorted(
@@ -1194,9 +1220,13 @@ async def _sensitivity(cfg: GateConfig, verifier: Any, judge: Any, state: _State
     return [
         gated_row("sensitivity", "recall", res.sensitivity, ">=", t.sensitivity,
                   f"{res.n_planted - len(res.missed)}/{res.n_planted} planted failures caught by {verifier.id}; "
-                  "weakest: " + ", ".join(f"{k} {r.caught}/{r.n}" for k, r in weakest)),
+                  "weakest: " + ", ".join(f"{k} {r.caught}/{r.n}" for k, r in weakest)
+                  + f"; planted on {selection}"
+                  + (f"; {len(failures)} mutation(s) raised and were not planted ({failures[0]})"
+                     if failures else "")),
         gated_row("sensitivity", "specificity", res.specificity, ">=", t.specificity,
-                  f"{sum(v.supported for v in ov)}/{len(originals)} untouched SUPPORTED originals passed"),
+                  f"{sum(v.supported for v in ov)}/{len(originals)} untouched SUPPORTED originals passed "
+                  f"({len(cal_good)} hand-labelled + {len(clean)} contract-clean; {excluded} excluded)"),
     ]  # fmt: skip
 
 

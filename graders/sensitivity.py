@@ -9,6 +9,19 @@ denominator.
 
 Judging goes through a `Verifier` (the same audit as production) with the
 shared `VerdictCache`, so a rerun with nothing changed makes no model calls.
+
+Which originals to plant on. WiCE annotators labelled a claim SUPPORTED when
+the cited text *implies* it, so many WiCE SUPPORTED claims name a number, date
+or entity the span never states. The product's check 4 (the audit's
+``specifics``) flags every such claim by design, so those pairs are not
+"good pairs" under the product's contract: planting on them measures the
+annotators' tolerance, not the judge. ``contract_clean`` keeps the SUPPORTED
+pairs whose claim specifics all appear in the span, decided by
+``graders.specifics.compare`` exactly as the audit calls it: no judge is
+involved, so the selection cannot be tuned to a judge. The gate plants on the
+hand-labelled SUPPORTED pairs of the calibration set plus the contract-clean
+WiCE SUPPORTED pairs; ``spanproof sensitivity`` plants on every SUPPORTED
+pair unless asked for ``--contract-clean``.
 """
 
 from __future__ import annotations
@@ -19,7 +32,7 @@ from pydantic import BaseModel
 
 from graders.calibration import judge_set
 from graders.verdict import Pair, Verdict
-from planted_failures import MUTATORS, PlantedPair, plant
+from planted_failures import MUTATORS, PlantedPair
 
 
 class SensitivityThresholds(BaseModel):
@@ -42,6 +55,8 @@ class Missed(BaseModel):
 
 class SensitivityResult(BaseModel):
     judge: str
+    selection: str = "every SUPPORTED pair"
+    n_excluded: int = 0  # SUPPORTED pairs not planted on (see `contract_clean`)
     n_originals: int
     n_planted: int
     sensitivity: float | None
@@ -50,6 +65,61 @@ class SensitivityResult(BaseModel):
     missed: list[Missed]
     thresholds: SensitivityThresholds
     passed: bool
+
+
+CONTRACT_CLEAN = "contract-clean SUPPORTED pairs (claim specifics all in the span)"
+
+
+def contract_clean(pairs: Iterable[Pair]) -> list[Pair]:
+    """The SUPPORTED pairs whose claim's numbers, dates and named entities all appear in the span.
+
+    Decided by ``graders.specifics.compare(claim, span)`` with the audit's own arguments
+    (DESIGN check 4): a pair it finds a mismatch on would be flagged by the product whatever
+    the judge said, so it is no good pair to plant failures on. Judge-independent.
+    """
+    from graders.specifics import compare
+
+    return [p for p in pairs if p.label == "SUPPORTED" and not compare(p.claim, p.span)]
+
+
+def plant_on(
+    pairs: Sequence[Pair],
+    originals: Sequence[Pair],
+    *,
+    seed: int = 0,
+    kinds: Iterable[str] | None = None,
+    failures: list[str] | None = None,
+) -> list[PlantedPair]:
+    """Plant on `originals` only, with the whole set as the mutators' pool, so a planted pair
+    is the one `plant(pairs)` makes whichever originals were selected.
+
+    A mutator that raises on one pair is a bug in that mutator, not a reason to lose the
+    whole set: the pair is left unplanted for that kind and the failure is appended to
+    `failures` (when given) so the caller reports it.
+    """
+    from planted_failures import MUTATORS
+    from planted_failures.registry import rng_for
+
+    pairs = list(pairs)
+    chosen = list(kinds) if kinds is not None else list(MUTATORS)
+    unknown = [k for k in chosen if k not in MUTATORS]
+    if unknown:
+        raise KeyError(f"unknown mutator kind(s) {unknown}; known: {sorted(MUTATORS)}")
+    out: list[PlantedPair] = []
+    for pair in originals:
+        if pair.label != "SUPPORTED":
+            continue
+        pool = [p for p in pairs if p.id != pair.id]
+        for kind in chosen:
+            try:
+                planted = MUTATORS[kind](pair, rng_for(seed, pair.id, kind), pool)
+            except Exception as exc:  # noqa: BLE001 - reported, never silent
+                if failures is not None:
+                    failures.append(f"{kind} on {pair.id}: {type(exc).__name__}: {exc}")
+                continue
+            if planted is not None:
+                out.append(planted)
+    return out
 
 
 def _caught(v: Verdict) -> bool:
@@ -117,14 +187,28 @@ async def run_sensitivity(
     thresholds: SensitivityThresholds | None = None,
     concurrency: int = 8,
     progress: Callable[[str], None] | None = None,
+    only_contract_clean: bool = False,
 ) -> SensitivityResult:
-    """Plant every applicable mutator on every SUPPORTED pair; judge originals and variants."""
+    """Plant every applicable mutator on every SUPPORTED pair (or, with `only_contract_clean`,
+    on the `contract_clean` ones); judge originals and variants."""
     from graders.verify import Verifier
 
-    originals = [p for p in pairs if p.label == "SUPPORTED"]
-    planted = plant(pairs, seed=seed, kinds=kinds)
+    supported = [p for p in pairs if p.label == "SUPPORTED"]
+    originals = contract_clean(pairs) if only_contract_clean else supported
+    failures: list[str] = []
+    planted = plant_on(pairs, originals, seed=seed, kinds=kinds, failures=failures)
+    if progress and failures:
+        progress(f"{len(failures)} mutation(s) raised and were not planted: {failures[:3]}")
     if progress:
-        progress(f"{len(originals)} SUPPORTED originals, {len(planted)} planted variants")
+        excluded = len(supported) - len(originals)
+        progress(
+            f"{len(originals)} SUPPORTED originals, {len(planted)} planted variants"
+            + (
+                f" ({excluded} SUPPORTED pairs excluded: specifics absent from the span)"
+                if excluded
+                else ""
+            )
+        )
     verifier = Verifier([judge], cache=cache, concurrency=concurrency)
     original_verdicts = await judge_set(verifier, originals)
     planted_verdicts = await judge_set(verifier, [p.as_pair() for p in planted])
@@ -132,4 +216,8 @@ async def run_sensitivity(
         progress(
             f"{judge.id}: {verifier.model_calls} judge calls, {verifier.cache_hits} cache hits"
         )
-    return score(judge.id, originals, original_verdicts, planted, planted_verdicts, thresholds)
+    result = score(judge.id, originals, original_verdicts, planted, planted_verdicts, thresholds)
+    if only_contract_clean:
+        result.selection = CONTRACT_CLEAN
+        result.n_excluded = len(supported) - len(originals)
+    return result

@@ -55,7 +55,14 @@ def _pairs(path: str):
     "pairs_path",
     required=True,
     type=click.Path(dir_okay=False),
-    help="JSONL pair set; its SUPPORTED pairs are planted on.",
+    help="JSONL pair set; its SUPPORTED pairs are planted on (all of them, unless --contract-clean).",
+)
+@click.option(
+    "--contract-clean",
+    is_flag=True,
+    help="Plant only on SUPPORTED pairs whose claim's numbers, dates and named entities all "
+    "appear in the span (the audit's check 4, no judge involved), as the gate does; pairs a "
+    "labeller accepted by implication are excluded and counted.",
 )
 @click.option(
     "--judge",
@@ -111,6 +118,7 @@ def _pairs(path: str):
 )
 def sensitivity(
     pairs_path,
+    contract_clean,
     judge_spec,
     seed,
     kinds,
@@ -135,6 +143,7 @@ def sensitivity(
     Examples:
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge rules
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge blind --json   # must fail
+      spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --contract-clean
     """
     from graders.sensitivity import SensitivityThresholds, run_sensitivity
     from planted_failures import MUTATORS
@@ -156,6 +165,7 @@ def sensitivity(
             cache=_cache(home, no_cache),
             thresholds=thresholds,
             progress=_progress(as_json),
+            only_contract_clean=contract_clean,
         )
     )
     if as_json:
@@ -180,6 +190,11 @@ def sensitivity(
             f"specificity {_fmt(result.specificity)} on {result.n_originals} originals (>= {thresholds.specificity})"
             f" -> {'PASS' if result.passed else 'FAIL'}"
         )
+        if contract_clean:
+            click.echo(
+                f"planted on {result.selection}; {result.n_excluded} SUPPORTED pairs excluded "
+                "(a number, date or entity of the claim is absent from the span)"
+            )
         for m in result.missed[:show_missed]:
             click.echo(f"  missed {m.id} [{m.kind}] -> {m.verdict}: {m.claim[:100]}")
         if len(result.missed) > show_missed:

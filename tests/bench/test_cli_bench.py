@@ -37,9 +37,10 @@ def test_sensitivity_blind_fails_with_exit_1_and_quiet_json(tmp_path, runner):
     data = json.loads(res.stdout)
     assert data["passed"] is False and data["judge"] == "blind"
     assert set(data) == {
-        "judge", "n_originals", "n_planted", "sensitivity", "specificity", "by_kind", "missed",
-        "thresholds", "passed",
+        "judge", "selection", "n_excluded", "n_originals", "n_planted", "sensitivity",
+        "specificity", "by_kind", "missed", "thresholds", "passed",
     }  # fmt: skip
+    assert data["selection"] == "every SUPPORTED pair" and data["n_excluded"] == 0
     assert data["thresholds"] == {"sensitivity": 0.9, "specificity": 0.8}
     assert res.stderr == ""
 
@@ -52,6 +53,28 @@ def test_sensitivity_table_and_lax_thresholds_pass(tmp_path, runner):
     assert "swap_source" in res.stdout and "PASS" in res.stdout
     assert "planted variants" in res.stderr  # progress goes to stderr
     assert (tmp_path / "h" / "verdicts.sqlite").exists()
+
+
+def test_sensitivity_plants_on_every_supported_pair_unless_contract_clean(tmp_path, runner):
+    from graders.verdict import Pair
+
+    implied = Pair(
+        id="implied",
+        claim="The bridge opened in 1998 after 4 years of work.",
+        span="The bridge opened after four years of work, the council said.",
+        label="SUPPORTED",
+    )
+    pairs = _write(tmp_path / "mixed.jsonl", [*GOOD, implied])
+    args = ["sensitivity", "--pairs", str(pairs), "--judge", "rules", "--json", "--no-cache"]
+    every = json.loads(runner.invoke(cli, args).stdout)
+    clean = json.loads(runner.invoke(cli, [*args, "--contract-clean"]).stdout)
+    n_good = sum(p.label == "SUPPORTED" for p in GOOD)
+    assert every["n_originals"] == n_good + 1 and every["n_excluded"] == 0
+    assert clean["n_originals"] == n_good and clean["n_excluded"] == 1
+    assert clean["selection"].startswith("contract-clean")
+    assert clean["n_planted"] < every["n_planted"]
+    table = runner.invoke(cli, [*args[:-2], "--no-cache", "--contract-clean"])
+    assert "1 SUPPORTED pairs excluded" in table.stdout
 
 
 def test_sensitivity_rejects_unknown_kind_and_judge(tmp_path, runner):

@@ -125,7 +125,7 @@ async def test_sensitivity_json_schema_and_cache_reuse(tmp_path):
     assert first == again
     keys = set(json.loads(first.model_dump_json()))
     assert keys == {
-        "judge", "n_originals", "n_planted", "sensitivity", "specificity", "by_kind", "missed",
+        "judge", "selection", "n_excluded", "n_originals", "n_planted", "sensitivity", "specificity", "by_kind", "missed",
         "thresholds", "passed",
     }  # fmt: skip
     assert set(first.missed[0].model_dump()) == {"id", "kind", "claim", "verdict"}
@@ -205,3 +205,41 @@ def test_load_pairs_reports_the_bad_line(tmp_path):
     with pytest.raises(ValueError, match=r"p.jsonl:2"):
         load_pairs(f)
     assert isinstance(CalibrationResult(judges=[]).passed, bool)
+
+
+def test_contract_clean_keeps_supported_pairs_whose_specifics_are_all_in_the_span():
+    from graders.sensitivity import contract_clean, plant_on
+    from graders.specifics import compare
+
+    implied = Pair(
+        id="implied",
+        claim="Nearly 3,000 people attended the concert in San Diego in March 1987.",
+        span=GOOD[1].span,
+        label="SUPPORTED",
+    )
+    not_good = GOOD[0].model_copy(update={"id": "np", "label": "NOT_SUPPORTED"})
+    pairs = [*GOOD, implied, not_good]
+    kept = contract_clean(pairs)
+    assert implied not in kept and not_good not in kept
+    assert [p.id for p in kept] == [p.id for p in GOOD if p.label == "SUPPORTED"]
+    assert all(not compare(p.claim, p.span) for p in kept)  # the audit's own check
+    assert compare(implied.claim, implied.span)
+    # Planting on a selection gives exactly what planting on the whole set gives for it.
+    whole = {p.id: p for p in plant(pairs, seed=3)}
+    some = plant_on(pairs, kept, seed=3)
+    assert some and all(whole[p.id] == p for p in some)
+    assert {p.original_id for p in some} <= {p.id for p in kept}
+
+
+def test_a_mutator_that_raises_is_reported_not_fatal(monkeypatch):
+    from graders.sensitivity import plant_on
+    from planted_failures import MUTATORS
+
+    def broken(pair, rng, pool):
+        raise ValueError("boom")
+
+    monkeypatch.setitem(MUTATORS, "drift_number", broken)
+    failures: list[str] = []
+    planted = plant_on(GOOD, GOOD, failures=failures)
+    assert planted and all(p.kind != "drift_number" for p in planted)
+    assert failures and failures[0].startswith("drift_number on g1: ValueError: boom")

@@ -48,6 +48,22 @@ def test_blind_judge_fails_on_sensitivity_although_groundedness_is_perfect(tmp_p
     assert checks["groundedness.published"]["value"] == 1.0
     assert checks["sensitivity.recall"]["passed"] is False
     assert data["passed"] is False
+    # Planted on the hand-labelled SUPPORTED pairs plus the contract-clean WiCE ones, and the
+    # detail says how many WiCE SUPPORTED pairs were left out and why.
+    from graders.calibration import load_pairs
+    from graders.gate import REPO_ROOT
+    from graders.sensitivity import contract_clean
+
+    wice = load_pairs(REPO_ROOT / "goldens" / "wice_dev_pairs.jsonl")
+    cal = load_pairs(REPO_ROOT / "goldens" / "judge_calibration.jsonl")
+    n_clean = len(contract_clean(wice))
+    n_excluded = sum(p.label == "SUPPORTED" for p in wice) - n_clean
+    n_cal = sum(p.label == "SUPPORTED" for p in cal)
+    detail = checks["sensitivity.recall"]["detail"]
+    assert f"{n_cal} hand-labelled SUPPORTED pairs of judge_calibration.jsonl" in detail
+    assert f"{n_clean} contract-clean SUPPORTED pairs of wice_dev_pairs.jsonl" in detail
+    assert n_excluded > 0 and f"{n_excluded} of its" in detail and "absent from the span" in detail
+    assert f"/{n_cal + n_clean} untouched" in checks["sensitivity.specificity"]["detail"]
 
 
 def test_rerun_with_nothing_changed_makes_no_model_calls(tmp_path, corpus_dir):
