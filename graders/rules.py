@@ -8,18 +8,68 @@ accept this claim as stated? — with code, in this order (first rule that fires
 2. **Topic only**: content coverage below ``NOT_SUPPORTED_COVERAGE`` -> NOT_SUPPORTED.
    Coverage = share of the claim's distinct content words (stopwords removed, light
    stemming, 5-letter prefix of the stem) that occur in the span.
-3. **Contradiction** (graders.specifics.contradictions): the span gives the same kind of
-   number or date in the same role with a different value ("7.5 percent" vs "6.5 percent",
-   "in 2019" vs "in 2018") -> NOT_SUPPORTED, as the verifier prompt defines it.
-4. **Specifics** (graders.specifics.compare, soft=True): a number, date, named entity,
-   ordinal, strong quantifier (all/most/none/only), modality (must/will vs may/expected
-   to, or a hedge of the span dropped: "approximately 230" -> "230"), negation (compared
-   locally: "not approved" vs "approved"), attribution or direction word ("approved" where the span says only
-   "rejected", "rose" vs "fell") of the claim that the span does not establish -> PARTIAL,
-   with that specific as ``unsupported_element``. Names use the same head rule as the
-   audit (a surname or place must be present; first names and titles may be missing).
-5. **Coverage**: coverage >= ``SUPPORTED_COVERAGE`` -> SUPPORTED, else PARTIAL with the
-   first missing words as ``unsupported_element``.
+3. **Not an assertion** (``not_an_assertion``): the span's sentences about the claim are
+   only questions ("Will the tariff raise prices?") or navigation ("Home > News > ...")
+   -> NOT_SUPPORTED (DESIGN lists both).
+4. **Contradiction** (graders.specifics.contradictions) -> NOT_SUPPORTED: the span gives
+   the same slot another value — a number of the same kind in the same role ("7.5 percent"
+   vs "6.5 percent", "Three of the nine" vs "Two of the nine", "eighth consecutive" vs
+   "seventh", "43%" vs "a third"), a year after the same word, another month or day of the
+   same year, the same day or month in another year, another quarter ("first quarter" vs
+   "Q2"), another starting point ("since January" vs "since March"), or now against only
+   in the past ("today" vs "used to", "no longer" vs "still").
+5. **A different claim** (graders.specifics.stronger_than_span, missing_identifiers) ->
+   NOT_SUPPORTED: opposite verbs of change or decision (rose/fell, approved/rejected); a
+   speaker the span does not name while the span attributes the words to someone
+   ("The Bank of England said" vs "The ONS said", "his doctors" vs "his publicist"); an
+   opinion in the span ("In my view", "said columnist") stated as fact; an obligation or
+   certainty the span only hedges, proposes, recommends or estimates (must/is required/
+   will vs is expected to/may/could/recommends/proposed/estimates), or a modal hedge of the
+   span dropped ("may be fined" -> "will be fined"); a done deed the span only plans ("has
+   released" vs "will be releasing", "has already moved" vs "plans to"); a reference code,
+   web address or file name the span never states ("PELICAN-417", "example.org/x").
+6. **Specifics** (graders.specifics.compare, soft=True) -> PARTIAL: a number, date, named
+   entity, ordinal, strong quantifier (all/most/none/only), obligation or booster the span
+   does not state ("must be made" vs "are made", "certainly grew" vs "grew"), modality
+   hedged, a numeric hedge dropped ("up to 10%" or "approximately 230" stated flatly),
+   negation (compared locally), an attribution the span is silent about, other opposites
+   (before/after, open/closed), or a widened scope ("manufacturers and importers" where the
+   span names manufacturers; "64% of the population" where it says "64% of adults").
+   Names use the audit's head rule (a surname or place must be present).
+7. **Coverage**: coverage >= ``SUPPORTED_COVERAGE`` and every clause of a compound claim
+   (split at ", and <verb>", ";", ", but", ", while") at least as covered -> SUPPORTED,
+   else PARTIAL with the missing words as ``unsupported_element``.
+
+Equivalences kept SUPPORTED: "Q2" = "second quarter", "New Year's Day 1903" = "1 January
+1903" (named days), "a third" = "33%" (within half a point), "the fifteenth century" met
+by a year inside it, a word both negated and asserted in the span counts as asserted, and a
+claim identical to its span (pronoun "I" and single letters such as "R&B" are not unmatched
+names) — property-tested in tests/verifier/test_rules_capabilities.py.
+
+Which data informed which rule. Every rule is a lexicon or a slot comparison, none keyed to
+an item's words. Thresholds and the exclusions below were chosen on the WiCE development
+pairs only; goldens/judge_calibration.jsonl's failures *by kind* (attribution 1/7,
+modality_slip 0/8, period_shift 2/12, right_topic_wrong_claim 0/5, scope_creep 3/6 before
+this work) only told which capability was missing (steps 3-5, scope in 6, clause coverage
+in 7). WiCE decided what was left out: "now"/"previously" as period words (fired only on
+non-conflicts), past perfect ("had joined") as a done deed (2 PARTIAL pairs), lower-case
+speakers without a determiner, coordinated verbs and names as scope (4 SUPPORTED pairs),
+causal links ("because of") as a specific (2 SUPPORTED pairs lost, not adopted), before/
+after and open/closed as contradictions (3 firings, none a contradiction). The injection
+fixtures (adversarial_fixtures/pages) informed the identifier rule and the instruction
+forms; graders.instructions lists its own.
+
+Figures (each from the command named; before -> after this set of rules):
+  spanproof calibrate --set goldens/judge_calibration.jsonl --judge rules
+    agreement 0.475 -> 0.818, near-miss agreement 0.278 -> 0.778
+  spanproof verify --pairs goldens/wice_dev_pairs.jsonl --judge rules
+    agreement 0.622 -> 0.619, macro-F1 0.559 -> 0.556, balanced accuracy 0.690 -> 0.694
+  spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge rules
+    sensitivity 0.948 -> 0.949, specificity 0.452 -> 0.452
+Grid on the final rules (WiCE macro-F1 / agreement): SUPPORTED_COVERAGE 0.40, 0.45, 0.50 with
+NOT_SUPPORTED_COVERAGE 0.20 -> 0.552/0.610, 0.556/0.619, 0.553/0.616; NOT_SUPPORTED_COVERAGE
+0.15, 0.20, 0.25, 0.30 at 0.45 -> 0.527/0.619, 0.556/0.619, 0.551/0.605, 0.557/0.587. The
+thresholds stay at 0.45 / 0.20.
 
 ``quote_used`` is the verbatim window of <= 25 span words sharing the most content stems
 with the claim, so it always passes the audit's quote check.
@@ -38,13 +88,13 @@ and NOT_SUPPORTED_COVERAGE at 0.45: 0.15 -> macro-F1 0.530, 0.20 -> 0.559, 0.25 
 0.30 -> 0.557. 0.45 is the best point past 0.30; 0.30 scores 0.007 higher here but would
 call a claim SUPPORTED with 70% of its content words absent from the span.
 
-The contradiction rule (step 3) follows the verifier's definition, not WiCE's labels: WiCE
+(Earlier history.) The contradiction rule (step 4) follows the verifier's definition, not WiCE's labels: WiCE
 calls "part supported, part contradicted" partially_supported, so on WiCE the rule costs
 0.017 macro-F1 (0.576 -> 0.559; 13 of its 16 firings are on PARTIAL or SUPPORTED pairs),
 while on goldens/judge_calibration.jsonl (labelled to DESIGN's definitions, not used to
 choose any threshold here) it raises three-way agreement from 0.384 to 0.475.
 
-What bounds the score on WiCE (SUPPORTED-vs-rest balanced accuracy 0.690, short of the 0.70
+What bounds the score on WiCE (SUPPORTED-vs-rest balanced accuracy 0.694, short of the 0.70
 target): 46 of the 115 WiCE SUPPORTED pairs have a number, date or name that is not in the
 span — WiCE annotators accept what the page implies ("since 2019" from a dated hiring
 notice, a person named only by pronoun, the year from the page's dateline) — so both this
