@@ -88,8 +88,8 @@ and NOT_SUPPORTED_COVERAGE at 0.45: 0.15 -> macro-F1 0.530, 0.20 -> 0.559, 0.25 
 0.30 -> 0.557. 0.45 is the best point past 0.30; 0.30 scores 0.007 higher here but would
 call a claim SUPPORTED with 70% of its content words absent from the span.
 
-(Earlier history.) The contradiction rule (step 4) follows the verifier's definition, not WiCE's labels: WiCE
-calls "part supported, part contradicted" partially_supported, so on WiCE the rule costs
+(Earlier history.) The contradiction rule (step 4) follows the verifier's definition, not
+WiCE's labels: WiCE calls "part supported, part contradicted" partially_supported, so on WiCE the rule costs
 0.017 macro-F1 (0.576 -> 0.559; 13 of its 16 firings are on PARTIAL or SUPPORTED pairs),
 while on goldens/judge_calibration.jsonl (labelled to DESIGN's definitions, not used to
 choose any threshold here) it raises three-way agreement from 0.384 to 0.475.
