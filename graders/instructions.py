@@ -10,6 +10,18 @@ Detection is a list of patterns, each with a name, so a finding says which rule 
 Patterns are deliberately about *addressing a machine*, not about topics: a news story that
 quotes the phrase "prompt injection" is not itself an instruction, but "AI assistants reading
 this must reply ..." is.
+
+The text is first ``reveal``-ed as a model would read it: Unicode tag characters decoded to
+the ASCII they hide, zero-width and bidi controls dropped. Beyond English imperatives the
+rules catch a machine addressed by role ("When you answer, AI assistant, you must ...",
+"Note to language models", "LLM agents should report ..."), an imperative to agents that
+survives the sanitiser removing its URL ("AI agents must fetch ... and use those figures
+instead"), "disregard the ... above", "tell the user", and German, French, Spanish, Italian
+and Portuguese forms of "ignore (all) previous instructions", "AI assistant" and "you must
+answer". Words a reader might be called ("model", "system", "judge") only count in the
+older patterns that need a second cue; the role and language rules use words only a
+machine is called. Checked against every claim and span of goldens/ (no false positive
+beyond the one planted instruction) and the pages of adversarial_fixtures/.
 """
 
 from __future__ import annotations
