@@ -78,6 +78,21 @@ def test_rerun_with_nothing_changed_makes_no_model_calls(tmp_path, corpus_dir):
     assert "no model calls" in text.stdout
 
 
+def test_a_new_judge_version_between_runs_is_judged_again(tmp_path, corpus_dir, monkeypatch):
+    # Why a rerun can make model calls: the cache is keyed on the judge's version. The rules
+    # judge's version is the hash of its source; a new one invalidates every cached verdict.
+    import graders.rules
+
+    cfg = _config(tmp_path, corpus_dir, 'checks = ["sensitivity"]\n', max_pairs=5)
+    home = str(tmp_path / "h")
+    _, first = _run(["--config", cfg, "--json", "--home", home])
+    _, same = _run(["--config", cfg, "--json", "--home", home])
+    assert first["model_calls"] > 0 and same["model_calls"] == 0
+    monkeypatch.setattr(graders.rules, "_source_hash", lambda: "rules-edited")
+    _, edited = _run(["--config", cfg, "--json", "--home", home])
+    assert edited["model_calls"] == first["model_calls"]
+
+
 def test_missing_input_is_could_not_run_exit_2(tmp_path, corpus_dir):
     cfg = _config(
         tmp_path,
