@@ -70,7 +70,8 @@ def _plots(result: GateResult) -> list[str]:
                     "caught",
                     thr,
                 ),
-                "Share of planted failures the judge caught, per kind",
+                "Share of planted failures the judge caught, per kind"
+                + (f"; planted on {sens['selection']}" if sens.get("selection") else ""),
             )
         )
     runs = (art.get("groundedness") or {}).get("runs") or []

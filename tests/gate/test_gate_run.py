@@ -185,6 +185,7 @@ def test_junit_markdown_and_html_report(tmp_path, corpus_dir):
     assert md.startswith("## spanproof gate") and "| status" in md
     html = (out / "report" / "index.html").read_text()
     assert html.count("data:image/png;base64,") >= 2  # groundedness bars, sensitivity per kind
+    assert re.search(r"planted on \d+ hand-labelled SUPPORTED pairs", html)  # which pairs
     # Self-contained: nothing is loaded or linked from another host.
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html, re.I)
     assert "<link" not in html and "<script" not in html
