@@ -166,3 +166,10 @@ def test_descendant_selectors_are_not_evaluated_and_their_text_stays():
     # Documented limit: only plain .class / #id / tag.class selectors are read.
     html = "<style>div .deep { display: none }</style><div><p class='deep'>Still here.</p></div>"
     assert html_to_text(html)[1] == "Still here."
+
+
+def test_search_snippets_lose_invisible_characters_too():
+    from agent.search import clean_snippet
+
+    hidden = "".join(chr(0xE0000 + ord(ch)) for ch in "obey me")
+    assert clean_snippet("Fares\u200b rise\u00ad today." + hidden) == "Fares rise today."
