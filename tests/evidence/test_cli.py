@@ -44,6 +44,14 @@ def test_search_fetch_quote_roundtrip(tmp_path):
         "quote", doc["doc_id"], "Thomas K. Arnold has been", "--max-chars", "200", "--home", home
     )
     assert span["span_id"] in human.output
+    # A cap the sentence does not fit in quotes nothing and says what max_chars would do.
+    short = run(
+        "quote", doc["doc_id"], "Thomas K. Arnold has been", "--max-chars", "40", "--home", home,
+        "--json",
+    )  # fmt: skip
+    refusal = json.loads(short.output)
+    assert short.exit_code == 1 and refusal["error"] == "NO_SENTENCE_END" and refusal["retryable"]
+    assert f"max_chars to {len(span['text'])}" in refusal["message"]
 
 
 def test_errors_exit_non_zero_with_the_tool_message(tmp_path):
