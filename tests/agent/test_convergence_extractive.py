@@ -259,3 +259,31 @@ async def test_a_url_refused_for_good_is_never_fetched_again(tmp_path, rules_ver
     assert attempts[0].error.error == "URL_NOT_ALLOWED" and not attempts[0].error.retryable
     suggested = [d.next_action or "" for d in rec.convergence]
     assert not any(moved in s for s in suggested)
+
+
+async def test_extractive_takes_the_advised_cap_when_its_sentence_runs_on(
+    env, rules_verifier, monkeypatch
+):
+    import agent.extractive as extractive
+
+    real = extractive._sentences
+
+    def cut_short(preview, truncated):
+        # As if the preview's splitter ended a sentence earlier than the stored text's does.
+        return [
+            (off, s.replace(" after four years of work.", " after four."))
+            for off, s in real(preview, truncated)
+        ]
+
+    monkeypatch.setattr(extractive, "_sentences", cut_short)
+    rec = await run_question(QUESTION, env=env, verifier=rules_verifier)
+    quotes = [e for e in rec.trace if e.tool == "extract_quote"]
+    refused = [e for e in quotes if e.error and e.error.error == "NO_SENTENCE_END"]
+    assert refused and refused[0].error.retryable
+    retry = quotes[quotes.index(refused[0]) + 1]
+    assert retry.ok and retry.arguments["locator"] == refused[0].arguments["locator"]
+    assert retry.arguments["max_chars"] > refused[0].arguments["max_chars"]
+    texts = [c.text for c in rec.answer.shown]
+    assert any(
+        t.endswith("opened to traffic on 14 March 2021 after four years of work.") for t in texts
+    )
