@@ -181,6 +181,11 @@ _EXPECTS_NUMBER = re.compile(
 )
 
 
+def expects_number(subquestion: str) -> bool:
+    """Is the sub-question answered by a figure (how old / many / much ..., what year ...)?"""
+    return bool(_EXPECTS_NUMBER.search(subquestion))
+
+
 def relevance(subquestion: str, text: str, subject: set[str] | None = None) -> float:
     """How well `text` answers a sub-question: its focus words matter most.
 

@@ -28,9 +28,9 @@ import re
 from dataclasses import dataclass
 
 from agent.convergence import (
-    _EXPECTS_NUMBER,
     NUMBER,
     content_words,
+    expects_number,
     overlap,
     question_subject,
     relevance,
@@ -104,7 +104,7 @@ def answer_strength(subquestion: str, sentence: str, subject: set[str]) -> float
     sentence holds; a figure counts as one when the sub-question asks how many/much/old."""
     want = content_words(subquestion)
     have = content_words(sentence)
-    if _EXPECTS_NUMBER.search(subquestion):
+    if expects_number(subquestion):
         want = want | {NUMBER}
         if re.search(r"\d", sentence):
             have = have | {NUMBER}
