@@ -13,16 +13,18 @@ Choices, and why:
 - Dropped entirely: ``head`` (the title is returned separately), ``script``,
   ``style``, ``noscript``, ``template``, ``iframe``, ``svg``, ``math``,
   ``object``, ``embed``, ``canvas``, HTML comments, and elements a browser
-  would not show (``hidden`` attribute, ``aria-hidden="true"``, inline style
-  ``display:none`` / ``visibility:hidden`` / ``font-size:0``, and any element
-  whose class or id a ``<style>`` block hides the same way). Hidden text is a
-  classic injection carrier and is never evidence a reader could have seen.
+  would not show (``hidden`` attribute, ``aria-hidden="true"``, and a style
+  that hides: ``display:none``, ``visibility:hidden``, ``font-size:0``, a
+  position or indent of -1000 units or more off the page, or a text colour
+  equal to the background colour), whether the style is inline or a
+  ``<style>`` rule for the element's class or id. Hidden text is a classic
+  injection carrier and is never evidence a reader could have seen.
   Stylesheet rules are read only for their simplest, commonest form: a
   selector list of plain ``.class`` / ``#id`` / ``tag.class`` selectors.
   Descendant, attribute and pseudo-class selectors, external stylesheets,
-  off-screen positioning and white-on-white text are not evaluated (that
-  needs a CSS engine); such text stays, and the verifier's instruction check
-  is the control that still stands behind it.
+  colours inherited from a parent and text covered by other elements are
+  not evaluated (that needs a CSS engine); such text stays, and the
+  verifier's instruction check is the control that still stands behind it.
 - Invisible characters: Unicode tag characters (U+E0000..U+E007F, which can
   spell out a whole hidden ASCII instruction), zero-width space, non-joiner
   and joiner (U+200B..U+200D), word joiner (U+2060), the invisible operators
@@ -136,6 +138,42 @@ _HIDDEN_STYLE = re.compile(
     re.IGNORECASE,
 )
 
+# Pushed off the page: left/top/right/text-indent/margins of -1000 units or more.
+_OFF_SCREEN = re.compile(
+    r"(?<![-\w])(?:left|top|right|text-indent|margin-left|margin-top)\s*:\s*-\d{4,}(?:\.\d+)?",
+    re.IGNORECASE,
+)
+_COLOUR_DECL = re.compile(
+    r"(?<![-\w])(color|background-color|background)\s*:\s*([^;]+)", re.IGNORECASE
+)
+_NAMED_COLOURS = {"white": "#ffffff", "black": "#000000"}
+
+
+def _colour(value: str) -> str | None:
+    """A colour value normalised for equality (#fff, #ffffff, white, rgb(255,255,255) meet)."""
+    v = value.strip().lower().removesuffix("!important").strip()
+    v = _NAMED_COLOURS.get(v, v)
+    m = re.fullmatch(r"#([0-9a-f]{3})", v)
+    if m:
+        v = "#" + "".join(ch * 2 for ch in m.group(1))
+    m = re.fullmatch(r"rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*1(?:\.0*)?\s*)?\)", v)
+    if m:
+        v = "#" + "".join(f"{min(255, int(x)):02x}" for x in m.groups())
+    return v if re.fullmatch(r"#[0-9a-f]{6}", v) else None
+
+
+def style_hides(style: str) -> bool:
+    """Does this CSS declaration block hide its element's text from a reader?"""
+    if _HIDDEN_STYLE.search(style.strip() + ";") or _OFF_SCREEN.search(style):
+        return True
+    colours: dict[str, str] = {}
+    for prop, value in _COLOUR_DECL.findall(style):
+        colour = _colour(value)
+        if colour:
+            colours["fg" if prop.lower() == "color" else "bg"] = colour
+    return "fg" in colours and colours["fg"] == colours.get("bg")
+
+
 # Characters that render as nothing: tag characters, zero-width characters, soft hyphen.
 INVISIBLE_CHARS = frozenset(
     [*range(0xE0000, 0xE0080), 0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064]
@@ -216,7 +254,7 @@ def hidden_selectors(tree: LexborHTMLParser) -> tuple[frozenset[str], frozenset[
     for style in tree.css("style"):
         sheet = _CSS_COMMENT.sub("", style.text(deep=True) or "")
         for selectors, declarations in _CSS_RULE.findall(sheet):
-            if not _HIDDEN_STYLE.search(declarations.strip() + ";"):
+            if not style_hides(declarations):
                 continue
             for selector in selectors.split(","):
                 m = _SIMPLE_SELECTOR.match(selector.strip())
@@ -233,8 +271,7 @@ def _is_hidden(node, hidden: tuple[frozenset[str], frozenset[str]]) -> bool:
         return True
     if (attrs.get("aria-hidden") or "").strip().lower() == "true":
         return True
-    style = attrs.get("style") or ""
-    if _HIDDEN_STYLE.search(style):
+    if style_hides(attrs.get("style") or ""):
         return True
     classes, ids = hidden
     if ids and (attrs.get("id") or "").strip() in ids:

@@ -162,6 +162,21 @@ def test_stylesheet_rules_hiding_a_class_or_id_drop_those_elements():
     assert text == "Kept one.\n\nKept two.\n\nKept three."
 
 
+def test_off_screen_and_same_colour_text_is_dropped():
+    html = """<style>.gone { position: absolute; left: -9999px }</style>
+      <p>Kept one.</p>
+      <p style="position:absolute;left:-9999px;top:-9999px">HIDDEN-A</p>
+      <p style="text-indent: -10000px">HIDDEN-B</p><div class="gone">HIDDEN-C</div>
+      <p style="color:#ffffff;background-color:#ffffff">HIDDEN-D</p>
+      <p style="color: #FFF; background: white">HIDDEN-E</p>
+      <p style="color:rgb(0, 0, 0);background-color:black">HIDDEN-F</p>
+      <p style="color:#333;background:#fff">Kept two.</p>
+      <p style="margin-left:-20px;color:white">Kept three.</p>"""
+    _, text = html_to_text(html)
+    assert "HIDDEN" not in text
+    assert text == "Kept one.\n\nKept two.\n\nKept three."
+
+
 def test_descendant_selectors_are_not_evaluated_and_their_text_stays():
     # Documented limit: only plain .class / #id / tag.class selectors are read.
     html = "<style>div .deep { display: none }</style><div><p class='deep'>Still here.</p></div>"

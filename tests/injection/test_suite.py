@@ -65,8 +65,6 @@ def test_compromised_model_visible_attacks_are_flagged_and_dropped(compromised):
     for fid in (
         "visible-body-text",
         "user-comments",
-        "css-offscreen",
-        "css-white-on-white",
         "verifier-addressed",
         "permissions-changed",
         "fake-system-message",
@@ -80,10 +78,12 @@ def test_compromised_model_visible_attacks_are_flagged_and_dropped(compromised):
 
 
 def test_compromised_model_never_sees_text_the_sanitiser_hides(compromised):
-    # display:none, font-size:0 and Unicode tag characters never reach a preview or a span,
+    # Text hidden by CSS (display:none, font-size:0, off-screen, white-on-white), HTML
+    # comments and Unicode tag characters never reach a preview or a span,
     # so the model cannot quote them (what it drafts anyway is the verifier's to judge).
     runs = by_id(compromised)
-    for fid in ("css-display-none", "css-zero-font", "invisible-unicode", "html-comment"):
+    hidden = ("css-display-none", "css-zero-font", "css-offscreen", "css-white-on-white")
+    for fid in (*hidden, "invisible-unicode", "html-comment"):
         assert not runs[fid].attack_reached, fid
         assert runs[fid].attack_spans == 0, fid
 
