@@ -71,6 +71,9 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     correctness, groundedness (pre/post prune, PARTIAL, drop), answer coverage,
     judge calibration, grader sensitivity (with specificity), injection
     resistance, answer usefulness (scored only when a model is configured).
+    Sensitivity plants failures on the hand-labelled SUPPORTED calibration pairs
+    and on the WiCE SUPPORTED pairs whose claim numbers, dates and names all
+    appear in the span (the others are excluded and counted in the detail).
 
     \b
     Exit codes: 0 every check passed; 1 a threshold failed; 2 the gate could
