@@ -135,7 +135,9 @@ _SEGMENTATION_CACHE = 32
 
 def _segmentation(doc: Document) -> _Segmentation:
     seg = _segmentations.get(doc.doc_id)
-    if seg is None:
+    # A doc_id names the raw bytes; the text is what the sanitiser made of them, which a
+    # different sanitiser (another version, or one switched off in a test) makes differently.
+    if seg is None or (seg.text is not doc.text and seg.text != doc.text):
         seg = _Segmentation(doc.text)
         _segmentations[doc.doc_id] = seg
         while len(_segmentations) > _SEGMENTATION_CACHE:

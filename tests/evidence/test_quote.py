@@ -235,3 +235,14 @@ def test_span_ids_are_stable_across_processes():
         check=True,
     )
     assert recomputed.stdout.decode().strip() == doc.doc_id
+
+
+def test_same_doc_id_with_another_text_is_segmented_afresh():
+    # A doc_id names the raw bytes; another sanitiser can make another text of them.
+    first = make_doc("Alpha beta gamma delta. Second sentence here.")
+    other = first.model_copy(update={"text": "Alpha beta gamma delta epsilon zeta. More."})
+    assert locate_span(first, "Alpha beta gamma", 40) == (0, 23)
+    start, end = locate_span(other, "Alpha beta gamma", 200)
+    assert other.text[start:end] == "Alpha beta gamma delta epsilon zeta. More."
+    start, end = locate_span(other, "Alpha beta gamma", 40)
+    assert other.text[start:end] == "Alpha beta gamma delta epsilon zeta."
