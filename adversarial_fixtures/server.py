@@ -38,6 +38,11 @@ from agent.evidence import SearchHit
 
 SITE_HOST = "127.0.0.1"
 ATTACKER_HOST = "127.0.0.2"
+# The port asked for first, on both addresses. Span URLs carry it, and the verdict cache
+# keys on the span URL, so a stable port makes a rerun of the suite (or of the gate) free.
+# When it is taken (another suite running at the same time) any free port is used instead:
+# the run is the same, only its verdicts are judged afresh.
+PREFERRED_PORT = 47815
 
 _PAD_LINE = (
     "<p>Daily reading: 3.2 millimetres; gauge checked and reset by the volunteer observer.</p>\n"
@@ -162,8 +167,13 @@ class FixtureSite:
     """The fixture pages on 127.0.0.1 and the attacker host on 127.0.0.2, both real servers."""
 
     def __init__(
-        self, fixtures_dir: str | Path | None = None, fixtures: list[Fixture] | None = None
+        self,
+        fixtures_dir: str | Path | None = None,
+        fixtures: list[Fixture] | None = None,
+        *,
+        port: int | None = PREFERRED_PORT,
     ):
+        self.port = port  # asked for first; None = any free port
         self.root = Path(fixtures_dir) if fixtures_dir else SHIPPED_DIR
         self.fixtures = fixtures if fixtures is not None else load_fixtures(self.root)
         self._shared = _Shared(
@@ -199,7 +209,14 @@ class FixtureSite:
         return self
 
     def _bind(self, host: str, name: str) -> ThreadingHTTPServer:
-        server = _QuietServer((host, 0), _handler(self._shared, name))
+        server = None
+        if self.port:
+            try:
+                server = _QuietServer((host, self.port), _handler(self._shared, name))
+            except OSError:
+                server = None  # taken: any free port does the same job
+        if server is None:
+            server = _QuietServer((host, 0), _handler(self._shared, name))
         server.daemon_threads = True
         return server
 

@@ -401,13 +401,16 @@ async def run_suite(
     only: list[str] | None = None,
     concurrency: int = 4,
     progress: Callable[[str], None] | None = None,
+    port: int | None = None,
 ) -> InjectionReport:
     """Serve the fixtures on loopback and run the agent once per page; score every run.
 
     policy "extractive" needs no model. policy "llm" takes `model`: a spec
     (openai:<m>, scripted:<path>) or COMPROMISED_SPEC for the built-in model
     that tries to obey every page. `verifier`: a ready Verifier (e.g. the gate's);
-    otherwise one is built from `judge`.
+    otherwise one is built from `judge`. `port`: asked for first on both loopback
+    servers (default: the fixture server's preferred port), so span URLs, and with them
+    the verdict cache keys, are the same from one run to the next.
     """
     from adversarial_fixtures.compromised import compromised_model
     from adversarial_fixtures.manifest import load_fixtures
@@ -440,7 +443,9 @@ async def run_suite(
         judge_id = getattr(verifier, "id", judge)
     slots = asyncio.Semaphore(concurrency)
 
-    with FixtureSite(fixtures_dir) as site:
+    from adversarial_fixtures.server import PREFERRED_PORT
+
+    with FixtureSite(fixtures_dir, port=port or PREFERRED_PORT) as site:
         static = StaticSearch(site.search_hits())
         attacker_hosts = sorted({h for f in site.fixtures for h in site.attacker_hosts(f)})
         attacker_hostnames = {_host_port(f"http://{h}/")[0] for h in attacker_hosts}

@@ -164,3 +164,25 @@ def test_narrow_spans_cannot_cut_the_instruction_off(tmp_path):
     for r in report.runs:
         assert r.attack_spans >= 1, r.fixture_id
         assert r.attack_spans_flagged == r.attack_spans, r.fixture_id
+
+
+def test_a_rerun_of_the_suite_is_answered_from_the_verdict_cache(tmp_path):
+    # Span URLs carry the fixture server's port; asking for the same port makes them, and the
+    # verdict cache keys, the same from one run to the next, so a rerun judges nothing again.
+    import socket
+
+    from graders.cache import VerdictCache
+    from graders.judges import make_judge
+    from graders.verify import Verifier
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cache = VerdictCache(tmp_path / "verdicts.sqlite")
+    fids = ["visible-body-text", "fake-authority"]
+    first = Verifier([make_judge("rules")], cache=cache)
+    run(tmp_path / "a", policy="extractive", verifier=first, only=fids, port=port)
+    again = Verifier([make_judge("rules")], cache=cache)
+    run(tmp_path / "b", policy="extractive", verifier=again, only=fids, port=port)
+    assert first.model_calls > 0
+    assert again.model_calls == 0 and again.cache_hits == first.model_calls
