@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import sys
 from pathlib import Path
 
 import click
 
+from spanproof.cli.options import (
+    echo_json,
+    endpoint_options,
+    err,
+    home_option,
+    json_option,
+    progress_printer,
+)
 from spanproof.home import resolve_home
 from spanproof.specs import EndpointSettings, SpecError
 
 PARTIAL_MODES = ("flag", "narrow", "drop")
-
-
-def _err(msg: str) -> None:
-    click.echo(msg, err=True)
-
-
-def _endpoint(base_url: str | None, api_key: str | None) -> EndpointSettings:
-    return EndpointSettings(base_url=base_url, api_key=api_key)
 
 
 def _offline_env(home: Path, corpus: str | None):
@@ -164,17 +163,11 @@ def _pct(x: float | None) -> str:
 @click.option("--tokens", type=int, default=None, help="Token budget (default 200000).")
 @click.option("--no-targeted-round", is_flag=True,
               help="Skip the extra search round for sub-questions whose support was pruned.")  # fmt: skip
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the run record as JSON (quiet otherwise)."
-)
+@json_option("Print the run record as JSON (quiet otherwise).")
 @click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), default=None,
               help="Also write the brief and the claim ledger to this markdown file.")  # fmt: skip
-@click.option("--home", default=None, help="State directory (default $SPANPROOF_HOME or per-user).")
-@click.option("--base-url", envvar="OPENAI_BASE_URL", default=None,
-              help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")  # fmt: skip
-@click.option(
-    "--api-key", envvar="OPENAI_API_KEY", default=None, help="API key (env OPENAI_API_KEY)."
-)
+@home_option()
+@endpoint_options
 def ask(question, policy, model_spec, judges, corpus, partial, convergence, convergence_model,
         searches, fetches, tool_calls, spans, tokens, no_targeted_round, as_json, markdown_file,
         home, base_url, api_key):  # fmt: skip
@@ -199,7 +192,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     policy = policy or ("llm" if model_spec else "extractive")
     if policy == "llm" and not model_spec:
         raise click.UsageError("--policy llm needs --model, e.g. --model openai:gpt-4o-mini.")
-    endpoint = _endpoint(base_url, api_key)
+    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
     budget_args = {k: v for k, v in dict(searches=searches, fetches=fetches, tool_calls=tool_calls,
                                          spans=spans, tokens=tokens).items() if v is not None}  # fmt: skip
     try:
@@ -210,7 +203,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     verifier = Verifier(judge_objs, cache=VerdictCache(home_dir / "verdicts.sqlite"))
     env = _offline_env(home_dir, corpus)
     store = _store(home_dir)
-    progress = None if as_json else (lambda msg: _err(f"  {msg}"))
+    progress = progress_printer(as_json, indent="  ")
 
     async def go():
         try:
@@ -232,7 +225,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
 
         Path(markdown_file).write_text(answer_markdown(record), encoding="utf-8")
         if not as_json:
-            _err(f"  wrote {markdown_file}")
+            err(f"  wrote {markdown_file}")
     if as_json:
         click.echo(record.model_dump_json(indent=2))
     else:
@@ -318,8 +311,8 @@ async def recheck_record(record, env) -> list[dict]:
 @click.option(
     "--live", is_flag=True, help="Re-fetch over the network (egress allowlist = the run's hosts)."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
-@click.option("--home", default=None, help="State directory (default $SPANPROOF_HOME or per-user).")
+@json_option("Print the findings as JSON.")
+@home_option()
 def recheck(run_id, corpus, live, as_json, home):
     """Re-fetch each URL a run cited, compare with the stored snapshot, and confirm each
     quote is still on the page (whitespace and quotation marks normalised).
@@ -350,7 +343,7 @@ def recheck(run_id, corpus, live, as_json, home):
 
     rows = asyncio.run(go())
     if as_json:
-        click.echo(json.dumps({"run_id": record.run_id, "checks": rows}, indent=2))
+        echo_json({"run_id": record.run_id, "checks": rows})
     else:
         from tabulate import tabulate
 
@@ -384,15 +377,15 @@ def runs():
 
 @runs.command("list")
 @click.option("--limit", type=int, default=20, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
-@click.option("--home", default=None, help="State directory (default $SPANPROOF_HOME or per-user).")
+@json_option("Print the runs as JSON.")
+@home_option()
 def runs_list(limit, as_json, home):
     """Stored runs, newest first."""
     from tabulate import tabulate
 
     items = _store(resolve_home(home)).list(limit=limit)
     if as_json:
-        click.echo(json.dumps([i.model_dump() for i in items], indent=2))
+        echo_json([i.model_dump() for i in items])
         return
     if not items:
         click.echo('No runs yet. Try: spanproof ask "..."')
@@ -411,8 +404,8 @@ def runs_list(limit, as_json, home):
 
 @runs.command("show")
 @click.argument("run_id")
-@click.option("--json", "as_json", is_flag=True, help="Print the full run record.")
-@click.option("--home", default=None, help="State directory (default $SPANPROOF_HOME or per-user).")
+@json_option("Print the full run record.")
+@home_option()
 def runs_show(run_id, as_json, home):
     """One run: its answer and citations (or the full record with --json)."""
     try:

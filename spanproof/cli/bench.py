@@ -8,19 +8,20 @@ from pathlib import Path
 
 import click
 
-from spanproof.specs import SpecError
+from spanproof.cli.options import (
+    HOME_HELP,
+    endpoint_options,
+    home_option,
+    json_option,
+    progress_printer,
+)
+from spanproof.specs import EndpointSettings, SpecError
 
 _FMT = "{:.3f}"
 
 
 def _fmt(x: float | None) -> str:
     return "n/a" if x is None else _FMT.format(x)
-
-
-def _progress(quiet: bool):
-    if quiet:
-        return None
-    return lambda msg: click.echo(msg, err=True)
 
 
 def _cache(home: str | None, no_cache: bool):
@@ -31,11 +32,11 @@ def _cache(home: str | None, no_cache: bool):
     return VerdictCache.default(home)
 
 
-def _judge(spec: str):
+def _judge(spec: str, endpoint: EndpointSettings):
     from graders.judges import make_judge
 
     try:
-        return make_judge(spec)
+        return make_judge(spec, endpoint=endpoint)
     except SpecError as exc:
         raise click.BadParameter(str(exc), param_hint="--judge") from exc
 
@@ -96,15 +97,9 @@ def _pairs(path: str):
     show_default=True,
     help="Fail below this share of originals judged SUPPORTED.",
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the result as JSON (no progress, no table)."
-)
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="State directory (default $SPANPROOF_HOME or the per-user data dir); the verdict cache lives here.",
-)
+@json_option()
+@home_option(HOME_HELP + " The verdict cache lives here.")
+@endpoint_options
 @click.option(
     "--no-cache",
     is_flag=True,
@@ -126,6 +121,8 @@ def sensitivity(
     min_specificity,
     as_json,
     home,
+    base_url,
+    api_key,
     no_cache,
     show_missed,
 ):
@@ -154,7 +151,7 @@ def sensitivity(
             f"unknown kind(s) {unknown}; known: {', '.join(MUTATORS)}", param_hint="--kind"
         )
     pairs = _pairs(pairs_path)
-    judge = _judge(judge_spec)
+    judge = _judge(judge_spec, EndpointSettings(base_url=base_url, api_key=api_key))
     thresholds = SensitivityThresholds(sensitivity=min_sensitivity, specificity=min_specificity)
     result = asyncio.run(
         run_sensitivity(
@@ -164,7 +161,7 @@ def sensitivity(
             kinds=kinds or None,
             cache=_cache(home, no_cache),
             thresholds=thresholds,
-            progress=_progress(as_json),
+            progress=progress_printer(as_json),
             only_contract_clean=contract_clean,
         )
     )
@@ -307,9 +304,7 @@ def _confusion_tables(result, tablefmt: str) -> str:
     show_default=True,
     help="Judge spec (repeatable): rules, blind, openai:<model>, scripted:<path>.",
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the result as JSON (no progress, no table)."
-)
+@json_option()
 @click.option(
     "--markdown",
     "markdown_path",
@@ -345,12 +340,8 @@ def _confusion_tables(result, tablefmt: str) -> str:
     show_default=True,
     help="Threshold on near-miss agreement for gated sets.",
 )
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="State directory; the shared verdict cache lives here.",
-)
+@home_option(HOME_HELP + " The shared verdict cache lives here.")
+@endpoint_options
 @click.option(
     "--no-cache",
     is_flag=True,
@@ -367,6 +358,8 @@ def calibrate(
     min_agreement,
     min_near_miss,
     home,
+    base_url,
+    api_key,
     no_cache,
 ):
     """Compare judges with human labels, side by side on the same pairs and cache.
@@ -406,7 +399,8 @@ def calibrate(
                 f"two sets are named {name!r}; rename one file", param_hint="--set"
             )
         sets[name] = _pairs(path)
-    judges = [_judge(s) for s in judge_specs]
+    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    judges = [_judge(s, endpoint) for s in judge_specs]
     thresholds = CalibrationThresholds(agreement=min_agreement, near_miss_agreement=min_near_miss)
     result = asyncio.run(
         run_calibration(
@@ -416,7 +410,7 @@ def calibrate(
             gated=gate_sets,
             thresholds=thresholds,
             seed=seed,
-            progress=_progress(as_json),
+            progress=progress_printer(as_json),
         )
     )
     if baseline_path:

@@ -8,12 +8,13 @@ nothing else); refusals print the tool's error message and exit 1.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
 import click
 
+from spanproof.cli import options
+from spanproof.cli.options import echo_json, progress_printer
 from spanproof.home import resolve_home
 
 HOME_HELP = "State directory (snapshot store, indexes). Default: $SPANPROOF_HOME, else the per-user data dir."
@@ -21,10 +22,8 @@ CORPUS_HELP = (
     "Corpus directory (corpus.warc.gz + manifest.jsonl). Default: the shipped WiCE corpus."
 )
 
-home_option = click.option("--home", type=click.Path(file_okay=False), default=None, help=HOME_HELP)
-json_option = click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON document on stdout."
-)
+home_option = options.home_option(HOME_HELP)
+json_option = options.json_option("Print one JSON document on stdout.")
 corpus_option = click.option(
     "--corpus",
     "corpus_dir",
@@ -37,7 +36,7 @@ corpus_option = click.option(
 
 def _emit(as_json: bool, payload, human: str) -> None:
     if as_json:
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        echo_json(payload)
     else:
         click.echo(human)
 
@@ -51,12 +50,6 @@ def _fail(as_json: bool, failure) -> None:
         for option in detail.options:
             click.echo(f"  - {option}", err=True)
     sys.exit(1)
-
-
-def _progress(as_json: bool):
-    if as_json:
-        return None
-    return lambda msg: click.echo(msg, err=True)
 
 
 @click.group()
@@ -89,7 +82,7 @@ def corpus_build(from_wice: str, out_dir: str, home: str | None, as_json: bool) 
     from agent.corpus import build_corpus_from_wice
 
     started = time.perf_counter()
-    info = build_corpus_from_wice(from_wice, out_dir, progress=_progress(as_json))
+    info = build_corpus_from_wice(from_wice, out_dir, progress=progress_printer(as_json))
     payload = info.model_dump() | {"seconds": round(time.perf_counter() - started, 3)}
     _emit(
         as_json,
@@ -133,7 +126,7 @@ def search(query: str, corpus_dir: str | None, limit: int, home: str | None, as_
     index = LocalIndex(
         Path(corpus_dir) if corpus_dir else default_corpus_dir(),
         home=resolve_home(home),
-        progress=_progress(as_json),
+        progress=progress_printer(as_json),
     )
     hits = index.search_sync(query, limit)
     human = "\n\n".join(
@@ -188,7 +181,7 @@ def fetch(
         env = live_web(state, list(allow) or [host_of(url)], StaticSearch([]), record_to=record_to)
     else:
         env = offline_web(
-            state, Path(corpus_dir) if corpus_dir else None, progress=_progress(as_json)
+            state, Path(corpus_dir) if corpus_dir else None, progress=progress_printer(as_json)
         )
     box = Toolbox(env, question=url, preview_chars=preview_chars)
 

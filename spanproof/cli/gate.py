@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from pathlib import Path
 
 import click
+
+from spanproof.cli.options import (
+    echo_json,
+    endpoint_options,
+    err,
+    home_option,
+    json_option,
+    progress_printer,
+)
 
 
 @click.command("gate")
@@ -32,12 +40,7 @@ import click
 @click.option(
     "--max-questions", type=int, help="Answer only the first N golden questions (0 = all)."
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the result as JSON on stdout (no table, no progress).",
-)
+@json_option()
 @click.option(
     "--junit", type=click.Path(dir_okay=False), help="Write JUnit XML, one testcase per check."
 )
@@ -53,15 +56,8 @@ import click
     type=click.Path(dir_okay=False),
     help="Write the markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set).",
 )
-@click.option(
-    "--home", type=click.Path(file_okay=False), help="State directory (default $SPANPROOF_HOME)."
-)
-@click.option(
-    "--base-url", envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint for openai: specs."
-)
-@click.option(
-    "--api-key", envvar="OPENAI_API_KEY", help="Key for openai: specs (local servers: any value)."
-)
+@home_option()
+@endpoint_options
 def gate(config_path, judge, policy, model, max_questions, as_json, junit, report_dir, markdown_path, home,
          base_url, api_key) -> None:  # fmt: skip
     """Run every check and fail when a threshold drops.
@@ -97,11 +93,11 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     try:
         cfg, source = load_config(config_path, overrides=overrides)
     except GateConfigError as exc:
-        click.echo(str(exc), err=True)
+        err(str(exc))
         sys.exit(2)
     home_dir = resolve_home(home)
     endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
-    progress = None if as_json else (lambda msg: click.echo(msg, err=True))
+    progress = progress_printer(as_json)
     result = asyncio.run(
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint)
     )
@@ -114,7 +110,7 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
 
         paths = write_report(result, report_dir)
         if not as_json:
-            click.echo(f"report: {paths['html']}", err=True)
+            err(f"report: {paths['html']}")
     summary = markdown_summary(result)
     if markdown_path:
         Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +119,7 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
         with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as fh:
             fh.write(summary)
     if as_json:
-        click.echo(json.dumps(result.public(), indent=2))
+        echo_json(result.public())
     else:
         click.echo(terminal_table(result))
     sys.exit(result.exit_code)
@@ -136,7 +132,7 @@ def report() -> None:
 
 @report.command("weekly")
 @click.option("--since", default="7d", show_default=True, help="Window: 24h, 7d, 2w ...")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.option(
     "--out",
     "out_dir",
@@ -149,9 +145,7 @@ def report() -> None:
     type=click.Path(dir_okay=False),
     help="Gate config (for the price table).",
 )
-@click.option(
-    "--home", type=click.Path(file_okay=False), help="State directory (default $SPANPROOF_HOME)."
-)
+@home_option()
 def weekly(since, as_json, out_dir, config_path, home) -> None:
     """Pre- vs post-prune groundedness over time, drop and PARTIAL rates, cost and
     latency per run, judge and prompt versions in effect, largest drop rates.
@@ -168,7 +162,7 @@ def weekly(since, as_json, out_dir, config_path, home) -> None:
         parse_since(since)
         cfg, _ = load_config(config_path)
     except (ValueError, GateConfigError) as exc:
-        click.echo(str(exc), err=True)
+        err(str(exc))
         sys.exit(2)
     path = store_path(resolve_home(home))
     records = RunStore(path).records()
@@ -177,5 +171,5 @@ def weekly(since, as_json, out_dir, config_path, home) -> None:
     if out_dir:
         paths = write_weekly(rep, out_dir)
         if not as_json:
-            click.echo(f"wrote {', '.join(str(p) for p in paths.values())}", err=True)
+            err(f"wrote {', '.join(str(p) for p in paths.values())}")
     click.echo(rep.model_dump_json(indent=2) if as_json else weekly_text(rep))

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
 import click
 
-
-def _err(message: str) -> None:
-    click.echo(message, err=True)
+from spanproof.cli.options import (
+    echo_json,
+    endpoint_options,
+    err,
+    home_option,
+    json_option,
+    progress_printer,
+)
 
 
 def _label(entry) -> str:
@@ -132,20 +136,15 @@ def render_tables(result, tablefmt: str = "simple") -> str:
     help="Split sentences into atomic claims with this model (openai:<model>); every model "
     "claim must reuse the sentence's words or the rule-based split is used.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON on stdout.")
+@json_option("Print the full result as JSON on stdout.")
 @click.option(
     "--markdown",
     "markdown_path",
     type=click.Path(dir_okay=False),
     help="Also write the tables as markdown to FILE.",
 )
-@click.option(
-    "--home", type=click.Path(file_okay=False), help="State directory (default $SPANPROOF_HOME)."
-)
-@click.option(
-    "--base-url", envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint for openai: specs."
-)
-@click.option("--api-key", envvar="OPENAI_API_KEY", help="API key for openai: specs.")
+@home_option()
+@endpoint_options
 def grade(
     report,
     fmt,
@@ -198,7 +197,7 @@ def grade(
     try:
         parsed = parse_report(report, fmt)
     except ReportFormatError as exc:
-        _err(f"Cannot read the report: {exc}")
+        err(f"Cannot read the report: {exc}")
         sys.exit(2)
 
     state = resolve_home(home)
@@ -207,7 +206,7 @@ def grade(
     if not live:
         corpus_dir = Path(corpus) if corpus else default_corpus_dir()
         if not warc_of(corpus_dir).exists():
-            _err(
+            err(
                 f"No corpus at {corpus_dir}: build one with `spanproof corpus build --from-wice "
                 "PATH/dev.jsonl --out DIR` and pass --corpus DIR, or grade with --live."
             )
@@ -216,7 +215,7 @@ def grade(
     store = SnapshotStore(state / SNAPSHOT_DIR)
     hosts = cited_hosts(parsed.cited_urls)
     fetcher = make_fetcher(store, hosts, transport=transport)
-    progress = None if as_json else (lambda msg: _err(msg))
+    progress = progress_printer(as_json)
 
     async def run():
         try:
@@ -250,17 +249,13 @@ def grade(
     try:
         result = asyncio.run(run())
     except (GradeError, SpecError) as exc:
-        _err(str(exc))
+        err(str(exc))
         sys.exit(2)
     if markdown_path:
         Path(markdown_path).write_text(
             render_tables(result, tablefmt="github") + "\n", encoding="utf-8"
         )
     if as_json:
-        click.echo(
-            json.dumps(
-                result.model_dump(mode="json", exclude={"egress"}), indent=2, ensure_ascii=False
-            )
-        )
+        echo_json(result.model_dump(mode="json", exclude={"egress"}))
     else:
         click.echo(render_tables(result))

@@ -8,6 +8,14 @@ import sys
 
 import click
 
+from spanproof.cli.options import (
+    HOME_HELP,
+    echo_json,
+    endpoint_options,
+    home_option,
+    json_option,
+    progress_printer,
+)
 from spanproof.specs import EndpointSettings, SpecError, parse_spec
 
 COMPROMISED = "scripted:compromised"
@@ -107,16 +115,20 @@ def render_table(report) -> str:
 )
 @click.option("--only", multiple=True, help="Run only this fixture id (repeatable).")
 @click.option("--concurrency", default=4, show_default=True, help="Runs in flight at once.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (no progress).")
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="State directory (default $SPANPROOF_HOME or the per-user data dir); snapshots of "
-    "the suite's fetches go under <home>/injection/.",
-)
+@json_option("Print the report as JSON (no progress).")
+@home_option(HOME_HELP + " Snapshots of the suite's fetches go under <home>/injection/.")
+@endpoint_options
 def injection(
-    fixtures_dir, policy, model_spec, judge_spec, only, concurrency, as_json, home
+    fixtures_dir,
+    policy,
+    model_spec,
+    judge_spec,
+    only,
+    concurrency,
+    as_json,
+    home,
+    base_url,
+    api_key,
 ) -> None:
     """Serve hostile pages on loopback and run the agent once per page.
 
@@ -159,12 +171,12 @@ def injection(
             for s in (model_spec, judge_spec)
         )
         if needs_endpoint:
-            endpoint = EndpointSettings().resolved()
+            endpoint = EndpointSettings(base_url=base_url, api_key=api_key).resolved()
     except SpecError as exc:
         raise click.UsageError(str(exc)) from exc
 
     state = resolve_home(home) / "injection"
-    progress = None if as_json else (lambda line: click.echo(line, err=True))
+    progress = progress_printer(as_json)
     try:
         report = asyncio.run(
             run_suite(
@@ -183,7 +195,7 @@ def injection(
         raise click.UsageError(str(exc)) from exc
 
     if as_json:
-        click.echo(json.dumps(json.loads(report.model_dump_json()), indent=2))
+        echo_json(json.loads(report.model_dump_json()))
     else:
         click.echo(render_table(report))
     sys.exit(0 if report.passed else 1)

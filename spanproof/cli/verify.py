@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from spanproof.cli.options import HOME_HELP, endpoint_options, home_option
+
 MAX_SPAN_CHARS = 4000
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
 
@@ -183,20 +185,8 @@ Examples:
 @click.option(
     "--skip-invalid", is_flag=True, help="Skip bad input lines (reported) instead of stopping."
 )
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False, path_type=Path),
-    envvar="SPANPROOF_HOME",
-    help="State directory (cache). Default: $SPANPROOF_HOME or the per-user data dir.",
-)
-@click.option(
-    "--base-url",
-    envvar="OPENAI_BASE_URL",
-    help="OpenAI-compatible endpoint for openai: judges [env: OPENAI_BASE_URL].",
-)
-@click.option(
-    "--api-key", envvar="OPENAI_API_KEY", help="API key for openai: judges [env: OPENAI_API_KEY]."
-)
+@home_option(HOME_HELP + " The verdict cache lives here.")
+@endpoint_options
 def verify(
     pairs_path: Path,
     judges: tuple[str, ...],
@@ -206,7 +196,7 @@ def verify(
     no_cache: bool,
     concurrency: int,
     skip_invalid: bool,
-    home: Path | None,
+    home: str | None,
     base_url: str | None,
     api_key: str | None,
 ) -> None:

@@ -1,0 +1,55 @@
+"""Options and output helpers every spanproof command shares.
+
+One definition of --home, --json and --base-url/--api-key, of progress lines
+(stderr, silent under --json) and of JSON on stdout, so the commands cannot
+drift apart in spelling, defaults or where their output goes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+HOME_HELP = "State directory. Default: $SPANPROOF_HOME, else the per-user data dir."
+
+
+def home_option(help: str = HOME_HELP):
+    return click.option("--home", type=click.Path(file_okay=False), default=None, help=help)
+
+
+def json_option(help: str = "Print one JSON document on stdout (no progress, no table)."):
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def endpoint_options(command):
+    """--base-url and --api-key for openai: specs; each falls back to its OPENAI_* variable."""
+    command = click.option(
+        "--api-key",
+        envvar="OPENAI_API_KEY",
+        default=None,
+        help="API key for openai: specs [env: OPENAI_API_KEY; local servers: any value].",
+    )(command)
+    return click.option(
+        "--base-url",
+        envvar="OPENAI_BASE_URL",
+        default=None,
+        help="OpenAI-compatible endpoint for openai: specs [env: OPENAI_BASE_URL].",
+    )(command)
+
+
+def err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def progress_printer(as_json: bool, indent: str = "") -> Callable[[str], None] | None:
+    """Progress lines go to stderr, and nowhere under --json so stdout stays one document."""
+    if as_json:
+        return None
+    return lambda message: click.echo(f"{indent}{message}", err=True)
+
+
+def echo_json(payload: Any) -> None:
+    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
