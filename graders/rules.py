@@ -131,12 +131,19 @@ NOT_SUPPORTED_COVERAGE = 0.20
 
 
 def _source_hash() -> str:
-    """The rules judge's 'prompt' is its code: hash it so the verdict cache follows edits."""
+    """The rules judge's 'prompt' is its code: hash it so the verdict cache follows edits.
+
+    Computed once, at import: the version must describe the code that is running,
+    not whatever is on disk when a judge happens to be built.
+    """
     here = Path(__file__).parent
     h = hashlib.sha256()
     for name in ("rules.py", "specifics.py", "instructions.py"):
         h.update((here / name).read_bytes())
     return "rules-" + h.hexdigest()
+
+
+RULES_VERSION = _source_hash()
 
 
 def best_window(claim: str, span_text: str, max_words: int = QUOTE_MAX_WORDS) -> str:
@@ -250,7 +257,7 @@ class RulesJudge:
     model_id: str | None = None
 
     def __init__(self) -> None:
-        self.prompt_sha256 = _source_hash()
+        self.prompt_sha256 = RULES_VERSION
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
         return self.decide(claim, span.text)

@@ -13,7 +13,8 @@ from agent.tool_schema import ExtractQuoteArgs, FetchPageArgs, ToolFailure, WebS
 from agent.tools import Toolbox
 from agent.web import default_corpus_dir, live_web, offline_web
 
-WICE = Path("/work/shared/data/wice/dev.jsonl")
+# shared/ sits beside the clone, for developers and CI alike.
+WICE = Path(__file__).resolve().parents[3] / "shared" / "data" / "wice" / "dev.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -10,24 +10,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def pinned_rules_version(monkeypatch):
-    """Pin the rules judge's version to the code this process loaded.
-
-    The rules judge's cache version is a hash of its source files read from disk each time a
-    judge is made. The tree is shared with ongoing work, so a file saved between the two gate
-    runs of a "nothing changed" test changed the version and every pair was judged again
-    (seen as model_calls 1-2, or hundreds, on the second run). The code that runs is the code
-    imported once per process; the version must describe that.
-    """
-    import graders.rules
-
-    loaded = graders.rules._source_hash()
-    monkeypatch.setattr(graders.rules, "_source_hash", lambda: loaded)
-    return loaded
-
-
-WICE = Path("/work/shared/data/wice/dev.jsonl")
+WICE = REPO.parent / "shared" / "data" / "wice" / "dev.jsonl"
 
 
 @pytest.fixture(scope="session")

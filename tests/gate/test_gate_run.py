@@ -88,7 +88,7 @@ def test_a_new_judge_version_between_runs_is_judged_again(tmp_path, corpus_dir, 
     _, first = _run(["--config", cfg, "--json", "--home", home])
     _, same = _run(["--config", cfg, "--json", "--home", home])
     assert first["model_calls"] > 0 and same["model_calls"] == 0
-    monkeypatch.setattr(graders.rules, "_source_hash", lambda: "rules-edited")
+    monkeypatch.setattr(graders.rules, "RULES_VERSION", "rules-edited")
     _, edited = _run(["--config", cfg, "--json", "--home", home])
     assert edited["model_calls"] == first["model_calls"]
 
