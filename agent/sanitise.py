@@ -194,7 +194,7 @@ _AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*>")
 _URL = re.compile(
     r"[A-Za-z][A-Za-z0-9+.\-]*://\S*"
     r"|(?<![^\s(\[<\"'])//[^\s/]\S*"
-    r"|\bwww\.\S+"
+    r"|\bwww\.\S*"
     r"|\b(?:mailto|data|javascript|vbscript|file|tel|sms):\S+",
     re.IGNORECASE,
 )

@@ -173,6 +173,14 @@ def _options(text: str, locator: str, positions: list[int]) -> list[str]:
 def locate_span(doc: Document, locator: str, max_chars: int = 600) -> tuple[int, int]:
     """(char_start, char_end) of the quote starting at ``locator``; raises ToolFailure."""
     text = doc.text
+    if not locator.strip():
+        # Whitespace occurs everywhere and quotes nothing; no span can start there.
+        raise ToolFailure(
+            "INVALID_ARGUMENTS",
+            "The locator is only whitespace. Copy 12-240 characters of the sentence itself, "
+            "verbatim from the preview.",
+            retryable=True,
+        )
     positions = _occurrences(text, locator)
     if not positions:
         raise ToolFailure(

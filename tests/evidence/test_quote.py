@@ -177,6 +177,9 @@ def test_any_unique_locator_gives_an_exact_span(parts, data, max_chars):
     try:
         res = quote(box, doc, locator, max_chars)
     except ToolFailure as refused:
+        if not locator.strip():
+            assert refused.detail.error == "INVALID_ARGUMENTS"
+            return
         # Refused only when no sentence end (nor the document's end) lies within the cap.
         assert refused.detail.error == "NO_SENTENCE_END"
         limit = start + max_chars
