@@ -679,7 +679,10 @@ def _stale_from_page(pair: Pair) -> Edit | None:
         words = content_words(sent)
         if claim_words and len(claim_words & words) >= max(3, 0.6 * len(claim_words)):
             drop.add(i)
-    first = page.supporting[0]
+    # WiCE lists alternative supporting sets; some are empty. Centre on the first real one.
+    first = next((group for group in page.supporting if group), None)
+    if first is None:
+        return None
     lo = max(0, min(first) - _WINDOW)
     hi = min(len(page.sentences), max(first) + _WINDOW + 1)
     kept = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -290,3 +291,16 @@ def test_stale_page_serves_the_rest_of_the_page_when_the_set_knows_it():
         == "The port opened in 1901. A new crane arrived in May. Dock workers went on strike twice."
     )
     assert out.claim == pair.claim and "2 million" not in out.span
+
+
+def test_every_mutator_runs_on_every_golden_pair_without_raising():
+    # A mutator that raises loses its whole set from the bench; the shipped sets must plant cleanly
+    # (stale_page once crashed on a WiCE page whose first supporting set was empty).
+    from graders.calibration import load_pairs
+
+    for name in ("judge_calibration.jsonl", "wice_dev_pairs.jsonl"):
+        pairs = load_pairs(Path(__file__).resolve().parents[2] / "goldens" / name)
+        for kind, mutate in MUTATORS.items():
+            for pair in pairs:
+                if pair.label == "SUPPORTED":
+                    mutate(pair, random.Random(0), pairs)  # must not raise
