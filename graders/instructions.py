@@ -84,7 +84,7 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "override",
         re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|all|any|your|the|other|system)\b[^.\n]{0,30}?\b(?:instructions?|prompts?|rules?|directions?|guidelines?|messages?|context|checks?)",
+            r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|all|any|your|system)\b[^.\n]{0,30}?\b(?:instructions?|prompts?|rules?|directions?|guidelines?|messages?|context|checks?)",
             re.I,
         ),
     ),
