@@ -155,22 +155,20 @@ class PolicyTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = str(request.url)
         if request.method != "GET":
-            self._fetcher._record(
+            raise self._fetcher._refuse(
                 url,
-                "refused",
-                f"URL_NOT_ALLOWED: method {request.method} is refused (GET only)",
-                method=request.method,
-            )
-            raise ToolFailure(
                 "URL_NOT_ALLOWED",
+                f"method {request.method} is refused (GET only)",
                 f"Only GET requests are allowed; {request.method} was refused.",
                 retryable=False,
+                method=request.method,
             )
         reason = self.policy.check_url(url)
         if reason is not None:
-            self._fetcher._record(url, "refused", f"URL_NOT_ALLOWED: {reason}")
-            raise ToolFailure(
+            raise self._fetcher._refuse(
+                url,
                 "URL_NOT_ALLOWED",
+                reason,
                 f"{reason}. Only allowlisted hosts can be fetched; pick another search hit.",
                 retryable=False,
             )
@@ -253,6 +251,26 @@ class Fetcher:
             run_sink.append(event)
         return event
 
+    def _refuse(
+        self,
+        url: str,
+        code: str,
+        detail: str,
+        message: str,
+        *,
+        retryable: bool,
+        method: str = "GET",
+        status: int | None = None,
+        nbytes: int = 0,
+        started: float | None = None,
+    ) -> ToolFailure:
+        """Record a refused attempt and return the failure the caller raises."""
+        ms = 0.0 if started is None else (time.perf_counter() - started) * 1000
+        self._record(
+            url, "refused", f"{code}: {detail}", method=method, status=status, nbytes=nbytes, ms=ms
+        )
+        return ToolFailure(code, message, retryable=retryable)
+
     async def fetch(self, url: str, *, sink: list[EgressEvent] | None = None) -> Document:
         """GET ``url`` (following allowed redirects by hand) and store the final body."""
         token = _SINK.set(sink)
@@ -274,16 +292,13 @@ class Fetcher:
             except ToolFailure:
                 raise
             except httpx.HTTPError as exc:
-                self._record(
+                raise self._refuse(
                     current,
-                    "refused",
-                    f"FETCH_FAILED: {type(exc).__name__}: {exc}",
-                    ms=(time.perf_counter() - started) * 1000,
-                )
-                raise ToolFailure(
                     "FETCH_FAILED",
+                    f"{type(exc).__name__}: {exc}",
                     f"Could not fetch {current} ({type(exc).__name__}). Pick another search hit.",
                     retryable=True,
+                    started=started,
                 ) from exc
             try:
                 if response.is_redirect and response.headers.get("location"):
@@ -304,18 +319,15 @@ class Fetcher:
             elapsed = (time.perf_counter() - started) * 1000
             content_type = response.headers.get("content-type", "")
             if response.status_code >= 400:
-                self._record(
+                raise self._refuse(
                     current,
-                    "refused",
-                    f"FETCH_FAILED: HTTP {response.status_code}",
-                    status=response.status_code,
-                    nbytes=len(body),
-                    ms=elapsed,
-                )
-                raise ToolFailure(
                     "FETCH_FAILED",
+                    f"HTTP {response.status_code}",
                     f"{current} answered HTTP {response.status_code}. Pick another search hit.",
                     retryable=response.status_code >= 500,
+                    status=response.status_code,
+                    nbytes=len(body),
+                    started=started,
                 )
             self._record(
                 current, "allowed", "", status=response.status_code, nbytes=len(body), ms=elapsed
@@ -329,11 +341,10 @@ class Fetcher:
                 content_type=content_type,
                 http_headers=list(response.headers.multi_items()),
             )
-        self._record(
-            current, "refused", f"FETCH_FAILED: more than {self.policy.max_redirects} redirects"
-        )
-        raise ToolFailure(
+        raise self._refuse(
+            current,
             "FETCH_FAILED",
+            f"more than {self.policy.max_redirects} redirects",
             f"{url} redirected more than {self.policy.max_redirects} times. Pick another search hit.",
             retryable=False,
         )
@@ -341,59 +352,52 @@ class Fetcher:
     async def _read_body(self, url: str, response: httpx.Response, started: float) -> bytes:
         content_type = response.headers.get("content-type", "")
         if not self.policy.allows_content_type(content_type):
-            self._record(
+            raise self._refuse(
                 url,
-                "refused",
-                f"UNSUPPORTED_CONTENT_TYPE: {content_type or 'none'}",
-                status=response.status_code,
-                ms=(time.perf_counter() - started) * 1000,
-            )
-            raise ToolFailure(
                 "UNSUPPORTED_CONTENT_TYPE",
+                content_type or "none",
                 f"{url} is {content_type or 'of unknown type'}; only "
                 f"{', '.join(self.policy.content_types)} can be read. Pick another search hit.",
                 retryable=False,
+                status=response.status_code,
+                started=started,
             )
         declared = response.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > self.policy.max_bytes:
-            self._too_large(url, response, int(declared), started)
+            raise self._too_large(url, response, int(declared), started)
         chunks: list[bytes] = []
         total = 0
         try:
             async for chunk in response.aiter_bytes():
                 total += len(chunk)
                 if total > self.policy.max_bytes:
-                    self._too_large(url, response, total, started)
+                    raise self._too_large(url, response, total, started)
                 chunks.append(chunk)
         except httpx.HTTPError as exc:
-            self._record(
+            raise self._refuse(
                 url,
-                "refused",
-                f"FETCH_FAILED: {type(exc).__name__}: {exc}",
-                status=response.status_code,
-                nbytes=total,
-                ms=(time.perf_counter() - started) * 1000,
-            )
-            raise ToolFailure(
                 "FETCH_FAILED",
+                f"{type(exc).__name__}: {exc}",
                 f"Reading {url} failed ({type(exc).__name__}). Pick another search hit.",
                 retryable=True,
+                status=response.status_code,
+                nbytes=total,
+                started=started,
             ) from exc
         return b"".join(chunks)
 
-    def _too_large(self, url: str, response: httpx.Response, seen: int, started: float):
-        self._record(
+    def _too_large(
+        self, url: str, response: httpx.Response, seen: int, started: float
+    ) -> ToolFailure:
+        return self._refuse(
             url,
-            "refused",
-            f"TOO_LARGE: more than {self.policy.max_bytes} bytes",
-            status=response.status_code,
-            nbytes=seen,
-            ms=(time.perf_counter() - started) * 1000,
-        )
-        raise ToolFailure(
             "TOO_LARGE",
+            f"more than {self.policy.max_bytes} bytes",
             f"{url} is larger than {self.policy.max_bytes} bytes. Pick a shorter source.",
             retryable=False,
+            status=response.status_code,
+            nbytes=seen,
+            started=started,
         )
 
     def _record_response(self, url: str, response: httpx.Response, body: bytes) -> None:
