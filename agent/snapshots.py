@@ -278,34 +278,27 @@ class SnapshotStore:
             http_headers=http_headers_for(doc.status, doc.content_type, len(raw), http_headers),
         )
         writer.write_record(response)
+
+        def write_linked(kind: str, payload: bytes, content_type: str, link: str) -> None:
+            # the metadata and the extracted text point back at the response they describe
+            record = writer.create_warc_record(
+                doc.final_url,
+                kind,
+                payload=io.BytesIO(payload),
+                length=len(payload),
+                warc_content_type=content_type,
+                warc_headers_dict={
+                    "WARC-Record-ID": _record_id(kind, doc.doc_id),
+                    "WARC-Date": date,
+                    link: response_id,
+                },
+            )
+            writer.write_record(record)
+
         meta = json.dumps(doc.model_dump(exclude={"text"}), sort_keys=True).encode("utf-8")
-        metadata = writer.create_warc_record(
-            doc.final_url,
-            "metadata",
-            payload=io.BytesIO(meta),
-            length=len(meta),
-            warc_content_type="application/json",
-            warc_headers_dict={
-                "WARC-Record-ID": _record_id("metadata", doc.doc_id),
-                "WARC-Date": date,
-                "WARC-Concurrent-To": response_id,
-            },
-        )
-        writer.write_record(metadata)
+        write_linked("metadata", meta, "application/json", "WARC-Concurrent-To")
         text = doc.text.encode("utf-8")
-        conversion = writer.create_warc_record(
-            doc.final_url,
-            "conversion",
-            payload=io.BytesIO(text),
-            length=len(text),
-            warc_content_type="text/plain; charset=utf-8",
-            warc_headers_dict={
-                "WARC-Record-ID": _record_id("conversion", doc.doc_id),
-                "WARC-Date": date,
-                "WARC-Refers-To": response_id,
-            },
-        )
-        writer.write_record(conversion)
+        write_linked("conversion", text, "text/plain; charset=utf-8", "WARC-Refers-To")
         return buf.getvalue()
 
     def _location(self, doc_id: str, missing_ok: bool = False) -> tuple[int, int] | None:
