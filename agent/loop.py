@@ -66,6 +66,10 @@ def _err(code: str, message: str, retryable: bool = False) -> ToolError:
     return ToolError(error=code, message=message, retryable=retryable)  # type: ignore[arg-type]
 
 
+def _validation_text(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors())
+
+
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
@@ -241,6 +245,23 @@ class Runtime:
             # Before any page is fetched there is nothing to quote; a stall counts from then.
             self.no_span_streak += 1
 
+    def _refused(
+        self, tool: str, call_id: str | None, args: dict, error: ToolError, summary: str, **extra
+    ) -> ToolOutcome:
+        """A call that did not run: traced with its error, answered with the error's JSON."""
+        entry = self._entry(
+            kind="tool",
+            tool=tool,
+            call_id=call_id,
+            arguments=args,
+            ok=False,
+            error=error,
+            result_summary=summary,
+            budget_after=self.remaining(),
+            **extra,
+        )
+        return ToolOutcome(tool, call_id, error=error, text=error.model_dump_json(), entry=entry)
+
     def _refuse_budget(self, tool: str, call_id: str | None, args: dict, name: str) -> ToolOutcome:
         self.used["tool_calls"] += 1
         if self.exhausted is None:
@@ -250,19 +271,16 @@ class Runtime:
             f"The {name} budget is spent. The run is now drafting: call draft_answer with the "
             "spans you have and mark what you could not source.",
         )
-        entry = self._entry(
-            kind="tool",
-            tool=tool,
-            call_id=call_id,
-            arguments=args,
-            ok=False,
-            error=error,
-            result_summary=f"refused: {name} budget spent",
+        outcome = self._refused(
+            tool,
+            call_id,
+            args,
+            error,
+            f"refused: {name} budget spent",
             flags=[f"budget_exceeded:{name}"],
-            budget_after=self.remaining(),
         )
         self._count_call(tool, False)
-        return ToolOutcome(tool, call_id, error=error, text=error.model_dump_json(), entry=entry)
+        return outcome
 
     def _check(
         self, tool: str, call_id: str | None, args: dict, counter: str | None
@@ -277,19 +295,13 @@ class Runtime:
                 "BUDGET_EXCEEDED",
                 "Only draft_answer is available now: draft with the spans you have.",
             )
-            entry = self._entry(
-                kind="tool",
-                tool=tool,
-                call_id=call_id,
-                arguments=args,
-                ok=False,
-                error=error,
-                result_summary="refused: drafting phase",
+            return self._refused(
+                tool,
+                call_id,
+                args,
+                error,
+                "refused: drafting phase",
                 flags=["refused_in_draft_phase"],
-                budget_after=self.remaining(),
-            )
-            return ToolOutcome(
-                tool, call_id, error=error, text=error.model_dump_json(), entry=entry
             )
         return None
 
@@ -297,31 +309,15 @@ class Runtime:
         self, tool: str, call_id: str | None, args: dict, exc: Exception | str
     ) -> ToolOutcome:
         self.used["tool_calls"] += 1
-        detail = (
-            exc
-            if isinstance(exc, str)
-            else "; ".join(
-                f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}"
-                for e in exc.errors()  # type: ignore[union-attr]
-            )
-        )
+        detail = exc if isinstance(exc, str) else _validation_text(exc)  # type: ignore[arg-type]
         error = _err(
             "INVALID_ARGUMENTS",
             f"{tool} arguments rejected: {detail}. Fix them and call again.",
             True,
         )
-        entry = self._entry(
-            kind="tool",
-            tool=tool,
-            call_id=call_id,
-            arguments=args,
-            ok=False,
-            error=error,
-            result_summary="invalid arguments",
-            budget_after=self.remaining(),
-        )
+        outcome = self._refused(tool, call_id, args, error, "invalid arguments")
         self._count_call(tool, False)
-        return ToolOutcome(tool, call_id, error=error, text=error.model_dump_json(), entry=entry)
+        return outcome
 
     # -- tools ------------------------------------------------------------------------------
 
@@ -517,19 +513,7 @@ class Runtime:
             error = _err(
                 "INVALID_ARGUMENTS", "draft_answer was already accepted; a run drafts exactly once."
             )
-            entry = self._entry(
-                kind="tool",
-                tool="draft_answer",
-                call_id=call_id,
-                arguments=args,
-                ok=False,
-                error=error,
-                result_summary="refused: already drafted",
-                budget_after=self.remaining(),
-            )
-            return ToolOutcome(
-                "draft_answer", call_id, error=error, text=error.model_dump_json(), entry=entry
-            )
+            return self._refused("draft_answer", call_id, args, error, "refused: already drafted")
         if origin == "model" and self.remaining()["tool_calls"] <= 0:
             return self._refuse_budget("draft_answer", call_id, args, "tool_calls")
         if origin == "model":
@@ -537,29 +521,18 @@ class Runtime:
         try:
             draft = Draft.model_validate(args, context={"run_span_ids": set(self.tb.spans)})
         except ValidationError as exc:
-            detail = "; ".join(
-                f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()
-            )
+            detail = _validation_text(exc)
             error = _err(
                 "INVALID_ARGUMENTS",
                 f"draft_answer rejected by the schema: {detail}. Fix and call again.",
                 True,
             )
             self.record.rejected_drafts.append({"arguments": args, "error": detail})
-            entry = self._entry(
-                kind="tool",
-                tool="draft_answer",
-                call_id=call_id,
-                arguments=args,
-                ok=False,
-                error=error,
-                result_summary="schema rejected the draft",
-                budget_after=self.remaining(),
+            outcome = self._refused(
+                "draft_answer", call_id, args, error, "schema rejected the draft"
             )
             self.sync()
-            return ToolOutcome(
-                "draft_answer", call_id, error=error, text=error.model_dump_json(), entry=entry
-            )
+            return outcome
         setattr(self.record, self.draft_slot, draft)
         if self.draft_slot == "draft":
             self.record.draft_origin = origin  # type: ignore[assignment]
