@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from graders.gate import GateResult
+from graders.gate_result import GateResult
 from reports import plots
 from reports.markdown import HEADERS, table_rows, verdict_line
 

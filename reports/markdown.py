@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
-from graders.gate import CheckRow, GateResult
+from graders.gate_result import CheckRow, GateResult
 
 MARK = {
     "pass": "PASS",

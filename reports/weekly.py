@@ -19,8 +19,9 @@ import pandas as pd
 from pydantic import BaseModel, Field
 from tabulate import tabulate
 
-from graders.gate import GateResult, groundedness_stats, view_from_record
+from graders.gate_checks import groundedness_stats, view_from_record
 from graders.gate_config import Prices
+from graders.gate_result import GateResult
 
 _SINCE_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
 
