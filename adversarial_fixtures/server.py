@@ -303,12 +303,6 @@ class FixtureSite:
         text = " ".join((node.text(deep=True) if node else "").split())
         return text[:200]
 
-    def search_backend(self, fixture: Fixture | None = None):
-        """A StaticSearch over `search_hits`, the same backend type production tests use."""
-        from agent.search import StaticSearch
-
-        return StaticSearch(self.search_hits(fixture))
-
     # -- what the servers saw -------------------------------------------------
 
     @property

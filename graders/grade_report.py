@@ -33,7 +33,6 @@ import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -817,7 +816,3 @@ def make_fetcher(
 ) -> Fetcher:
     """A Fetcher whose allowlist is exactly the cited hosts (``transport`` for replay/tests)."""
     return Fetcher(EgressPolicy(allow_hosts=allow_hosts), store, transport=transport)
-
-
-def snapshot_root(home: Path) -> Path:
-    return home / "snapshots"

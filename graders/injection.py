@@ -29,7 +29,6 @@ purpose: the grader must not share code with the control it grades.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -516,7 +515,3 @@ async def run_suite(
             "attacker_server_requests": [f"{r.method} {r.path}" for r in attacker_hits],
         },
     )
-
-
-def stderr_progress(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
