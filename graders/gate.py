@@ -402,7 +402,10 @@ async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State
     path = _resolve(cfg.calibration_set)
     pairs = [p for p in load_pairs(path) if p.label is not None]
     if not pairs:
-        raise ValueError(f"{path} holds no labelled pairs")
+        raise ValueError(
+            f"{path} holds no labelled pairs; give each line a label (SUPPORTED, PARTIAL, "
+            "NOT_SUPPORTED) or point calibration_set at a labelled set"
+        )
     verdicts = await judge_set(verifier, pairs)
     m = compute(rows_for(pairs, verdicts), n_boot=200)
     labels = list(m.confusion)
@@ -617,7 +620,10 @@ async def score_usefulness(
             raise KeyError(f"usefulness script {ms.name} has no entry for question {question!r}")
         return UsefulnessScore.model_validate(entry)
     if ms.kind != "openai":
-        raise ValueError(f"usefulness needs an openai: or scripted: model, not {spec!r}")
+        raise ValueError(
+            f"usefulness needs an openai: or scripted: model, not {spec!r}; "
+            "set usefulness_model (or --model) to openai:<model>"
+        )
     from openai import AsyncOpenAI
 
     ep = (endpoint or EndpointSettings()).resolved()

@@ -223,7 +223,11 @@ def verify(
             )
             sys.exit(2)
     if not pairs:
-        click.echo(f"error: no valid pairs in {pairs_path}", err=True)
+        click.echo(
+            f"error: no valid pairs in {pairs_path}; each line is a JSON object with non-empty "
+            '"claim" and "span" strings',
+            err=True,
+        )
         sys.exit(2)
 
     endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
