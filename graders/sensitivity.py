@@ -97,29 +97,13 @@ def plant_on(
     whole set: the pair is left unplanted for that kind and the failure is appended to
     `failures` (when given) so the caller reports it.
     """
-    from planted_failures import MUTATORS
-    from planted_failures.registry import rng_for
+    from planted_failures.registry import plant
 
-    pairs = list(pairs)
-    chosen = list(kinds) if kinds is not None else list(MUTATORS)
-    unknown = [k for k in chosen if k not in MUTATORS]
-    if unknown:
-        raise KeyError(f"unknown mutator kind(s) {unknown}; known: {sorted(MUTATORS)}")
-    out: list[PlantedPair] = []
-    for pair in originals:
-        if pair.label != "SUPPORTED":
-            continue
-        pool = [p for p in pairs if p.id != pair.id]
-        for kind in chosen:
-            try:
-                planted = MUTATORS[kind](pair, rng_for(seed, pair.id, kind), pool)
-            except Exception as exc:  # noqa: BLE001 - reported, never silent
-                if failures is not None:
-                    failures.append(f"{kind} on {pair.id}: {type(exc).__name__}: {exc}")
-                continue
-            if planted is not None:
-                out.append(planted)
-    return out
+    def report(kind: str, pair: Pair, exc: Exception) -> None:
+        if failures is not None:  # reported, never silent
+            failures.append(f"{kind} on {pair.id}: {type(exc).__name__}: {exc}")
+
+    return plant(pairs, seed=seed, kinds=kinds, originals=originals, on_error=report)
 
 
 def _caught(v: Verdict) -> bool:

@@ -134,20 +134,33 @@ def plant(
     *,
     seed: int = 0,
     kinds: Iterable[str] | None = None,
+    originals: Iterable[Pair] | None = None,
+    on_error: Callable[[str, Pair, Exception], None] | None = None,
 ) -> list[PlantedPair]:
-    """Apply every applicable mutator to every SUPPORTED pair, deterministically under `seed`."""
+    """Apply every applicable mutator to every SUPPORTED pair, deterministically under `seed`.
+
+    With `originals`, plant on those only while the whole of `pairs` stays the mutators'
+    pool, so each planted pair is the one planting on all of `pairs` makes. With
+    `on_error`, a mutator that raises is reported there and its pair left unplanted.
+    """
     pairs = list(pairs)
     chosen = list(kinds) if kinds is not None else list(MUTATORS)
     unknown = [k for k in chosen if k not in MUTATORS]
     if unknown:
         raise KeyError(f"unknown mutator kind(s) {unknown}; known: {sorted(MUTATORS)}")
     out: list[PlantedPair] = []
-    for pair in pairs:
+    for pair in pairs if originals is None else originals:
         if pair.label != "SUPPORTED":
             continue
         pool = [p for p in pairs if p.id != pair.id]
         for kind in chosen:
-            planted = MUTATORS[kind](pair, rng_for(seed, pair.id, kind), pool)
+            try:
+                planted = MUTATORS[kind](pair, rng_for(seed, pair.id, kind), pool)
+            except Exception as exc:
+                if on_error is None:
+                    raise
+                on_error(kind, pair, exc)
+                continue
             if planted is not None:
                 out.append(planted)
     return out
