@@ -300,7 +300,7 @@ def test_every_mutator_runs_on_every_golden_pair_without_raising():
 
     for name in ("judge_calibration.jsonl", "wice_dev_pairs.jsonl"):
         pairs = load_pairs(Path(__file__).resolve().parents[2] / "goldens" / name)
-        for kind, mutate in MUTATORS.items():
+        for mutate in MUTATORS.values():
             for pair in pairs:
                 if pair.label == "SUPPORTED":
                     mutate(pair, random.Random(0), pairs)  # must not raise
