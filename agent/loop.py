@@ -56,6 +56,7 @@ from agent.tool_schema import (
     ToolError,
     ToolFailure,
     WebSearchArgs,
+    validation_text,
 )
 
 READ_TOOLS = ("web_search", "fetch_page", "extract_quote")
@@ -64,10 +65,6 @@ NEAR_DUPLICATE = 0.8  # Jaccard of content words between consecutive queries
 
 def _err(code: str, message: str, retryable: bool = False) -> ToolError:
     return ToolError(error=code, message=message, retryable=retryable)  # type: ignore[arg-type]
-
-
-def _validation_text(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors())
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -309,7 +306,7 @@ class Runtime:
         self, tool: str, call_id: str | None, args: dict, exc: Exception | str
     ) -> ToolOutcome:
         self.used["tool_calls"] += 1
-        detail = exc if isinstance(exc, str) else _validation_text(exc)  # type: ignore[arg-type]
+        detail = exc if isinstance(exc, str) else validation_text(exc)  # type: ignore[arg-type]
         error = _err(
             "INVALID_ARGUMENTS",
             f"{tool} arguments rejected: {detail}. Fix them and call again.",
@@ -521,7 +518,7 @@ class Runtime:
         try:
             draft = Draft.model_validate(args, context={"run_span_ids": set(self.tb.spans)})
         except ValidationError as exc:
-            detail = _validation_text(exc)
+            detail = validation_text(exc)
             error = _err(
                 "INVALID_ARGUMENTS",
                 f"draft_answer rejected by the schema: {detail}. Fix and call again.",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from agent.evidence import DOC_ID_PATTERN, SPAN_ID_PATTERN, Purpose, SearchHit
 
@@ -94,3 +94,10 @@ class ToolFailure(Exception):
         self.detail = ToolError(
             error=error, message=message, retryable=retryable, options=options or []
         )
+
+
+def validation_text(exc: ValidationError) -> str:
+    """Each schema error as `field: what is wrong`, so a caller (or a model) can fix its arguments."""
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
+    )

@@ -53,6 +53,7 @@ from agent.tool_schema import (
     ToolFailure,
     WebSearchArgs,
     WebSearchResult,
+    validation_text,
 )
 
 if TYPE_CHECKING:
@@ -509,9 +510,7 @@ class Toolbox:
             else:
                 args = models[name].model_validate(arguments)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
-            )
+            problems = validation_text(exc)
             return ToolError(
                 error="INVALID_ARGUMENTS",
                 message=f"{name} arguments do not match its schema ({problems}). Fix them and call again.",

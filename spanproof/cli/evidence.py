@@ -241,7 +241,7 @@ def quote(
     from pydantic import ValidationError
 
     from agent.snapshots import SnapshotStore
-    from agent.tool_schema import ExtractQuoteArgs, ToolFailure
+    from agent.tool_schema import ExtractQuoteArgs, ToolFailure, validation_text
     from agent.tools import Toolbox
     from agent.web import SNAPSHOT_DIR
 
@@ -250,7 +250,7 @@ def quote(
             doc_id=doc_id, locator=locator, max_chars=max_chars, purpose=purpose
         )
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        problems = validation_text(exc)
         _fail(
             as_json,
             ToolFailure(
