@@ -13,19 +13,51 @@ import click
 # name -> (module, attribute, one-line help) of a click command or group
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "corpus": ("spanproof.cli.evidence", "corpus", "Build or describe an offline web corpus."),
-    "search": ("spanproof.cli.evidence", "search", "Search the offline corpus (or another backend)."),
-    "fetch": ("spanproof.cli.evidence", "fetch", "Fetch a page through the egress policy and store it."),
+    "search": (
+        "spanproof.cli.evidence",
+        "search",
+        "Search the offline corpus (or another backend).",
+    ),
+    "fetch": (
+        "spanproof.cli.evidence",
+        "fetch",
+        "Fetch a page through the egress policy and store it.",
+    ),
     "quote": ("spanproof.cli.evidence", "quote", "Extract an exact span from a stored document."),
-    "verify": ("spanproof.cli.verify", "verify", "Judge (claim, span) pairs with one or more judges."),
+    "verify": (
+        "spanproof.cli.verify",
+        "verify",
+        "Judge (claim, span) pairs with one or more judges.",
+    ),
     "ask": ("spanproof.cli.agent", "ask", "Answer a question with every claim bound to a span."),
-    "recheck": ("spanproof.cli.agent", "recheck", "Re-fetch a run's sources and confirm each quote."),
+    "recheck": (
+        "spanproof.cli.agent",
+        "recheck",
+        "Re-fetch a run's sources and confirm each quote.",
+    ),
     "runs": ("spanproof.cli.agent", "runs", "List or show stored runs."),
-    "sensitivity": ("spanproof.cli.bench", "sensitivity", "Plant failures and measure whether a judge says no."),
-    "calibrate": ("spanproof.cli.bench", "calibrate", "Compare judges with human labels, side by side."),
-    "injection": ("spanproof.cli.injection", "injection", "Run the agent against locally served injection pages."),
+    "sensitivity": (
+        "spanproof.cli.bench",
+        "sensitivity",
+        "Plant failures and measure whether a judge says no.",
+    ),
+    "calibrate": (
+        "spanproof.cli.bench",
+        "calibrate",
+        "Compare judges with human labels, side by side.",
+    ),
+    "injection": (
+        "spanproof.cli.injection",
+        "injection",
+        "Run the agent against locally served injection pages.",
+    ),
     "gate": ("spanproof.cli.gate", "gate", "Run every check and fail when a threshold drops."),
     "report": ("spanproof.cli.gate", "report", "Reports built from the run store (weekly)."),
-    "grade": ("spanproof.cli.grade", "grade", "Grade another agent's cited report, claim by claim."),
+    "grade": (
+        "spanproof.cli.grade",
+        "grade",
+        "Grade another agent's cited report, claim by claim.",
+    ),
 }
 
 

@@ -144,7 +144,7 @@ def _pct(x: float | None) -> str:
               "llm: a model directs the search (default when --model is given).")  # fmt: skip
 @click.option("--model", "model_spec", default=None, metavar="SPEC",
               help="Agent model: openai:<model> or scripted:<path.json>.")  # fmt: skip
-@click.option("--judge", "judges", multiple=True, metavar="SPEC",
+@click.option("--judge", "judges", multiple=True, metavar="SPEC", envvar="SPANPROOF_JUDGE",
               help="Verifier judge(s): rules (default), openai:<model>, scripted:<path>. "
               "Repeat for a panel where every judge must say SUPPORTED.")  # fmt: skip
 @click.option("--corpus", type=click.Path(file_okay=False), default=None,

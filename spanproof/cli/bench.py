@@ -300,6 +300,7 @@ def _confusion_tables(result, tablefmt: str) -> str:
     "--judge",
     "judge_specs",
     multiple=True,
+    envvar="SPANPROOF_JUDGE",
     default=("rules",),
     show_default=True,
     help="Judge spec (repeatable): rules, blind, openai:<model>, scripted:<path>.",

@@ -28,7 +28,9 @@ from spanproof.cli.options import (
     "Default: [tool.spanproof.gate] of ./pyproject.toml, else built-in defaults.",
 )
 @click.option(
-    "--judge", help="Judge spec: rules (default) | blind | openai:<model> | scripted:<path>."
+    "--judge",
+    envvar="SPANPROOF_JUDGE",
+    help="Judge spec: rules (default) | blind | openai:<model> | scripted:<path>.",
 )
 @click.option(
     "--policy", type=click.Choice(["extractive", "llm"]), help="Agent policy (default extractive)."

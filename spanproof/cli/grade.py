@@ -120,6 +120,7 @@ def render_tables(result, tablefmt: str = "simple") -> str:
     "--judge",
     "judges",
     multiple=True,
+    envvar="SPANPROOF_JUDGE",
     help="Grader spec, repeatable for side-by-side columns: rules (default) | presence | "
     "blind | openai:<model> | scripted:<path>.",
 )

@@ -151,6 +151,7 @@ Examples:
     "--judge",
     "judges",
     multiple=True,
+    envvar="SPANPROOF_JUDGE",
     default=("rules",),
     show_default=True,
     help="Judge spec: rules, blind, openai:<model>, scripted:<path>. Repeat for a panel.",
