@@ -17,6 +17,7 @@ from reports.markdown import HEADERS, table_rows, verdict_line
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#222;max-width:1100px}
+img{max-width:100%;height:auto}
 table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
 th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}
 th{background:#f4f4f4} .PASS{color:#1e8449;font-weight:600} .FAIL{color:#c0392b;font-weight:700}
@@ -38,6 +39,10 @@ def _table(headers: list[str], rows: list[list[Any]], status_col: int | None = N
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def _fmt(value) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
 def _figure(uri: str, caption: str) -> str:
     return f'<figure><img alt="{html.escape(caption)}" src="{uri}"><figcaption>{html.escape(caption)}</figcaption></figure>'
 
@@ -56,7 +61,7 @@ def _plots(result: GateResult) -> list[str]:
                     f"calibration: {judge_id}",
                     cal.get("columns"),
                 ),
-                f"Calibration confusion matrix for {judge_id} (agreement {data.get('agreement')})",
+                f"Calibration confusion matrix for {judge_id} (agreement {_fmt(data.get('agreement'))})",
             )
         )
     sens = art.get("sensitivity") or {}
