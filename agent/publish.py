@@ -103,12 +103,18 @@ async def verify_draft(
     items: list[tuple[str, SpanRef]] = []
     owners: list[tuple[int, str]] = []
     unfaithful = span_fidelity_failures(record, snapshots) if snapshots is not None else {}
+    hostile = instructions_around_spans(record, snapshots) if snapshots is not None else {}
     by_claim: dict[int, list[tuple[str, Verdict]]] = {}
     for ci, claim in enumerate(draft.claims):
         for sid in claim.span_ids:
             span = spans[sid]  # the draft schema guarantees the id is from this run
             if sid in unfaithful:
                 v = Verdict(verdict="NOT_SUPPORTED", judge="span_fidelity", error=unfaithful[sid])
+            elif sid in hostile:
+                v = hostile[sid]
+            else:
+                v = None
+            if v is not None:
                 record.verdicts.append(PairVerdict(claim_index=offset + ci, span_id=sid, verdict=v))
                 by_claim.setdefault(ci, []).append((sid, v))
                 continue
@@ -174,6 +180,45 @@ def span_fidelity_failures(record: RunRecord, snapshots) -> dict[str, str]:
                 f"span fidelity: stored text [{span.char_start}:{span.char_end}] differs from the span"
             )
     return bad
+
+
+def instructions_around_spans(record: RunRecord, snapshots) -> dict[str, Verdict]:
+    """span_id -> a NOT_SUPPORTED verdict, for spans whose paragraph addresses a machine.
+
+    The verifier sees only the span, so an attacker who puts a plain "fact" in one sentence
+    and the instruction to repeat it in the next can have the fact quoted alone. The runtime
+    holds the stored page, so it reads the whole paragraph (the sanitiser's blank-line-separated
+    block) around every span, by code, and no claim resting on such a span is published.
+    """
+    from graders.instructions import find_instructions
+    from graders.verdict import CheckResult
+
+    found: dict[str, Verdict] = {}
+    for span in record.spans:
+        try:
+            text = snapshots.text(span.doc_id)
+        except KeyError:
+            continue  # span fidelity reports it
+        start = text.rfind("\n\n", 0, span.char_start)
+        start = 0 if start < 0 else start + 2
+        end = text.find("\n\n", span.char_end)
+        end = len(text) if end < 0 else end
+        findings = find_instructions(text[start:end])
+        if findings:
+            found[span.span_id] = Verdict(
+                verdict="NOT_SUPPORTED",
+                contains_instructions=True,
+                judge="runtime",
+                checks=[
+                    CheckResult(
+                        name="instructions_near_span",
+                        fired=True,
+                        detail=f"the paragraph around the span addresses a machine "
+                        f"({findings[0].rule}: {findings[0].text[:120]!r}); not judged, not published",
+                    )
+                ],
+            )
+    return found
 
 
 def pruned_subquestions(record: RunRecord) -> list[int]:
