@@ -37,6 +37,11 @@ from graders.verdict import Label, SpanRef, Verdict
 from spanproof.specs import EndpointSettings
 
 MAX_REASKS = 2
+# Consecutive calls that could not reach the endpoint (after the client's own retries) before
+# the judge stops trying. Only before the endpoint has ever answered: a server that worked and
+# then hiccups yields error verdicts, but one that was never there is a setup mistake, and
+# hundreds of pairs each waiting out their retries would take many minutes to say so.
+UNREACHABLE_AFTER = 3
 DEFAULT_MAX_RETRIES = 4
 PROMPT_NAME = "verifier.txt"
 
@@ -124,6 +129,8 @@ class OpenAIJudge:
         self.client = client
         self.response_format: dict = JSON_SCHEMA_FORMAT
         self.calls = 0  # HTTP-level chat completions requested (retries by the client not included)
+        self._answered = False
+        self._unreachable_streak = 0
 
     def _error(self, message: str, model_id: str | None = None) -> Verdict:
         return Verdict(
@@ -154,7 +161,20 @@ class OpenAIJudge:
             kwargs["response_format"] = self.response_format
             return await self.client.chat.completions.create(**kwargs)
 
+    def _unreachable(self, what: str) -> None:
+        if self._answered:
+            return
+        self._unreachable_streak += 1
+        if self._unreachable_streak >= UNREACHABLE_AFTER:
+            raise JudgeConfigError(
+                f"{self.id}: the endpoint {self.client.base_url} was never reached "
+                f"({self._unreachable_streak} calls in a row: {what}). Start the server, or set "
+                "OPENAI_BASE_URL / --base-url to where it listens (it usually ends in /v1)."
+            )
+
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        if not self._answered and self._unreachable_streak >= UNREACHABLE_AFTER:
+            self._unreachable("not retried")
         messages: list[dict] = [
             {"role": "system", "content": self.prompt},
             {"role": "user", "content": render_user_message(claim, span)},
@@ -177,13 +197,16 @@ class OpenAIJudge:
                     "(it usually ends in /v1)."
                 ) from exc
             except openai.APITimeoutError:
+                self._unreachable("timeout")
                 return self._error(
                     "timeout: the endpoint did not answer in time (retries exhausted)"
                 )
             except openai.APIStatusError as exc:
                 return self._error(f"HTTP {exc.status_code} from the endpoint (retries exhausted)")
             except openai.APIConnectionError as exc:
+                self._unreachable(f"connection error: {exc}")
                 return self._error(f"connection error: {exc}")
+            self._answered, self._unreachable_streak = True, 0
             model_id = getattr(resp, "model", None) or model_id
             if getattr(resp, "usage", None) is not None:
                 usage["prompt_tokens"] += resp.usage.prompt_tokens or 0

@@ -185,9 +185,11 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     from agent.record import Budgets
     from agent.run import run_question
     from graders.cache import VerdictCache
-    from graders.judges import make_judge
+    from graders.judges import JudgeConfigError, make_judge
     from graders.verify import Verifier
 
+    if not question.strip():
+        raise click.UsageError('QUESTION is empty. Ask something, e.g. spanproof ask "Who ...?"')
     home_dir = resolve_home(home)
     policy = policy or ("llm" if model_spec else "extractive")
     if policy == "llm" and not model_spec:
@@ -220,6 +222,15 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         record = asyncio.run(go())
     except SpecError as exc:
         raise click.UsageError(str(exc)) from exc
+    except JudgeConfigError as exc:
+        raise click.ClickException(f"{exc} (the run is stored as failed)") from exc
+    judge_errors = [v.verdict.error for v in record.verdicts if v.verdict.error]
+    if judge_errors:
+        # Nothing rests on an errored verdict, so the claims were dropped; say why, loudly.
+        err(
+            f"  warning: {len(judge_errors)} (claim, span) pair(s) could not be verified, so "
+            f"their claims were not published. First error: {judge_errors[0]}"
+        )
     if markdown_file:
         from agent.ledger import answer_markdown
 

@@ -181,3 +181,8 @@ def test_recheck_live_flags_a_page_that_changed(httpserver, tmp_path):
     gone = runner.invoke(cli, ["recheck", rec.run_id, "--live", "--json", "--home", str(tmp_path)])
     assert gone.exit_code == 1
     assert all(c["resolves"] is False or c["flag"] for c in json.loads(gone.output)["checks"])
+
+
+def test_an_empty_question_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(cli, ["ask", "  ", "--home", str(tmp_path)])
+    assert result.exit_code == 2 and "QUESTION is empty" in result.output

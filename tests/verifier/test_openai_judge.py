@@ -226,3 +226,40 @@ async def test_audit_applies_to_model_verdicts(httpserver):
     v = await Verifier([judge_for(httpserver)]).verify(CLAIM, SPAN)
     assert v.verdict == "NOT_SUPPORTED"
     assert next(c for c in v.checks if c.name == "quote_in_span").fired
+
+
+async def test_an_endpoint_never_reached_stops_the_run_with_a_fix():
+    # A closed port: every call fails to connect. After a few such calls, with no answer ever,
+    # the judge raises a setup error instead of letting hundreds of pairs wait out retries.
+    import socket
+
+    from graders.judges import JudgeConfigError
+    from graders.openai_judge import UNREACHABLE_AFTER
+    from graders.verify import Verifier
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends
+    endpoint = EndpointSettings(base_url=f"http://127.0.0.1:{port}/v1", api_key="k", timeout_s=2)
+    judge = OpenAIJudge("test-model", endpoint=endpoint, max_retries=0)
+    for _ in range(UNREACHABLE_AFTER - 1):
+        v = await judge.judge(CLAIM, SPAN)
+        assert v.error and "connection error" in v.error and v.verdict == "NOT_SUPPORTED"
+    verifier = Verifier([judge], concurrency=1)
+    with pytest.raises(JudgeConfigError, match="never reached.*OPENAI_BASE_URL"):
+        await verifier.verify_many([(CLAIM, SPAN)] * 50)
+    assert judge.calls <= UNREACHABLE_AFTER + 1
+
+
+async def test_a_server_that_answered_once_is_not_cut_off(httpserver):
+    # Once the endpoint has answered, later failures are error verdicts, never a setup error.
+    judge = judge_for(httpserver, max_retries=0)
+    httpserver.expect_oneshot_request("/v1/chat/completions").respond_with_json(
+        completion(json.dumps(GOOD))
+    )
+    assert (await judge.judge(CLAIM, SPAN)).error is None
+    httpserver.stop()
+    for _ in range(5):
+        v = await judge.judge(CLAIM, SPAN)
+        assert v.error is not None
+    httpserver.start()
