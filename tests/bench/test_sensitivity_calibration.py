@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -243,3 +244,30 @@ def test_a_mutator_that_raises_is_reported_not_fatal(monkeypatch):
     planted = plant_on(GOOD, GOOD, failures=failures)
     assert planted and all(p.kind != "drift_number" for p in planted)
     assert failures and failures[0].startswith("drift_number on g1: ValueError: boom")
+
+
+async def test_the_rules_judge_catches_every_planted_kind_and_blind_misses_the_reading_ones():
+    # DESIGN: every planted-failure kind has a test that shows a real judge catching it. Planted
+    # on the hand-labelled SUPPORTED pairs; the blind canary (audited by code like every judge)
+    # must miss at least the kinds only reading the span can catch.
+    from collections import Counter
+
+    from graders.calibration import load_pairs
+    from graders.judges import make_judge
+    from graders.verdict import SpanRef
+    from graders.verify import Verifier
+    from planted_failures import MUTATORS, plant
+
+    golden = Path(__file__).resolve().parents[2] / "goldens" / "judge_calibration.jsonl"
+    pairs = [p for p in load_pairs(golden) if p.label == "SUPPORTED"]
+    planted = plant(pairs, seed=0)
+    items = [(p.claim, SpanRef(text=p.span)) for p in planted]
+    n = Counter(p.kind for p in planted)
+    assert set(n) == set(MUTATORS), "every kind must apply to some hand-labelled pair"
+    for spec in ("rules", "blind"):
+        verdicts = await Verifier([make_judge(spec)]).verify_many(items)
+        caught = Counter(p.kind for p, v in zip(planted, verdicts, strict=True) if not v.supported)
+        if spec == "rules":
+            assert all(caught[k] > 0 for k in MUTATORS), caught
+        else:
+            assert caught["negation_flip"] < n["negation_flip"] // 2, caught
