@@ -209,7 +209,6 @@ def verify(
     from spanproof.home import resolve_home
     from spanproof.specs import EndpointSettings, SpecError
 
-    err = click.get_text_stream("stderr")
     pairs, problems = read_pairs(pairs_path)
     if problems:
         for p in problems[:50]:
@@ -243,7 +242,7 @@ def verify(
         (p.claim, SpanRef(text=p.span, url=p.url, retrieved_at=p.retrieved_at), p.id) for p in pairs
     ]
 
-    show_progress = not as_json and err.isatty()
+    show_progress = not as_json and sys.stderr.isatty()
     try:
         verdicts = asyncio.run(_run(verifier, items, show_progress))
     except JudgeConfigError as exc:
