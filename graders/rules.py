@@ -71,6 +71,20 @@ NOT_SUPPORTED_COVERAGE 0.20 -> 0.552/0.610, 0.556/0.619, 0.553/0.616; NOT_SUPPOR
 0.15, 0.20, 0.25, 0.30 at 0.45 -> 0.527/0.619, 0.556/0.619, 0.551/0.605, 0.557/0.587. The
 thresholds stay at 0.45 / 0.20.
 
+Coverage credits a period a year establishes (``_periods_met``): "in the later fifteenth
+century" is covered by a span dated 1455 and 1485, as compare() already accepted; a year
+outside the century credits nothing. Chosen from the contract-clean WiCE SUPPORTED pairs
+(graders.sensitivity.contract_clean) the judge called PARTIAL, reading each verdict's
+missing words; 1 of those 17 was this. Figures (fresh SPANPROOF_HOME, --no-cache; before ->
+after this change alone):
+  spanproof verify --pairs goldens/wice_dev_pairs.jsonl --judge rules --json
+    balanced accuracy 0.694 -> 0.698, macro-F1 0.556 -> 0.559, agreement 0.619 -> 0.622
+  spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge rules --contract-clean
+    sensitivity 0.917 -> 0.917, specificity 0.754 -> 0.768
+  spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge rules
+    sensitivity 0.949 -> 0.949
+  spanproof calibrate --set goldens/judge_calibration.jsonl --judge rules
+    agreement 0.818 -> 0.818, near-miss 0.778 -> 0.778
 ``quote_used`` is the verbatim window of <= 25 span words sharing the most content stems
 with the claim, so it always passes the audit's quote check.
 
@@ -116,9 +130,11 @@ from pathlib import Path
 from graders.instructions import find_instructions
 from graders.specifics import (
     Mismatch,
+    _century_established,
     compare,
     content_stems,
     contradictions,
+    extract,
     missing_identifiers,
     normalise_ws,
     stronger_than_span,
@@ -169,6 +185,22 @@ def _key(stem_: str) -> str:
     return stem_[:5]
 
 
+def _periods_met(claim: str, span_text: str) -> set[str]:
+    """Keys of the claim's period words a year in the span establishes.
+
+    "in the later fifteenth century" is stated by a span that says "1455" and "1485": the
+    words "fifteenth" and "century" are then covered, as compare() already accepts them."""
+    c = extract(claim)
+    if not any(q.kind == "ordinal" for q in c.numbers):
+        return set()
+    s = extract(span_text)
+    out: set[str] = set()
+    for q in c.numbers:
+        if _century_established(q, claim, s):
+            out |= {_key(st) for st in content_stems(f"{q.surface} century")}
+    return out
+
+
 def coverage(claim: str, span_text: str) -> tuple[float, list[str]]:
     """Share of the claim's distinct content stems present in the span, and the missing ones."""
     claim_stems = list(dict.fromkeys(_key(s) for s in content_stems(claim)))
@@ -176,7 +208,7 @@ def coverage(claim: str, span_text: str) -> tuple[float, list[str]]:
         # nothing but stopwords: covered only if the span says the very same words
         same = normalise_ws(claim).lower().strip(" .!?") in normalise_ws(span_text).lower()
         return (1.0 if same and claim.strip(" .!?") else 0.0), []
-    span_stems = {_key(s) for s in content_stems(span_text)}
+    span_stems = {_key(s) for s in content_stems(span_text)} | _periods_met(claim, span_text)
     missing = [s for s in claim_stems if s not in span_stems]
     return 1 - len(missing) / len(claim_stems), missing
 

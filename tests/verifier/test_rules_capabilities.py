@@ -315,3 +315,12 @@ def test_scope_widened_by_a_coordinated_noun_or_another_base():
     assert verdict(
         "It aired in Australia and launched on Netflix.", "It aired in Australia on Netflix."
     ) != ("NOT_SUPPORTED")
+
+
+def test_a_century_is_covered_by_a_year_inside_it():
+    claim = "The tower dates from the fifteenth century."
+    assert verdict(claim, "The tower was built in 1450.") == "SUPPORTED"
+    # a year outside the century covers nothing, and compare() still flags the ordinal
+    assert verdict(claim, "The tower was built in 1550.") != "SUPPORTED"
+    # a span with no year at all leaves "fifteenth century" unstated
+    assert verdict(claim, "The tower was built long ago.") != "SUPPORTED"
