@@ -974,7 +974,17 @@ QUANTIFIER_GROUPS = {
     "all": {"all", "every", "each", "entire", "whole", "always", "everyone", "everything"},
     "most": {"most", "majority", "mostly", "largely", "mainly", "predominantly"},
     "none": {"none", "no one", "nobody", "nothing"},
-    "only": {"only", "sole", "solely", "exclusively", "alone"},
+    # "all of them voted for it except one" says one alone did otherwise
+    "only": {
+        "only",
+        "sole",
+        "solely",
+        "exclusively",
+        "alone",
+        "except one",
+        "except for one",
+        "all but one",
+    },
     "many": {"many", "numerous", "much", "lots"},
     "some": {"some", "several", "few", "certain", "a number of"},
 }

@@ -324,3 +324,12 @@ def test_a_century_is_covered_by_a_year_inside_it():
     assert verdict(claim, "The tower was built in 1550.") != "SUPPORTED"
     # a span with no year at all leaves "fifteenth century" unstated
     assert verdict(claim, "The tower was built long ago.") != "SUPPORTED"
+
+
+def test_only_is_stated_by_all_except_one():
+    claim = "She was the only board member who voted against the pay rise."
+    span = "All of the board members voted in favour of the pay rise except one. She voted against."
+    assert verdict(claim, span) == "SUPPORTED"
+    assert verdict(claim, span.replace("except one", "but Smith")) == "PARTIAL"
+    # "except" with no lone exception is not "only"
+    assert verdict(claim, span.replace("except one", "except two")) == "PARTIAL"
