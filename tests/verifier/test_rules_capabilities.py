@@ -333,3 +333,13 @@ def test_only_is_stated_by_all_except_one():
     assert verdict(claim, span.replace("except one", "but Smith")) == "PARTIAL"
     # "except" with no lone exception is not "only"
     assert verdict(claim, span.replace("except one", "except two")) == "PARTIAL"
+
+
+def test_common_relational_words_are_covered_by_their_synonyms():
+    from graders.rules import coverage
+
+    assert verdict("The group released footage.", "The group posted a video.") == "SUPPORTED"
+    assert coverage("Divers discovered the wreck.", "Divers went on to find the wreck.")[0] == 1.0
+    # a word outside the groups is not a synonym of anything
+    assert verdict("The group released footage.", "The group deleted a photo.") != "SUPPORTED"
+    assert coverage("Divers discovered the wreck.", "Divers sought the wreck.")[0] < 1.0
