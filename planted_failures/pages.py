@@ -6,8 +6,10 @@ sentence removed" needs the neighbouring text. Two sources, tried in order:
 - ``pair.source["page_sentences"]`` (list of sentences) and optionally
   ``pair.source["supporting"]`` (indices, or a list of alternative index sets);
 - the WiCE development page named by ``pair.source["wice_id"]``, read from
-  ``$SPANPROOF_WICE_DEV`` or ``../shared/data/wice/dev.jsonl`` next to the project.
-  WiCE lists every alternative set of supporting sentences, so all of them can be removed.
+  ``goldens/wice_dev_pages.jsonl.gz`` (shipped, written by scripts/build_wice_pairs.py), or
+  from a WiCE ``dev.jsonl`` named by ``$SPANPROOF_WICE_DEV``. Shipping the pages makes the
+  planted set the same on every machine. WiCE lists every alternative set of supporting
+  sentences, so all of them can be removed.
 
 Returns None when neither is available; stale_page then removes sentences inside the span.
 """
@@ -15,6 +17,7 @@ Returns None when neither is available; stale_page then removes sentences inside
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import os
 from pathlib import Path
@@ -23,9 +26,7 @@ from pydantic import BaseModel
 
 from graders.verdict import Pair
 
-_DEFAULT_WICE = (
-    Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "wice" / "dev.jsonl"
-)
+_SHIPPED_PAGES = Path(__file__).resolve().parent.parent / "goldens" / "wice_dev_pages.jsonl.gz"
 
 
 class Page(BaseModel):
@@ -35,17 +36,29 @@ class Page(BaseModel):
 
 @functools.lru_cache(maxsize=4)
 def _wice_pages(path: str) -> dict[str, Page]:
-    pages: dict[str, Page] = {}
+    """Pages by WiCE id, from the shipped .jsonl.gz or a WiCE dev.jsonl."""
     p = Path(path)
     if not p.is_file():
-        return pages
-    for line in p.read_text(encoding="utf-8").splitlines():
+        raise FileNotFoundError(
+            f"{p} not found: rebuild it with `python scripts/build_wice_pairs.py`, or point "
+            "SPANPROOF_WICE_DEV at a WiCE dev.jsonl"
+        )
+    text = (
+        gzip.decompress(p.read_bytes()).decode("utf-8")
+        if p.suffix == ".gz"
+        else p.read_text(encoding="utf-8")
+    )
+    pages: dict[str, Page] = {}
+    for line in text.splitlines():
         if not line.strip():
             continue
         row = json.loads(line)
-        pages[row["meta"]["id"]] = Page(
-            sentences=row["evidence"], supporting=row["supporting_sentences"]
-        )
+        if "meta" in row:  # a WiCE dev.jsonl row
+            pages[row["meta"]["id"]] = Page(
+                sentences=row["evidence"], supporting=row["supporting_sentences"]
+            )
+        else:
+            pages[row["wice_id"]] = Page(sentences=row["sentences"], supporting=row["supporting"])
     return pages
 
 
@@ -57,6 +70,6 @@ def page_for(pair: Pair) -> Page | None:
             sup = [sup]
         return Page(sentences=src["page_sentences"], supporting=sup)
     if src.get("wice_id"):
-        path = os.environ.get("SPANPROOF_WICE_DEV") or str(_DEFAULT_WICE)
+        path = os.environ.get("SPANPROOF_WICE_DEV") or str(_SHIPPED_PAGES)
         return _wice_pages(path).get(str(src["wice_id"]))
     return None

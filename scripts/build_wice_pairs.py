@@ -37,6 +37,7 @@ Crawl archives; annotations ODC-BY.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import re
 import sys
@@ -46,6 +47,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_SRC = ROOT.parent / "shared" / "data" / "wice" / "dev.jsonl"
 DEFAULT_OUT = ROOT / "goldens" / "wice_dev_pairs.jsonl"
+# The pages the pairs were cut from (sentences + WiCE supporting sets), shipped so the
+# stale_page mutator plants the same variants on every machine, with or without shared/.
+PAGES_NAME = "wice_dev_pages.jsonl.gz"
 MAX_SPAN_CHARS = 4000
 LABELS = {
     "supported": "SUPPORTED",
@@ -136,6 +140,22 @@ def build(src: Path) -> tuple[list[dict], list[str]]:
     return pairs, skipped
 
 
+def write_pages(src: Path, out: Path) -> None:
+    """{wice_id, sentences, supporting} per page, gzip with a fixed header: byte-identical reruns."""
+    lines = []
+    for line in src.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            page = {
+                "wice_id": row["meta"]["id"],
+                "sentences": row["evidence"],
+                "supporting": row["supporting_sentences"],
+            }
+            lines.append(json.dumps(page, ensure_ascii=False) + "\n")
+    with open(out, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        gz.write("".join(lines).encode("utf-8"))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--src", type=Path, default=DEFAULT_SRC, help="WiCE dev.jsonl")
@@ -148,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     body = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(body.encode("utf-8"))
+    write_pages(args.src, args.out.parent / PAGES_NAME)
     counts: dict[str, int] = {}
     for p in pairs:
         counts[p["label"]] = counts.get(p["label"], 0) + 1

@@ -32,6 +32,9 @@ def test_build_is_reproducible_and_matches_the_shipped_file(tmp_path):
     assert mod.main(["--src", str(SRC), "--out", str(b)]) == 0
     assert a.read_bytes() == b.read_bytes()
     assert a.read_bytes() == GOLDEN.read_bytes()
+    # The pages stale_page plants from are rebuilt byte-for-byte too.
+    shipped_pages = GOLDEN.parent / mod.PAGES_NAME
+    assert (tmp_path / mod.PAGES_NAME).read_bytes() == shipped_pages.read_bytes()
 
 
 def test_golden_pairs_are_valid_pair_format():
