@@ -68,14 +68,14 @@ class Candidate:
 
 def _sentences(preview: str, truncated: bool) -> list[tuple[int, str]]:
     """(offset in the preview, sentence) for every sentence pysbd finds, block by block."""
-    from agent.tools import _segment
+    from agent.tools import sentence_ends
 
     out: list[tuple[int, str]] = []
     pos = 0
     blocks = preview.split("\n\n")
     for b, block in enumerate(blocks):
         start = 0
-        for end in _segment(block):
+        for end in sentence_ends(block):
             raw = block[start:end]
             # pysbd can leave the closing quote of the previous sentence at the front.
             body = re.sub(r'^\s*(?:["”’\']\s+)?', "", raw)

@@ -655,10 +655,10 @@ def names_subject(text: str, subject: set[str]) -> bool:
 
 
 def first_sentence(text: str, limit: int = 400) -> str:
-    from agent.tools import _segment
+    from agent.tools import sentence_ends
 
     text = text.strip()
-    ends = _segment(text[:2000])
+    ends = sentence_ends(text[:2000])
     sentence = text[: ends[0]] if ends else text
     return sentence[:limit].strip()
 

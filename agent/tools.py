@@ -40,7 +40,6 @@ import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-import pysbd
 from pydantic import BaseModel, ValidationError
 
 from agent.evidence import Document, Span, make_span_id
@@ -55,6 +54,7 @@ from agent.tool_schema import (
     WebSearchResult,
     validation_text,
 )
+from spanproof.sentences import sentence_ends  # re-exported: the span boundaries
 
 if TYPE_CHECKING:
     from agent.web import WebEnv
@@ -64,31 +64,6 @@ MAX_QUOTE_CHARS = 900  # ExtractQuoteArgs.max_chars's upper bound
 PREVIEW_CHARS = 4_000
 OPTION_WORDS = 8
 MAX_OPTIONS = 10
-
-_segmenter: pysbd.Segmenter | None = None
-
-
-def _segment(text: str) -> list[int]:
-    """Sentence end offsets (exclusive, trailing whitespace excluded) within ``text``."""
-    global _segmenter
-    if _segmenter is None:
-        _segmenter = pysbd.Segmenter(language="en", clean=False, char_span=True)
-    ends: list[int] = []
-    for span in _segmenter.segment(text):
-        end = span.end
-        while end > span.start and text[end - 1].isspace():
-            end -= 1
-        if end > span.start:
-            ends.append(end)
-    return ends
-
-
-def sentence_ends(text: str) -> list[int]:
-    """Public name for the sentence splitter every span boundary uses (pysbd, en, char spans).
-
-    Returns end offsets into ``text``, exclusive, trailing whitespace excluded.
-    """
-    return _segment(text)
 
 
 class _Segmentation:
@@ -114,13 +89,15 @@ class _Segmentation:
             if block_end - block_start > WINDOW_CHARS:
                 window_start = max(block_start, lo)
                 window_end = min(block_end, hi + 1)
-                ends = [window_start + e for e in _segment(self.text[window_start:window_end])]
+                ends = [window_start + e for e in sentence_ends(self.text[window_start:window_end])]
                 if window_end == block_end:
                     ends.append(block_end)
             else:
                 ends = self._blocks.get(block_start)
                 if ends is None:
-                    ends = [block_start + e for e in _segment(self.text[block_start:block_end])]
+                    ends = [
+                        block_start + e for e in sentence_ends(self.text[block_start:block_end])
+                    ]
                     ends.append(block_end)
                     self._blocks[block_start] = ends
             found.extend(e for e in ends if lo < e <= hi)

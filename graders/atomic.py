@@ -27,10 +27,10 @@ import json
 import re
 from typing import Literal
 
-import pysbd
 from pydantic import BaseModel, Field
 
 from graders.report_input import Citation, ParsedReport
+from spanproof.sentences import sentence_spans
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would",
@@ -105,7 +105,6 @@ _STOPWORDS = _AUX | _DETERMINERS | _PRONOUNS | {
 }  # fmt: skip
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9][\w'’.%$-]*[\w%]|[A-Za-z0-9%$]|[;,:()\"“”]")
-_SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
 
 
 class AtomicClaim(BaseModel):
@@ -336,12 +335,7 @@ def split_clauses(sentence: str) -> list[str]:
 
 
 def split_sentences(text: str) -> list[str]:
-    out = []
-    for seg in _SEGMENTER.segment(text):
-        s = seg.sent.strip()
-        if s:
-            out.append(s)
-    return out or [text.strip()]
+    return [text[a:b] for a, b in sentence_spans(text)] or [text.strip()]
 
 
 def split_text(text: str) -> list[str]:

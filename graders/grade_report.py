@@ -36,7 +36,6 @@ from collections.abc import Callable
 from typing import Literal
 from urllib.parse import urlsplit
 
-import pysbd
 from pydantic import BaseModel, Field
 
 from agent.egress import EgressPolicy, Fetcher, host_of
@@ -47,6 +46,7 @@ from graders.atomic import AtomicClaim, atomic_claims
 from graders.presence import PRESENCE_ID, PresenceGrader
 from graders.report_input import Citation, ParsedReport, ReportSentence
 from graders.verdict import SpanRef, Verdict
+from spanproof.sentences import sentence_spans
 
 MAX_PASSAGE_CHARS = 900
 DEFAULT_PASSAGES = 3
@@ -233,7 +233,6 @@ class SourceFetcher:
 
 # --- passages ---------------------------------------------------------------------------
 
-_SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
 _WORD_RE = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*%?")
 _STOP = set(
     """a an the of in on at to for from by with and or but is are was were be been being has have
@@ -264,14 +263,7 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
         if len(body) < 200 and not re.search(r"[.!?]\s", body):
             out.append((base, block.end()))  # a short line is its own unit (headings, items)
             continue
-        for seg in _SEGMENTER.segment(body):
-            start, end = base + seg.start, base + seg.end
-            while start < end and text[start].isspace():
-                start += 1
-            while end > start and text[end - 1].isspace():
-                end -= 1
-            if end > start:
-                out.append((start, end))
+        out.extend((base + start, base + end) for start, end in sentence_spans(body))
     return [b for b in out if text[b[0] : b[1]].strip()]
 
 

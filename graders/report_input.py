@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import pysbd
 from pydantic import BaseModel, Field, ValidationError
+
+from spanproof.sentences import sentence_spans
 
 CitationStyle = Literal["inline", "reference", "footnote", "autolink", "json"]
 ReportFormat = Literal["md", "json"]
@@ -389,22 +390,6 @@ def _tidy(
     return "".join(out_chars), out_lines, moved
 
 
-_SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
-
-
-def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    for seg in _SEGMENTER.segment(text):
-        start, end = seg.start, seg.end
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end > start:
-            spans.append((start, end))
-    return spans
-
-
 def _sentences_of_paragraph(
     text: str,
     char_lines: list[int],
@@ -412,7 +397,7 @@ def _sentences_of_paragraph(
     paragraph_index: int,
     first_index: int,
 ) -> list[ReportSentence]:
-    spans = _sentence_spans(text)
+    spans = sentence_spans(text)
     if not spans:
         if markers:
             line = markers[0].citations[0].line
@@ -565,7 +550,7 @@ def parse_json(raw: str, source: str = "<json>") -> ParsedReport:
             citations.append(
                 Citation(url=url, marker="json", style="json", line=line, occurrence=f"c{counter}")
             )
-        parts = [claim.text[a:b] for a, b in _sentence_spans(claim.text)] or [claim.text.strip()]
+        parts = [claim.text[a:b] for a, b in sentence_spans(claim.text)] or [claim.text.strip()]
         # A claim of several sentences with one citation list is a cited paragraph: its
         # citations cover every sentence, and the grader must see that they are shared.
         scope = "paragraph" if len(parts) > 1 and citations else "sentence"

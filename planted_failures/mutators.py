@@ -10,11 +10,10 @@ from __future__ import annotations
 import random
 import re
 
-import pysbd
-
 from graders.verdict import Pair
 from planted_failures.pages import page_for
 from planted_failures.registry import Edit, mutator
+from spanproof.sentences import sentence_spans
 
 # ---------------------------------------------------------------- helpers
 
@@ -87,23 +86,6 @@ def _lexicon_candidates(
         if not kept or c[0] >= kept[-1][1]:
             kept.append(c)
     return kept
-
-
-_segmenter = pysbd.Segmenter(language="en", clean=False, char_span=True)
-
-
-def sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence (start, end) offsets into `text`, whitespace-trimmed."""
-    out = []
-    for seg in _segmenter.segment(text):
-        start, end = seg.start, seg.end
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end > start:
-            out.append((start, end))
-    return out
 
 
 # ---------------------------------------------------------------- swap_source
@@ -652,7 +634,7 @@ def citation_laundering(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edi
 
 def _supporting_offsets(pair: Pair) -> list[tuple[int, int]]:
     """The sentences of the span that carry the claim: the ones sharing the most claim words."""
-    sents = sentences(pair.span)
+    sents = sentence_spans(pair.span)
     claim_words = content_words(pair.claim)
     if not sents or not claim_words:
         return []
