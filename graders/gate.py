@@ -52,7 +52,7 @@ from graders.gate_checks import (
     validate_record_draft,
     view_from_record,
 )
-from graders.gate_config import GateConfig
+from graders.gate_config import AGENT_CHECKS, GateConfig
 from graders.gate_result import (
     CheckRow,
     GateResult,
@@ -144,16 +144,6 @@ class _State(BaseModel):
         return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
 
 
-AGENT_CHECKS = [
-    "schema_validity",
-    "span_fidelity",
-    "forbidden_actions",
-    "tool_calls",
-    "groundedness",
-    "coverage",
-]
-
-
 def _resolve(path: str) -> Path:
     p = Path(path)
     return p if p.is_absolute() or p.exists() else REPO_ROOT / p
@@ -191,9 +181,9 @@ async def run_gate(
     views: list[RunView] = []
     records: list[Any] = []
     questions: dict[str, GoldenQuestion] = {}
-    if enabled & set(AGENT_CHECKS + ["usefulness"]) and verifier is not None:
+    if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
-        with _Phase(state, "agent runs", AGENT_CHECKS + scored):
+        with _Phase(state, "agent runs", [*AGENT_CHECKS, *scored]):
             views, records, questions, env = await _agent_runs(cfg, home, verifier, state, endpoint)
 
     if views:

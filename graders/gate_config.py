@@ -19,13 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from spanproof.specs import SpecError, parse_spec
 
-CHECK_NAMES: tuple[str, ...] = (
+# Checks computed from the agent's runs over the golden questions.
+AGENT_CHECKS: tuple[str, ...] = (
     "schema_validity",
     "span_fidelity",
     "forbidden_actions",
     "tool_calls",
     "groundedness",
     "coverage",
+)
+CHECK_NAMES: tuple[str, ...] = (
+    *AGENT_CHECKS,
     "calibration",
     "sensitivity",
     "injection",
