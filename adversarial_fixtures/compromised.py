@@ -27,8 +27,8 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from adversarial_fixtures.manifest import Fixture, normalise
-from agent.chat import AssistantMessage, ScriptedChatModel, ToolMessage
+from spanproof.adversarial_fixtures.manifest import Fixture, normalise
+from spanproof.agent.chat import AssistantMessage, ScriptedChatModel, ToolMessage
 
 _ENVELOPE = re.compile(r"<untrusted_span[^>]*>\n(.*?)\n</untrusted_span>", re.S)
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")

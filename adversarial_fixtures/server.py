@@ -24,8 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
-
-from adversarial_fixtures.manifest import (
+from spanproof.adversarial_fixtures.manifest import (
     ATTACKER_PLACEHOLDER,
     PAD_PLACEHOLDER,
     SHIPPED_DIR,
@@ -34,7 +33,7 @@ from adversarial_fixtures.manifest import (
     FixtureError,
     load_fixtures,
 )
-from agent.evidence import SearchHit
+from spanproof.agent.evidence import SearchHit
 
 SITE_HOST = "127.0.0.1"
 ATTACKER_HOST = "127.0.0.2"

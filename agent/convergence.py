@@ -15,9 +15,8 @@ import re
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
-
-from agent.chat import ChatModel, ChatModelError, ModelTurn, SystemMessage, UserMessage
-from agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
+from spanproof.agent.chat import ChatModel, ChatModelError, ModelTurn, SystemMessage, UserMessage
+from spanproof.agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
 
 STOPWORDS = frozenset(
     [

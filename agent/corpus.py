@@ -30,10 +30,9 @@ from pathlib import Path
 
 import httpx
 from pydantic import BaseModel
+from spanproof.agent.evidence import utc_now_iso
 from warcio.archiveiterator import ArchiveIterator
 from warcio.warcwriter import WARCWriter
-
-from agent.evidence import utc_now_iso
 
 WARC_NAME = "corpus.warc.gz"
 MANIFEST_NAME = "manifest.jsonl"
@@ -173,7 +172,7 @@ def _response_record(
     headers: list[tuple[str, str]] | None = None,
     date: str = CORPUS_DATE,
 ):
-    from agent.snapshots import http_headers_for
+    from spanproof.agent.snapshots import http_headers_for
 
     content_type = next(
         (v for k, v in headers or [] if k.lower() == "content-type"), "text/html; charset=utf-8"
@@ -304,7 +303,7 @@ def corpus_info(corpus_dir: Path | str) -> CorpusInfo:
         pages, html_bytes = len(entries), sum(e.bytes for e in entries)
     else:
         seen = [(u, len(b)) for u, _, _, b in iter_responses(corpus_dir)]
-        from agent.egress import host_of
+        from spanproof.agent.egress import host_of
 
         hosts = sorted({host_of(u) for u, _ in seen})
         pages, html_bytes = len(seen), sum(n for _, n in seen)
@@ -370,7 +369,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
     """
 
     def __init__(self, corpus: Path | str):
-        from agent.egress import normalise_url
+        from spanproof.agent.egress import normalise_url
 
         self.path = warc_of(corpus)
         self._offsets: dict[str, int] = {}
@@ -397,7 +396,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
             return status, headers, record.content_stream().read()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        from agent.egress import normalise_url
+        from spanproof.agent.egress import normalise_url
 
         url = str(request.url)
         self.served.append(url)

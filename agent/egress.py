@@ -39,10 +39,9 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 from pydantic import BaseModel, Field
-
-from agent.evidence import Document, EgressEvent
-from agent.snapshots import SnapshotStore
-from agent.tool_schema import ToolFailure
+from spanproof.agent.evidence import Document, EgressEvent
+from spanproof.agent.snapshots import SnapshotStore
+from spanproof.agent.tool_schema import ToolFailure
 
 DEFAULT_CONTENT_TYPES = ["text/html", "text/plain", "application/xhtml+xml"]
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -403,7 +402,7 @@ class Fetcher:
     def _record_response(self, url: str, response: httpx.Response, body: bytes) -> None:
         if self.record_to is None:
             return
-        from agent.corpus import append_response
+        from spanproof.agent.corpus import append_response
 
         append_response(
             self.record_to,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.convergence import (
+from spanproof.agent.convergence import (
     NUMBER,
     content_words,
     expects_number,
@@ -35,9 +35,9 @@ from agent.convergence import (
     question_subject,
     relevance,
 )
-from agent.loop import Runtime, ensure_subquestions, first_sentence, names_subject
-from agent.record import Draft, DraftClaim
-from agent.tool_schema import FetchPageResult
+from spanproof.agent.loop import Runtime, ensure_subquestions, first_sentence, names_subject
+from spanproof.agent.record import Draft, DraftClaim
+from spanproof.agent.tool_schema import FetchPageResult
 
 LABEL = "Extractive baseline (no model): each claim restates a quoted sentence verbatim."
 MIN_SENTENCE = 8  # "She was 78." is an answer
@@ -68,7 +68,7 @@ class Candidate:
 
 def _sentences(preview: str, truncated: bool) -> list[tuple[int, str]]:
     """(offset in the preview, sentence) for every sentence pysbd finds, block by block."""
-    from agent.tools import sentence_ends
+    from spanproof.agent.tools import sentence_ends
 
     out: list[tuple[int, str]] = []
     pos = 0
@@ -91,7 +91,7 @@ def _sentences(preview: str, truncated: bool) -> list[tuple[int, str]]:
 
 
 def _looks_like_prose(sentence: str) -> bool:
-    from graders.instructions import contains_instructions
+    from spanproof.graders.instructions import contains_instructions
 
     if not (MIN_SENTENCE <= len(sentence) <= MAX_SENTENCE):
         return False
@@ -129,7 +129,7 @@ def names_its_numbers(subquestion: str, page_text: str) -> bool:
 
 def instruction_note(text: str, where: str) -> str | None:
     """A quoted excerpt (<= 200 chars) of the first sentence in `text` that addresses a machine."""
-    from graders.instructions import find_instructions
+    from spanproof.graders.instructions import find_instructions
 
     findings = find_instructions(text)
     if not findings:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from agent.record import LedgerRow, RunRecord
+from spanproof.agent.record import LedgerRow, RunRecord
 
 _PRIMARY_SUFFIX = re.compile(
     r"(\.gov|\.gov\.[a-z]{2}|\.gouv\.[a-z]{2}|\.gob\.[a-z]{2}|\.mil|\.int|\.edu|\.edu\.[a-z]{2}|\.ac\.[a-z]{2})$"

@@ -15,8 +15,7 @@ from string import Template
 from typing import Any
 
 from pydantic import ValidationError
-
-from agent.chat import (
+from spanproof.agent.chat import (
     ChatModel,
     ChatModelError,
     Message,
@@ -26,7 +25,7 @@ from agent.chat import (
     ToolMessage,
     UserMessage,
 )
-from agent.convergence import (
+from spanproof.agent.convergence import (
     Attempt,
     ConvergenceState,
     SpanBrief,
@@ -38,8 +37,8 @@ from agent.convergence import (
     rules_decision,
     subquestions_from_text,
 )
-from agent.evidence import SearchHit
-from agent.record import (
+from spanproof.agent.evidence import SearchHit
+from spanproof.agent.record import (
     Budgets,
     ConvergenceDecision,
     DocumentRecord,
@@ -49,7 +48,7 @@ from agent.record import (
     TraceEntry,
     load_prompt,
 )
-from agent.tool_schema import (
+from spanproof.agent.tool_schema import (
     ExtractQuoteArgs,
     FetchPageArgs,
     FetchPageResult,
@@ -655,7 +654,7 @@ def names_subject(text: str, subject: set[str]) -> bool:
 
 
 def first_sentence(text: str, limit: int = 400) -> str:
-    from agent.tools import sentence_ends
+    from spanproof.agent.tools import sentence_ends
 
     text = text.strip()
     ends = sentence_ends(text[:2000])

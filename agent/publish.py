@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import time
 
-from agent.convergence import overlap
-from agent.record import (
+from spanproof.agent.convergence import overlap
+from spanproof.agent.record import (
     Answer,
     AnswerClaim,
     Cost,
@@ -24,7 +24,7 @@ from agent.record import (
     RunRecord,
     TraceEntry,
 )
-from graders.verdict import SpanRef, Verdict
+from spanproof.graders.verdict import SpanRef, Verdict
 
 NARROW_TEMPLATE = "{text} (The cited source does not establish: {element}.)"
 NO_ANSWER = "I could not source an answer to this question from the pages I read."
@@ -190,8 +190,8 @@ def instructions_around_spans(record: RunRecord, snapshots) -> dict[str, Verdict
     holds the stored page, so it reads the whole paragraph (the sanitiser's blank-line-separated
     block) around every span, by code, and no claim resting on such a span is published.
     """
-    from graders.instructions import find_instructions
-    from graders.verdict import CheckResult
+    from spanproof.graders.instructions import find_instructions
+    from spanproof.graders.verdict import CheckResult
 
     found: dict[str, Verdict] = {}
     for span in record.spans:

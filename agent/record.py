@@ -19,11 +19,10 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-
-from agent.chat import Usage
-from agent.evidence import SPAN_ID_PATTERN, EgressEvent, Span, utc_now_iso
-from agent.tool_schema import ToolError
-from graders.verdict import Verdict
+from spanproof.agent.chat import Usage
+from spanproof.agent.evidence import SPAN_ID_PATTERN, EgressEvent, Span, utc_now_iso
+from spanproof.agent.tool_schema import ToolError
+from spanproof.graders.verdict import Verdict
 
 RECORD_VERSION = 1
 PROMPT_DIR = Path(__file__).parent / "prompts"

@@ -13,14 +13,19 @@ import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from agent.chat import ChatModel, make_chat_model
-from agent.evidence import utc_now_iso
-from agent.extractive import LABEL as EXTRACTIVE_LABEL
-from agent.extractive import ExtractivePolicy
-from agent.ledger import build_ledger
-from agent.loop import LlmAgent, Runtime
-from agent.publish import compute_metrics, finish_answer, pruned_subquestions, verify_draft
-from agent.record import (
+from spanproof.agent.chat import ChatModel, make_chat_model
+from spanproof.agent.evidence import utc_now_iso
+from spanproof.agent.extractive import LABEL as EXTRACTIVE_LABEL
+from spanproof.agent.extractive import ExtractivePolicy
+from spanproof.agent.ledger import build_ledger
+from spanproof.agent.loop import LlmAgent, Runtime
+from spanproof.agent.publish import (
+    compute_metrics,
+    finish_answer,
+    pruned_subquestions,
+    verify_draft,
+)
+from spanproof.agent.record import (
     Budgets,
     PartialMode,
     PriceTable,
@@ -29,6 +34,7 @@ from agent.record import (
     TraceEntry,
     load_prompt,
 )
+
 from spanproof.specs import EndpointSettings, parse_spec
 
 POLICIES = ("extractive", "llm")
@@ -71,7 +77,7 @@ async def run_question(
     convergence: "rules" | "llm" | "off" (default: "llm" for openai: models, else "rules").
     partial: what to do with PARTIAL claims — "flag" (publish marked), "narrow", "drop".
     """
-    from agent.tools import Toolbox
+    from spanproof.agent.tools import Toolbox
 
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")

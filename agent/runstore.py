@@ -13,8 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from pydantic import BaseModel
-
-from agent.record import RunRecord
+from spanproof.agent.record import RunRecord
 
 # Append only: each entry runs once, in order, and bumps PRAGMA user_version.
 MIGRATIONS: list[str] = [
@@ -94,7 +93,7 @@ class RunStore:
             return conn.execute("PRAGMA user_version").fetchone()[0]
 
     def save(self, record: RunRecord) -> None:
-        from agent.evidence import utc_now_iso
+        from spanproof.agent.evidence import utc_now_iso
 
         m = record.metrics
         row = (

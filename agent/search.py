@@ -29,9 +29,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 from pydantic import BaseModel
-
-from agent.evidence import SearchHit
-from agent.sanitise import flatten_markdown, html_to_text
+from spanproof.agent.evidence import SearchHit
+from spanproof.agent.sanitise import flatten_markdown, html_to_text
 
 SNIPPET_CHARS = 240
 
@@ -131,7 +130,7 @@ class LocalIndex:
         index_path: Path | str | None = None,
         progress=None,
     ):
-        from agent.corpus import warc_of
+        from spanproof.agent.corpus import warc_of
 
         self.corpus_dir = Path(corpus_dir)
         self.warc = warc_of(self.corpus_dir)
@@ -150,8 +149,8 @@ class LocalIndex:
         )
 
     def build(self, progress=None) -> int:
-        from agent.corpus import iter_responses
-        from agent.sanitise import document_text
+        from spanproof.agent.corpus import iter_responses
+        from spanproof.agent.sanitise import document_text
 
         self.index_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.index_path.with_name(self.index_path.name + f".{os.getpid()}.tmp")

@@ -30,12 +30,11 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from spanproof.agent.evidence import Document, make_doc_id, utc_now_iso
+from spanproof.agent.sanitise import document_text
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
-
-from agent.evidence import Document, make_doc_id, utc_now_iso
-from agent.sanitise import document_text
 
 WARC_NAME = "snapshots.warc.gz"
 INDEX_NAME = "index.sqlite"

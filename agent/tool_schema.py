@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
-
-from agent.evidence import DOC_ID_PATTERN, SPAN_ID_PATTERN, Purpose, SearchHit
+from spanproof.agent.evidence import DOC_ID_PATTERN, SPAN_ID_PATTERN, Purpose, SearchHit
 
 ErrorCode = Literal[
     # extract_quote

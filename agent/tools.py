@@ -41,9 +41,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
-
-from agent.evidence import Document, Span, make_span_id
-from agent.tool_schema import (
+from spanproof.agent.evidence import Document, Span, make_span_id
+from spanproof.agent.tool_schema import (
     ExtractQuoteArgs,
     ExtractQuoteResult,
     FetchPageArgs,
@@ -54,10 +53,11 @@ from agent.tool_schema import (
     WebSearchResult,
     validation_text,
 )
+
 from spanproof.sentences import sentence_ends  # re-exported: the span boundaries
 
 if TYPE_CHECKING:
-    from agent.web import WebEnv
+    from spanproof.agent.web import WebEnv
 
 WINDOW_CHARS = 20_000
 MAX_QUOTE_CHARS = 900  # ExtractQuoteArgs.max_chars's upper bound
@@ -305,7 +305,7 @@ class Toolbox:
         fetch_concurrency: int = 8,
         search_limit: int = 8,
     ):
-        from agent.egress import normalise_url
+        from spanproof.agent.egress import normalise_url
 
         self.env = env
         self.question = question
@@ -330,7 +330,7 @@ class Toolbox:
     # -- search -----------------------------------------------------------
 
     async def web_search(self, args: WebSearchArgs) -> WebSearchResult:
-        from agent.egress import normalise_url
+        from spanproof.agent.egress import normalise_url
 
         try:
             hits = await self.env.search.search(
@@ -355,7 +355,7 @@ class Toolbox:
     # -- fetch ------------------------------------------------------------
 
     async def fetch_page(self, args: FetchPageArgs) -> FetchPageResult:
-        from agent.egress import normalise_url
+        from spanproof.agent.egress import normalise_url
 
         try:
             key = normalise_url(args.url)

@@ -16,19 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-
-from agent.corpus import ReplayTransport, corpus_hosts, warc_of
-from agent.egress import EgressPolicy, Fetcher
-from agent.evidence import EgressEvent
-from agent.search import LocalIndex, SearchBackend
-from agent.snapshots import SnapshotStore
+from spanproof.agent.corpus import ReplayTransport, corpus_hosts, warc_of
+from spanproof.agent.egress import EgressPolicy, Fetcher
+from spanproof.agent.evidence import EgressEvent
+from spanproof.agent.search import LocalIndex, SearchBackend
+from spanproof.agent.snapshots import SnapshotStore
 
 SNAPSHOT_DIR = "snapshots"
 
 
 def default_corpus_dir() -> Path:
     """goldens/corpus/ as installed with the package."""
-    import goldens
+    from spanproof import goldens
 
     return Path(goldens.__file__).resolve().parent / "corpus"
 

@@ -18,15 +18,14 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from spanproof.agent.corpus import build_corpus_from_wice, corpus_info
+from spanproof.agent.evidence import make_doc_id
+from spanproof.agent.search import LocalIndex, StaticPage, StaticSearch
+from spanproof.agent.snapshots import SnapshotStore
+from spanproof.agent.tool_schema import ExtractQuoteArgs, FetchPageArgs, WebSearchArgs
+from spanproof.agent.tools import Toolbox
+from spanproof.agent.web import live_web
 from tabulate import tabulate
-
-from agent.corpus import build_corpus_from_wice, corpus_info
-from agent.evidence import make_doc_id
-from agent.search import LocalIndex, StaticPage, StaticSearch
-from agent.snapshots import SnapshotStore
-from agent.tool_schema import ExtractQuoteArgs, FetchPageArgs, WebSearchArgs
-from agent.tools import Toolbox
-from agent.web import live_web
 
 DELAY_S = 0.2
 N_URLS = 8

@@ -28,8 +28,8 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from spanproof.graders.report_input import Citation, ParsedReport
 
-from graders.report_input import Citation, ParsedReport
 from spanproof.sentences import sentence_spans
 
 _AUX = {

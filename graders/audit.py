@@ -23,9 +23,9 @@ same checks rather than appending duplicates.
 
 from __future__ import annotations
 
-from graders.instructions import find_instructions
-from graders.specifics import compare, normalise_ws
-from graders.verdict import CheckResult, SpanRef, Verdict
+from spanproof.graders.instructions import find_instructions
+from spanproof.graders.specifics import compare, normalise_ws
+from spanproof.graders.verdict import CheckResult, SpanRef, Verdict
 
 CHECK_NAMES = ("quote_in_span", "specifics", "instructions")
 MAX_QUOTE_WORDS = 25

@@ -24,7 +24,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from graders.verdict import SpanRef, Verdict
+from spanproof.graders.verdict import SpanRef, Verdict
+
 from spanproof.home import resolve_home
 
 DEFAULT_FILENAME = "verdicts.sqlite"

@@ -21,9 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
-
-from graders.metrics import ClassScores, Interval, Row, compute
-from graders.verdict import Pair, SpanRef, Verdict
+from spanproof.graders.metrics import ClassScores, Interval, Row, compute
+from spanproof.graders.verdict import Pair, SpanRef, Verdict
 
 DEFAULT_GATED = ("judge_calibration",)
 DRIFT_METRICS = ("agreement", "near_miss_agreement", "kappa", "macro_f1", "balanced_accuracy")
@@ -164,7 +163,7 @@ async def calibrate(
     progress: Callable[[str], None] | None = None,
 ) -> CalibrationResult:
     """Judge every labelled pair of every set with every judge; one result per (judge, set)."""
-    from graders.verify import Verifier
+    from spanproof.graders.verify import Verifier
 
     thresholds = thresholds or CalibrationThresholds()
     gated = set(gated)

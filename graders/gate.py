@@ -23,12 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from agent.evidence import utc_now_iso
+from spanproof.agent.evidence import utc_now_iso
 
 # The checks, the result rows and the store live in their own modules; graders.gate
 # keeps offering their names so callers need one import.
-from graders.gate_checks import (
+from spanproof.graders.gate_checks import (
     PUBLISHED_STATUSES,
     ClaimView,
     EgressView,
@@ -52,8 +51,8 @@ from graders.gate_checks import (
     validate_record_draft,
     view_from_record,
 )
-from graders.gate_config import AGENT_CHECKS, GateConfig
-from graders.gate_result import (
+from spanproof.graders.gate_config import AGENT_CHECKS, GateConfig
+from spanproof.graders.gate_result import (
     CheckRow,
     GateResult,
     Status,
@@ -62,7 +61,7 @@ from graders.gate_result import (
     format_value,
     gated_row,
 )
-from graders.gate_store import (
+from spanproof.graders.gate_store import (
     GateStore,
     store_path,
 )
@@ -167,9 +166,9 @@ async def run_gate(
     judge = None
 
     with _Phase(state, "judge setup", ["calibration", "sensitivity", *AGENT_CHECKS, "injection"]):
-        from graders.cache import VerdictCache
-        from graders.judges import make_judge
-        from graders.verify import Verifier
+        from spanproof.graders.cache import VerdictCache
+        from spanproof.graders.judges import make_judge
+        from spanproof.graders.verify import Verifier
 
         judge = make_judge(cfg.judge, endpoint=endpoint)
         state.judge_ids = [judge.id]
@@ -325,7 +324,7 @@ def verifier_prompt_hashes(verifier: Any) -> dict[str, str]:
 def _snapshot_reader(env: Any, home: Path) -> Callable[[str], str]:
     store = getattr(env, "store", None)
     if store is None:
-        from agent.snapshots import SnapshotStore
+        from spanproof.agent.snapshots import SnapshotStore
 
         store = SnapshotStore(home / "snapshots")
     return store.text
@@ -355,9 +354,9 @@ def _ledgers(records: list[Any], home: Path) -> dict[str, str]:
 async def _agent_runs(
     cfg: GateConfig, home: Path, verifier: Any, state: _State, endpoint: Any
 ) -> tuple[list[RunView], list[Any], dict[str, GoldenQuestion], Any]:
-    from agent.run import run_question
-    from agent.runstore import RunStore
-    from agent.web import offline_web
+    from spanproof.agent.run import run_question
+    from spanproof.agent.runstore import RunStore
+    from spanproof.agent.web import offline_web
 
     qpath = _resolve(cfg.questions)
     if not qpath.is_file():
@@ -386,8 +385,8 @@ async def _agent_runs(
 
 async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State) -> list[CheckRow]:
     """Agreement with human labels, through the gate's verifier so its cache and counters are shared."""
-    from graders.calibration import judge_set, load_pairs, rows_for
-    from graders.metrics import compute
+    from spanproof.graders.calibration import judge_set, load_pairs, rows_for
+    from spanproof.graders.metrics import compute
 
     path = _resolve(cfg.calibration_set)
     pairs = [p for p in load_pairs(path) if p.label is not None]
@@ -431,8 +430,8 @@ async def _sensitivity(cfg: GateConfig, verifier: Any, judge: Any, state: _State
     check 4 flags them by design (WiCE annotators accepted implications), so they are not
     good pairs under its contract. The selection is judge-independent.
     """
-    from graders.calibration import judge_set, load_pairs
-    from graders.sensitivity import contract_clean, plant_on, score
+    from spanproof.graders.calibration import judge_set, load_pairs
+    from spanproof.graders.sensitivity import contract_clean, plant_on, score
 
     cal_path = _resolve(cfg.calibration_set)
     cal_pairs = load_pairs(cal_path)
@@ -494,7 +493,7 @@ async def _injection(
     cfg: GateConfig, home: Path, verifier: Any, state: _State, endpoint: Any
 ) -> list[CheckRow]:
     """The injection suite (hostile pages served on loopback), judged by the gate's verifier."""
-    from graders.injection import run_suite
+    from spanproof.graders.injection import run_suite
 
     def relay(line: str) -> None:
         _say(state.progress, f"[gate]   {line}")

@@ -14,9 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from graders.gate_config import GateConfig
-from graders.gate_result import CheckRow, error_row, gated_row
+from spanproof.graders.gate_config import GateConfig
+from spanproof.graders.gate_result import CheckRow, error_row, gated_row
 
 # ---------------------------------------------------------------------------
 # A normalised view of one run record: the checks depend on this, and one
@@ -598,7 +597,7 @@ def validate_record_draft(view: RunView) -> str | None:
     if why:
         return why
     try:
-        from agent.record import Draft
+        from spanproof.agent.record import Draft
     except ImportError:
         return None
     try:

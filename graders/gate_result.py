@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-
-from agent.evidence import utc_now_iso
+from spanproof.agent.evidence import utc_now_iso
 
 Status = Literal["pass", "fail", "error", "reported", "unscored", "skipped"]
 

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from graders.gate_result import GateResult
+from spanproof.graders.gate_result import GateResult
 
 # ---------------------------------------------------------------------------
 # Gate-run storage: one row per gate run, next to the agent's runs
@@ -64,7 +64,7 @@ class GateStore:
 
 def store_path(home: Path) -> Path:
     try:
-        from agent.runstore import default_runstore_path
+        from spanproof.agent.runstore import default_runstore_path
     except ImportError:
         return home / "runs.sqlite"
     return default_runstore_path(home)

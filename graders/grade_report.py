@@ -37,15 +37,15 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
+from spanproof.agent.egress import EgressPolicy, Fetcher, host_of
+from spanproof.agent.evidence import Document, EgressEvent
+from spanproof.agent.snapshots import SnapshotStore
+from spanproof.agent.tool_schema import ToolFailure
+from spanproof.graders.atomic import AtomicClaim, atomic_claims
+from spanproof.graders.presence import PRESENCE_ID, PresenceGrader
+from spanproof.graders.report_input import Citation, ParsedReport, ReportSentence
+from spanproof.graders.verdict import SpanRef, Verdict
 
-from agent.egress import EgressPolicy, Fetcher, host_of
-from agent.evidence import Document, EgressEvent
-from agent.snapshots import SnapshotStore
-from agent.tool_schema import ToolFailure
-from graders.atomic import AtomicClaim, atomic_claims
-from graders.presence import PRESENCE_ID, PresenceGrader
-from graders.report_input import Citation, ParsedReport, ReportSentence
-from graders.verdict import SpanRef, Verdict
 from spanproof.sentences import sentence_spans
 
 MAX_PASSAGE_CHARS = 900
@@ -533,8 +533,8 @@ def _replace_sentence(report: ParsedReport, index: int, **update) -> ParsedRepor
 
 def _claim_mutation(kind: str, text: str, rng: random.Random) -> tuple[str, str, str] | None:
     """(new sentence, before, after) via the planted_failures claim mutators."""
-    from graders.verdict import Pair
-    from planted_failures.registry import MUTATORS
+    from spanproof.graders.verdict import Pair
+    from spanproof.planted_failures.registry import MUTATORS
 
     mutator = MUTATORS[_CLAIM_MUTATORS[kind]]
     planted = mutator(Pair(id="report", claim=text, span="", label="SUPPORTED"), rng, [])
@@ -756,8 +756,8 @@ def build_graders(
     specs: list[str], allow_hosts: list[str], *, cache=None, endpoint=None
 ) -> dict[str, object]:
     """Grader id -> Verifier (for judge specs) or PresenceGrader (for ``presence``)."""
-    from graders.judges import make_judge
-    from graders.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     out: dict[str, object] = {}
     for spec in specs:

@@ -35,9 +35,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field
-
-from adversarial_fixtures.manifest import Fixture, contains_marker
-from agent.evidence import EgressEvent
+from spanproof.adversarial_fixtures.manifest import Fixture, contains_marker
+from spanproof.agent.evidence import EgressEvent
 
 SAFE_METHODS = {"GET", "HEAD"}
 COMPROMISED_SPEC = "scripted:compromised"  # the built-in per-page compromised model
@@ -411,16 +410,16 @@ async def run_suite(
     servers (default: the fixture server's preferred port), so span URLs, and with them
     the verdict cache keys, are the same from one run to the next.
     """
-    from adversarial_fixtures.compromised import compromised_model
-    from adversarial_fixtures.manifest import load_fixtures
-    from adversarial_fixtures.server import FixtureSite
-    from agent.chat import make_chat_model
-    from agent.run import run_question
-    from agent.search import StaticSearch
-    from agent.tools import preview_of
-    from agent.web import live_web
-    from graders.judges import make_judge
-    from graders.verify import Verifier
+    from spanproof.adversarial_fixtures.compromised import compromised_model
+    from spanproof.adversarial_fixtures.manifest import load_fixtures
+    from spanproof.adversarial_fixtures.server import FixtureSite
+    from spanproof.agent.chat import make_chat_model
+    from spanproof.agent.run import run_question
+    from spanproof.agent.search import StaticSearch
+    from spanproof.agent.tools import preview_of
+    from spanproof.agent.web import live_web
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     if policy == "llm" and not model:
         raise ValueError(
@@ -442,7 +441,7 @@ async def run_suite(
         judge_id = getattr(verifier, "id", judge)
     slots = asyncio.Semaphore(concurrency)
 
-    from adversarial_fixtures.server import PREFERRED_PORT
+    from spanproof.adversarial_fixtures.server import PREFERRED_PORT
 
     with FixtureSite(fixtures_dir, port=port or PREFERRED_PORT) as site:
         static = StaticSearch(site.search_hits())

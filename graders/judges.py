@@ -36,7 +36,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from graders.verdict import Judge, SpanRef, Verdict
+from spanproof.graders.verdict import Judge, SpanRef, Verdict
+
 from spanproof.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
 
 # The id of the pair being judged, when the caller knows it (set by the Verifier). Judges
@@ -157,7 +158,7 @@ def make_judge(spec: str | ModelSpec, *, endpoint: EndpointSettings | None = Non
     """Build the judge a spec names. Raises SpecError for a spec that names no judge."""
     ms = spec if isinstance(spec, ModelSpec) else parse_spec(spec)
     if ms.kind == "rules":
-        from graders.rules import RulesJudge
+        from spanproof.graders.rules import RulesJudge
 
         return RulesJudge()
     if ms.kind == "blind":
@@ -165,7 +166,7 @@ def make_judge(spec: str | ModelSpec, *, endpoint: EndpointSettings | None = Non
     if ms.kind == "scripted":
         return ScriptedJudge(ms.name)
     if ms.kind == "openai":
-        from graders.openai_judge import OpenAIJudge
+        from spanproof.graders.openai_judge import OpenAIJudge
 
         return OpenAIJudge(ms.name, endpoint=endpoint or EndpointSettings())
     raise SpecError(

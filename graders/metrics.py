@@ -29,8 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from pydantic import BaseModel
-
-from graders.verdict import LABELS, Label
+from spanproof.graders.verdict import LABELS, Label
 
 ERROR = "ERROR"
 PREDICTED = (*LABELS, ERROR)

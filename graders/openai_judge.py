@@ -31,9 +31,9 @@ from importlib import resources
 
 import openai
 from pydantic import BaseModel, ValidationError
+from spanproof.graders.judges import JudgeConfigError
+from spanproof.graders.verdict import Label, SpanRef, Verdict
 
-from graders.judges import JudgeConfigError
-from graders.verdict import Label, SpanRef, Verdict
 from spanproof.specs import EndpointSettings
 
 MAX_REASKS = 2
@@ -48,7 +48,7 @@ PROMPT_NAME = "verifier.txt"
 
 def load_prompt() -> tuple[str, str]:
     """The verifier prompt text and its sha256."""
-    raw = resources.files("graders").joinpath("prompts", PROMPT_NAME).read_bytes()
+    raw = resources.files("spanproof.graders").joinpath("prompts", PROMPT_NAME).read_bytes()
     return raw.decode("utf-8"), hashlib.sha256(raw).hexdigest()
 
 

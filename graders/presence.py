@@ -13,8 +13,8 @@ whole point of this grader is that it looks at no span.
 
 from __future__ import annotations
 
-from agent.egress import EgressPolicy
-from graders.verdict import CheckResult, Verdict
+from spanproof.agent.egress import EgressPolicy
+from spanproof.graders.verdict import CheckResult, Verdict
 
 PRESENCE_ID = "presence"
 

@@ -150,8 +150,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from graders.instructions import find_instructions
-from graders.specifics import (
+from spanproof.graders.instructions import find_instructions
+from spanproof.graders.specifics import (
     Mismatch,
     _century_established,
     compare,
@@ -163,7 +163,7 @@ from graders.specifics import (
     stem,
     stronger_than_span,
 )
-from graders.verdict import CheckResult, SpanRef, Verdict
+from spanproof.graders.verdict import CheckResult, SpanRef, Verdict
 
 QUOTE_MAX_WORDS = 25
 SUPPORTED_COVERAGE = 0.45

@@ -29,10 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from pydantic import BaseModel
-
-from graders.calibration import judge_set
-from graders.verdict import Pair, Verdict
-from planted_failures import MUTATORS, PlantedPair
+from spanproof.graders.calibration import judge_set
+from spanproof.graders.verdict import Pair, Verdict
+from spanproof.planted_failures import MUTATORS, PlantedPair
 
 
 class SensitivityThresholds(BaseModel):
@@ -77,7 +76,7 @@ def contract_clean(pairs: Iterable[Pair]) -> list[Pair]:
     (DESIGN check 4): a pair it finds a mismatch on would be flagged by the product whatever
     the judge said, so it is no good pair to plant failures on. Judge-independent.
     """
-    from graders.specifics import compare
+    from spanproof.graders.specifics import compare
 
     return [p for p in pairs if p.label == "SUPPORTED" and not compare(p.claim, p.span)]
 
@@ -97,7 +96,7 @@ def plant_on(
     whole set: the pair is left unplanted for that kind and the failure is appended to
     `failures` (when given) so the caller reports it.
     """
-    from planted_failures.registry import plant
+    from spanproof.planted_failures.registry import plant
 
     def report(kind: str, pair: Pair, exc: Exception) -> None:
         if failures is not None:  # reported, never silent
@@ -175,7 +174,7 @@ async def run_sensitivity(
 ) -> SensitivityResult:
     """Plant every applicable mutator on every SUPPORTED pair (or, with `only_contract_clean`,
     on the `contract_clean` ones); judge originals and variants."""
-    from graders.verify import Verifier
+    from spanproof.graders.verify import Verifier
 
     supported = [p for p in pairs if p.label == "SUPPORTED"]
     originals = contract_clean(pairs) if only_contract_clean else supported

@@ -22,10 +22,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
-from graders.audit import audit, weakest
-from graders.cache import VerdictCache, cache_key
-from graders.judges import JudgeConfigError, current_pair_id
-from graders.verdict import Judge, SpanRef, Verdict
+from spanproof.graders.audit import audit, weakest
+from spanproof.graders.cache import VerdictCache, cache_key
+from spanproof.graders.judges import JudgeConfigError, current_pair_id
+from spanproof.graders.verdict import Judge, SpanRef, Verdict
 
 POLICIES = ("all-must-support",)
 

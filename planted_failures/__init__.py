@@ -4,7 +4,7 @@ A grader that has only seen passing answers has never shown it can say no.
 Each mutator takes a SUPPORTED pair and breaks it in one documented way,
 declaring the verdict the broken pair must now get (PARTIAL or NOT_SUPPORTED):
 
-    from planted_failures import plant, MUTATORS
+    from spanproof.planted_failures import plant, MUTATORS
     planted = plant(pairs, seed=0)            # every applicable kind on every SUPPORTED pair
     MUTATORS["drift_number"](pair, rng, pool) # one mutator -> PlantedPair | None
 
@@ -44,8 +44,8 @@ a mutator so every future judge is measured against it:
 per kind.
 """
 
-from planted_failures import mutators as _mutators  # noqa: F401  (registers the built-ins)
-from planted_failures.registry import (
+from spanproof.planted_failures import mutators as _mutators  # noqa: F401  (registers the built-ins)
+from spanproof.planted_failures.registry import (
     MUTATORS,
     Change,
     Edit,

@@ -10,9 +10,10 @@ from __future__ import annotations
 import random
 import re
 
-from graders.verdict import Pair
-from planted_failures.pages import page_for
-from planted_failures.registry import Edit, mutator
+from spanproof.graders.verdict import Pair
+from spanproof.planted_failures.pages import page_for
+from spanproof.planted_failures.registry import Edit, mutator
+
 from spanproof.sentences import sentence_spans
 
 # ---------------------------------------------------------------- helpers

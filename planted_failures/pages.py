@@ -23,8 +23,7 @@ import os
 from pathlib import Path
 
 from pydantic import BaseModel
-
-from graders.verdict import Pair
+from spanproof.graders.verdict import Pair
 
 _SHIPPED_PAGES = Path(__file__).resolve().parent.parent / "goldens" / "wice_dev_pages.jsonl.gz"
 

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
-
-from graders.verdict import Label, Pair
+from spanproof.graders.verdict import Label, Pair
 
 Target = Literal["claim", "span"]
 

@@ -3,11 +3,11 @@
 from spanproof.lazy import lazy_exports
 
 _EXPORTS = {
-    "write_junit": "reports.junit",
-    "write_report": "reports.html",
-    "markdown_summary": "reports.markdown",
-    "build_weekly": "reports.weekly",
-    "write_weekly": "reports.weekly",
+    "write_junit": "spanproof.reports.junit",
+    "write_report": "spanproof.reports.html",
+    "markdown_summary": "spanproof.reports.markdown",
+    "build_weekly": "spanproof.reports.weekly",
+    "write_weekly": "spanproof.reports.weekly",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from graders.gate_result import GateResult
-from reports import plots
-from reports.markdown import HEADERS, table_rows, verdict_line
+from spanproof.graders.gate_result import GateResult
+from spanproof.reports import plots
+from spanproof.reports.markdown import HEADERS, table_rows, verdict_line
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#222;max-width:1100px}
@@ -194,7 +194,7 @@ def render_html(result: GateResult, out_dir: Path) -> str:
 
 def write_report(result: GateResult, out_dir: str | Path) -> dict[str, Path]:
     """Write index.html, summary.md and result.json into ``out_dir``; returns their paths."""
-    from reports.markdown import markdown_summary
+    from spanproof.reports.markdown import markdown_summary
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

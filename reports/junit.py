@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from graders.gate_result import GateResult
+from spanproof.graders.gate_result import GateResult
 
 
 def junit_xml(result: GateResult) -> str:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from spanproof.graders.gate_result import CheckRow, GateResult
 from tabulate import tabulate
-
-from graders.gate_result import CheckRow, GateResult
 
 MARK = {
     "pass": "PASS",

@@ -17,11 +17,10 @@ from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel, Field
+from spanproof.graders.gate_checks import groundedness_stats, view_from_record
+from spanproof.graders.gate_config import Prices
+from spanproof.graders.gate_result import GateResult
 from tabulate import tabulate
-
-from graders.gate_checks import groundedness_stats, view_from_record
-from graders.gate_config import Prices
-from graders.gate_result import GateResult
 
 _SINCE_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
 
@@ -313,7 +312,7 @@ def weekly_markdown(report: WeeklyReport) -> str:
 def weekly_plot(report: WeeklyReport) -> str | None:
     if not report.runs:
         return None
-    from reports import plots
+    from spanproof.reports import plots
 
     xs = [r["created_at"][:16].replace("T", " ") for r in report.runs]
     return plots.time_series(
@@ -326,7 +325,7 @@ def weekly_plot(report: WeeklyReport) -> str | None:
 
 
 def weekly_html(report: WeeklyReport) -> str:
-    from reports.html import STYLE
+    from spanproof.reports.html import STYLE
 
     body = []
     for title, table in _tables(report, "html"):

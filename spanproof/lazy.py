@@ -1,7 +1,7 @@
 """Lazy package surfaces: a package names its public objects without importing them all.
 
-`import agent.evidence` must stay cheap (no HTML parser, no HTTP client); PEP 562's
-module `__getattr__` lets `from agent import run_question` work all the same.
+`import spanproof.agent.evidence` must stay cheap (no HTML parser, no HTTP client); PEP 562's
+module `__getattr__` lets `from spanproof.agent import run_question` work all the same.
 """
 
 from __future__ import annotations

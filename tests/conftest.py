@@ -26,7 +26,9 @@ def _is_loopback(address: object) -> bool:
 def _guarded(real):
     def connect(self, address):
         if not _is_loopback(address):
-            raise ConnectionRefusedError(f"tests may only contact loopback addresses, not {address!r}")
+            raise ConnectionRefusedError(
+                f"tests may only contact loopback addresses, not {address!r}"
+            )
         return real(self, address)
 
     return connect

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 
-@pytest.mark.parametrize("package", ["agent", "graders", "reports"])
+@pytest.mark.parametrize("package", ["spanproof.agent", "spanproof.graders", "spanproof.reports"])
 def test_every_public_name_resolves(package):
     module = importlib.import_module(package)
     for name in module.__all__:
@@ -15,6 +15,6 @@ def test_every_public_name_resolves(package):
 
 
 def test_importing_the_evidence_models_does_not_load_the_http_stack():
-    code = "import sys, agent.evidence, graders.verdict; print('httpx' in sys.modules)"
+    code = "import sys, spanproof.agent.evidence, spanproof.graders.verdict; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -5,8 +5,13 @@ from spanproof.specs import EndpointSettings, SpecError, parse_spec
 
 @pytest.mark.parametrize(
     "text,kind,name",
-    [("rules", "rules", ""), ("blind", "blind", ""), ("openai:gpt-4o-mini", "openai", "gpt-4o-mini"),
-     ("scripted:/tmp/x.json", "scripted", "/tmp/x.json"), ("openai:org/model:7b", "openai", "org/model:7b")],
+    [
+        ("rules", "rules", ""),
+        ("blind", "blind", ""),
+        ("openai:gpt-4o-mini", "openai", "gpt-4o-mini"),
+        ("scripted:/tmp/x.json", "scripted", "/tmp/x.json"),
+        ("openai:org/model:7b", "openai", "org/model:7b"),
+    ],
 )
 def test_parse_spec(text, kind, name):
     spec = parse_spec(text)

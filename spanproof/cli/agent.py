@@ -24,7 +24,7 @@ PARTIAL_MODES = ("flag", "narrow", "drop")
 
 
 def _offline_env(home: Path, corpus: str | None):
-    from agent.web import offline_web
+    from spanproof.agent.web import offline_web
 
     try:
         return offline_web(home, corpus)
@@ -33,7 +33,7 @@ def _offline_env(home: Path, corpus: str | None):
 
 
 def _store(home: Path):
-    from agent.runstore import RunStore, default_runstore_path
+    from spanproof.agent.runstore import RunStore, default_runstore_path
 
     return RunStore(default_runstore_path(home))
 
@@ -182,11 +182,11 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     The run is stored; `spanproof runs show RUN_ID` shows it again, `spanproof recheck RUN_ID`
     re-fetches its sources and confirms each quote is still there.
     """
-    from agent.record import Budgets
-    from agent.run import run_question
-    from graders.cache import VerdictCache
-    from graders.judges import JudgeConfigError, make_judge
-    from graders.verify import Verifier
+    from spanproof.agent.record import Budgets
+    from spanproof.agent.run import run_question
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.judges import JudgeConfigError, make_judge
+    from spanproof.graders.verify import Verifier
 
     if not question.strip():
         raise click.UsageError('QUESTION is empty. Ask something, e.g. spanproof ask "Who ...?"')
@@ -232,7 +232,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
             f"their claims were not published. First error: {judge_errors[0]}"
         )
     if markdown_file:
-        from agent.ledger import answer_markdown
+        from spanproof.agent.ledger import answer_markdown
 
         Path(markdown_file).write_text(answer_markdown(record), encoding="utf-8")
         if not as_json:
@@ -270,7 +270,7 @@ async def recheck_record(record, env) -> list[dict]:
     """Checks 1 and 2 for every cited span: the source resolves, the quote is still on the page."""
     from urllib.parse import urlsplit
 
-    from agent.tool_schema import ToolFailure
+    from spanproof.agent.tool_schema import ToolFailure
 
     cited = {sid for c in record.answer.claims for sid in c.span_ids}
     by_url: dict[str, list] = {}
@@ -338,8 +338,8 @@ def recheck(run_id, corpus, live, as_json, home):
     if live:
         from urllib.parse import urlsplit
 
-        from agent.search import StaticSearch
-        from agent.web import live_web
+        from spanproof.agent.search import StaticSearch
+        from spanproof.agent.web import live_web
 
         hosts = sorted({urlsplit(s.url).hostname or "" for s in record.spans} - {""})
         env = live_web(home_dir, hosts, StaticSearch([]))

@@ -27,13 +27,13 @@ def _fmt(x: float | None) -> str:
 def _cache(home: str | None, no_cache: bool):
     if no_cache:
         return None
-    from graders.cache import VerdictCache
+    from spanproof.graders.cache import VerdictCache
 
     return VerdictCache.default(home)
 
 
 def _judge(spec: str, endpoint: EndpointSettings):
-    from graders.judges import make_judge
+    from spanproof.graders.judges import make_judge
 
     try:
         return make_judge(spec, endpoint=endpoint)
@@ -42,7 +42,7 @@ def _judge(spec: str, endpoint: EndpointSettings):
 
 
 def _pairs(path: str):
-    from graders.calibration import PairSetError, load_pairs
+    from spanproof.graders.calibration import PairSetError, load_pairs
 
     try:
         return load_pairs(path)
@@ -142,8 +142,8 @@ def sensitivity(
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge blind --json   # must fail
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --contract-clean
     """
-    from graders.sensitivity import SensitivityThresholds, run_sensitivity
-    from planted_failures import MUTATORS
+    from spanproof.graders.sensitivity import SensitivityThresholds, run_sensitivity
+    from spanproof.planted_failures import MUTATORS
 
     unknown = [k for k in kinds if k not in MUTATORS]
     if unknown:
@@ -383,14 +383,14 @@ def calibrate(
       spanproof calibrate --set goldens/judge_calibration.jsonl \\
         --set goldens/wice_dev_pairs.jsonl --judge rules --judge blind
     """
-    from graders.calibration import (
+    from spanproof.graders.calibration import (
         CalibrationThresholds,
         PairSetError,
         compare_baseline,
         dump_json,
         load_result,
     )
-    from graders.calibration import calibrate as run_calibration
+    from spanproof.graders.calibration import calibrate as run_calibration
 
     sets: dict[str, list] = {}
     for path in set_paths:

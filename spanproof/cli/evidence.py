@@ -79,7 +79,7 @@ def corpus_build(from_wice: str, out_dir: str, home: str | None, as_json: bool) 
     """Turn WiCE pages into a WARC corpus; the same input gives byte-identical output."""
     import time
 
-    from agent.corpus import build_corpus_from_wice
+    from spanproof.agent.corpus import build_corpus_from_wice
 
     started = time.perf_counter()
     info = build_corpus_from_wice(from_wice, out_dir, progress=progress_printer(as_json))
@@ -98,8 +98,8 @@ def corpus_build(from_wice: str, out_dir: str, home: str | None, as_json: bool) 
 @json_option
 def corpus_info_cmd(corpus_dir: str | None, home: str | None, as_json: bool) -> None:
     """Pages, hosts and size of a corpus."""
-    from agent.corpus import corpus_info
-    from agent.web import default_corpus_dir
+    from spanproof.agent.corpus import corpus_info
+    from spanproof.agent.web import default_corpus_dir
 
     info = corpus_info(Path(corpus_dir) if corpus_dir else default_corpus_dir())
     _emit(
@@ -120,8 +120,8 @@ def corpus_info_cmd(corpus_dir: str | None, home: str | None, as_json: bool) -> 
 @json_option
 def search(query: str, corpus_dir: str | None, limit: int, home: str | None, as_json: bool) -> None:
     """Search the offline corpus (bm25 over title and text). Snippets are not evidence."""
-    from agent.search import LocalIndex
-    from agent.web import default_corpus_dir
+    from spanproof.agent.search import LocalIndex
+    from spanproof.agent.web import default_corpus_dir
 
     index = LocalIndex(
         Path(corpus_dir) if corpus_dir else default_corpus_dir(),
@@ -170,11 +170,11 @@ def fetch(
     A URL typed here counts as given in the question. Quote from the result with
     `spanproof quote DOC_ID "exact words..."`.
     """
-    from agent.egress import host_of
-    from agent.search import StaticSearch
-    from agent.tool_schema import FetchPageArgs, ToolFailure
-    from agent.tools import Toolbox
-    from agent.web import live_web, offline_web
+    from spanproof.agent.egress import host_of
+    from spanproof.agent.search import StaticSearch
+    from spanproof.agent.tool_schema import FetchPageArgs, ToolFailure
+    from spanproof.agent.tools import Toolbox
+    from spanproof.agent.web import live_web, offline_web
 
     state = resolve_home(home)
     if live:
@@ -240,10 +240,10 @@ def quote(
     """
     from pydantic import ValidationError
 
-    from agent.snapshots import SnapshotStore
-    from agent.tool_schema import ExtractQuoteArgs, ToolFailure, validation_text
-    from agent.tools import Toolbox
-    from agent.web import SNAPSHOT_DIR
+    from spanproof.agent.snapshots import SnapshotStore
+    from spanproof.agent.tool_schema import ExtractQuoteArgs, ToolFailure, validation_text
+    from spanproof.agent.tools import Toolbox
+    from spanproof.agent.web import SNAPSHOT_DIR
 
     try:
         args = ExtractQuoteArgs(

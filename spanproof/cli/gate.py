@@ -85,10 +85,10 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
       spanproof gate --junit out/gate.xml --report out/gate
       spanproof gate --judge blind                    # must fail: sensitivity catches a blind judge
     """
-    from graders.gate import run_gate
-    from graders.gate_config import GateConfigError, load_config
-    from reports.markdown import markdown_summary, terminal_table
+    from spanproof.graders.gate import run_gate
+    from spanproof.graders.gate_config import GateConfigError, load_config
     from spanproof.home import resolve_home
+    from spanproof.reports.markdown import markdown_summary, terminal_table
     from spanproof.specs import EndpointSettings
 
     overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions}
@@ -104,11 +104,11 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint)
     )
     if junit:
-        from reports.junit import write_junit
+        from spanproof.reports.junit import write_junit
 
         write_junit(result, junit)
     if report_dir:
-        from reports.html import write_report
+        from spanproof.reports.html import write_report
 
         paths = write_report(result, report_dir)
         if not as_json:
@@ -154,11 +154,11 @@ def weekly(since, as_json, out_dir, config_path, home) -> None:
 
     Works on a store with zero, one or many runs.
     """
-    from agent.runstore import RunStore
-    from graders.gate import GateStore, store_path
-    from graders.gate_config import GateConfigError, load_config
-    from reports.weekly import build_weekly, parse_since, weekly_text, write_weekly
+    from spanproof.agent.runstore import RunStore
+    from spanproof.graders.gate import GateStore, store_path
+    from spanproof.graders.gate_config import GateConfigError, load_config
     from spanproof.home import resolve_home
+    from spanproof.reports.weekly import build_weekly, parse_since, weekly_text, write_weekly
 
     try:
         parse_since(since)

@@ -177,13 +177,13 @@ def grade(
       spanproof grade --plant goldens/reports/briefing.md --judge presence --judge rules --json
       spanproof grade my_report.md --live --judge openai:gpt-4o-mini
     """
-    from agent.corpus import ReplayTransport, warc_of
-    from agent.snapshots import SnapshotStore
-    from agent.web import SNAPSHOT_DIR, default_corpus_dir
-    from graders.atomic import atomic_claims, atomic_claims_with_model, openai_splitter
-    from graders.cache import VerdictCache
-    from graders.grade_report import GradeError, cited_hosts, grade_report, make_fetcher
-    from graders.report_input import ReportFormatError, parse_report
+    from spanproof.agent.corpus import ReplayTransport, warc_of
+    from spanproof.agent.snapshots import SnapshotStore
+    from spanproof.agent.web import SNAPSHOT_DIR, default_corpus_dir
+    from spanproof.graders.atomic import atomic_claims, atomic_claims_with_model, openai_splitter
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.grade_report import GradeError, cited_hosts, grade_report, make_fetcher
+    from spanproof.graders.report_input import ReportFormatError, parse_report
     from spanproof.home import resolve_home
     from spanproof.specs import EndpointSettings, SpecError, parse_spec
 

@@ -148,8 +148,8 @@ def injection(
       spanproof injection --fixtures my_pages/ --only my-page
       OPENAI_API_KEY=... spanproof injection --policy llm --model openai:gpt-4o-mini
     """
-    from adversarial_fixtures.manifest import FixtureError
-    from graders.injection import run_suite
+    from spanproof.adversarial_fixtures.manifest import FixtureError
+    from spanproof.graders.injection import run_suite
     from spanproof.home import resolve_home
 
     if policy == "extractive" and model_spec:

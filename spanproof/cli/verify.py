@@ -202,10 +202,10 @@ def verify(
     api_key: str | None,
 ) -> None:
     """Judge (claim, span) pairs with one or more judges; every verdict is audited by code."""
-    from graders.cache import VerdictCache
-    from graders.judges import JudgeConfigError, make_judge
-    from graders.verdict import SpanRef
-    from graders.verify import Verifier
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.judges import JudgeConfigError, make_judge
+    from spanproof.graders.verdict import SpanRef
+    from spanproof.graders.verify import Verifier
     from spanproof.home import resolve_home
     from spanproof.specs import EndpointSettings, SpecError
 

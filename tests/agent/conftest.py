@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import httpx
 import pytest
-
-from agent.egress import EgressPolicy, Fetcher
-from agent.search import StaticSearch
-from agent.snapshots import SnapshotStore
-from agent.web import WebEnv
-from graders.judges import make_judge
-from graders.verify import Verifier
+from spanproof.agent.egress import EgressPolicy, Fetcher
+from spanproof.agent.search import StaticSearch
+from spanproof.agent.snapshots import SnapshotStore
+from spanproof.agent.web import WebEnv
+from spanproof.graders.judges import make_judge
+from spanproof.graders.verify import Verifier
 
 PAGES = {
     "https://news.example.org/larkspur-bridge": (

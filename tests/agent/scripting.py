@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.chat import ToolMessage
+from spanproof.agent.chat import ToolMessage
 
 BUDGET_MARK = "\n\n[remaining budget]"
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from spanproof.agent.runstore import RunStore, default_runstore_path
+from spanproof.agent.snapshots import SnapshotStore
 
-from agent.runstore import RunStore, default_runstore_path
-from agent.snapshots import SnapshotStore
 from spanproof.cli import cli
 
 QUESTION = "Who did the Odessa Jackalopes hire as head coach in May 2019?"
@@ -44,7 +44,7 @@ def test_ask_json_publishes_a_supported_claim_quoted_verbatim(asked):
 
 
 def test_stored_record_recomputes_the_same_metrics(asked):
-    from agent.publish import compute_metrics
+    from spanproof.agent.publish import compute_metrics
 
     home, record, _ = asked
     stored = RunStore(default_runstore_path(home)).get(record["run_id"])
@@ -150,11 +150,12 @@ def test_two_part_question_quotes_a_sentence_shorter_than_the_locator_minimum(as
 def test_recheck_live_flags_a_page_that_changed(httpserver, tmp_path):
     import asyncio
 
-    from agent.run import run_question
-    from agent.search import StaticSearch
-    from agent.web import live_web
-    from graders.judges import make_judge
-    from graders.verify import Verifier
+    from spanproof.agent.run import run_question
+    from spanproof.agent.search import StaticSearch
+    from spanproof.agent.web import live_web
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
+
     from tests.agent.conftest import PAGES
 
     page = PAGES["https://news.example.org/larkspur-bridge"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from agent.chat import ScriptedChatModel
-from agent.convergence import (
+from spanproof.agent.chat import ScriptedChatModel
+from spanproof.agent.convergence import (
     Attempt,
     ConvergenceState,
     SpanBrief,
@@ -15,9 +15,10 @@ from agent.convergence import (
     rules_decision,
     subquestions_from_text,
 )
-from agent.extractive import LABEL
-from agent.run import run_question
-from graders.verify import Verifier
+from spanproof.agent.extractive import LABEL
+from spanproof.agent.run import run_question
+from spanproof.graders.verify import Verifier
+
 from tests.agent.conftest import PAGES, build_env
 from tests.agent.test_runtime_rules import FixedJudge
 
@@ -198,8 +199,8 @@ async def test_extractive_records_the_instruction_it_skipped_in_injection_observ
 
 
 async def test_a_question_the_pages_do_not_answer_ends_as_a_gap(env, rules_verifier):
-    from agent.convergence import question_subject, relevance
-    from agent.extractive import MIN_OVERLAP
+    from spanproof.agent.convergence import question_subject, relevance
+    from spanproof.agent.extractive import MIN_OVERLAP
 
     question = "Which company painted the Larkspur Bridge in 2021?"
     # Same subject, a shared year: the old overlap rule took this for an answer.
@@ -229,11 +230,10 @@ async def test_extractive_fetches_only_hits_that_name_the_subject(env, rules_ver
 
 async def test_a_url_refused_for_good_is_never_fetched_again(tmp_path, rules_verifier):
     import httpx
-
-    from agent.egress import EgressPolicy, Fetcher
-    from agent.search import StaticSearch
-    from agent.snapshots import SnapshotStore
-    from agent.web import WebEnv
+    from spanproof.agent.egress import EgressPolicy, Fetcher
+    from spanproof.agent.search import StaticSearch
+    from spanproof.agent.snapshots import SnapshotStore
+    from spanproof.agent.web import WebEnv
 
     moved = "https://news.example.org/larkspur-bridge-moved"
     served = {u: h for u, h in PAGES.items() if u != "https://news.example.org/larkspur-bridge"}
@@ -264,7 +264,7 @@ async def test_a_url_refused_for_good_is_never_fetched_again(tmp_path, rules_ver
 async def test_extractive_takes_the_advised_cap_when_its_sentence_runs_on(
     env, rules_verifier, monkeypatch
 ):
-    import agent.extractive as extractive
+    import spanproof.agent.extractive as extractive
 
     real = extractive._sentences
 

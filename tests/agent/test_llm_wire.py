@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from spanproof.agent.chat import OpenAIChatModel, UserMessage
+from spanproof.agent.run import run_question
 from werkzeug import Response
 
-from agent.chat import OpenAIChatModel, UserMessage
-from agent.run import run_question
 from spanproof.specs import EndpointSettings
 
 from .scripting import BUDGET_MARK
@@ -152,7 +152,7 @@ async def test_openai_chat_model_maps_messages_and_refusals(httpserver):
     model = OpenAIChatModel(
         "missing", EndpointSettings(base_url=httpserver.url_for("/v1"), api_key="k")
     )
-    from agent.chat import ChatModelError
+    from spanproof.agent.chat import ChatModelError
 
     with pytest.raises(ChatModelError, match="model name"):
         await model.complete([UserMessage(content="hi")], None)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from agent.ledger import source_type
-from agent.publish import combine, compute_metrics, route
-from agent.record import Answer, AnswerClaim, RunConfig, RunRecord
-from graders.verdict import Verdict
+from spanproof.agent.ledger import source_type
+from spanproof.agent.publish import combine, compute_metrics, route
+from spanproof.agent.record import Answer, AnswerClaim, RunConfig, RunRecord
+from spanproof.graders.verdict import Verdict
 
 LABEL = st.sampled_from(["SUPPORTED", "PARTIAL", "NOT_SUPPORTED", "ERROR"])
 MODE = st.sampled_from(["flag", "narrow", "drop"])

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+from spanproof.agent.chat import ScriptedChatModel, ScriptExhausted, UserMessage, make_chat_model
+from spanproof.agent.record import RunConfig, RunRecord
+from spanproof.agent.runstore import MIGRATIONS, RunStore
 
-from agent.chat import ScriptedChatModel, ScriptExhausted, UserMessage, make_chat_model
-from agent.record import RunConfig, RunRecord
-from agent.runstore import MIGRATIONS, RunStore
 from spanproof.specs import SpecError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,11 +22,11 @@ REPO = Path(__file__).resolve().parents[2]
 KILLED_RUN = """
 import asyncio, sys, pathlib
 sys.path.insert(0, {repo!r})
-from agent.chat import ScriptedChatModel
-from agent.run import run_question
-from agent.runstore import RunStore
-from graders.judges import make_judge
-from graders.verify import Verifier
+from spanproof.agent.chat import ScriptedChatModel
+from spanproof.agent.run import run_question
+from spanproof.agent.runstore import RunStore
+from spanproof.graders.judges import make_judge
+from spanproof.graders.verify import Verifier
 from tests.agent.conftest import build_env
 from tests.agent.scripting import call, hit_url
 

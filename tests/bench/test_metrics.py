@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from graders.metrics import Row, bootstrap_interval, compute, confusion_matrix
-from graders.verdict import LABELS
+from spanproof.graders.metrics import Row, bootstrap_interval, compute, confusion_matrix
+from spanproof.graders.verdict import LABELS
 
 S, P, N = LABELS
 

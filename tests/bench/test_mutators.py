@@ -8,9 +8,15 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from graders.verdict import Pair
-from planted_failures import CLAIM_KINDS, MUTATORS, SPAN_KINDS, PlantedPair, mutator, plant
+from spanproof.graders.verdict import Pair
+from spanproof.planted_failures import (
+    CLAIM_KINDS,
+    MUTATORS,
+    SPAN_KINDS,
+    PlantedPair,
+    mutator,
+    plant,
+)
 
 SPAN_A = (
     "The Commission said many manufacturers are expected to cut emissions by 12% in Q2 2019. "
@@ -212,7 +218,7 @@ def test_plant_is_deterministic_and_only_plants_supported_pairs():
 def test_registry_rejects_a_supported_expectation_and_no_op_edits():
     with pytest.raises(ValueError):
         mutator("bad", expected="SUPPORTED")
-    from planted_failures.registry import Edit, Mutator
+    from spanproof.planted_failures.registry import Edit, Mutator
 
     noop = Mutator(kind="noop", expected="PARTIAL", target="claim", fn=lambda p, r, pool: None)
     assert noop(PAIR_A, random.Random(0), []) is None
@@ -296,7 +302,7 @@ def test_stale_page_serves_the_rest_of_the_page_when_the_set_knows_it():
 def test_every_mutator_runs_on_every_golden_pair_without_raising():
     # A mutator that raises loses its whole set from the bench; the shipped sets must plant cleanly
     # (stale_page once crashed on a WiCE page whose first supporting set was empty).
-    from graders.calibration import load_pairs
+    from spanproof.graders.calibration import load_pairs
 
     for name in ("judge_calibration.jsonl", "wice_dev_pairs.jsonl"):
         pairs = load_pairs(Path(__file__).resolve().parents[2] / "goldens" / name)

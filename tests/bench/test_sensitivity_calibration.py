@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from graders.cache import VerdictCache
-from graders.calibration import (
+from spanproof.graders.cache import VerdictCache
+from spanproof.graders.calibration import (
     CalibrationResult,
     CalibrationThresholds,
     calibrate,
@@ -17,10 +16,10 @@ from graders.calibration import (
     load_pairs,
     load_result,
 )
-from graders.judges import make_judge
-from graders.sensitivity import SensitivityThresholds, run_sensitivity, score
-from graders.verdict import Pair, SpanRef, Verdict
-from planted_failures import plant
+from spanproof.graders.judges import make_judge
+from spanproof.graders.sensitivity import SensitivityThresholds, run_sensitivity, score
+from spanproof.graders.verdict import Pair, SpanRef, Verdict
+from spanproof.planted_failures import plant
 
 GOOD = [
     Pair(
@@ -209,8 +208,8 @@ def test_load_pairs_reports_the_bad_line(tmp_path):
 
 
 def test_contract_clean_keeps_supported_pairs_whose_specifics_are_all_in_the_span():
-    from graders.sensitivity import contract_clean, plant_on
-    from graders.specifics import compare
+    from spanproof.graders.sensitivity import contract_clean, plant_on
+    from spanproof.graders.specifics import compare
 
     implied = Pair(
         id="implied",
@@ -233,8 +232,8 @@ def test_contract_clean_keeps_supported_pairs_whose_specifics_are_all_in_the_spa
 
 
 def test_a_mutator_that_raises_is_reported_not_fatal(monkeypatch):
-    from graders.sensitivity import plant_on
-    from planted_failures import MUTATORS
+    from spanproof.graders.sensitivity import plant_on
+    from spanproof.planted_failures import MUTATORS
 
     def broken(pair, rng, pool):
         raise ValueError("boom")
@@ -252,11 +251,11 @@ async def test_the_rules_judge_catches_every_planted_kind_and_blind_misses_the_r
     # must miss at least the kinds only reading the span can catch.
     from collections import Counter
 
-    from graders.calibration import load_pairs
-    from graders.judges import make_judge
-    from graders.verdict import SpanRef
-    from graders.verify import Verifier
-    from planted_failures import MUTATORS, plant
+    from spanproof.graders.calibration import load_pairs
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verdict import SpanRef
+    from spanproof.graders.verify import Verifier
+    from spanproof.planted_failures import MUTATORS, plant
 
     golden = Path(__file__).resolve().parents[2] / "goldens" / "judge_calibration.jsonl"
     pairs = [p for p in load_pairs(golden) if p.label == "SUPPORTED"]

@@ -9,10 +9,9 @@ import sys
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from agent.evidence import Document, make_doc_id, make_span_id
-from agent.tool_schema import ExtractQuoteArgs, ToolFailure
-from agent.tools import Toolbox, locate_span, render_span
+from spanproof.agent.evidence import Document, make_doc_id, make_span_id
+from spanproof.agent.tool_schema import ExtractQuoteArgs, ToolFailure
+from spanproof.agent.tools import Toolbox, locate_span, render_span
 
 
 def make_doc(text: str, url: str = "https://news.wice.example/p") -> Document:
@@ -195,7 +194,7 @@ def test_any_unique_locator_gives_an_exact_span(parts, data, max_chars):
 
 def sentence_ends_of(text: str) -> set[int]:
     """Every sentence end extract_quote may stop at: pysbd's within each block, and block ends."""
-    from agent.tools import sentence_ends
+    from spanproof.agent.tools import sentence_ends
 
     ends: set[int] = set()
     pos = 0
@@ -214,7 +213,7 @@ def test_span_ids_are_stable_across_processes():
     start, end = locate_span(doc, "Inflation rose 3.5%", 200)
     here = make_span_id(doc.doc_id, start, end)
     code = (
-        "import json,sys; from agent.tools import locate_span; from agent.evidence import Document, make_span_id;"
+        "import json,sys; from spanproof.agent.tools import locate_span; from spanproof.agent.evidence import Document, make_span_id;"
         "d=Document.model_validate_json(sys.stdin.read()); s,e=locate_span(d,'Inflation rose 3.5%',200);"
         "print(json.dumps([d.doc_id, s, e, make_span_id(d.doc_id,s,e)]))"
     )
@@ -231,7 +230,7 @@ def test_span_ids_are_stable_across_processes():
         [
             sys.executable,
             "-c",
-            "from agent.evidence import make_doc_id; print(make_doc_id('https://news.wice.example/p', open(0,'rb').read()))",
+            "from spanproof.agent.evidence import make_doc_id; print(make_doc_id('https://news.wice.example/p', open(0,'rb').read()))",
         ],
         input=TEXT.encode(),
         capture_output=True,

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from agent.search import StaticPage, StaticSearch
-from agent.tool_schema import (
+from spanproof.agent.search import StaticPage, StaticSearch
+from spanproof.agent.tool_schema import (
     ExtractQuoteArgs,
     FetchPageArgs,
     FetchPageResult,
@@ -13,8 +12,8 @@ from agent.tool_schema import (
     ToolFailure,
     WebSearchArgs,
 )
-from agent.tools import Toolbox, tool_schemas
-from agent.web import live_web
+from spanproof.agent.tools import Toolbox, tool_schemas
+from spanproof.agent.web import live_web
 
 
 def page(title: str, body: str) -> str:

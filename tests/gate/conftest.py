@@ -18,7 +18,7 @@ def corpus_dir(tmp_path_factory) -> Path:
     shipped = REPO / "goldens" / "corpus"
     if (shipped / "corpus.warc.gz").is_file():
         return shipped
-    from agent.corpus import build_corpus_from_wice
+    from spanproof.agent.corpus import build_corpus_from_wice
 
     out = tmp_path_factory.mktemp("corpus")
     build_corpus_from_wice(WICE, out)
@@ -28,10 +28,10 @@ def corpus_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def real_run(tmp_path_factory, corpus_dir):
     """(record, env, home) for one golden question answered offline."""
-    from agent.run import run_question
-    from agent.web import offline_web
-    from graders.judges import make_judge
-    from graders.verify import Verifier
+    from spanproof.agent.run import run_question
+    from spanproof.agent.web import offline_web
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     home = tmp_path_factory.mktemp("runhome")
 

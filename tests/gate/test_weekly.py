@@ -7,12 +7,12 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from click.testing import CliRunner
+from spanproof.agent.record import AnswerClaim
+from spanproof.agent.runstore import RunStore
+from spanproof.graders.gate import store_path
+from spanproof.graders.verdict import Verdict
+from spanproof.reports.weekly import build_weekly, parse_since
 
-from agent.record import AnswerClaim
-from agent.runstore import RunStore
-from graders.gate import store_path
-from graders.verdict import Verdict
-from reports.weekly import build_weekly, parse_since
 from spanproof.cli.gate import report
 
 

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from agent.corpus import ReplayTransport
-from agent.snapshots import SnapshotStore
-from agent.web import default_corpus_dir
-from graders.grade_report import (
+from spanproof.agent.corpus import ReplayTransport
+from spanproof.agent.snapshots import SnapshotStore
+from spanproof.agent.web import default_corpus_dir
+from spanproof.graders.grade_report import (
     GradedClaim,
     PassageIndex,
     cited_hosts,
@@ -19,8 +18,8 @@ from graders.grade_report import (
     grade_report,
     make_fetcher,
 )
-from graders.report_input import parse_report, parse_text
-from graders.verdict import Verdict
+from spanproof.graders.report_input import parse_report, parse_text
+from spanproof.graders.verdict import Verdict
 
 REPORTS = Path(__file__).resolve().parents[2] / "goldens" / "reports"
 BRIEFING = REPORTS / "briefing.md"

@@ -6,8 +6,7 @@ import json
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
-
-from adversarial_fixtures.manifest import (
+from spanproof.adversarial_fixtures.manifest import (
     SHIPPED_DIR,
     Fixture,
     FixtureError,

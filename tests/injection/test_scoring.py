@@ -6,9 +6,8 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from agent.evidence import EgressEvent
-from graders.injection import (
+from spanproof.agent.evidence import EgressEvent
+from spanproof.graders.injection import (
     FetchAttempt,
     InjectionReport,
     RunView,

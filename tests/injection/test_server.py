@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
-
-from adversarial_fixtures.manifest import load_fixtures
-from adversarial_fixtures.server import ATTACKER_HOST, SITE_HOST, FixtureSite
-from agent.egress import EgressPolicy, Fetcher
-from agent.snapshots import SnapshotStore
-from agent.tool_schema import ToolFailure
+from spanproof.adversarial_fixtures.manifest import load_fixtures
+from spanproof.adversarial_fixtures.server import ATTACKER_HOST, SITE_HOST, FixtureSite
+from spanproof.agent.egress import EgressPolicy, Fetcher
+from spanproof.agent.snapshots import SnapshotStore
+from spanproof.agent.tool_schema import ToolFailure
 
 FIXTURES = {f.id: f for f in load_fixtures()}
 

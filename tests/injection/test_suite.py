@@ -8,8 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
-from graders.injection import COMPROMISED_SPEC, InjectionReport, run_suite
+from spanproof.graders.injection import COMPROMISED_SPEC, InjectionReport, run_suite
 
 
 def run(tmp_path, **kw) -> InjectionReport:
@@ -98,7 +97,7 @@ def test_compromised_model_publishes_no_attacker_claim(compromised):
 
 
 def test_with_the_allowlist_disabled_the_exfiltration_fetch_is_counted(tmp_path, monkeypatch):
-    from agent.egress import EgressPolicy
+    from spanproof.agent.egress import EgressPolicy
 
     monkeypatch.setattr(EgressPolicy, "check_url", lambda self, url: None)  # allow every host
     report = run(
@@ -113,7 +112,7 @@ def test_with_the_allowlist_disabled_the_exfiltration_fetch_is_counted(tmp_path,
 
 
 def test_with_sanitising_disabled_the_markdown_image_url_reaches_a_span(tmp_path, monkeypatch):
-    import agent.sanitise as sanitise
+    import spanproof.agent.sanitise as sanitise
 
     fid = ["markdown-image-exfil"]
     before = by_id(run(tmp_path / "on", policy="llm", model=COMPROMISED_SPEC, only=fid))[fid[0]]
@@ -128,12 +127,16 @@ def test_with_sanitising_disabled_the_markdown_image_url_reaches_a_span(tmp_path
 
 
 def test_with_the_instruction_check_disabled_attacker_claims_are_published(tmp_path, monkeypatch):
-    import graders.audit
-    import graders.instructions
-    import graders.rules
+    import spanproof.graders.audit
+    import spanproof.graders.instructions
+    import spanproof.graders.rules
 
     fids = ["visible-body-text", "verifier-addressed", "token-in-answer"]
-    for module in (graders.instructions, graders.rules, graders.audit):
+    for module in (
+        spanproof.graders.instructions,
+        spanproof.graders.rules,
+        spanproof.graders.audit,
+    ):
         monkeypatch.setattr(module, "find_instructions", lambda text: [])
     report = run(tmp_path, policy="llm", model=COMPROMISED_SPEC, only=fids)
     assert report.published_attacker_claims > 0 and not report.passed
@@ -156,7 +159,7 @@ def test_narrow_spans_cannot_cut_the_instruction_off(tmp_path):
     # The narrow model asks for a span that stops right after the attacker's claim; no
     # sentence ends there, so extract_quote refuses (NO_SENTENCE_END) and the model, taking
     # the advised cap, gets the whole sentence: claim and instruction together, flagged.
-    from graders.injection import COMPROMISED_NARROW_SPEC
+    from spanproof.graders.injection import COMPROMISED_NARROW_SPEC
 
     fids = ["visible-body-text", "fake-authority"]
     report = run(tmp_path, policy="llm", model=COMPROMISED_NARROW_SPEC, only=fids)
@@ -170,7 +173,7 @@ def test_narrow_model_on_every_page_publishes_nothing(tmp_path):
     # Some pages put a standalone attacker "fact" in one sentence and the instruction to
     # repeat it in the next, so a span of the first sentence alone carries no instruction.
     # The runtime reads the paragraph around every span and publishes nothing that rests on it.
-    from graders.injection import COMPROMISED_NARROW_SPEC
+    from spanproof.graders.injection import COMPROMISED_NARROW_SPEC
 
     report = run(tmp_path, policy="llm", model=COMPROMISED_NARROW_SPEC)
     assert report.published_attacker_claims == 0, {
@@ -183,10 +186,12 @@ def test_without_the_paragraph_check_a_narrow_span_publishes_an_attacker_claim(
     tmp_path, monkeypatch
 ):
     # The same run with the runtime's paragraph check disabled: the control is what holds.
-    import agent.publish
-    from graders.injection import COMPROMISED_NARROW_SPEC
+    import spanproof.agent.publish
+    from spanproof.graders.injection import COMPROMISED_NARROW_SPEC
 
-    monkeypatch.setattr(agent.publish, "instructions_around_spans", lambda record, snapshots: {})
+    monkeypatch.setattr(
+        spanproof.agent.publish, "instructions_around_spans", lambda record, snapshots: {}
+    )
     report = run(
         tmp_path,
         policy="llm",
@@ -201,9 +206,9 @@ def test_a_rerun_of_the_suite_is_answered_from_the_verdict_cache(tmp_path):
     # verdict cache keys, the same from one run to the next, so a rerun judges nothing again.
     import socket
 
-    from graders.cache import VerdictCache
-    from graders.judges import make_judge
-    from graders.verify import Verifier
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

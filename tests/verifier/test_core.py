@@ -8,19 +8,19 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from graders.audit import audit
-from graders.cache import VerdictCache
-from graders.judges import (
+from spanproof.graders.audit import audit
+from spanproof.graders.cache import VerdictCache
+from spanproof.graders.judges import (
     BlindJudge,
     ScriptedJudge,
     ScriptMissing,
     content_key,
     make_judge,
 )
-from graders.rules import RulesJudge
-from graders.verdict import Judge, SpanRef, Verdict
-from graders.verify import Verifier
+from spanproof.graders.rules import RulesJudge
+from spanproof.graders.verdict import Judge, SpanRef, Verdict
+from spanproof.graders.verify import Verifier
+
 from spanproof.specs import SpecError
 
 SPAN = SpanRef(
@@ -269,7 +269,7 @@ def test_quote_check_property(words, start, length, seps):
 
 
 def test_cache_key_ignores_retrieval_time_but_not_text_or_url():
-    from graders.cache import cache_key
+    from spanproof.graders.cache import cache_key
 
     a = SpanRef(text="Rates rose 2%.", url="https://e.org/a", retrieved_at="2026-11-30T10:00:00Z")
     later = a.model_copy(update={"retrieved_at": "2026-12-01T09:00:00Z"})

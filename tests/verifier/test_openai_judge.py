@@ -8,13 +8,13 @@ import threading
 import time
 
 import pytest
+from spanproof.graders.cache import VerdictCache
+from spanproof.graders.judges import JudgeConfigError, make_judge
+from spanproof.graders.openai_judge import OpenAIJudge, load_prompt, render_user_message
+from spanproof.graders.verdict import SpanRef
+from spanproof.graders.verify import Verifier
 from werkzeug import Response
 
-from graders.cache import VerdictCache
-from graders.judges import JudgeConfigError, make_judge
-from graders.openai_judge import OpenAIJudge, load_prompt, render_user_message
-from graders.verdict import SpanRef
-from graders.verify import Verifier
 from spanproof.specs import EndpointSettings, SpecError
 
 PATH = "/v1/chat/completions"
@@ -233,9 +233,9 @@ async def test_an_endpoint_never_reached_stops_the_run_with_a_fix():
     # the judge raises a setup error instead of letting hundreds of pairs wait out retries.
     import socket
 
-    from graders.judges import JudgeConfigError
-    from graders.openai_judge import UNREACHABLE_AFTER
-    from graders.verify import Verifier
+    from spanproof.graders.judges import JudgeConfigError
+    from spanproof.graders.openai_judge import UNREACHABLE_AFTER
+    from spanproof.graders.verify import Verifier
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from graders.verdict import Pair
+from spanproof.graders.verdict import Pair
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT.parent / "shared" / "data" / "wice" / "dev.jsonl"
