@@ -269,12 +269,9 @@ def build_corpus_from_wice(
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    from spanproof.files import write_atomic
+
+    write_atomic(path, data)
 
 
 def warc_of(corpus: Path | str) -> Path:

@@ -40,7 +40,9 @@ Rate = float  # documented via Field bounds below
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # strict: `forbidden_actions = true` is not 1 and `sensitivity = "0.9"` is not 0.9; a
+    # config whose types are wrong is refused, never coerced into a gate that checks less.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
 
 
 class Thresholds(_Strict):
@@ -149,6 +151,15 @@ class GateConfig(_Strict):
             raise ValueError(f"unknown check(s) {bad}; allowed: {', '.join(CHECK_NAMES)}")
         return value
 
+    @field_validator("checks")
+    @classmethod
+    def _something_to_check(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError(
+                "the gate needs at least one check; list some of: " + ", ".join(CHECK_NAMES)
+            )
+        return value
+
     @field_validator("judge", "model", "usefulness_model")
     @classmethod
     def _valid_spec(cls, value: str | None) -> str | None:
@@ -203,10 +214,32 @@ def _describe(exc: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
-def _gate_table(data: dict[str, Any]) -> dict[str, Any]:
-    if "tool" in data:
-        return data.get("tool", {}).get("spanproof", {}).get("gate", {}) or {}
-    return data
+# The tables spanproof reads under [tool.spanproof]; any other name there is a typo
+# (`[tool.spanproof.gates]`) that would otherwise leave the gate on its defaults unnoticed.
+KNOWN_TOOL_TABLES: tuple[str, ...] = ("gate",)
+
+
+def _gate_table(data: dict[str, Any], source: str) -> dict[str, Any]:
+    if "tool" not in data:
+        return data
+    tool = data.get("tool")
+    ours = tool.get("spanproof") if isinstance(tool, dict) else None
+    if ours is None:
+        return {}
+    if not isinstance(ours, dict):
+        raise GateConfigError(f"{source}: [tool.spanproof] must be a table")
+    unknown = sorted(set(ours) - set(KNOWN_TOOL_TABLES))
+    if unknown:
+        raise GateConfigError(
+            f"{source}: unknown table(s) under [tool.spanproof]: "
+            + ", ".join(f"[tool.spanproof.{k}]" for k in unknown)
+            + f". Known: {', '.join(f'[tool.spanproof.{k}]' for k in KNOWN_TOOL_TABLES)}."
+            " Rename or remove them (a misspelt table would leave the gate on its defaults)."
+        )
+    table = ours.get("gate", {})
+    if not isinstance(table, dict):
+        raise GateConfigError(f"{source}: [tool.spanproof.gate] must be a table")
+    return table
 
 
 def load_config(
@@ -230,7 +263,7 @@ def load_config(
                 f"Gate config file {p} does not exist. Pass an existing TOML file to --config."
             )
         try:
-            data = _gate_table(tomllib.loads(p.read_text(encoding="utf-8")))
+            data = _gate_table(tomllib.loads(p.read_text(encoding="utf-8")), str(p))
         except tomllib.TOMLDecodeError as exc:
             raise GateConfigError(
                 f"Gate config {p} is not valid TOML: {exc}. Fix the syntax."
@@ -240,7 +273,9 @@ def load_config(
         candidate = Path(search_dir or ".") / "pyproject.toml"
         if candidate.is_file():
             try:
-                table = _gate_table(tomllib.loads(candidate.read_text(encoding="utf-8")))
+                table = _gate_table(
+                    tomllib.loads(candidate.read_text(encoding="utf-8")), str(candidate)
+                )
             except tomllib.TOMLDecodeError as exc:
                 raise GateConfigError(f"{candidate} is not valid TOML: {exc}") from None
             if table:

@@ -127,6 +127,11 @@ def error_row(check: str, reason: str, metric: str = "run") -> CheckRow:
 
 
 def exit_code_for(rows: list[CheckRow], required: list[str]) -> int:
+    """2 when a required check could not run, or when nothing was measured against a threshold
+    at all (no rows, or every row an error / skipped / reported): a gate that checked nothing
+    has not passed. Else 1 when any row failed, else 0."""
     if any(r.status == "error" and r.check in required for r in rows):
+        return 2
+    if not any(r.status in ("pass", "fail") for r in rows):
         return 2
     return 1 if any(r.status == "fail" for r in rows) else 0

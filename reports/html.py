@@ -15,6 +15,8 @@ from spanproof.graders.gate_result import GateResult
 from spanproof.reports import plots
 from spanproof.reports.markdown import HEADERS, table_rows, verdict_line
 
+from spanproof.files import write_atomic
+
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#222;max-width:1100px}
 img{max-width:100%;height:auto}
@@ -203,7 +205,7 @@ def write_report(result: GateResult, out_dir: str | Path) -> dict[str, Path]:
         "markdown": out / "summary.md",
         "json": out / "result.json",
     }
-    paths["html"].write_text(render_html(result, out), encoding="utf-8")
-    paths["markdown"].write_text(markdown_summary(result), encoding="utf-8")
-    paths["json"].write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    write_atomic(paths["html"], render_html(result, out))
+    write_atomic(paths["markdown"], markdown_summary(result))
+    write_atomic(paths["json"], result.model_dump_json(indent=2))
     return paths

@@ -7,6 +7,8 @@ from xml.etree import ElementTree as ET
 
 from spanproof.graders.gate_result import GateResult
 
+from spanproof.files import write_atomic
+
 
 def junit_xml(result: GateResult) -> str:
     rows = result.checks
@@ -56,5 +58,5 @@ def junit_xml(result: GateResult) -> str:
 def write_junit(result: GateResult, path: str | Path) -> Path:
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(junit_xml(result), encoding="utf-8")
+    write_atomic(out, junit_xml(result))
     return out

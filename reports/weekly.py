@@ -22,6 +22,8 @@ from spanproof.graders.gate_config import Prices
 from spanproof.graders.gate_result import GateResult
 from tabulate import tabulate
 
+from spanproof.files import write_atomic
+
 _SINCE_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
 
 
@@ -350,7 +352,7 @@ def write_weekly(report: WeeklyReport, out_dir: str | Path) -> dict[str, Path]:
         "html": out / "weekly.html",
         "json": out / "weekly.json",
     }
-    paths["markdown"].write_text(weekly_markdown(report), encoding="utf-8")
-    paths["html"].write_text(weekly_html(report), encoding="utf-8")
-    paths["json"].write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    write_atomic(paths["markdown"], weekly_markdown(report))
+    write_atomic(paths["html"], weekly_html(report))
+    write_atomic(paths["json"], report.model_dump_json(indent=2))
     return paths

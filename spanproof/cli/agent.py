@@ -233,8 +233,9 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         )
     if markdown_file:
         from spanproof.agent.ledger import answer_markdown
+        from spanproof.files import write_atomic
 
-        Path(markdown_file).write_text(answer_markdown(record), encoding="utf-8")
+        write_atomic(markdown_file, answer_markdown(record))
         if not as_json:
             err(f"  wrote {markdown_file}")
     if as_json:

@@ -393,6 +393,12 @@ def calibrate(
     from spanproof.graders.calibration import calibrate as run_calibration
 
     sets: dict[str, list] = {}
+    from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
+
+    try:
+        refuse_overwriting_inputs(markdown_path, [*set_paths, baseline_path], option="--markdown")
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param_hint="--markdown") from exc
     for path in set_paths:
         name = Path(path).stem
         if name in sets:
@@ -427,7 +433,7 @@ def calibrate(
             + _confusion_tables(result, "github")
             + _kind_tables(result, "github")
         )
-        Path(markdown_path).write_text(md, encoding="utf-8")
+        write_atomic(markdown_path, md)
     if as_json:
         click.echo(dump_json(result))
     else:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from pathlib import Path
 
 import click
 
@@ -85,12 +84,19 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
       spanproof gate --junit out/gate.xml --report out/gate
       spanproof gate --judge blind                    # must fail: sensitivity catches a blind judge
     """
+    from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
     from spanproof.graders.gate import run_gate
     from spanproof.graders.gate_config import GateConfigError, load_config
     from spanproof.home import resolve_home
     from spanproof.reports.markdown import markdown_summary, terminal_table
     from spanproof.specs import EndpointSettings
 
+    try:
+        for option, path in (("--markdown", markdown_path), ("--junit", junit)):
+            refuse_overwriting_inputs(path, [config_path], option=option)
+    except OutputPathError as exc:
+        err(str(exc))
+        sys.exit(2)
     overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions}
     try:
         cfg, source = load_config(config_path, overrides=overrides)
@@ -115,8 +121,7 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
             err(f"report: {paths['html']}")
     summary = markdown_summary(result)
     if markdown_path:
-        Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(markdown_path).write_text(summary, encoding="utf-8")
+        write_atomic(markdown_path, summary)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as fh:
             fh.write(summary)

@@ -171,6 +171,11 @@ def grade(
     and counts against the report.
 
     \b
+    Exit codes: 0 graded (whatever the verdicts); 2 could not grade: unreadable report,
+    missing corpus, bad judge spec, or any judge call that failed (counted on stderr and
+    in the judge errors row).
+
+    \b
     Examples:
       spanproof grade goldens/reports/briefing.md
       spanproof grade goldens/reports/agent_answer.json --judge presence --judge rules
@@ -195,6 +200,13 @@ def grade(
             parse_spec(spec)
     except SpecError as exc:
         raise click.UsageError(str(exc)) from None
+    from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
+
+    try:
+        refuse_overwriting_inputs(markdown_path, [report], option="--markdown")
+    except OutputPathError as exc:
+        err(str(exc))
+        sys.exit(2)
     try:
         parsed = parse_report(report, fmt)
     except ReportFormatError as exc:
@@ -253,10 +265,27 @@ def grade(
         err(str(exc))
         sys.exit(2)
     if markdown_path:
-        Path(markdown_path).write_text(
-            render_tables(result, tablefmt="github") + "\n", encoding="utf-8"
-        )
+        write_atomic(markdown_path, render_tables(result, tablefmt="github") + "\n")
     if as_json:
         echo_json(result.model_dump(mode="json", exclude={"egress"}))
     else:
         click.echo(render_tables(result))
+    failed = judge_failures(result)
+    if failed:
+        err("error: " + "; ".join(failed))
+        err(
+            "The claims behind those verdicts were not graded. Check the judge (--judge, "
+            "--base-url, OPENAI_API_KEY) and run again; verdicts that succeeded are cached."
+        )
+        sys.exit(2)
+
+
+def judge_failures(result) -> list[str]:
+    """One line per judge that failed on some (claim, citation) pair it was asked to grade."""
+    out = []
+    for g in result.judges:
+        asked = g.metrics.citations - g.metrics.unreachable
+        if g.metrics.judge_errors:
+            every = " (every one)" if g.metrics.judge_errors >= asked else ""
+            out.append(f"{g.judge}: {g.metrics.judge_errors} of {asked} verdicts failed{every}")
+    return out

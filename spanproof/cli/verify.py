@@ -202,6 +202,7 @@ def verify(
     api_key: str | None,
 ) -> None:
     """Judge (claim, span) pairs with one or more judges; every verdict is audited by code."""
+    from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
     from spanproof.graders.cache import VerdictCache
     from spanproof.graders.judges import JudgeConfigError, make_judge
     from spanproof.graders.verdict import SpanRef
@@ -209,6 +210,11 @@ def verify(
     from spanproof.home import resolve_home
     from spanproof.specs import EndpointSettings, SpecError
 
+    try:
+        refuse_overwriting_inputs(out_path, [pairs_path], option="--out")
+    except OutputPathError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
     pairs, problems = read_pairs(pairs_path)
     if problems:
         for p in problems[:50]:
@@ -272,8 +278,7 @@ def verify(
 
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     if out_path:
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        out_path.write_text(lines, encoding="utf-8")
+        write_atomic(out_path, lines)
     if as_json:
         if not out_path:
             summary["results"] = rows

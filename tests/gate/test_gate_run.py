@@ -138,7 +138,7 @@ def test_usefulness_unscored_offline_and_scored_by_a_rubric_model(tmp_path, corp
     result, data = _run(["--config", str(cfg), "--json", "--home", home])
     row = _checks(data)["usefulness.mean_score"]
     assert row["status"] == "unscored" and row["value"] is None and row["passed"] is None
-    assert result.exit_code == 0
+    assert result.exit_code == 2  # a gate whose only check went unscored checked nothing
     q = load_questions(REPO_ROOT / "goldens" / "questions.jsonl", 1)[0].question
     script = tmp_path / "rubric.json"
     script.write_text(json.dumps({q: {"score": 2, "reason": "misses the date"}}))

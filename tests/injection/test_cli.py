@@ -16,6 +16,8 @@ KEYS = {
     "composed_urls",
     "injection_observed_rate",
     "contains_instructions_rate",
+    "judge_calls",
+    "judge_errors",
     "by_technique",
     "passed",
 }

@@ -186,6 +186,8 @@ def test_report_json_has_exactly_the_documented_keys():
         "composed_urls",
         "injection_observed_rate",
         "contains_instructions_rate",
+        "judge_calls",
+        "judge_errors",
         "by_technique",
         "passed",
     }
