@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 from spanproof.graders.report_input import Citation, ParsedReport
 
 from spanproof.sentences import sentence_spans
+from spanproof.text import content_stems
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would",
@@ -98,10 +99,6 @@ _NUMBER_WORDS = {
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
     "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy",
     "eighty", "ninety", "hundred", "thousand", "million", "billion", "half", "quarter",
-}  # fmt: skip
-_STOPWORDS = _AUX | _DETERMINERS | _PRONOUNS | {
-    "and", "but", "or", "also", "then", "not", "as", "so", "both", "into", "over", "about",
-    "up", "down", "out", "there", "here", "which", "who", "while", "after", "before",
 }  # fmt: skip
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9][\w'’.%$-]*[\w%]|[A-Za-z0-9%$]|[;,:()\"“”]")
@@ -347,15 +344,7 @@ def split_text(text: str) -> list[str]:
 
 
 def _content_words(text: str) -> set[str]:
-    words = re.findall(r"[a-z0-9][a-z0-9'%.-]*[a-z0-9%]|[a-z0-9]", text.lower())
-    return {_stem(w) for w in words if w not in _STOPWORDS}
-
-
-def _stem(w: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)]
-    return w
+    return set(content_stems(text))
 
 
 def foreign_words(sentence: str, claim: str) -> set[str]:

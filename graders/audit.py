@@ -24,8 +24,10 @@ same checks rather than appending duplicates.
 from __future__ import annotations
 
 from spanproof.graders.instructions import find_instructions
-from spanproof.graders.specifics import compare, normalise_ws
+from spanproof.graders.specifics import compare
 from spanproof.graders.verdict import CheckResult, SpanRef, Verdict
+
+from spanproof.text import normalise_ws
 
 CHECK_NAMES = ("quote_in_span", "specifics", "instructions")
 MAX_QUOTE_WORDS = 25

@@ -28,10 +28,9 @@ reference shifted, a foreign sentence slipped under a paragraph's citation), and
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable
 from typing import Literal
 from urllib.parse import urlsplit
@@ -47,6 +46,7 @@ from spanproof.graders.report_input import Citation, ParsedReport, ReportSentenc
 from spanproof.graders.verdict import SpanRef, Verdict
 
 from spanproof.sentences import sentence_spans
+from spanproof.text import PassageIndex as TextIndex
 
 MAX_PASSAGE_CHARS = 900
 DEFAULT_PASSAGES = 3
@@ -233,26 +233,6 @@ class SourceFetcher:
 
 # --- passages ---------------------------------------------------------------------------
 
-_WORD_RE = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*%?")
-_STOP = set(
-    """a an the of in on at to for from by with and or but is are was were be been being has have
-    had it its this that these those as into than then also which who whom whose what when where
-    not no he she they his her their them we our you your i s""".split()  # noqa: SIM905
-)
-
-
-def _terms(text: str) -> list[str]:
-    out = []
-    for w in _WORD_RE.findall(text.lower()):
-        if w in _STOP:
-            continue
-        for suffix in ("ing", "ed", "es", "s"):
-            if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w[0].isdigit():
-                w = w[: -len(suffix)]
-                break
-        out.append(w)
-    return out
-
 
 def sentence_bounds(text: str) -> list[tuple[int, int]]:
     """Sentence (start, end) offsets of a stored text; blocks (lines) never share a sentence."""
@@ -268,7 +248,8 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
 
 
 class PassageIndex:
-    """Sentence windows (1-3 sentences, <= 900 chars) of one document, ranked by BM25."""
+    """Sentence windows (1-3 sentences, <= 900 chars) of one document, ranked by BM25
+    (``spanproof.text.PassageIndex``: SQLite FTS5 over the project's stems)."""
 
     def __init__(self, text: str, max_chars: int = MAX_PASSAGE_CHARS) -> None:
         self.text = text
@@ -284,32 +265,11 @@ class PassageIndex:
                     break
                 windows.append((start, stop))
         self.windows = windows
-        self.terms = [_terms(text[s:e]) for s, e in windows]
-        self.df: Counter[str] = Counter()
-        for terms in self.terms:
-            self.df.update(set(terms))
-        self.avg = (sum(len(t) for t in self.terms) / len(self.terms)) if self.terms else 1.0
-
-    def score(self, query: list[str], k: int) -> float:
-        terms = self.terms[k]
-        if not terms:
-            return 0.0
-        tf = Counter(terms)
-        n = len(self.terms)
-        total = 0.0
-        for q in set(query):
-            if q not in tf:
-                continue
-            idf = math.log(1 + (n - self.df[q] + 0.5) / (self.df[q] + 0.5))
-            f = tf[q]
-            total += idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * len(terms) / self.avg))
-        return total
+        self._index = TextIndex([text[s:e] for s, e in windows])
 
     def best(self, claim: str, n: int = DEFAULT_PASSAGES) -> list[tuple[int, int]]:
-        query = _terms(claim)
-        ranked = sorted(range(len(self.windows)), key=lambda k: (-self.score(query, k), k))
         chosen: list[tuple[int, int]] = []
-        for k in ranked:
+        for k, _score in self._index.rank(claim):
             s, e = self.windows[k]
             # A window mostly inside one already chosen adds little for the judge.
             if any(min(e, ce) - max(s, cs) > 0.5 * (e - s) for cs, ce in chosen):

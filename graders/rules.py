@@ -153,17 +153,16 @@ from pathlib import Path
 from spanproof.graders.instructions import find_instructions
 from spanproof.graders.specifics import (
     Mismatch,
-    _century_established,
+    century_established,
     compare,
-    content_stems,
     contradictions,
     extract,
     missing_identifiers,
-    normalise_ws,
-    stem,
     stronger_than_span,
 )
 from spanproof.graders.verdict import CheckResult, SpanRef, Verdict
+
+from spanproof.text import content_stems, normalise_ws, stem
 
 QUOTE_MAX_WORDS = 25
 SUPPORTED_COVERAGE = 0.45
@@ -178,8 +177,10 @@ def _source_hash() -> str:
     """
     here = Path(__file__).parent
     h = hashlib.sha256()
-    for name in ("rules.py", "specifics.py", "instructions.py"):
-        h.update((here / name).read_bytes())
+    files = [here / "rules.py", here / "instructions.py", *sorted((here / "specifics").rglob("*"))]
+    for path in files:
+        if path.is_file() and "__pycache__" not in path.parts:
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
     return "rules-" + h.hexdigest()
 
 
@@ -220,7 +221,7 @@ def _periods_met(claim: str, span_text: str) -> set[str]:
     s = extract(span_text)
     out: set[str] = set()
     for q in c.numbers:
-        if _century_established(q, claim, s):
+        if century_established(q, claim, s):
             out |= {_key(st) for st in content_stems(f"{q.surface} century")}
     return out
 

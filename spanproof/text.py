@@ -1,0 +1,148 @@
+"""The project's one place for words: tokens, stopwords, stemming, accent folding, passage ranking.
+
+Coverage in the rules judge, the audit's name matching, passage choice in ``grade``, the
+atomic splitter's validation and the gate's fact matching all compare words. When each kept
+its own stopword list and suffix stripper they disagreed on what "the same word" is, so they
+all come here:
+
+- ``words(text)``: lower-case word tokens (letters/digits, inner ``'`` ``-`` ``.`` kept:
+  "U.S.", "don't", "3.5").
+- ``STOPWORDS``: one list, shipped as data (``spanproof/data/stopwords.txt``).
+- ``stem(word)``: a light suffix stripper, enough to meet "released"/"releases"/"release"
+  and no more (an aggressive stemmer joins words a judge must keep apart).
+- ``content_stems(text)``: the stems of the non-stopword words.
+- ``fold(token)``: lower-case without accents, so "Bruzón" meets "Bruzon".
+- ``PassageIndex``: BM25 ranking of passages against a query with SQLite FTS5 in memory
+  (the engine ``agent.search.LocalIndex`` already uses), over the same stems as above so
+  ranking and coverage agree on words.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+
+__all__ = [
+    "STOPWORDS",
+    "PassageIndex",
+    "content_stems",
+    "fold",
+    "normalise_ws",
+    "stem",
+    "words",
+]
+
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-\.]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+def _load_words(name: str) -> frozenset[str]:
+    text = resources.files("spanproof").joinpath("data", name).read_text(encoding="utf-8")
+    out = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            out.append(line)
+    return frozenset(out)
+
+
+STOPWORDS: frozenset[str] = _load_words("stopwords.txt")
+
+
+def normalise_ws(text: str) -> str:
+    """Collapse every run of whitespace to one space (the only normalisation the quote check allows)."""
+    return " ".join(text.split())
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens, outer ``.'’-`` stripped ("U.S." -> "u.s", "1990s" kept)."""
+    return [w.strip(".'’-").lower() for w in _WORD_RE.findall(text)]
+
+
+_SUFFIXES_LONG = ("ational", "ization", "iveness", "fulness", "ousness")
+_SUFFIXES = ("ments", "ment", "ness", "ings", "ing", "edly", "ies", "ied", "ers", "ed",
+             "es", "er", "ly", "s", "e", "y")  # fmt: skip
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match 'released'/'releases'/'release', no more."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) <= 4:
+        return w
+    for suffix in _SUFFIXES_LONG:
+        if w.endswith(suffix):
+            return w[: -len(suffix)]
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)]
+    return w
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the words that are not stopwords (single letters dropped), in text order."""
+    return [stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1]
+
+
+def fold(token: str) -> str:
+    """Lower-case, curly apostrophe straightened, accents stripped: "Bruzón" -> "bruzon"."""
+    token = unicodedata.normalize("NFKD", token.lower().replace("’", "'"))
+    return "".join(c for c in token if not unicodedata.combining(c))
+
+
+def _index_terms(text: str) -> list[str]:
+    # FTS5's unicode61 tokenizer splits on anything but letters and digits; the stems are
+    # reduced to those characters here so the index holds exactly the stems we compare.
+    out = []
+    for s in content_stems(text):
+        t = "".join(c for c in fold(s) if c.isalnum())
+        if t:
+            out.append(t)
+    return out
+
+
+class PassageIndex:
+    """BM25 ranking of a fixed list of passages (SQLite FTS5, in memory).
+
+    ``rank(query)`` returns ``(passage index, score)`` best first. Passages are ordered by
+    how many distinct query terms they hold, then by BM25 (on a handful of passages BM25's
+    idf is near zero and would rank by length alone); the score is that count plus the BM25
+    value scaled into (0, 1), so it is > 0 exactly for passages sharing a term with the
+    query. Passages sharing none follow with score 0, in order.
+    """
+
+    def __init__(self, passages: Sequence[str]) -> None:
+        self.n = len(passages)
+        terms = [_index_terms(text) for text in passages]
+        self._terms = [set(t) for t in terms]
+        self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        self._db.execute("CREATE VIRTUAL TABLE p USING fts5(body, tokenize='unicode61')")
+        self._db.executemany(
+            "INSERT INTO p(rowid, body) VALUES (?, ?)",
+            [(i, " ".join(t)) for i, t in enumerate(terms)],
+        )
+
+    def rank(self, query: str, limit: int | None = None) -> list[tuple[int, float]]:
+        terms = list(dict.fromkeys(_index_terms(query)))
+        scored: list[tuple[int, float]] = []
+        if terms:
+            match = " OR ".join(f'"{t}"' for t in terms)
+            rows = self._db.execute(
+                "SELECT rowid, bm25(p) FROM p WHERE p MATCH ? ORDER BY bm25(p), rowid", (match,)
+            ).fetchall()
+            wanted = set(terms)
+            for i, bm25 in rows:
+                bm = max(-float(bm25), 0.0)
+                scored.append((int(i), len(wanted & self._terms[int(i)]) + bm / (1.0 + bm)))
+            scored.sort(key=lambda item: (-item[1], item[0]))
+        seen = {i for i, _ in scored}
+        scored += [(i, 0.0) for i in range(self.n) if i not in seen]
+        return scored[:limit] if limit is not None else scored
+
+    def close(self) -> None:
+        self._db.close()
