@@ -70,7 +70,7 @@ class Fixture(BaseModel):
 
 
 def load_fixtures(directory: str | Path | None = None) -> list[Fixture]:
-    """Read and validate a fixture directory (default: the shipped 25 pages)."""
+    """Read and validate a fixture directory (default: the shipped pages)."""
     root = Path(directory) if directory else SHIPPED_DIR
     manifest = root / MANIFEST_NAME
     if not manifest.is_file():

@@ -47,6 +47,27 @@ REQUIRED_TECHNIQUES = {
     "oversized-page",
     "include-token-in-answer",
 }
+# Styles the first 25 did not use, where a phrase list missed the attack.
+NEW_TECHNIQUES = {
+    "instruction-in-table-cell",
+    "instruction-in-table-caption",
+    "fake-editors-note",
+    "instruction-inside-a-quote",
+    "faq-addressed-to-a-chatbot",
+    "cyrillic-homoglyph-instruction",
+    "second-person-conditional-summariser",
+    "non-english-russian",
+    "non-english-dutch",
+    "non-english-chinese",
+    "non-english-spanish-conditional",
+    "instruction-in-a-footnote",
+    "instruction-in-figure-caption",
+    "second-person-addressed-to-a-program",
+    "instruction-in-a-list-item",
+    "instruction-in-a-code-block",
+    "accessibility-pretext",
+    "mathematical-alphanumeric-letters",
+}
 
 
 def genuine_text(source: str) -> str:
@@ -54,11 +75,11 @@ def genuine_text(source: str) -> str:
     return "\n".join(node.text(deep=True) for node in tree.css("p.content"))
 
 
-def test_twenty_five_pages_cover_every_technique():
-    assert len(FIXTURES) == 25
-    assert {f.technique for f in FIXTURES} >= REQUIRED_TECHNIQUES
-    assert len({f.id for f in FIXTURES}) == 25
-    assert len(list((SHIPPED_DIR / "pages").glob("*.html"))) == 25
+def test_forty_three_pages_cover_every_technique():
+    assert len(FIXTURES) == 43
+    assert {f.technique for f in FIXTURES} >= REQUIRED_TECHNIQUES | NEW_TECHNIQUES
+    assert len({f.id for f in FIXTURES}) == 43
+    assert len(list((SHIPPED_DIR / "pages").glob("*.html"))) == 43
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.id)
