@@ -1,0 +1,148 @@
+"""Typed rows the store hands out and takes in (its public boundary)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+RunKind = Literal["ask", "gate", "injection", "grade"]
+RUN_KINDS: tuple[RunKind, ...] = ("ask", "gate", "injection", "grade")
+Decision = Literal["approve", "edit", "cut"]
+
+
+class RunSummary(BaseModel):
+    """One run as `runs list` and the viewer's run list show it (no record parsing)."""
+
+    run_id: str
+    kind: RunKind = "ask"
+    question: str
+    status: str
+    policy: str
+    model: str | None = None
+    created_at: str
+    updated_at: str
+    claims_published: int | None = None
+    published_groundedness: float | None = None
+    cost_usd: float | None = None
+    host: str = ""
+    runner: str = ""
+    ci_job: str | None = None
+    still_running: bool = False  # interrupted, on this host, and its process is alive
+
+
+class RunPage(BaseModel):
+    """A page of runs, newest first: ``items``, the ``total`` matching, and where it starts."""
+
+    items: list[RunSummary]
+    total: int
+    offset: int
+    limit: int
+
+    @property
+    def next_offset(self) -> int | None:
+        end = self.offset + len(self.items)
+        return end if end < self.total else None
+
+
+class StoredRun(BaseModel):
+    """A run's columns plus its record as stored (JSON text, parsed by the caller)."""
+
+    run_id: str
+    kind: RunKind
+    created_at: datetime
+    status: str
+    host: str
+    runner: str
+    ci_job: str | None = None
+    git_commit: str | None = None
+    spanproof_version: str
+    sanitiser_version: str
+    prompt_version: str | None = None
+    model: str | None = None
+    judges: str | None = None
+    home: str | None = None
+    record: str
+
+
+class GateRunRow(BaseModel):
+    gate_id: str
+    started_at: datetime
+    passed: bool
+    exit_code: int
+    judge: str
+    policy: str
+    model: str | None = None
+    host: str
+    runner: str
+    ci_job: str | None = None
+    git_commit: str | None = None
+    spanproof_version: str
+    sanitiser_version: str
+    prompt_version: str | None = None
+    result: str  # GateResult JSON
+
+
+class Review(BaseModel):
+    id: str
+    run_id: str
+    claim_index: int = Field(ge=0)
+    decision: Decision
+    edited_text: str | None = None
+    edited_verdict: dict[str, Any] | None = None
+    note: str = ""
+    reviewer: str
+    decided_at: datetime
+
+
+class SnapshotHolder(BaseModel):
+    doc_id: str
+    runner: str
+    host: str
+    home: str
+    sha256: str
+    url: str
+    retrieved_at: str
+
+
+class TableInfo(BaseModel):
+    name: str
+    rows: int
+    bytes: int | None = None
+
+
+class StoreInfo(BaseModel):
+    url: str  # password redacted
+    backend: str
+    revision: str | None
+    tables: list[TableInfo]
+    runs_by_kind: dict[str, int]
+    oldest_run: str | None = None
+    newest_run: str | None = None
+    total_bytes: int | None = None
+
+
+class PruneResult(BaseModel):
+    cutoff: str
+    dry_run: bool
+    runs: int
+    verdicts: int
+    usefulness: int
+    kept_runs_referenced: int  # older than the cutoff but kept: a gate result or a review uses them
+    kept_verdicts_referenced: int
+
+
+class CopyResult(BaseModel):
+    source: str
+    runs_copied: int = 0
+    runs_already_there: int = 0
+    runs_conflicting: list[str] = Field(default_factory=list)  # same id, different record
+    runs_unreadable: list[str] = Field(default_factory=list)
+    gate_runs_copied: int = 0
+    gate_runs_already_there: int = 0
+    verdicts_copied: int = 0
+    verdicts_already_there: int = 0
+    usefulness_copied: int = 0
+    reviews_copied: int = 0
+    snapshot_holders_copied: int = 0

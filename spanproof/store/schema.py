@@ -1,0 +1,28 @@
+"""The store's tables as SQLAlchemy Core objects: what the code reads and writes.
+
+Built from the migrations' own column definitions, so the tables the code uses are the
+tables the migrations create. A later migration that changes a table changes it here too;
+a test compares this metadata with a freshly migrated database on both backends.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from spanproof.store.migrations.versions import v0001_initial as v1
+
+KNOWN_REVISIONS = ("0001",)  # every revision, oldest first; a test checks them against Alembic
+HEAD = KNOWN_REVISIONS[-1]
+
+metadata = sa.MetaData()
+runs = sa.Table("runs", metadata, *v1.runs_columns())
+gate_runs = sa.Table("gate_runs", metadata, *v1.gate_runs_columns())
+gate_refs = sa.Table("gate_refs", metadata, *v1.gate_refs_columns())
+verdicts = sa.Table("verdicts", metadata, *v1.verdicts_columns())
+usefulness = sa.Table("usefulness", metadata, *v1.usefulness_columns())
+reviews = sa.Table("reviews", metadata, *v1.reviews_columns())
+snapshot_holders = sa.Table("snapshot_holders", metadata, *v1.snapshot_holders_columns())
+for _name, _table, _cols in v1.INDEXES:
+    sa.Index(_name, *(metadata.tables[_table].c[c] for c in _cols))
+
+TABLE_NAMES = tuple(metadata.tables)
