@@ -24,6 +24,8 @@ from spanproof.agent.evidence import SPAN_ID_PATTERN, EgressEvent, Span, utc_now
 from spanproof.agent.tool_schema import ToolError
 from spanproof.graders.verdict import Verdict
 
+from spanproof.store.models import RunKind
+
 RECORD_VERSION = 1
 PROMPT_DIR = Path(__file__).parent / "prompts"
 
@@ -297,11 +299,16 @@ class RunRecord(BaseModel):
     record_version: int = RECORD_VERSION
     run_id: str
     question: str
+    # Who made the run: a person's `ask` (the default), or the gate, injection suite, grader.
+    kind: RunKind = "ask"
     status: RunStatus = "interrupted"  # stays so until the run finishes cleanly
     ended_by: str = ""  # draft | budget:<name> | convergence | model_error | ...
     created_at: str = Field(default_factory=utc_now_iso)
     finished_at: str | None = None
     pid: int | None = None
+    # Where the run was made (host, runner, CI job, versions, judge/model/prompt hashes);
+    # stamped by the run store on save. None in records written before it was kept.
+    provenance: dict[str, Any] | None = None
     config: RunConfig
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     model_ids: dict[str, str] = Field(default_factory=dict)

@@ -9,9 +9,8 @@ status `interrupted` and marked `complete` only at the end.
 from __future__ import annotations
 
 import asyncio
-import secrets
+import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 
 from spanproof.agent.chat import ChatModel, make_chat_model
 from spanproof.agent.evidence import utc_now_iso
@@ -41,7 +40,8 @@ POLICIES = ("extractive", "llm")
 
 
 def new_run_id() -> str:
-    return "run_" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "_" + secrets.token_hex(3)
+    """A UUID: unique across every runner that shares a store, with no coordination."""
+    return str(uuid.uuid4())
 
 
 def _chat(model: str | ChatModel | None, endpoint: EndpointSettings | None) -> ChatModel | None:

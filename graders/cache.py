@@ -12,23 +12,25 @@ verdict *before* the audit; the audit is code and is re-applied on every read, s
 it never needs a cache flush. Error verdicts are never stored: a judge that failed is asked
 again next time.
 
-Storage is one SQLite file (``verdicts.sqlite`` in the spanproof home by default), safe for
-several processes thanks to WAL mode.
+Storage is the shared store (spanproof.store): table ``verdicts`` of ``<home>/spanproof.sqlite``
+by default, or of the team's PostgreSQL database (``--db`` / ``$SPANPROOF_DB``), so a verdict
+paid for on one CI runner is a cache hit on every other. Writes are insert-or-ignore: two
+runners writing the same key at once are idempotent (the key fixes the inputs, so either
+verdict is the right one). Each stored verdict carries provenance (spanproof version, host,
+runner, CI job, sanitiser version, judge, model id, prompt hash).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
+import os
 import threading
 from pathlib import Path
 
 from spanproof.graders.verdict import SpanRef, Verdict
 
-from spanproof.home import resolve_home
-
-DEFAULT_FILENAME = "verdicts.sqlite"
+from spanproof.store import Store, open_store, store_for_url
 
 
 def cache_key(
@@ -49,41 +51,62 @@ def cache_key(
 
 
 class VerdictCache:
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+    """Judge verdicts by cache key. ``target``: a Store, a database URL or a SQLite file path.
+
+    ``used_keys`` collects every key read with a hit or written, so a gate run can record
+    which verdicts its result rests on (pruning keeps those).
+    """
+
+    def __init__(self, target: Store | str | os.PathLike[str]) -> None:
+        self.store = target if isinstance(target, Store) else store_for_url(str(target))
+        self.used_keys: set[str] = set()
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, judge TEXT NOT NULL,"
-            " verdict TEXT NOT NULL, created_at TEXT DEFAULT CURRENT_TIMESTAMP)"
-        )
-        self._db.commit()
 
     @classmethod
-    def default(cls, home: str | Path | None = None) -> VerdictCache:
-        return cls(resolve_home(home) / DEFAULT_FILENAME)
+    def default(cls, home: str | Path | None = None, db: str | None = None) -> VerdictCache:
+        return cls(open_store(home=home, db=db))
+
+    @property
+    def path(self) -> str:
+        return self.store.display_url
 
     def get(self, key: str) -> Verdict | None:
+        text = self.store.get_verdict(key)
+        if text is None:
+            return None
         with self._lock:
-            row = self._db.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
-        return Verdict.model_validate_json(row[0]) if row else None
+            self.used_keys.add(key)
+        return Verdict.model_validate_json(text)
 
     def put(self, key: str, verdict: Verdict) -> None:
         if verdict.error is not None:
             return
+        self.store.put_verdict(key, verdict.model_dump_json(), {
+            "judge": verdict.judge, "model_id": verdict.model_id,
+            "prompt_sha256": verdict.prompt_sha256,
+        })  # fmt: skip
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO verdicts (key, judge, verdict) VALUES (?, ?, ?)",
-                (key, verdict.judge, verdict.model_dump_json()),
-            )
-            self._db.commit()
+            self.used_keys.add(key)
 
     def __len__(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+        return self.store.count("verdicts")
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        """Connections are pooled per store and closed at exit; nothing to release here."""
+
+
+class UsefulnessCache:
+    """Rubric scores (JSON) by key, in the same store as the verdicts; insert-or-ignore."""
+
+    def __init__(self, target: Store | str | os.PathLike[str]) -> None:
+        self.store = target if isinstance(target, Store) else store_for_url(str(target))
+
+    @classmethod
+    def default(cls, home: str | Path | None = None, db: str | None = None) -> UsefulnessCache:
+        return cls(open_store(home=home, db=db))
+
+    def get(self, key: str) -> str | None:
+        return self.store.get_usefulness(key)
+
+    def put(self, key: str, score_json: str) -> None:
+        self.store.put_usefulness(key, score_json)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sqlite3
 import time
 import traceback
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,7 @@ class _State(BaseModel):
     cache_hits: int = 0
     verifier: Any = None
     phase_calls: dict[str, int] = Field(default_factory=dict)
+    db: str | None = None  # the store: --db / $SPANPROOF_DB / SQLite under the home
 
     def calls_now(self) -> int:
         return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
@@ -156,11 +157,16 @@ async def run_gate(
     progress: Callable[[str], None] | None = None,
     endpoint: Any = None,
     record: bool = True,
+    db: str | None = None,
 ) -> GateResult:
-    """Run every enabled check; never raises for a check that cannot run (it becomes an error row)."""
+    """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
+
+    ``db``: the store for runs, verdicts and the gate run (default $SPANPROOF_DB, else SQLite
+    under ``home``); a storage error while recording the result propagates as a StoreError.
+    """
     t0 = time.perf_counter()
     started = utc_now_iso()
-    state = _State(progress=progress)
+    state = _State(progress=progress, db=db)
     enabled = set(cfg.checks)
     verifier = None
     judge = None
@@ -172,7 +178,7 @@ async def run_gate(
 
         judge = make_judge(cfg.judge, endpoint=endpoint)
         state.judge_ids = [judge.id]
-        cache = VerdictCache(home / "verdicts.sqlite")
+        cache = VerdictCache.default(home, db)
         verifier = Verifier([judge], cache=cache, concurrency=cfg.concurrency)
         state.verifier = verifier
 
@@ -259,8 +265,7 @@ async def run_gate(
         model_calls=state.model_calls,
         cache_hits=state.cache_hits,
         started_at=started,
-        gate_id="gate_"
-        + hashlib.sha256(f"{started}{time.time_ns()}{cfg.sha256()}".encode()).hexdigest()[:16],
+        gate_id=str(uuid.uuid4()),
         config_source=config_source,
         config_sha256=cfg.sha256(),
         judge=cfg.judge,
@@ -277,7 +282,8 @@ async def run_gate(
     if state.debug:
         result.artifacts["errors"] = [d[-2000:] for d in state.debug]
     if record:
-        GateStore(store_path(home)).save(result)
+        used = getattr(getattr(verifier, "cache", None), "used_keys", None) or set()
+        GateStore.default(home, db).save(result, verdict_keys=used)
     return result
 
 
@@ -364,7 +370,7 @@ async def _agent_runs(
         )
     golden = load_questions(qpath, cfg.max_questions)
     env = offline_web(home, Path(cfg.corpus_dir) if cfg.corpus_dir else None)
-    store = RunStore(store_path(home))
+    store = RunStore.default(home, state.db, kind="gate")
     allow = list(
         getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
     )
@@ -582,26 +588,6 @@ def _answer_text(record: Any) -> str:
     )
 
 
-class _UsefulnessCache:
-    def __init__(self, path: Path):
-        self.path = path
-        with sqlite3.connect(path) as conn:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS usefulness (key TEXT PRIMARY KEY, score TEXT NOT NULL)"
-            )
-
-    def get(self, key: str) -> UsefulnessScore | None:
-        with sqlite3.connect(self.path) as conn:
-            row = conn.execute("SELECT score FROM usefulness WHERE key = ?", (key,)).fetchone()
-        return UsefulnessScore.model_validate_json(row[0]) if row else None
-
-    def put(self, key: str, score: UsefulnessScore) -> None:
-        with sqlite3.connect(self.path) as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO usefulness VALUES (?, ?)", (key, score.model_dump_json())
-            )
-
-
 async def score_usefulness(
     spec: str, question: str, answer: str, endpoint: Any = None
 ) -> UsefulnessScore:
@@ -656,21 +642,24 @@ async def _usefulness(
         ]  # fmt: skip
     if not records:
         raise RuntimeError("no agent runs to score")
-    cache = _UsefulnessCache(home / "usefulness.sqlite")
+    from spanproof.graders.cache import UsefulnessCache
+
+    cache = UsefulnessCache.default(home, state.db)
     scores: list[tuple[Any, UsefulnessScore]] = []
     for rec in records:
         answer = _answer_text(rec)
         key = hashlib.sha256(
             json.dumps([spec, USEFULNESS_PROMPT_SHA, rec.question, answer]).encode()
         ).hexdigest()
-        hit = cache.get(key)
+        cached = cache.get(key)
+        hit = UsefulnessScore.model_validate_json(cached) if cached is not None else None
         if hit is not None:
             state.cache_hits += 1
             scores.append((rec, hit))
             continue
         state.model_calls += 1
         s = await score_usefulness(spec, rec.question, answer, endpoint)
-        cache.put(key, s)
+        cache.put(key, s.model_dump_json())
         scores.append((rec, s))
     state.prompt_hashes["usefulness"] = USEFULNESS_PROMPT_SHA
     state.judge_ids.append(f"usefulness:{spec}")

@@ -1,16 +1,17 @@
 """The weekly report, built from the run store alone (records, never live objects).
 
 Pre- vs post-prune groundedness over time (plot and table), drop and PARTIAL
-rates, cost and latency per run, the judge and prompt versions in effect, and
-the runs with the largest drop rates. An empty store gives an empty report that
-says so, not an error.
+rates, cost and latency per run (every run in the window, full ids), the same
+figures per runner / CI job and per prompt/model version (so a shared store
+shows which machine or which prompt moved a number), the gate runs with their
+provenance, and the runs with the largest drop rates. The window is selected in
+SQL by the store; an empty store gives an empty report that says so, not an error.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,17 +24,14 @@ from spanproof.graders.gate_result import GateResult
 from tabulate import tabulate
 
 from spanproof.files import write_atomic
-
-_SINCE_RE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
+from spanproof.store.models import GateRunRow
+from spanproof.store.timeutil import parse_age
 
 
 def parse_since(text: str) -> timedelta:
-    """'7d', '24h', '2w' -> timedelta; anything else raises ValueError with the accepted forms."""
-    m = _SINCE_RE.match(text or "")
-    if not m:
-        raise ValueError(f"--since {text!r} not understood; use a number and a unit: 24h, 7d, 2w")
-    n, unit = int(m.group(1)), m.group(2)
-    return {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n)}[unit]
+    """'7d', '24h', '2w' -> timedelta; anything else (or more than 200 years) raises
+    ValueError with the accepted forms."""
+    return parse_age(text, "--since")
 
 
 def _ts(text: str | None) -> datetime | None:
@@ -47,14 +45,13 @@ def _ts(text: str | None) -> datetime | None:
 
 
 def run_row(record: Any, prices: Prices) -> dict[str, Any]:
-    """One run's row: the same groundedness arithmetic as the gate, cost from the price table."""
+    """One run's row: the same groundedness arithmetic and run cost as the gate."""
+    from spanproof.graders.gate import run_cost
+
     g = groundedness_stats([view_from_record(record)])
     m = record.metrics
-    tokens = {
-        model: {"input": u.prompt_tokens, "output": u.completion_tokens}
-        for model, u in m.tokens_by_model.items()
-    }
-    cost = prices.cost_usd(tokens, searches=m.searches)
+    cost_row = run_cost(record, prices)
+    prov = record.provenance or {}
     phases = dict(m.wall_ms_by_phase)
     started, finished = _ts(record.created_at), _ts(record.finished_at)
     wall_s = sum(phases.values()) / 1000 if phases else None
@@ -63,9 +60,13 @@ def run_row(record: Any, prices: Prices) -> dict[str, Any]:
     verify_s = phases.get("verify", 0) / 1000 if phases else None
     return {
         "run_id": record.run_id,
+        "kind": record.kind,
         "created_at": started,
         "question": record.question[:60],
         "status": record.status,
+        "runner": prov.get("runner") or "-",
+        "host": prov.get("host") or "-",
+        "ci_job": prov.get("ci_job") or "-",
         "policy": record.config.policy,
         "model": record.config.model or "-",
         "judges": "+".join(record.config.judges) or "-",
@@ -82,8 +83,8 @@ def run_row(record: Any, prices: Prices) -> dict[str, Any]:
         "post_prune": g["post_prune"],
         "partial_rate": g["partial_rate"],
         "drop_rate": g["drop_rate"],
-        "tokens": sum(t["input"] + t["output"] for t in tokens.values()),
-        "cost_usd": cost,
+        "tokens": cost_row["tokens"],
+        "cost_usd": cost_row["cost_usd"],
         "verifier_calls": m.cost.verifier_model_calls,
         "wall_s": wall_s,
         "verify_share_of_time": (verify_s / wall_s) if wall_s and verify_s is not None else None,
@@ -100,6 +101,7 @@ class WeeklyReport(BaseModel):
     over_time: list[dict[str, Any]] = Field(default_factory=list)  # one row per day
     runs: list[dict[str, Any]] = Field(default_factory=list)
     versions: list[dict[str, Any]] = Field(default_factory=list)
+    runners: list[dict[str, Any]] = Field(default_factory=list)  # per runner and CI job
     top_drop: list[dict[str, Any]] = Field(default_factory=list)
     gate_runs: list[dict[str, Any]] = Field(default_factory=list)
 
@@ -115,16 +117,47 @@ def _jsonable(df: pd.DataFrame) -> list[dict[str, Any]]:
     return json.loads(df.to_json(orient="records", date_format="iso"))
 
 
+def _gate_row(g: GateRunRow) -> dict[str, Any]:
+    result = GateResult.model_validate_json(g.result)
+    return {
+        "gate_id": g.gate_id,
+        "started_at": result.started_at,
+        "passed": g.passed,
+        "exit_code": g.exit_code,
+        "judge": g.judge,
+        "model": g.model or "-",
+        "failed": ", ".join(r.name for r in result.checks if r.status in ("fail", "error")) or "-",
+        "wall_s": round(result.wall_s, 1),
+        "model_calls": result.model_calls,
+        "cache_hits": result.cache_hits,
+        "runs": len(result.run_ids),
+        "runner": g.runner,
+        "host": g.host,
+        "ci_job": g.ci_job or "-",
+        "git_commit": g.git_commit or "-",
+        "spanproof_version": g.spanproof_version,
+        "sanitiser_version": g.sanitiser_version,
+        "prompt_version": g.prompt_version or "-",
+    }
+
+
+def window(since: str, now: datetime | None = None) -> tuple[datetime, datetime]:
+    """(start, end) of the report window; ValueError for a --since that cannot be read."""
+    now = now or datetime.now(UTC)
+    return now - parse_since(since), now
+
+
 def build_weekly(
     records: list[Any],
-    gate_runs: list[GateResult] | None = None,
+    gate_runs: list[GateRunRow] | None = None,
     *,
     since: str = "7d",
     now: datetime | None = None,
     prices: Prices | None = None,
 ) -> WeeklyReport:
-    now = now or datetime.now(UTC)
-    start = now - parse_since(since)
+    """The report over ``records`` and ``gate_runs`` created in the window (the store
+    selects them in SQL; anything outside the window passed here is left out)."""
+    start, now = window(since, now)
     prices = prices or Prices()
     df = _records_frame(records, prices)
     if not df.empty:
@@ -136,18 +169,9 @@ def build_weekly(
         period_end=now.isoformat(timespec="seconds"),
         n_runs=len(df),
     )
-    gates = [g for g in (gate_runs or []) if (t := _ts(g.started_at)) and start <= t <= now]
-    report.gate_runs = [
-        {
-            "started_at": g.started_at,
-            "passed": g.passed,
-            "exit_code": g.exit_code,
-            "judge": g.judge,
-            "failed": ", ".join(r.name for r in g.checks if r.status in ("fail", "error")) or "-",
-            "wall_s": round(g.wall_s, 1),
-        }
-        for g in gates
-    ]
+    naive_start, naive_now = start.replace(tzinfo=None), now.replace(tzinfo=None)
+    gates = [g for g in (gate_runs or []) if naive_start <= _naive(g.started_at) <= naive_now]
+    report.gate_runs = [_gate_row(g) for g in gates]
     if df.empty:
         return report
     claims = df["drafted"].sum()
@@ -180,17 +204,12 @@ def build_weekly(
             }
         )
     report.over_time = over
-    versions = (
-        df.groupby(["judges", "judge_versions", "prompts", "policy", "model"], dropna=False)
-        .agg(
-            runs=("run_id", "count"),
-            first_seen=("created_at", "min"),
-            last_seen=("created_at", "max"),
+    report.versions = _jsonable(
+        _grouped(df, ["judges", "judge_versions", "prompts", "policy", "model"]).sort_values(
+            "last_seen", ascending=False
         )
-        .reset_index()
-        .sort_values("last_seen", ascending=False)
     )
-    report.versions = _jsonable(versions)
+    report.runners = _jsonable(_grouped(df, ["runner", "ci_job"]).sort_values("last_seen"))
     report.runs = _jsonable(df)
     top = (
         df[df["drop_rate"].fillna(0) > 0]
@@ -201,6 +220,30 @@ def build_weekly(
         top[["run_id", "created_at", "question", "drafted", "drop_rate", "partial_rate"]]
     )
     return report
+
+
+def _naive(dt: datetime) -> datetime:
+    return dt.astimezone(UTC).replace(tzinfo=None) if dt.tzinfo else dt
+
+
+def _grouped(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Runs, pooled pre- and post-prune groundedness, PARTIAL and drop rates, cost per group."""
+    rows = []
+    for key, part in df.groupby(keys, dropna=False, sort=True):
+        rows.append(
+            {
+                **dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)),
+                "runs": int(len(part)),
+                "pre_prune": _pooled(part, "pre_prune", "drafted"),
+                "post_prune": _pooled(part, "post_prune", "published"),
+                "partial_rate": _pooled(part, "partial_rate", "drafted"),
+                "drop_rate": _pooled(part, "drop_rate", "drafted"),
+                "cost_usd": float(part["cost_usd"].sum()),
+                "first_seen": part["created_at"].min(),
+                "last_seen": part["created_at"].max(),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def _pooled(df: pd.DataFrame, rate: str, weight: str) -> float | None:
@@ -252,12 +295,14 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
         )  # fmt: skip
         out.append(
             (
-                "Cost and latency per run",
+                f"Cost and latency per run (all {len(report.runs)}, oldest first)",
                 tabulate(
-                    [[r["run_id"][-12:], r["created_at"][:16], r["drafted"], _f(r["pre_prune"]), _f(r["post_prune"]),
-                      _f(r["drop_rate"]), _f(r["cost_usd"], 4), _f(r["wall_s"], 3), _f(r["verify_share_of_time"], 2)]
-                     for r in report.runs[-25:]],
-                    headers=["run", "created", "claims", "pre", "post", "drop", "cost $", "phase s", "verify share"],
+                    [[r["run_id"], r["kind"], r["created_at"][:16], r["runner"], r["drafted"], _f(r["pre_prune"]),
+                      _f(r["post_prune"]), _f(r["drop_rate"]), _f(r["cost_usd"], 4), _f(r["wall_s"], 3),
+                      _f(r["verify_share_of_time"], 2)]
+                     for r in report.runs],
+                    headers=["run", "kind", "created", "runner", "claims", "pre", "post", "drop", "cost $", "phase s",
+                             "verify share"],
                     tablefmt=fmt,
                     disable_numparse=True,
                 ),
@@ -265,11 +310,27 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
         )  # fmt: skip
         out.append(
             (
-                "Judge and prompt versions in effect",
+                "By runner and CI job",
                 tabulate(
-                    [[v["judges"], v["judge_versions"], v["prompts"], v["policy"], v["model"], v["runs"], v["first_seen"][:16],
-                      v["last_seen"][:16]] for v in report.versions],
-                    headers=["judges", "judge version", "prompts", "policy", "model", "runs", "first", "last"],
+                    [[v["runner"], v["ci_job"], v["runs"], _f(v["pre_prune"]), _f(v["post_prune"]), _f(v["partial_rate"]),
+                      _f(v["drop_rate"]), _f(v["cost_usd"], 4), v["first_seen"][:16], v["last_seen"][:16]]
+                     for v in report.runners],
+                    headers=["runner", "CI job", "runs", "pre-prune", "post-prune", "PARTIAL", "drop", "cost $", "first",
+                             "last"],
+                    tablefmt=fmt,
+                    disable_numparse=True,
+                ),
+            )
+        )  # fmt: skip
+        out.append(
+            (
+                "By judge, prompt and model version: pre- vs post-prune groundedness",
+                tabulate(
+                    [[v["judges"], v["judge_versions"], v["prompts"], v["policy"], v["model"], v["runs"],
+                      _f(v["pre_prune"]), _f(v["post_prune"]), v["first_seen"][:16], v["last_seen"][:16]]
+                     for v in report.versions],
+                    headers=["judges", "judge version", "prompts", "policy", "model", "runs", "pre-prune",
+                             "post-prune", "first", "last"],
                     tablefmt=fmt,
                     disable_numparse=True,
                 ),
@@ -286,11 +347,14 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
     if report.gate_runs:
         out.append(
             (
-                "Gate runs",
+                f"Gate runs ({len(report.gate_runs)})",
                 tabulate(
-                    [[g["started_at"], "pass" if g["passed"] else f"exit {g['exit_code']}", g["judge"], g["failed"],
-                      g["wall_s"]] for g in report.gate_runs],
-                    headers=["started", "result", "judge", "failed checks", "wall s"],
+                    [[g["gate_id"], g["started_at"], "pass" if g["passed"] else f"exit {g['exit_code']}", g["judge"],
+                      g["failed"], g["wall_s"], g["model_calls"], g["runner"], g["ci_job"], g["git_commit"][:12],
+                      g["spanproof_version"], g["sanitiser_version"], g["prompt_version"]]
+                     for g in report.gate_runs],
+                    headers=["gate", "started", "result", "judge", "failed checks", "wall s", "judge calls", "runner",
+                             "CI job", "commit", "spanproof", "sanitiser", "prompts"],
                     tablefmt=fmt,
                     disable_numparse=True,
                 ),

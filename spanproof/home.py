@@ -3,10 +3,13 @@
 One directory holds everything, chosen in this order: an explicit ``--home``,
 the ``SPANPROOF_HOME`` environment variable, else the per-user data directory.
 Never the source tree, so a test run or a demo cannot leave files in a clone.
+A home that cannot be used (a regular file, a read-only directory) is a
+``HomeError`` whose message says how to recover, never a traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -16,11 +19,46 @@ ENV_VAR = "SPANPROOF_HOME"
 
 
 def resolve_home(explicit: str | os.PathLike[str] | None = None) -> Path:
+    from spanproof.store.errors import HomeError
+
     if explicit:
-        home = Path(explicit)
+        home, source = Path(explicit), "--home"
     elif os.environ.get(ENV_VAR):
-        home = Path(os.environ[ENV_VAR])
+        home, source = Path(os.environ[ENV_VAR]), f"${ENV_VAR}"
     else:
-        home = Path(platformdirs.user_data_dir("spanproof", appauthor=False))
-    home.mkdir(parents=True, exist_ok=True)
+        home, source = Path(platformdirs.user_data_dir("spanproof", appauthor=False)), "default"
+    fix = f"point --home or ${ENV_VAR} at a writable directory"
+    if home.exists() and not home.is_dir():
+        raise HomeError(
+            f"spanproof home {home} ({source}) is a regular file, not a directory. Move it "
+            f"aside (mv {home} {home}.bak) or {fix}."
+        )
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:  # a parent is a regular file
+        raise HomeError(
+            f"spanproof home {home} ({source}) cannot be created: a part of its path is a "
+            f"regular file ({exc.filename}). Move that file aside or {fix}."
+        ) from exc
+    except OSError as exc:
+        raise HomeError(_unwritable(home, source, exc, fix)) from exc
     return home
+
+
+def _unwritable(home: Path, source: str, exc: OSError, fix: str) -> str:
+    why = "is on a read-only file system" if exc.errno == errno.EROFS else "is not writable"
+    return f"spanproof home {home} ({source}) {why} ({exc.strerror}). {fix[0].upper()}{fix[1:]}."
+
+
+def ensure_writable(home: Path) -> None:
+    """Raise HomeError unless files can be created in ``home`` (checked by creating one)."""
+    from spanproof.store.errors import HomeError
+
+    probe = home / f".write-probe-{os.getpid()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise HomeError(
+            _unwritable(home, "home", exc, f"point --home or ${ENV_VAR} at a writable directory")
+        ) from exc

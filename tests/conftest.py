@@ -44,3 +44,4 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("SPANPROOF_HOME", str(tmp_path_factory.mktemp("home")))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("SPANPROOF_DB", raising=False)

@@ -58,6 +58,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "grade",
         "Grade another agent's cited report, claim by claim.",
     ),
+    "store": (
+        "spanproof.cli.store",
+        "store",
+        "The run store: info, prune, migrate a home into a shared database.",
+    ),
 }
 
 
@@ -70,6 +75,17 @@ class LazyGroup(click.Group):
             return None
         module_name, attr, _ = COMMANDS[name]
         return getattr(importlib.import_module(module_name), attr)
+
+    def invoke(self, ctx: click.Context):
+        # Any command: a storage problem is a one-line fix on stderr and exit 2, never a
+        # traceback (commands that catch it themselves say the same).
+        from spanproof.store.errors import StoreError
+
+        try:
+            return super().invoke(ctx)
+        except StoreError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Help text comes from the table so listing commands imports nothing.
@@ -88,7 +104,9 @@ def cli() -> None:
     Everything runs offline by default (replayed corpus, local index, `rules` judge,
     `extractive` policy). Real models: any OpenAI-compatible endpoint, e.g.
       OPENAI_API_KEY=... spanproof ask "..." --model openai:gpt-4o-mini
-    State lives under --home, $SPANPROOF_HOME, or the per-user data directory.
+    State lives under --home, $SPANPROOF_HOME, or the per-user data directory; runs,
+    gate runs and the verdict cache in --db / $SPANPROOF_DB (default: SQLite in the home,
+    PostgreSQL for a team: see `spanproof store --help`).
     """
 
 

@@ -10,12 +10,14 @@ from pathlib import Path
 import click
 
 from spanproof.cli.options import (
+    db_option,
     echo_json,
     endpoint_options,
     err,
     home_option,
     json_option,
     progress_printer,
+    storage_errors,
 )
 from spanproof.home import resolve_home
 from spanproof.specs import EndpointSettings, SpecError
@@ -32,10 +34,58 @@ def _offline_env(home: Path, corpus: str | None):
         raise click.ClickException(str(exc)) from exc
 
 
-def _store(home: Path):
-    from spanproof.agent.runstore import RunStore, default_runstore_path
+def _store(home: Path | None, db: str | None = None, kind: str | None = None):
+    from spanproof.agent.runstore import RunStore
 
-    return RunStore(default_runstore_path(home))
+    return RunStore.default(home, db, kind=kind)  # type: ignore[arg-type]
+
+
+def snapshot_notes(record, home: Path, db: str | None) -> list[str]:
+    """Where the run's snapshots are when they are not in this home (a shared store holds
+    runs from every runner; the blobs stay on the runner that fetched them)."""
+    from spanproof.agent.snapshots import SnapshotStore
+    from spanproof.store import open_store
+
+    cited = {s.doc_id for s in record.spans}
+    wanted = [d.doc_id for d in record.documents if d.doc_id in cited] or [
+        d.doc_id for d in record.documents
+    ]
+    if not wanted:
+        return []
+    folder = home / "snapshots"
+    local = SnapshotStore(folder) if folder.is_dir() else None
+    try:
+        missing = [d for d in wanted if local is None or d not in local]
+    finally:
+        if local is not None:
+            local.close()
+    if not missing:
+        return []
+    holders = open_store(home=home, db=db).snapshot_holders(missing)
+    elsewhere: dict[str, list[str]] = {}
+    nowhere = []
+    for doc_id in missing:
+        places = sorted(
+            {f"runner {h.runner} (host {h.host}, home {h.home})" for h in holders[doc_id]}
+        )
+        if places:
+            elsewhere.setdefault("; ".join(places), []).append(doc_id)
+        else:
+            nowhere.append(doc_id)
+    notes = [
+        f"Snapshot(s) {', '.join(docs)} are not on this machine: stored on {where}. The spans "
+        "and hashes above come from the shared record; to read the pages, run this command "
+        "there, copy that home's snapshots/ folder here, or re-fetch with `spanproof recheck "
+        "--live`."
+        for where, docs in elsewhere.items()
+    ]
+    if nowhere:
+        notes.append(
+            f"Snapshot(s) {', '.join(nowhere)} are in no known home (this run predates the "
+            "shared snapshot index, or its home was removed); `spanproof recheck --live` "
+            "re-fetches the pages."
+        )
+    return notes
 
 
 # --- rendering ----------------------------------------------------------------------------
@@ -167,10 +217,12 @@ def _pct(x: float | None) -> str:
 @click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), default=None,
               help="Also write the brief and the claim ledger to this markdown file.")  # fmt: skip
 @home_option()
+@db_option()
 @endpoint_options
+@storage_errors
 def ask(question, policy, model_spec, judges, corpus, partial, convergence, convergence_model,
         searches, fetches, tool_calls, spans, tokens, no_targeted_round, as_json, markdown_file,
-        home, base_url, api_key):  # fmt: skip
+        home, db, base_url, api_key):  # fmt: skip
     """Answer QUESTION; every published claim carries a quote, a URL, a retrieval time and a verdict.
 
     \b
@@ -202,9 +254,9 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         judge_objs = [make_judge(j, endpoint=endpoint) for j in (judges or ("rules",))]
     except (SpecError, ValueError) as exc:
         raise click.UsageError(str(exc)) from exc
-    verifier = Verifier(judge_objs, cache=VerdictCache(home_dir / "verdicts.sqlite"))
+    verifier = Verifier(judge_objs, cache=VerdictCache.default(home_dir, db))
     env = _offline_env(home_dir, corpus)
-    store = _store(home_dir)
+    store = _store(home_dir, db, kind="ask")
     progress = progress_printer(as_json, indent="  ")
 
     async def go():
@@ -325,17 +377,24 @@ async def recheck_record(record, env) -> list[dict]:
 )
 @json_option("Print the findings as JSON.")
 @home_option()
-def recheck(run_id, corpus, live, as_json, home):
+@db_option()
+@storage_errors
+def recheck(run_id, corpus, live, as_json, home, db):
     """Re-fetch each URL a run cited, compare with the stored snapshot, and confirm each
     quote is still on the page (whitespace and quotation marks normalised).
 
-    Exit status 1 when any source fails to resolve or any quote is gone.
+    Exit status 1 when any source fails to resolve or any quote is gone. With a shared
+    store (--db), a run made on another runner is compared by its recorded hashes, and the
+    output says which runner holds its snapshots.
+
+    \b
+    Examples:
+      spanproof recheck 3f2a9c1e                 # a unique prefix of the run id is enough
+      spanproof recheck 3f2a9c1e --live --json   # re-fetch over the network
     """
     home_dir = resolve_home(home)
-    try:
-        record = _store(home_dir).get(run_id)
-    except KeyError as exc:
-        raise click.ClickException(str(exc.args[0])) from exc
+    record = _store(home_dir, db).get(run_id)
+    notes = snapshot_notes(record, home_dir, db)
     if live:
         from urllib.parse import urlsplit
 
@@ -355,8 +414,10 @@ def recheck(run_id, corpus, live, as_json, home):
 
     rows = asyncio.run(go())
     if as_json:
-        echo_json({"run_id": record.run_id, "checks": rows})
+        echo_json({"run_id": record.run_id, "checks": rows, "snapshot_notes": notes})
     else:
+        for note in notes:
+            err(note)
         from tabulate import tabulate
 
         table = [
@@ -387,44 +448,113 @@ def runs():
     """List or show stored runs."""
 
 
+KIND_CHOICES = ("ask", "gate", "injection", "grade", "all")
+
+
 @runs.command("list")
-@click.option("--limit", type=int, default=20, show_default=True)
-@json_option("Print the runs as JSON.")
+@click.option("--kind", type=click.Choice(KIND_CHOICES), default="ask", show_default=True,
+              help="Which runs: your own questions (ask), the gate's, the injection suite's, "
+              "grading's, or all.")  # fmt: skip
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Skip this many of the newest runs (the next page).")  # fmt: skip
+@json_option("Print the page as JSON: items, total, offset, next_offset.")
 @home_option()
-def runs_list(limit, as_json, home):
-    """Stored runs, newest first."""
+@db_option()
+@storage_errors
+def runs_list(kind, limit, offset, as_json, home, db):
+    """Stored runs, newest first: by default your own `ask` runs, not the gate's.
+
+    \b
+    Examples:
+      spanproof runs list                      # your questions
+      spanproof runs list --kind gate --limit 50
+      spanproof runs list --kind all --offset 20 --json
+    """
     from tabulate import tabulate
 
-    items = _store(resolve_home(home)).list(limit=limit)
+    page = _store(resolve_home(home), db).page(
+        kind=None if kind == "all" else kind, limit=limit, offset=offset
+    )
     if as_json:
-        echo_json([i.model_dump() for i in items])
+        echo_json({"items": [i.model_dump() for i in page.items], "total": page.total,
+                   "offset": page.offset, "next_offset": page.next_offset, "kind": kind})  # fmt: skip
         return
-    if not items:
-        click.echo('No runs yet. Try: spanproof ask "..."')
+    if not page.items:
+        if page.total:
+            click.echo(f"No runs past offset {offset} ({page.total} {kind} runs in all).")
+        elif kind == "ask":
+            click.echo('No runs yet. Try: spanproof ask "..."  (gate runs: --kind gate)')
+        else:
+            click.echo(f"No {kind} runs.")
         return
     rows = [
-        [i.run_id, i.status + (" (still running)" if i.still_running else ""), i.policy, i.created_at,
-         i.claims_published, _pct(i.published_groundedness), i.question[:60]]
-        for i in items
+        [i.run_id, i.kind, i.status + (" (still running)" if i.still_running else ""), i.policy,
+         i.created_at, i.claims_published, _pct(i.published_groundedness), i.runner,
+         i.question[:60]]
+        for i in page.items
     ]  # fmt: skip
     click.echo(
         tabulate(
-            rows, headers=["run", "status", "policy", "created", "shown", "grounded", "question"]
-        )
+            rows,
+            headers=[
+                "run",
+                "kind",
+                "status",
+                "policy",
+                "created",
+                "shown",
+                "grounded",
+                "runner",
+                "question",
+            ],
+        )  # fmt: skip
     )
+    end = page.offset + len(page.items)
+    more = f"; next page: --offset {end}" if page.next_offset is not None else ""
+    click.echo(f"\nruns {page.offset + 1}-{end} of {page.total} ({kind}){more}")
 
 
 @runs.command("show")
 @click.argument("run_id")
 @json_option("Print the full run record.")
 @home_option()
-def runs_show(run_id, as_json, home):
-    """One run: its answer and citations (or the full record with --json)."""
-    try:
-        record = _store(resolve_home(home)).get(run_id)
-    except KeyError as exc:
-        raise click.ClickException(str(exc.args[0])) from exc
+@db_option()
+@storage_errors
+def runs_show(run_id, as_json, home, db):
+    """One run: its answer and citations (or the full record with --json).
+
+    RUN_ID is the full id or a unique prefix of it (taken literally: % and _ are not
+    wildcards).
+
+    \b
+    Examples:
+      spanproof runs show 3f2a9c1e
+      spanproof runs show 3f2a9c1e --json
+    """
+    home_dir = resolve_home(home)
+    record = _store(home_dir, db).get(run_id)
     if as_json:
         click.echo(record.model_dump_json(indent=2))
     else:
         render_answer(record, rich_ok=sys.stdout.isatty())
+        for note in snapshot_notes(record, home_dir, db):
+            err(note)
+
+
+@runs.command("delete")
+@click.argument("run_id")
+@home_option()
+@db_option()
+@storage_errors
+def runs_delete(run_id, home, db):
+    """Remove one run (and its review decisions) from the store, e.g. a damaged record.
+
+    \b
+    Example:
+      spanproof runs delete 3f2a9c1e-6b1d-4c3e-9d7a-2f0c1b2a3d4e
+    """
+    from spanproof.store import open_store
+
+    full = open_store(home=home, db=db).delete_run(run_id)
+    click.echo(f"deleted run {full}")

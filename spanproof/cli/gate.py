@@ -9,12 +9,14 @@ import sys
 import click
 
 from spanproof.cli.options import (
+    db_option,
     echo_json,
     endpoint_options,
     err,
     home_option,
     json_option,
     progress_printer,
+    storage_errors,
 )
 
 
@@ -58,9 +60,11 @@ from spanproof.cli.options import (
     help="Write the markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set).",
 )
 @home_option()
+@db_option()
 @endpoint_options
+@storage_errors
 def gate(config_path, judge, policy, model, max_questions, as_json, junit, report_dir, markdown_path, home,
-         base_url, api_key) -> None:  # fmt: skip
+         db, base_url, api_key) -> None:  # fmt: skip
     """Run every check and fail when a threshold drops.
 
     \b
@@ -75,14 +79,16 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     \b
     Exit codes: 0 every check passed; 1 a threshold failed; 2 the gate could
     not run (bad config, missing input, unreachable judge) - the message says what to do.
-    Options override the config file. Judge verdicts are cached in the home, so a
-    rerun with nothing changed makes no model calls.
+    Options override the config file. Judge verdicts are cached in the store (--db, default
+    SQLite in the home), so a rerun with nothing changed makes no model calls - on any
+    runner that shares the database. Each gate run is recorded with its provenance.
 
     \b
     Examples:
       spanproof gate                                  # offline: corpus, rules judge, extractive agent
       spanproof gate --junit out/gate.xml --report out/gate
       spanproof gate --judge blind                    # must fail: sensitivity catches a blind judge
+      spanproof gate --db postgresql+psycopg://ci:PASS@db.internal/spanproof   # a team's shared store
     """
     from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
     from spanproof.graders.gate import run_gate
@@ -104,11 +110,16 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
         err(str(exc))
         sys.exit(2)
     home_dir = resolve_home(home)
+    if db:
+        from spanproof.store.url import resolve_db_url
+
+        db = resolve_db_url(db, home_dir)  # a bad URL is exit 2 before any work is done
     endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
     progress = progress_printer(as_json)
     result = asyncio.run(
-        run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint)
-    )
+        run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint,
+                 db=db)
+    )  # fmt: skip
     if junit:
         from spanproof.reports.junit import write_junit
 
@@ -138,7 +149,7 @@ def report() -> None:
 
 
 @report.command("weekly")
-@click.option("--since", default="7d", show_default=True, help="Window: 24h, 7d, 2w ...")
+@click.option("--since", default="7d", show_default=True, help="Window: 24h, 7d, 2w, 90d ...")
 @json_option("Print the report as JSON.")
 @click.option(
     "--out",
@@ -153,28 +164,38 @@ def report() -> None:
     help="Gate config (for the price table).",
 )
 @home_option()
-def weekly(since, as_json, out_dir, config_path, home) -> None:
+@db_option()
+@storage_errors
+def weekly(since, as_json, out_dir, config_path, home, db) -> None:
     """Pre- vs post-prune groundedness over time, drop and PARTIAL rates, cost and
-    latency per run, judge and prompt versions in effect, largest drop rates.
+    latency per run (every run of the window, full ids), the same per runner / CI job
+    and per judge, prompt and model version, the gate runs with their provenance
+    (runner, CI job, commit, versions), and the largest drop rates.
 
-    Works on a store with zero, one or many runs.
+    Works on a store with zero, one or many runs; with a shared --db it covers every
+    runner that writes to it.
+
+    \b
+    Examples:
+      spanproof report weekly
+      spanproof report weekly --since 30d --out out/weekly
+      spanproof report weekly --db postgresql+psycopg://ci:PASS@db.internal/spanproof --json
     """
-    from spanproof.agent.runstore import RunStore
-    from spanproof.graders.gate import GateStore, store_path
+    from spanproof.agent.runstore import parse_record
     from spanproof.graders.gate_config import GateConfigError, load_config
-    from spanproof.home import resolve_home
-    from spanproof.reports.weekly import build_weekly, parse_since, weekly_text, write_weekly
+    from spanproof.reports.weekly import build_weekly, weekly_text, window, write_weekly
+    from spanproof.store import open_store
 
     try:
-        parse_since(since)
+        start, now = window(since)
         cfg, _ = load_config(config_path)
     except (ValueError, GateConfigError) as exc:
         err(str(exc))
         sys.exit(2)
-    path = store_path(resolve_home(home))
-    records = RunStore(path).records()
-    gates = GateStore(path).list()
-    rep = build_weekly(records, gates, since=since, prices=cfg.prices)
+    store = open_store(home=home, db=db)
+    records = [parse_record(r.run_id, r.record) for r in store.runs_between(start, now)]
+    gates = store.gate_runs_between(start, now)
+    rep = build_weekly(records, gates, since=since, now=now, prices=cfg.prices)
     if out_dir:
         paths = write_weekly(rep, out_dir)
         if not as_json:

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from spanproof.agent.chat import ScriptedChatModel, ScriptExhausted, UserMessage, make_chat_model
 from spanproof.agent.record import RunConfig, RunRecord
-from spanproof.agent.runstore import MIGRATIONS, RunStore
+from spanproof.agent.runstore import RunStore
 
 from spanproof.specs import SpecError
+from spanproof.store.schema import HEAD
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,8 +76,8 @@ def test_a_killed_run_leaves_a_readable_interrupted_record(tmp_path):
 
 def test_store_migrations_listing_and_lookup(tmp_path):
     store = RunStore(tmp_path / "r.sqlite")
-    assert store.schema_version == len(MIGRATIONS)
-    assert RunStore(tmp_path / "r.sqlite").schema_version == len(MIGRATIONS)  # reopening is a no-op
+    assert store.store.revision == HEAD
+    assert RunStore(tmp_path / "r.sqlite").store.revision == HEAD  # reopening is a no-op
     for i, status in enumerate(["complete", "failed"]):
         rec = RunRecord(run_id=f"run_2026_{i}", question=f"q{i}", config=RunConfig(policy="extractive"),
                         created_at=f"2026-01-0{i + 1}T00:00:00Z", status=status)  # fmt: skip

@@ -52,7 +52,7 @@ def test_sensitivity_table_and_lax_thresholds_pass(tmp_path, runner):
     assert res.exit_code == 0, res.output
     assert "swap_source" in res.stdout and "PASS" in res.stdout
     assert "planted variants" in res.stderr  # progress goes to stderr
-    assert (tmp_path / "h" / "verdicts.sqlite").exists()
+    assert (tmp_path / "h" / "spanproof.sqlite").exists()  # verdicts cached in the home's store
 
 
 def test_sensitivity_plants_on_every_supported_pair_unless_contract_clean(tmp_path, runner):
