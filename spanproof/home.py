@@ -54,10 +54,12 @@ def ensure_writable(home: Path) -> None:
     """Raise HomeError unless files can be created in ``home`` (checked by creating one)."""
     from spanproof.store.errors import HomeError
 
-    probe = home / f".write-probe-{os.getpid()}"
+    import tempfile
+
     try:
-        probe.write_bytes(b"")
-        probe.unlink()
+        fd, probe = tempfile.mkstemp(prefix=".write-probe-", dir=home)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as exc:
         raise HomeError(
             _unwritable(home, "home", exc, f"point --home or ${ENV_VAR} at a writable directory")
