@@ -52,9 +52,9 @@ def _unwritable(home: Path, source: str, exc: OSError, fix: str) -> str:
 
 def ensure_writable(home: Path) -> None:
     """Raise HomeError unless files can be created in ``home`` (checked by creating one)."""
-    from spanproof.store.errors import HomeError
-
     import tempfile
+
+    from spanproof.store.errors import HomeError
 
     try:
         fd, probe = tempfile.mkstemp(prefix=".write-probe-", dir=home)
