@@ -2,36 +2,67 @@
 
 A judge (model or rules) is a flagger, never the last word. After it answers, code checks:
 
-1. ``quote_in_span`` — ``quote_used`` must occur in the span after whitespace normalisation
-   only (runs of whitespace collapsed; no case folding, no quote-mark folding). A verdict
-   whose quote is not in the span becomes NOT_SUPPORTED: this is what catches a judge that
-   has started agreeing by default. A SUPPORTED verdict with no quote at all is treated the
-   same way (nothing in the span was pointed at). A quote over 25 words is recorded (the
-   prompt's limit) but not by itself a downgrade.
+1. ``quote_in_span`` — ``quote_used`` must be evidence: verbatim in the span after
+   whitespace normalisation only (runs of whitespace collapsed; no case folding, no
+   quote-mark folding), at least ``MIN_QUOTE_CONTENT_WORDS`` content words long (or the
+   whole span when the span is shorter), and sharing at least one content word with the
+   claim. A SUPPORTED or PARTIAL verdict whose quote is not evidence becomes NOT_SUPPORTED:
+   this is what catches a judge that has started agreeing by default ("the", one
+   character, or an unrelated sentence quoted to pass). A SUPPORTED verdict with no quote at
+   all is treated the same way (nothing in the span was pointed at). A quote over 25 words is
+   recorded (the prompt's limit) but not by itself a downgrade.
 2. ``specifics`` — the claim's numbers, dates and named entities are compared with the
-   span's (graders.specifics.compare; numbers, dates, named entities by the head rule). A mismatch downgrades SUPPORTED to
-   PARTIAL and names the element in ``unsupported_element``: a judge's SUPPORTED cannot
-   override arithmetic. PARTIAL and NOT_SUPPORTED are left as they are.
+   span's at the precision the claim states them (graders.specifics: "about 250" is met by
+   248, "since 1999" by "in 1999", a first name used alone by the full name; "a third" is
+   still not 34%). A specific the span does not establish downgrades SUPPORTED to PARTIAL
+   and is named in ``unsupported_element``: a judge's SUPPORTED cannot override arithmetic.
+   PARTIAL and NOT_SUPPORTED are left as they are.
 3. ``instructions`` — a span that addresses a machine (graders.instructions) sets
    ``contains_instructions`` and makes the verdict NOT_SUPPORTED, whatever the judge said.
    A judge that itself reported ``contains_instructions`` also gets NOT_SUPPORTED.
 
-Every check is recorded in ``Verdict.checks`` whether or not it fired, so a reader can see
-what was looked at. ``audit`` is pure and idempotent: it replaces earlier results of the
-same checks rather than appending duplicates.
+The judge's own label is kept in ``judge_verdict`` (set once, on the first audit), so
+every figure can be reported judge-only and audited. Every check is recorded in
+``Verdict.checks`` whether or not it fired, so a reader can see what was looked at.
+``audit`` is pure and idempotent: it replaces earlier results of the same checks rather than
+appending duplicates.
+
+``AUDIT_VERSION`` hashes the code and lexicons the audit reads; a verdict cache keyed on it
+never serves a verdict audited by other code.
 """
 
 from __future__ import annotations
+
+import hashlib
+from pathlib import Path
 
 from spanproof.graders.instructions import find_instructions
 from spanproof.graders.specifics import compare
 from spanproof.graders.verdict import CheckResult, SpanRef, Verdict
 
-from spanproof.text import normalise_ws
+from spanproof.text import content_stems, normalise_ws
 
 CHECK_NAMES = ("quote_in_span", "specifics", "instructions")
 MAX_QUOTE_WORDS = 25
+# A quote is evidence when it holds at least this many content words (or is the whole span):
+# "the", one character or "it" point at nothing; "6.5 percent" or "rate rose" point at a fact.
+MIN_QUOTE_CONTENT_WORDS = 2
 _RANK = {"NOT_SUPPORTED": 0, "PARTIAL": 1, "SUPPORTED": 2}
+
+
+def _code_version() -> str:
+    here = Path(__file__).parent
+    root = here.parent / "spanproof"
+    files = [here / "audit.py", here / "instructions.py", root / "text.py"]
+    files += sorted((here / "specifics").rglob("*")) + sorted((root / "data").glob("*"))
+    h = hashlib.sha256()
+    for path in files:
+        if path.is_file() and "__pycache__" not in path.parts:
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return "audit-" + h.hexdigest()[:16]
+
+
+AUDIT_VERSION = _code_version()
 
 
 def quote_in_span(quote: str, span_text: str) -> bool:
@@ -39,11 +70,35 @@ def quote_in_span(quote: str, span_text: str) -> bool:
     return bool(q) and q in normalise_ws(span_text)
 
 
+def _keys(text: str) -> set[str]:
+    # A 5-letter prefix of the stem joins derived forms ("announce"/"announcement").
+    return {s[:5] for s in content_stems(text)}
+
+
+def quote_problem(quote: str, span_text: str, claim: str) -> str | None:
+    """Why ``quote`` is not evidence for ``claim`` in this span, or None when it is."""
+    if not quote_in_span(quote, span_text):
+        return f"quote_used is not in the span: {quote[:120]!r}"
+    words = content_stems(quote)
+    whole_span = normalise_ws(quote) == normalise_ws(span_text)
+    if len(words) < MIN_QUOTE_CONTENT_WORDS and not whole_span:
+        return (
+            f"quote_used {quote[:60]!r} has {len(words)} content word(s); a quote must hold "
+            f"at least {MIN_QUOTE_CONTENT_WORDS} (or be the whole span)"
+        )
+    claim_keys = _keys(claim)
+    if claim_keys and not (claim_keys & _keys(quote)):
+        return f"quote_used shares no content word with the claim: {quote[:120]!r}"
+    return None
+
+
 def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
     v = verdict.model_copy(deep=True)
+    if v.judge_verdict is None and v.error is None:
+        v.judge_verdict = v.verdict
     checks = [c for c in v.checks if c.name not in CHECK_NAMES]
 
-    # 1. the quote is really in the span
+    # 1. the quote is really in the span, and is evidence
     if v.quote_used is None or not v.quote_used.strip():
         fired = v.verdict == "SUPPORTED" and v.error is None
         checks.append(
@@ -56,22 +111,24 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
         if fired:
             v.verdict = "NOT_SUPPORTED"
             v.unsupported_element = v.unsupported_element or "no quote from the span"
-    elif not quote_in_span(v.quote_used, span.text):
-        checks.append(
-            CheckResult(
-                name="quote_in_span",
-                fired=True,
-                detail=f"quote_used is not in the span: {v.quote_used[:120]!r}",
-            )
-        )
-        v.verdict = "NOT_SUPPORTED"
-        v.unsupported_element = v.unsupported_element or "quote_used not found in the span"
     else:
-        n = len(v.quote_used.split())
-        detail = "quote found in span"
-        if n > MAX_QUOTE_WORDS:
-            detail += f" (but {n} words, over the {MAX_QUOTE_WORDS}-word limit)"
-        checks.append(CheckResult(name="quote_in_span", fired=False, detail=detail))
+        problem = quote_problem(v.quote_used, span.text, claim)
+        verbatim = quote_in_span(v.quote_used, span.text)
+        # A quote that is not in the span downgrades any verdict; a quote too thin to be
+        # evidence only matters when the verdict rests on it (SUPPORTED or PARTIAL).
+        fired = problem is not None and (not verbatim or v.verdict != "NOT_SUPPORTED")
+        if fired:
+            checks.append(CheckResult(name="quote_in_span", fired=True, detail=problem or ""))
+            v.verdict = "NOT_SUPPORTED"
+            v.unsupported_element = v.unsupported_element or (
+                "quote_used not found in the span" if not verbatim else "quote_used is not evidence"
+            )
+        else:
+            n = len(v.quote_used.split())
+            detail = "quote found in span"
+            if n > MAX_QUOTE_WORDS:
+                detail += f" (but {n} words, over the {MAX_QUOTE_WORDS}-word limit)"
+            checks.append(CheckResult(name="quote_in_span", fired=False, detail=detail))
 
     # 2. the claim is no broader than the span: numbers, dates, named entities
     mismatches = compare(claim, span.text)

@@ -3,9 +3,10 @@
 ``make_judge(spec)`` understands the specs of spanproof.specs.parse_spec that name a judge:
 
 - ``rules``            the offline deterministic judge (graders.rules.RulesJudge)
-- ``blind``            the canary: always SUPPORTED, quoting the first <= 25 words of the span
-                       so that it passes the quote check; a sensitivity check that does not
-                       catch it is broken
+- ``blind``            the canary: always SUPPORTED, quoting the <= 25-word window of the
+                       span that shares most words with the claim, so that what catches it is
+                       code alone (the audit); a sensitivity check that does not catch it is
+                       broken
 - ``openai:<model>``   any OpenAI-compatible endpoint (graders.openai_judge.OpenAIJudge)
 - ``scripted:<path>``  replays verdicts from a file (format below); for tests and demos
 
@@ -47,8 +48,6 @@ current_pair_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "spanproof_current_pair_id", default=None
 )
 
-BLIND_QUOTE_WORDS = 25
-
 
 class JudgeConfigError(RuntimeError):
     """A judge that cannot work as configured (not a model failure); never cached, never hidden."""
@@ -65,21 +64,21 @@ def content_key(claim: str, span_text: str) -> str:
     return hashlib.sha256(f"{claim}\n{span_text}".encode()).hexdigest()
 
 
-def first_words(text: str, n: int = BLIND_QUOTE_WORDS) -> str:
-    return " ".join(text.split()[:n])
-
-
 class BlindJudge:
-    """Always SUPPORTED, with a quote that is really in the span. Deliberately useless."""
+    """Always SUPPORTED, with the span window most like the claim as its quote. Deliberately
+    useless: its judge-only sensitivity is 0 by construction, so its audited figures show
+    what code alone catches."""
 
     id = "blind"
     model_id: str | None = None
-    prompt_sha256: str | None = "blind-v1"
+    prompt_sha256: str | None = "blind-v2"
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        from spanproof.graders.quoting import best_window
+
         return Verdict(
             verdict="SUPPORTED",
-            quote_used=first_words(span.text) or None,
+            quote_used=best_window(claim, span.text) or None,
             judge=self.id,
             prompt_sha256=self.prompt_sha256,
         )

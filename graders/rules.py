@@ -151,6 +151,7 @@ import re
 from pathlib import Path
 
 from spanproof.graders.instructions import find_instructions
+from spanproof.graders.quoting import QUOTE_MAX_WORDS, best_window  # noqa: F401
 from spanproof.graders.specifics import (
     Mismatch,
     century_established,
@@ -164,7 +165,6 @@ from spanproof.graders.verdict import CheckResult, SpanRef, Verdict
 
 from spanproof.text import content_stems, normalise_ws, stem
 
-QUOTE_MAX_WORDS = 25
 SUPPORTED_COVERAGE = 0.45
 NOT_SUPPORTED_COVERAGE = 0.20
 
@@ -185,23 +185,6 @@ def _source_hash() -> str:
 
 
 RULES_VERSION = _source_hash()
-
-
-def best_window(claim: str, span_text: str, max_words: int = QUOTE_MAX_WORDS) -> str:
-    """The verbatim window of <= max_words span words sharing the most content stems with the claim."""
-    toks = span_text.split()
-    if len(toks) <= max_words:
-        return " ".join(toks)
-    wanted = {_key(s) for s in content_stems(claim)}
-    scores = [1 if wanted.intersection(_key(s) for s in content_stems(t)) else 0 for t in toks]
-    best, best_i = -1, 0
-    run = sum(scores[:max_words])
-    for i in range(len(toks) - max_words + 1):
-        if i:
-            run += scores[i + max_words - 1] - scores[i - 1]
-        if run > best:
-            best, best_i = run, i
-    return " ".join(toks[best_i : best_i + max_words])
 
 
 def _key(stem_: str) -> str:

@@ -34,6 +34,12 @@ class Verdict(BaseModel):
     # A panel verdict (several judges combined by a policy) keeps each judge's audited
     # verdict here; None for a single judge.
     panel: list[Verdict] | None = None
+    # The judge's probability for its own label (``judge_verdict``), from judges that give
+    # one (the offline ``rules`` judge; an LLM endpoint that returns logprobs); None otherwise.
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    # The judge's own label before the code audit (the audit fills it in), so every figure
+    # can be reported twice: what the judge read, and what publishes after the audit.
+    judge_verdict: Label | None = None
     # Tokens this verdict cost when a model produced it live ({"prompt_tokens": n,
     # "completion_tokens": m}, summed over re-asks); None for offline judges and for verdicts
     # served from the cache, so summing it never double-counts.

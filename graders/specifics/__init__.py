@@ -11,13 +11,13 @@ deterministic and offline. By concern:
 - ``attribution``  who a sentence says is speaking; opinion markers
 - ``identifiers``  reference codes, web addresses, file names
 - ``extract``      all of the above for one text (``Specifics``), cached
-- ``compare``      claim against span: ``compare``, ``contradictions``, ``stronger_than_span``
+- ``comparison``   claim against span: ``compare``, ``contradictions``, ``stronger_than_span``
 - ``lexicon`` + ``lexicons/``  the word lists and tables, as data files
 
 Words, stopwords and stemming come from ``spanproof.text``.
 """
 
-from spanproof.graders.specifics.compare import (
+from spanproof.graders.specifics.comparison import (
     Mismatch,
     century_established,
     compare,

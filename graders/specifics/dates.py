@@ -148,10 +148,11 @@ def date_established(claim_d: DateMention, span_dates: list[DateMention]) -> boo
 
     Month and day must come from one mention; the year may come from another mention of the
     same span (a dateline "2004-10-19" plus "on Election Day, November 2" establishes
-    "November 2, 2004"). A claimed period ("since January") is not established by a single
-    date inside it ("in March"): the span must state the period too.
+    "November 2, 2004"). A claimed period is established by its starting point: "since 1999"
+    by "in 1999" (the span dates the start), but not by a date inside it ("since January"
+    is not "in March").
     """
-    candidates = [d for d in span_dates if d.since or not claim_d.since]
+    candidates = span_dates
     if claim_d.decade is not None:
         return any(
             d.decade == claim_d.decade

@@ -187,3 +187,72 @@ def _token_set(text: str) -> frozenset[str]:
 def token_set(text: str) -> set[str]:
     """The folded tokens of a text plus their stems, hyphen parts and 5-letter prefixes."""
     return set(_token_set(text))
+
+
+# ---------------------------------------------------------------- how texts mention a name
+
+_PRONOUN = re.compile(
+    r"\b(?:he|she|him|his|her|hers|they|them|their|it|its|we|our|us|(?-i:I)|my|me)\b", re.I
+)
+
+
+def _edit1(a: str, b: str) -> bool:
+    """One insertion, deletion or substitution apart ("Paterson" / "Patterson")."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i:] == b[i + 1 :] if len(a) < len(b) else a[i + 1 :] == b[i + 1 :]
+
+
+MIN_VARIANT_LETTERS = (
+    7  # shorter names differ by one letter too often ("Hanson"/"Hansen" stay apart)
+)
+
+
+def spelled_variant(token: str, text_tokens: set[str]) -> bool:
+    """A long name written with one letter more, less or different ("Paterson"/"Patterson")."""
+    if len(token) < MIN_VARIANT_LETTERS or not token.isalpha():
+        return False
+    return any(
+        len(t) >= MIN_VARIANT_LETTERS - 1 and t[0] == token[0] and _edit1(token, t)
+        for t in text_tokens
+        if t.isalpha()
+    )
+
+
+def distinctive_tokens(entity: str) -> list[str]:
+    return [t for t in entity_tokens(entity) if len(t) > 1 and t not in GENERIC_NAME_WORDS]
+
+
+def first_name_mentioned(entity: str, span_text: str) -> bool:
+    """A person's first name used alone ("Criss" for "Criss Oliva", "Lady Marina" for "Lady
+    Marina Windsor"): the span writes the name's first distinctive word with no capitalised
+    word after it (so "John Brown" is not "John Smith", nor "Sun Valley" the "Sun Valley
+    Conference"). Names with connectors ("Libya and Nepal", "Bank of England") are not
+    people's names and are left to the head rule."""
+    raw = re.findall(r"[\w’'.\-&]+", entity)
+    distinctive = distinctive_tokens(entity)
+    if len(distinctive) < 2 or len(raw) > 4 or any(t.lower() in _CONNECTORS for t in raw):
+        return False
+    first = distinctive[0]
+    for m in re.finditer(r"[\w’'.\-]+", span_text):
+        if strip_possessive(fold(m.group(0))).strip(".'") != first:
+            continue
+        if not re.match(r"\s+[A-Z]", span_text[m.end() :]):
+            return True
+    return False
+
+
+def only_generic(entity: str) -> bool:
+    """A capitalised common noun referring back ("the Park", "the Company"), not a name."""
+    toks = [t for t in entity_tokens(entity) if len(t) > 1]
+    return bool(toks) and all(t in GENERIC_NAME_WORDS for t in toks)
+
+
+def refers_back(span_text: str) -> bool:
+    """The span speaks of someone or something by pronoun ("he", "its", "I")."""
+    return bool(_PRONOUN.search(span_text))

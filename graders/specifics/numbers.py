@@ -37,6 +37,7 @@ SCALES: dict[str, float] = lexicon.table("scales")
 CURRENCY_SYMBOLS: dict[str, str] = lexicon.table("currency_symbols")
 CURRENCY_WORDS: dict[str, str] = lexicon.table("currency_words")
 UNITS = lexicon.words("units")
+UNIT_SYNONYMS: dict[str, str] = lexicon.table("unit_synonyms")
 
 _FRACTION_ALT = "|".join(sorted((re.escape(k) for k in FRACTIONS), key=len, reverse=True))
 # "a third of", "two-thirds." and "half the" are fractions; "a third cousin" and "a fifth
@@ -70,6 +71,7 @@ class Quantity:
     kind: str  # number | percent | currency | fraction | ordinal
     unit: str | None = None
     surface: str = ""
+    in_name: bool = False  # "3 Idiots", "Series 4": part of a title, not a count
 
     def comparable(self) -> float:
         # Percentages and fractions meet on the same scale: 34% -> 0.34, "a third" -> 0.333.
@@ -84,7 +86,28 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 0.005 * max(abs(a), abs(b))
 
 
+def canonical_unit(unit: str | None) -> str | None:
+    if unit is None:
+        return None
+    u = unit.lower()
+    return UNIT_SYNONYMS.get(u, u.rstrip("s") if len(u) > 3 else u)
+
+
+def units_compatible(a: Quantity, b: Quantity) -> bool:
+    """Both counted or measured in the same thing ("5 years" is not "5 albums", nor the "3"
+    of the title "3 Idiots"); a bare number is compatible with any unit."""
+    if (a.unit and b.in_name) or (b.unit and a.in_name):
+        return False
+    return None in (a.unit, b.unit) or canonical_unit(a.unit) == canonical_unit(b.unit)
+
+
 def quantities_match(claim_q: Quantity, span_q: Quantity) -> bool:
+    if (
+        claim_q.kind == "number"
+        and span_q.kind == "number"
+        and not units_compatible(claim_q, span_q)
+    ):
+        return False
     pct_like = {"percent", "fraction"}
     if claim_q.kind in pct_like or span_q.kind in pct_like:
         if not (claim_q.kind in pct_like and span_q.kind in pct_like):
@@ -159,7 +182,12 @@ def _read_numbers(text: str, out: list[Quantity], *, mask: bool) -> str:
         last = end
         if kind == "number" and not scale_word and unit is None and _year_like(value, raw):
             continue  # a year: extract_dates reads it
-        out.append(Quantity(value, kind, unit, surface))
+        in_name = (
+            kind == "number"
+            and unit is None
+            and (after[:1].isupper() or bool(re.search(r"[A-Z][a-z]+\s$", text[: m.start()])))
+        )
+        out.append(Quantity(value, kind, unit, surface, in_name))
     pieces.append(text[last:])
     return "".join(pieces)
 
@@ -198,3 +226,87 @@ def _extract_numbers(text: str) -> tuple[Quantity, ...]:
 
 def extract_numbers(text: str) -> list[Quantity]:
     return list(_extract_numbers(text))
+
+
+# ---------------------------------------------------------------- precision as stated
+
+# "about 250" is met by 248, "more than 260,000" by 260,415, "nearly 30" by 28: a hedge states
+# a range, and a claim is no broader than a span whose figure lies in it.
+NUMBER_HEDGES: dict[str, str] = lexicon.table("number_hedges")
+_HEDGE_BEFORE = re.compile(
+    r"(?:^|\W)("
+    + "|".join(sorted(map(re.escape, NUMBER_HEDGES), key=len, reverse=True))
+    + r")\s*(?:US\$|[$£€¥₹])?\s*$",
+    re.I,
+)
+NEAR_SHARE = 0.10  # "about X" never reaches further than 10% of X
+
+
+def hedge_before(text: str, surface: str) -> str | None:
+    """The numeric hedge written right before ``surface`` in ``text`` ("about", "more than")."""
+    at = text.find(surface)
+    if at < 0:
+        return None
+    m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
+    return NUMBER_HEDGES[m.group(1).lower()] if m else None
+
+
+def rounding_unit(surface: str, value: float) -> float:
+    """The unit the figure was written to: "250" -> 10, "2.5 billion" -> 1e8, "3,400" -> 100."""
+    m = re.search(r"\d[\d,]*(?:\.(\d+))?", surface)
+    if not m:
+        return 0.0
+    digits = m.group(0).replace(",", "")
+    if m.group(1):
+        unit = 10.0 ** -len(m.group(1))
+    else:
+        stripped = digits.rstrip("0")
+        unit = 10.0 ** (len(digits) - len(stripped)) if stripped else 1.0
+    raw = float(digits) if digits else 0.0
+    return unit * (value / raw) if raw else unit  # scaled by "million", "bn", ...
+
+
+def _significant(surface: str) -> int:
+    m = re.search(r"\d[\d,]*(?:\.\d+)?", surface)
+    if not m:
+        return 0
+    digits = m.group(0).replace(",", "").replace(".", "").lstrip("0")
+    return len(digits.rstrip("0")) if "." not in m.group(0) else len(digits)
+
+
+def same_kind(claim_q: Quantity, span_q: Quantity) -> bool:
+    """Whether two quantities measure the same thing, so their values may be compared."""
+    if claim_q.kind != span_q.kind:
+        return False
+    if claim_q.kind == "currency" and claim_q.unit != span_q.unit:
+        return False
+    return claim_q.unit == span_q.unit or None in (claim_q.unit, span_q.unit)
+
+
+def within_stated_precision(claim_q: Quantity, span_q: Quantity, hedge: str | None) -> bool:
+    """The span's figure lies in the range the claim's wording states.
+
+    A hedge gives the range ("about", "more than", "nearly", "up to", ...). Without one, a
+    claim figure written to two or more significant digits may round the span's ("250" for
+    248, "2.5 billion" for 2.47 billion); one significant digit ("3,000") is not a rounding
+    of 3,400. Ordinals and fractions are exact.
+    """
+    if claim_q.kind in ("ordinal", "fraction") or not same_kind(claim_q, span_q):
+        return False
+    a, b = claim_q.value, span_q.value
+    half_unit = rounding_unit(claim_q.surface, a) / 2
+    if hedge == "near":
+        return abs(a - b) <= min(max(half_unit, 1e-9), NEAR_SHARE * abs(a)) + 1e-9
+    if hedge == "just_below":
+        return a * (1 - NEAR_SHARE) <= b < a
+    if hedge == "above":
+        return b > a
+    if hedge == "at_least":
+        return b >= a
+    if hedge == "at_most":
+        return 0 <= b <= a
+    if hedge == "below":
+        return b < a
+    if _significant(claim_q.surface) >= 2 and rounding_unit(span_q.surface, b) < half_unit * 2:
+        return abs(a - b) <= half_unit + 1e-9
+    return False

@@ -133,7 +133,10 @@ def test_skip_invalid_judges_the_rest(tmp_path):
 def test_scripted_panel_and_unknown_spec(tmp_path):
     script = _write(
         tmp_path,
-        [{"id": p["id"], "verdict": "PARTIAL", "quote_used": "the mayor said"} for p in PAIRS],
+        [
+            {"id": p["id"], "verdict": "PARTIAL", "quote_used": "approved the new budget"}
+            for p in PAIRS
+        ],
         "s.jsonl",
     )
     pairs = _write(tmp_path, PAIRS)

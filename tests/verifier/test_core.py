@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.graders.audit import audit
+from spanproof.graders.audit import audit, quote_in_span
 from spanproof.graders.cache import VerdictCache
 from spanproof.graders.judges import (
     BlindJudge,
@@ -256,16 +256,39 @@ def test_quote_check_property(words, start, length, seps):
     start = start % len(words)
     window = words[start : start + length]
     span = SpanRef(text=text)
-    ok = audit("claim", span, Verdict(verdict="PARTIAL", quote_used=" ".join(window)))
-    assert not next(c for c in ok.checks if c.name == "quote_in_span").fired
+    quote = " ".join(window)
+    assert quote_in_span(quote, text)
+    claim = quote + " zebra"  # shares the window's words, so only verbatim-ness is at stake
+    ok = audit(claim, span, Verdict(verdict="PARTIAL", quote_used=quote))
+    check = next(c for c in ok.checks if c.name == "quote_in_span")
+    assert not check.fired or "content word" in check.detail  # too thin is the only other fault
     forged = " ".join(window[:-1] + [window[-1] + "QQ"])
-    bad = audit("claim", span, Verdict(verdict="SUPPORTED", quote_used=forged))
+    assert not quote_in_span(forged, text)
+    bad = audit(claim, span, Verdict(verdict="SUPPORTED", quote_used=forged))
     assert bad.verdict == "NOT_SUPPORTED"
-    blind = BlindJudge()
-    assert audit("claim", span, asyncio.run(blind.judge("claim", span))).verdict in (
-        "SUPPORTED",
-        "PARTIAL",
+
+
+def test_a_quote_must_be_evidence_not_any_substring():
+    """A SUPPORTED verdict quoting "the", one character, or a sentence about something else
+    is not evidence and becomes NOT_SUPPORTED; a real quote keeps it."""
+    span = SpanRef(
+        text="Parking costs five dollars. The city council approved the budget of $2 million."
     )
+    claim = "The city council approved a $2 million budget."
+    for quote in ("the", "e", "Parking costs five dollars."):
+        v = audit(claim, span, Verdict(verdict="SUPPORTED", quote_used=quote))
+        assert v.verdict == "NOT_SUPPORTED", quote
+        assert next(c for c in v.checks if c.name == "quote_in_span").fired
+    good = audit(
+        claim, span, Verdict(verdict="SUPPORTED", quote_used="approved the budget of $2 million")
+    )
+    assert good.verdict == "SUPPORTED"
+    # a span shorter than the minimum is evidence when quoted whole
+    short = SpanRef(text="Approved.")
+    whole = audit(
+        "The budget was approved.", short, Verdict(verdict="SUPPORTED", quote_used="Approved.")
+    )
+    assert whole.verdict == "SUPPORTED"
 
 
 def test_cache_key_ignores_retrieval_time_but_not_text_or_url():

@@ -13,10 +13,25 @@ from spanproof.graders.specifics.attribution import (
     SPAN_ATTRIBUTES,
     claim_attributions,
 )
-from spanproof.graders.specifics.dates import DateMention, date_established
+from spanproof.graders.specifics.dates import _YEAR_RANGE, DateMention, date_established
 from spanproof.graders.specifics.extract import Specifics, extract
-from spanproof.graders.specifics.names import entity_present, entity_tokens, token_present
-from spanproof.graders.specifics.numbers import Quantity, alpha2digit_safe, quantities_match
+from spanproof.graders.specifics.names import (
+    distinctive_tokens,
+    entity_present,
+    entity_tokens,
+    first_name_mentioned,
+    only_generic,
+    refers_back,
+    spelled_variant,
+    token_present,
+)
+from spanproof.graders.specifics.numbers import (
+    Quantity,
+    alpha2digit_safe,
+    hedge_before,
+    quantities_match,
+    within_stated_precision,
+)
 from spanproof.graders.specifics.wording import (
     BOOSTERS,
     OBLIGATION,
@@ -179,6 +194,164 @@ def _date_rivals(
 # ---------------------------------------------------------------- comparison
 
 
+# ---------------------------------------------------------------- established at the precision stated
+
+_ITEM = (
+    r"(?:\"[^\"]{1,80}\"|“[^”]{1,80}”|'[^']{1,80}'"
+    r"|[A-Z][\w.'’&-]*(?:\s+(?:[A-Z][\w.'’&-]*|of|the|de|van|von))*)"
+)
+_LIST = re.compile(rf"{_ITEM}(?:\s*,\s*{_ITEM})*,?\s+(?:and|or|&)\s+{_ITEM}")
+_PLURAL_NOUN = re.compile(r"\s+(?:[a-z]+\s+)?([a-z]{3,}s)\b")
+
+
+def enumerated_sizes(span: str) -> set[int]:
+    """How many things the span lists: "A, B and C" -> 3; a span naming three dates -> 3."""
+    sizes = {
+        len(re.split(r"\s*,\s*|,?\s+(?:and|or|&)\s+", m.group(0))) for m in _LIST.finditer(span)
+    }
+    dated = {(d.year, d.month, d.day) for d in extract(span).dates if d.day is not None}
+    if dated:
+        sizes.add(len(dated))
+    return sizes
+
+
+def _count_enumerated(q: Quantity, claim: str, span: str) -> bool:
+    """ "three dates", "one of three applicants": a count the span shows by listing."""
+    if q.kind != "number" or q.unit is not None or not (2 <= q.value <= 20) or q.value % 1:
+        return False
+    text = claim if q.surface in claim else alpha2digit_safe(claim)
+    at = text.find(q.surface)
+    if at < 0 or not _PLURAL_NOUN.match(text[at + len(q.surface) :]):
+        return False
+    return int(q.value) in enumerated_sizes(span)
+
+
+def number_established(q: Quantity, claim: str, span: str, s: Specifics) -> bool:
+    if century_established(q, claim, s):
+        return True
+    if any(quantities_match(q, sq) for sq in s.numbers):
+        return True
+    # a number the span spells as a year-like 4-digit figure ("1,200" vs "1200")
+    if q.kind == "number" and any(d.year == q.value for d in s.dates):
+        return True
+    hedge = hedge_before(claim if q.surface in claim else alpha2digit_safe(claim), q.surface)
+    if any(within_stated_precision(q, sq, hedge) for sq in s.numbers):
+        return True
+    return _count_enumerated(q, claim, span)
+
+
+def _year_range(claim: str, d: DateMention) -> tuple[int, int] | None:
+    m = _YEAR_RANGE.fullmatch(d.surface.strip())
+    if not m:
+        return None
+    start, end_raw = int(m.group(1)), m.group(2)
+    end = int(end_raw) if len(end_raw) == 4 else start // 100 * 100 + int(end_raw)
+    return (start, end) if start < end else None
+
+
+def date_established_loosely(d: DateMention, span_dates: list[DateMention]) -> bool:
+    """``date_established``, plus: a claimed range ("1491–1510", "the 1999–2000 season") is
+    met by a year inside it (the claim is the looser statement)."""
+    if date_established(d, span_dates):
+        return True
+    rng = _year_range("", d)
+    if rng is None:
+        return False
+    lo, hi = rng
+    return any(x.year is not None and lo <= x.year <= hi for x in span_dates) or any(
+        x.decade is not None and x.decade <= hi and x.decade + 9 >= lo for x in span_dates
+    )
+
+
+_QUOTED = re.compile(r"\"([^\"]{2,200})\"|“([^”]{2,200})”")
+_LEADING_PHRASE = re.compile(
+    r"^(?:(?:in|on|by|during|since|after|before|at|from|as of)\s+)?[\w .’']{0,40}\d{4},?$", re.I
+)
+
+
+def _subject(claim: str, entities: list[str]) -> str | None:
+    """The entity the claim is about: the one opening it, perhaps after a leading phrase
+    ("In 2013, White recorded ...", "On March 1, 2017 Powell was ...")."""
+    if not entities:
+        return None
+    first = entities[0]
+    if only_generic(first) and claim.lstrip().lower().startswith(("the ", "while the ")):
+        return first
+    at = claim.find(first.split()[0])
+    prefix = claim[:at].strip() if at >= 0 else "x"
+    if not prefix or (prefix.endswith(",") and len(prefix.split()) <= 8):
+        return first
+    return first if _LEADING_PHRASE.match(prefix) else None
+
+
+def _in_quoted_title(claim: str, entity: str, span_tokens: set[str]) -> bool:
+    """A name inside a quoted title ("Maiden Heaven: A Tribute to Iron Maiden") is the title's
+    word: the title is present when most of its distinctive words are."""
+    for m in _QUOTED.finditer(claim):
+        title = m.group(1) or m.group(2)
+        if entity not in title:
+            continue
+        words_ = list(dict.fromkeys(distinctive_tokens(title)))
+        if words_:
+            found = sum(token_present(t, span_tokens) for t in words_)
+            return found * 2 >= len(words_) + 1 or found == len(words_)
+    return False
+
+
+def entity_established(
+    e: str, claim: str, span: str, s: Specifics, *, strict: bool, subject: str | None
+) -> bool:
+    if entity_present(e, s.tokens, strict=strict):
+        return True
+    if strict:
+        return False
+    if first_name_mentioned(e, span):
+        return True
+    heads = distinctive_tokens(e) or [t for t in entity_tokens(e) if len(t) > 1]
+    if heads and all(
+        spelled_variant(t, s.tokens) or token_present(t, s.tokens) for t in heads[-1:]
+    ):
+        return True
+    if _in_quoted_title(claim, e, s.tokens):
+        return True
+    # the claim's subject, which the span names by pronoun ("Horodecki went mad" / "the
+    # architect went crazy ... his daughter"), or a capitalised common noun referring back
+    # ("While the Park area remains open" / "It is always open")
+    return e == subject and refers_back(span) and not _other_full_names(claim, s)
+
+
+def _other_full_names(claim: str, s: Specifics) -> bool:
+    """The span names someone the claim does not (a two-word name): then its pronoun may
+    be theirs."""
+    claim_tokens = extract(claim).tokens
+    return any(
+        len(distinctive_tokens(e)) >= 2 and not entity_present(e, claim_tokens, strict=False)
+        for e in s.entities
+    )
+
+
+def unestablished(
+    claim: str, span: str, *, strict_entities: bool = False, ordinal_words: bool = False
+) -> list[Mismatch]:
+    """The claim's numbers, dates and names the span does not establish (DESIGN check 4),
+    each compared at the precision the claim states it."""
+    c, s = extract(claim), extract(span)
+    out: list[Mismatch] = []
+    for q in c.numbers:
+        if not ordinal_words and q.kind == "ordinal" and not q.surface[:1].isdigit():
+            continue  # "first", "third": too often idiom ("first time") to overrule a judge
+        if not number_established(q, claim, span, s):
+            out.append(Mismatch("number", q.surface))
+    for d in c.dates:
+        if not date_established_loosely(d, s.dates):
+            out.append(Mismatch("date", d.surface))
+    subject = _subject(claim, c.entities)
+    for e in c.entities:
+        if not entity_established(e, claim, span, s, strict=strict_entities, subject=subject):
+            out.append(Mismatch("entity", e))
+    return out
+
+
 def compare(
     claim: str, span: str, *, soft: bool = False, strict_entities: bool = False
 ) -> list[Mismatch]:
@@ -190,23 +363,7 @@ def compare(
     requires every token of a name.
     """
     c, s = extract(claim), extract(span)
-    out: list[Mismatch] = []
-    for q in c.numbers:
-        if not soft and q.kind == "ordinal" and not q.surface[:1].isdigit():
-            continue  # "first", "third": too often idiom ("first time") to overrule a judge
-        if century_established(q, claim, s):
-            continue
-        if not any(quantities_match(q, sq) for sq in s.numbers):
-            # a number the span spells as a year-like 4-digit figure ("1,200" vs "1200")
-            if q.kind == "number" and any(d.year == q.value for d in s.dates):
-                continue
-            out.append(Mismatch("number", q.surface))
-    for d in c.dates:
-        if not date_established(d, s.dates):
-            out.append(Mismatch("date", d.surface))
-    for e in c.entities:
-        if not entity_present(e, s.tokens, strict=strict_entities):
-            out.append(Mismatch("entity", e))
+    out = unestablished(claim, span, strict_entities=strict_entities, ordinal_words=soft)
     if not soft:
         return out
     for g in STRONG_QUANTIFIERS:
