@@ -45,6 +45,8 @@ class Document(BaseModel):
     sha256: str  # of the raw bytes
     title: str = ""
     text: str  # sanitised text; every span offset indexes into this string
+    # agent.sanitise.SANITISER_VERSION that made `text` (None: stored before versions were kept)
+    sanitiser_version: str | None = None
 
 
 class Span(BaseModel):

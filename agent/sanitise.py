@@ -14,17 +14,25 @@ Choices, and why:
   ``style``, ``noscript``, ``template``, ``iframe``, ``svg``, ``math``,
   ``object``, ``embed``, ``canvas``, HTML comments, and elements a browser
   would not show (``hidden`` attribute, ``aria-hidden="true"``, and a style
-  that hides: ``display:none``, ``visibility:hidden``, ``font-size:0``, a
-  position or indent of -1000 units or more off the page, or a text colour
-  equal to the background colour), whether the style is inline or a
-  ``<style>`` rule for the element's class or id. Hidden text is a classic
-  injection carrier and is never evidence a reader could have seen.
-  Stylesheet rules are read only for their simplest, commonest form: a
-  selector list of plain ``.class`` / ``#id`` / ``tag.class`` selectors.
-  Descendant, attribute and pseudo-class selectors, external stylesheets,
-  colours inherited from a parent and text covered by other elements are
-  not evaluated (that needs a CSS engine); such text stays, and the
-  verifier's instruction check is the control that still stands behind it.
+  that hides: ``display:none``, ``visibility:hidden``, ``opacity:0``,
+  ``font-size:0``, ``transform: scale(0)``, ``clip: rect(0 0 0 0)``, a
+  ``clip-path`` that leaves nothing, ``height:0`` or ``width:0`` with
+  ``overflow:hidden``, a position or indent of -1000 units or more off the
+  page, or a text colour equal to the background colour), whether the style
+  is inline or a ``<style>`` rule. Hidden text is a classic injection carrier
+  and is never evidence a reader could have seen. Stylesheet selectors are
+  matched by lexbor's CSS engine, so compound (``.a.b``), descendant
+  (``div .x``), child and attribute selectors count; a selector it cannot
+  parse (``::before``) is skipped. External stylesheets, colours inherited
+  from a parent and text covered by other elements are not evaluated; such
+  text stays, and the verifier's instruction check stands behind it.
+- Decoding: w3lib's ``html_to_unicode`` (the order a browser uses: byte-order
+  mark, the HTTP charset, a ``<meta>`` declaration), then strict UTF-8, then
+  charset-normalizer's guess; a UTF-16 page with a BOM decodes correctly.
+- ``SANITISER_VERSION`` names this behaviour. Snapshots record it, and a
+  document stored by an older version is converted again when it is fetched
+  again, so a fixed sanitiser is never hidden behind cached text. Bump it
+  whenever the text this module returns for some input changes.
 - Invisible characters: Unicode tag characters (U+E0000..U+E007F, which can
   spell out a whole hidden ASCII instruction), zero-width space, non-joiner
   and joiner (U+200B..U+200D), word joiner (U+2060), the invisible operators
@@ -53,7 +61,10 @@ from __future__ import annotations
 
 import re
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
+# Bump whenever the text returned for some input changes (snapshots record it).
+SANITISER_VERSION = "2"
 
 _DROP_TAGS = frozenset(
     {
@@ -133,10 +144,22 @@ _BLOCK_TAGS = frozenset(
 # Table cells sit side by side in one row block; a space keeps their words apart.
 _CELL_TAGS = frozenset({"td", "th"})
 
+_ZERO = r"0(?:\.0*)?(?:[a-z%]+)?"
 _HIDDEN_STYLE = re.compile(
-    r"display\s*:\s*none|visibility\s*:\s*hidden|(?<![-\w])font-size\s*:\s*0(?:\.0*)?(?:[a-z%]+)?\s*(?:!important\s*)?(?:;|$)",
+    r"display\s*:\s*none|visibility\s*:\s*hidden|visibility\s*:\s*collapse"
+    rf"|(?<![-\w])font-size\s*:\s*{_ZERO}\s*(?:!important\s*)?(?:;|$)"
+    rf"|(?<![-\w])opacity\s*:\s*{_ZERO}\s*(?:!important\s*)?(?:;|$)"
+    rf"|(?<![-\w])clip\s*:\s*rect\(\s*{_ZERO}(?:\s*,?\s*{_ZERO}){{3}}\s*\)"
+    r"|(?<![-\w])clip-path\s*:\s*(?:inset\(\s*(?:50(?:\.0*)?%|100(?:\.0*)?%)|circle\(\s*0(?:[a-z%]+)?\s*[)a]"
+    r"|ellipse\(\s*0(?:[a-z%]+)?\s|polygon\(\s*0(?:px)?\s+0(?:px)?\s*\))"
+    rf"|(?<![-\w])transform\s*:[^;]*\bscale[XY]?\(\s*{_ZERO}\s*[,)]",
     re.IGNORECASE,
 )
+# A box of no height (or width) whose overflow is hidden shows nothing of its text.
+_ZERO_BOX = re.compile(
+    rf"(?<![-\w])(?:max-)?(?:height|width)\s*:\s*{_ZERO}\s*(?:!important\s*)?(?:;|$)", re.I
+)
+_OVERFLOW_HIDDEN = re.compile(r"(?<![-\w])overflow(?:-[xy])?\s*:\s*(?:hidden|clip)\b", re.I)
 
 # Pushed off the page: left/top/right/text-indent/margins of -1000 units or more.
 _OFF_SCREEN = re.compile(
@@ -164,7 +187,10 @@ def _colour(value: str) -> str | None:
 
 def style_hides(style: str) -> bool:
     """Does this CSS declaration block hide its element's text from a reader?"""
-    if _HIDDEN_STYLE.search(style.strip() + ";") or _OFF_SCREEN.search(style):
+    decls = style.strip() + ";"
+    if _HIDDEN_STYLE.search(decls) or _OFF_SCREEN.search(style):
+        return True
+    if _ZERO_BOX.search(decls) and _OVERFLOW_HIDDEN.search(decls):
         return True
     colours: dict[str, str] = {}
     for prop, value in _COLOUR_DECL.findall(style):
@@ -184,7 +210,6 @@ _INVISIBLE_TABLE = dict.fromkeys(INVISIBLE_CHARS)
 # One rule of a stylesheet: selectors { declarations }. Comments are removed first.
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _CSS_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
-_SIMPLE_SELECTOR = re.compile(r"^(?:[a-z][a-z0-9]*)?([.#])([A-Za-z_][\w-]*)$")
 
 _MD_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
@@ -247,23 +272,32 @@ def plain_to_text(text: str) -> str:
     return normalise_blocks(re.split(r"\n[ \t\f\v\u00a0]*\n", text))
 
 
-def hidden_selectors(tree: LexborHTMLParser) -> tuple[frozenset[str], frozenset[str]]:
-    """(classes, ids) that a ``<style>`` block hides with a plain ``.class`` / ``#id`` rule."""
-    classes: set[str] = set()
-    ids: set[str] = set()
+def hidden_nodes(tree: LexborHTMLParser) -> frozenset[int]:
+    """Identities (``mem_id``) of the elements a ``<style>`` rule hides, matched by lexbor's
+    CSS engine: ``.a.b``, ``div .x``, ``ul > li``, ``[data-x]`` all count. Rules inside an
+    at-rule (``@media``) are read as if unconditional: hiding text for some screens is
+    hiding it."""
+    hidden: set[int] = set()
     for style in tree.css("style"):
         sheet = _CSS_COMMENT.sub("", style.text(deep=True) or "")
+        sheet = re.sub(r"@[\w-]+[^{;]*\{", "", sheet)  # unwrap @media / @supports blocks
         for selectors, declarations in _CSS_RULE.findall(sheet):
             if not style_hides(declarations):
                 continue
             for selector in selectors.split(","):
-                m = _SIMPLE_SELECTOR.match(selector.strip())
-                if m:
-                    (classes if m.group(1) == "." else ids).add(m.group(2))
-    return frozenset(classes), frozenset(ids)
+                selector = selector.strip()
+                if not selector:
+                    continue
+                try:
+                    hidden.update(node.mem_id for node in tree.css(selector))
+                except (SelectolaxError, ValueError):
+                    continue  # pseudo-elements and the like: not evaluated
+    return frozenset(hidden)
 
 
-def _is_hidden(node, hidden: tuple[frozenset[str], frozenset[str]]) -> bool:
+def _is_hidden(node, hidden: frozenset[int]) -> bool:
+    if hidden and node.mem_id in hidden:
+        return True
     attrs = node.attributes
     if not attrs:
         return False
@@ -271,12 +305,7 @@ def _is_hidden(node, hidden: tuple[frozenset[str], frozenset[str]]) -> bool:
         return True
     if (attrs.get("aria-hidden") or "").strip().lower() == "true":
         return True
-    if style_hides(attrs.get("style") or ""):
-        return True
-    classes, ids = hidden
-    if ids and (attrs.get("id") or "").strip() in ids:
-        return True
-    return bool(classes) and not classes.isdisjoint((attrs.get("class") or "").split())
+    return style_hides(attrs.get("style") or "")
 
 
 def _title(tree: LexborHTMLParser) -> str:
@@ -290,7 +319,7 @@ def html_to_text(html: str) -> tuple[str, str]:
     """Return (title, text) of an HTML document, sanitised as the module docstring says."""
     tree = LexborHTMLParser(html)
     title = _title(tree)
-    hidden = hidden_selectors(tree)
+    hidden = hidden_nodes(tree)
     root = tree.root
     if root is None:
         return title, ""
@@ -333,24 +362,27 @@ def html_to_text(html: str) -> tuple[str, str]:
     return title, normalise_blocks(blocks)
 
 
-_META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+def _sniff(raw: bytes) -> str | None:
+    """No BOM, header or meta named an encoding: UTF-8 if the bytes are valid UTF-8, else
+    charset-normalizer's best guess (None leaves w3lib's default, UTF-8 with replacement)."""
+    try:
+        raw.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(raw[:65536]).best()
+    return best.encoding if best is not None else None
 
 
 def decode_body(raw: bytes, content_type: str = "") -> str:
-    """Bytes to str: the header's charset, else a <meta charset>, else UTF-8 (bad bytes replaced)."""
-    candidates: list[str] = []
-    match = re.search(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", content_type or "", re.IGNORECASE)
-    if match:
-        candidates.append(match.group(1))
-    meta = _META_CHARSET.search(raw[:4096])
-    if meta:
-        candidates.append(meta.group(1).decode("ascii", "ignore"))
-    for charset in candidates:
-        try:
-            return raw.decode(charset)
-        except (LookupError, UnicodeDecodeError):
-            continue
-    return raw.decode("utf-8", errors="replace")
+    """Bytes to str the way a browser picks the encoding: BOM, then the header's charset, then
+    a ``<meta>`` declaration (w3lib), then strict UTF-8, then charset-normalizer's guess."""
+    from w3lib.encoding import html_to_unicode
+
+    _, text = html_to_unicode(content_type or None, raw, auto_detect_fun=_sniff)
+    return text
 
 
 def document_text(raw: bytes, content_type: str) -> tuple[str, str]:

@@ -11,6 +11,14 @@ Layout under ``root``:
   that document's records, plus its metadata. A doc_id resolves with one
   primary-key lookup and one seek.
 
+Integrity: every read checks the length of the document's bytes and the WARC block and
+payload digests of its three records; a document cut short or altered raises
+``SnapshotDamaged`` naming it, never shorter text.
+
+Sanitiser version: the metadata records ``SANITISER_VERSION``. Storing a body again whose
+document was converted by another version appends a fresh conversion and re-points the
+index at it, so a fixed sanitiser is never hidden by text cached before the fix.
+
 Crash safety: the WARC is written and fsynced before the index row commits.
 On open, any bytes past the last indexed document are either complete
 documents (indexed now: the crash hit between WARC fsync and index commit)
@@ -27,12 +35,14 @@ import json
 import os
 import sqlite3
 import threading
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 
 from spanproof.agent.evidence import Document, make_doc_id, utc_now_iso
-from spanproof.agent.sanitise import document_text
+from spanproof.agent.sanitise import SANITISER_VERSION, document_text
 from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -69,6 +79,17 @@ def http_headers_for(
         kept.insert(0, ("Content-Type", content_type))
     kept.append(("Content-Length", str(raw_len)))
     return StatusAndHeaders(f"{status} {_REASONS.get(status, 'OK')}", kept, protocol="HTTP/1.1")
+
+
+class SnapshotDamaged(RuntimeError):
+    """A stored document whose bytes are missing or altered; the message names it and the fix."""
+
+    def __init__(self, doc_id: str, warc: Path, detail: str):
+        super().__init__(
+            f"The stored snapshot of {doc_id} in {warc} is damaged ({detail}); its text is not "
+            f"served. Move {warc.parent} aside (or delete it) and fetch the page again."
+        )
+        self.doc_id = doc_id
 
 
 def _record_id(*parts: str) -> str:
@@ -164,8 +185,9 @@ class SnapshotStore:
                 os.fsync(fh.fileno())
 
     def _insert(self, meta: dict, offset: int, length: int) -> None:
+        # REPLACE: a later conversion of the same document (a newer sanitiser) wins.
         self._db.execute(
-            "INSERT OR IGNORE INTO documents VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?,?,?,?,?)",
             (
                 meta["doc_id"],
                 offset,
@@ -201,7 +223,7 @@ class SnapshotStore:
         final_url = final_url or url
         doc_id = make_doc_id(final_url, raw)
         existing = self._lookup(doc_id)
-        if existing is not None:
+        if existing is not None and existing.sanitiser_version == SANITISER_VERSION:
             return existing
         title, text = document_text(raw, content_type)
         doc = Document(
@@ -214,13 +236,16 @@ class SnapshotStore:
             sha256=hashlib.sha256(raw).hexdigest(),
             title=title,
             text=text,
+            sanitiser_version=SANITISER_VERSION,
         )
         payload = self._serialise(doc, raw, http_headers)
         with self._locked_file() as fh:
             # Another process may have stored it meanwhile, or left a torn tail.
             self._recover()
-            if self._lookup(doc_id) is not None:
-                return self._lookup(doc_id)  # type: ignore[return-value]
+            self._cache.pop(doc_id, None)
+            again = self._lookup(doc_id)
+            if again is not None and again.sanitiser_version == SANITISER_VERSION:
+                return again
             fh.seek(0, os.SEEK_END)
             offset = fh.tell()
             fh.write(payload)
@@ -243,9 +268,9 @@ class SnapshotStore:
     def raw(self, doc_id: str) -> bytes:
         """The body bytes exactly as served (from the WARC response record)."""
         offset, length = self._location(doc_id)
-        for record in self._records(offset, length):
-            if record.rec_type == "response":
-                return record.content_stream().read()
+        for rec_type, body in self._records(doc_id, offset, length):
+            if rec_type == "response":
+                return body
         raise KeyError(doc_id)
 
     def __contains__(self, doc_id: object) -> bool:
@@ -311,11 +336,33 @@ class SnapshotStore:
             raise KeyError(doc_id)
         return int(row[0]), int(row[1])
 
-    def _records(self, offset: int, length: int):
+    def _records(self, doc_id: str, offset: int, length: int) -> list[tuple[str, bytes]]:
+        """(record type, body) of one document's records, each checked against its digests."""
         with open(self.warc_path, "rb") as fh:
             fh.seek(offset)
             data = fh.read(length)
-        yield from ArchiveIterator(io.BytesIO(data))
+        if len(data) != length:
+            raise SnapshotDamaged(
+                doc_id, self.warc_path, f"{len(data)} of its {length} bytes are in the file"
+            )
+        out: list[tuple[str, bytes]] = []
+        try:
+            for record in ArchiveIterator(io.BytesIO(data), check_digests="raise"):
+                body = record.content_stream().read()
+                record.raw_stream.read()  # the rest of the block, so its digest is checked
+                if record.digest_checker.passed is not True:
+                    raise SnapshotDamaged(
+                        doc_id, self.warc_path, f"{record.rec_type} record unverified"
+                    )
+                out.append((record.rec_type, body))
+        except SnapshotDamaged:
+            raise
+        except (ArchiveLoadFailed, OSError, EOFError, ValueError, zlib.error) as exc:
+            raise SnapshotDamaged(doc_id, self.warc_path, f"{type(exc).__name__}: {exc}") from exc
+        kinds = [kind for kind, _ in out]
+        if kinds != ["response", "metadata", "conversion"]:
+            raise SnapshotDamaged(doc_id, self.warc_path, f"records {kinds}")
+        return out
 
     def _lookup(self, doc_id: str) -> Document | None:
         cached = self._cache.get(doc_id)
@@ -327,13 +374,13 @@ class SnapshotStore:
             return None
         meta: dict | None = None
         text: str | None = None
-        for record in self._records(*loc):
-            if record.rec_type == "metadata":
-                meta = json.loads(record.content_stream().read().decode("utf-8"))
-            elif record.rec_type == "conversion":
-                text = record.content_stream().read().decode("utf-8")
+        for rec_type, body in self._records(doc_id, *loc):
+            if rec_type == "metadata":
+                meta = json.loads(body.decode("utf-8"))
+            elif rec_type == "conversion":
+                text = body.decode("utf-8")
         if meta is None or text is None:
-            raise KeyError(doc_id)
+            raise SnapshotDamaged(doc_id, self.warc_path, "metadata or text record missing")
         doc = Document(**meta, text=text)
         self._remember(doc)
         return doc

@@ -176,9 +176,8 @@ def test_off_screen_and_same_colour_text_is_dropped():
     assert text == "Kept one.\n\nKept two.\n\nKept three."
 
 
-def test_descendant_selectors_are_not_evaluated_and_their_text_stays():
-    # Documented limit: only plain .class / #id / tag.class selectors are read.
-    html = "<style>div .deep { display: none }</style><div><p class='deep'>Still here.</p></div>"
+def test_a_selector_lexbor_cannot_parse_is_skipped_and_its_text_stays():
+    html = "<style>p::before { display: none }</style><p>Still here.</p>"
     assert html_to_text(html)[1] == "Still here."
 
 
