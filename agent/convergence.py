@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 from spanproof.agent.chat import ChatModel, ChatModelError, ModelTurn, SystemMessage, UserMessage
+from spanproof.agent.question import analyse, decompose, match
 from spanproof.agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
 
 STOPWORDS = frozenset(
@@ -231,62 +232,10 @@ def overlap(subquestion: str, text: str) -> float:
 
 # --- sub-questions ------------------------------------------------------------------------
 
-_SPLIT_AND = re.compile(
-    r",?\s+(?:and|as well as|plus)\s+(?=(?:who|what|when|where|why|how|which|whom|is|are|was|were|did|does|do|has|have)\b)",
-    re.I,
-)
-
 
 def decompose_question(question: str, max_subquestions: int = 3) -> list[str]:
-    """Rule-based decomposition: split on question marks, semicolons, and ' and <wh-word>'.
-
-    "When was X founded and who founded it?" -> ["When was X founded?", "who founded it?"].
-    A part with no content words ("When" in "When and where ...") joins the next part.
-    """
-    parts: list[str] = []
-    for chunk in re.split(r"(?<=\?)\s+|;\s*", question.strip()):
-        parts.extend(p for p in _SPLIT_AND.split(chunk) if p and p.strip())
-    cleaned: list[str] = []
-    pending = ""  # "When" of "When and where did ...": joins the part that follows
-    for part in parts:
-        p = part.strip().rstrip("?.! ").strip()
-        if not p:
-            continue
-        if not content_words(p):
-            pending += p + " and "
-            continue
-        cleaned.append(pending + p + "?")
-        pending = ""
-    if pending and cleaned:
-        cleaned[-1] = cleaned[-1].rstrip("?") + " " + pending.removesuffix(" and ").strip() + "?"
-    if not cleaned:
-        cleaned = [question.strip()]
-    if len(cleaned) > max_subquestions:
-        head = cleaned[: max_subquestions - 1]
-        tail = " ".join(c.rstrip("?") for c in cleaned[max_subquestions - 1 :]) + "?"
-        cleaned = head + [tail]
-    # A pronoun-led part ("who founded it?") borrows the subject words of the first part.
-    first = re.sub(r"^\W*\w+", "", cleaned[0])  # the sentence-initial capital is not a name
-    names = re.findall(r"\b[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*", first)
-    subject = (
-        names[0].split()
-        if names
-        else [w for w in re.findall(r"\w+", first) if w.lower() not in STOPWORDS]
-    )
-    out = []
-    for i, c in enumerate(cleaned):
-        # A later part that does not name the subject (a pronoun, or nothing: "what was
-        # the cause?") borrows it.
-        if i and subject:
-            own_name = re.search(r"\s[A-Z]", re.sub(r"^\W*\w+", "", c))
-            pronoun = re.search(r"\b(it|its|they|them|their|he|him|his|she|her)\b", c, re.I)
-            named = (own_name and not pronoun) or any(
-                content_words(w) & content_words(c) for w in subject
-            )
-            if not named:
-                c = c.rstrip("?") + " (" + " ".join(subject) + ")?"
-        out.append(c)
-    return out
+    """Rule-based decomposition (see `question.decompose`)."""
+    return decompose(question, max_subquestions)
 
 
 def subquestions_from_text(text: str | None, max_subquestions: int = 3) -> list[str]:
@@ -326,6 +275,10 @@ class ConvergenceState(BaseModel):
     fetched_urls: list[str] = Field(default_factory=list)
     unfetched_hits: dict[int, list[str]] = Field(default_factory=dict)  # subq index -> urls
     subject: list[str] = Field(default_factory=list)  # the question's name words
+    # span id -> indices of the sub-questions whose expected answer code found in the span's
+    # full text (`question.match`); a span not listed is judged on its head. Never shown to a
+    # model: it is the runtime's own reading, not page text.
+    answering: dict[str, list[int]] = Field(default_factory=dict)
 
     def prompt_payload(self) -> dict[str, Any]:
         return {
@@ -339,13 +292,42 @@ class ConvergenceState(BaseModel):
         }
 
 
+def answering(subquestions: list[str], texts: dict[str, str]) -> dict[str, list[int]]:
+    """span id -> the sub-questions (indices) that span answers: it holds an answer of the
+    type each expects (a date for "when", a number of students for "how many students" ...)
+    and is about it (`question.match`)."""
+    analysed = analyse("", subquestions) if subquestions else []
+    return {
+        sid: [i for i, sq in enumerate(analysed) if match(sq, text).answers]
+        for sid, text in texts.items()
+    }
+
+
 def coverage(state: ConvergenceState) -> list[SubquestionStatus]:
+    """covered: a span answers the sub-question (for a sub-question whose answer type code
+    can check -- a date, a number, a name, a place, a reason ... -- only a span holding such
+    an answer does; sharing its words is not enough); thin: a span is about it; empty: none."""
     out = []
-    for sq in state.subquestions:
-        scored = [(relevance(sq, s.head, set(state.subject)), s.span_id) for s in state.spans]
-        best = max((x for x, _ in scored), default=0.0)
-        status = "covered" if best >= COVERED else "thin" if best >= THIN else "empty"
+    subject = set(state.subject)
+    subs = analyse("", state.subquestions) if state.subquestions else []
+    for i, (sq, analysed) in enumerate(zip(state.subquestions, subs, strict=True)):
+        scored = [(relevance(sq, s.head, subject), s.span_id) for s in state.spans]
         ids = [sid for x, sid in scored if x >= THIN]
+        if analysed.checkable:
+            answers = [
+                s.span_id
+                for s in state.spans
+                if (
+                    i in state.answering[s.span_id]
+                    if s.span_id in state.answering
+                    else match(analysed, s.head).answers
+                )
+            ]
+            status = "covered" if answers else "thin" if ids else "empty"
+            ids = answers + [sid for sid in ids if sid not in answers]
+        else:
+            best = max((x for x, _ in scored), default=0.0)
+            status = "covered" if best >= COVERED else "thin" if best >= THIN else "empty"
         out.append(SubquestionStatus(subquestion=sq, status=status, span_ids=ids))
     return out
 

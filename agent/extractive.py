@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from spanproof.agent.convergence import (
     NUMBER,
@@ -36,6 +37,15 @@ from spanproof.agent.convergence import (
     relevance,
 )
 from spanproof.agent.loop import Runtime, ensure_subquestions, first_sentence, names_subject
+from spanproof.agent.question import (
+    Match,
+    SubQuestion,
+    analyse,
+    match,
+    matched,
+    term_weights,
+    terms,
+)
 from spanproof.agent.record import Draft, DraftClaim
 from spanproof.agent.tool_schema import FetchPageResult
 
@@ -55,6 +65,12 @@ MIN_ANSWER = 0.4
 # most such second hits (scoring 0.65) yielded no cited span.
 MIN_HIT = 0.7
 INJECTION_NOTE_CHARS = 200
+# fetch_page shows the first 4,000 characters of a page; a page whose answer lies further on
+# is read on by quoting onward from the end of what was shown (each step one extract_quote
+# of up to 900 characters, a tool call and a span). At most this many steps per run, and
+# only for a sub-question no sentence shown so far answers.
+READ_ON_STEPS = 3
+READ_ON_CHARS = 900
 
 
 @dataclass
@@ -64,10 +80,16 @@ class Candidate:
     sentence: str
     order: int
     locator: str  # verbatim from the preview, 12..240 chars, starting at the sentence
+    thin: bool = False  # on the sub-question, but without an answer of the type it expects
 
 
 def _sentences(preview: str, truncated: bool) -> list[tuple[int, str]]:
     """(offset in the preview, sentence) for every sentence pysbd finds, block by block."""
+    return list(_sentences_of(preview, truncated))
+
+
+@lru_cache(maxsize=64)  # ranked again for every sub-question and pass: split each page once
+def _sentences_of(preview: str, truncated: bool) -> tuple[tuple[int, str], ...]:
     from spanproof.agent.tools import sentence_ends
 
     out: list[tuple[int, str]] = []
@@ -87,7 +109,7 @@ def _sentences(preview: str, truncated: bool) -> list[tuple[int, str]]:
         if truncated and b == len(blocks) - 1 and out:
             out.pop()  # the preview may cut its last sentence short
         pos += len(block) + 2
-    return out
+    return tuple(out)
 
 
 def _looks_like_prose(sentence: str) -> bool:
@@ -99,6 +121,10 @@ def _looks_like_prose(sentence: str) -> bool:
         return False
     if not re.search(r"[.!\"”')\]]$", sentence):
         return False  # headings, navigation and captions rarely end like sentences
+    words = re.findall(r"[^\W\d_][\w'’-]*", sentence)
+    capitalised = sum(1 for w in words if w[0].isupper())
+    if words and capitalised >= 0.75 * len(words):
+        return False  # a title or a site name in title case ("The Daily Record.")
     # A sentence addressed to a machine is never restated as a claim.
     return not contains_instructions(sentence)
 
@@ -147,31 +173,96 @@ def instruction_note(text: str, where: str) -> str | None:
     return f'"{excerpt}"{suffix}'
 
 
+def acceptable(
+    sq: SubQuestion,
+    subquestion: str,
+    sentence: str,
+    subject: set[str],
+    weights: dict[str, float] | None = None,
+) -> Match | None:
+    """How `sentence` answers the sub-question, or None when it does not.
+
+    A sub-question whose answer type code can check (a date, a number, a name, a place ...)
+    is answered only by a sentence that holds such an answer and is about the sub-question:
+    its own words, or an answer whose kind matches too ("400 students") beside its names.
+    Any other sub-question keeps the word-overlap rule.
+    """
+    m = match(sq, sentence, weights)
+    if not m.answers:
+        return None
+    if sq.checkable:
+        if m.focus >= 0.5 or (m.strength >= 1.0 and (m.entity > 0 or m.focus > 0)):
+            return m
+        return None
+    if (m.focus >= 0.5 and m.entity >= 0.5) or (
+        relevance(subquestion, sentence, subject) >= MIN_OVERLAP
+        and answer_strength(subquestion, sentence, subject) >= MIN_ANSWER
+    ):
+        return m
+    return None
+
+
+def on_topic(sq: SubQuestion, page: FetchPageResult, subject: set[str]) -> bool:
+    """Is the page about the question: it names (most of) the question's subject, or -- a
+    page that spells the names otherwise ("Kiev", a transliteration) -- it holds three or
+    more of the sub-question's own terms."""
+    about = page.title + " " + page.preview
+    if names_subject(about, subject):
+        return True
+    return len(matched(sq.focus, terms(about))) >= 3
+
+
+def thin_match(
+    sq: SubQuestion, subquestion: str, sentence: str, subject: set[str], weights
+) -> Match | None:
+    """A sentence squarely on a sub-question that holds no answer of the type it expects
+    ("X has been renewed for a fifth season" for "when was X renewed ..."): every one of its
+    own terms and its names. Published only when nothing answers, and the gap stays."""
+    m = match(sq, sentence, weights)
+    if not sq.checkable or m.answers or m.focus < 1.0 or m.entity < 1.0:
+        return None
+    if not sq.focus:
+        return None
+    return m
+
+
 def _candidates(
-    subquestion: str, previews: list[FetchPageResult], subject: set[str]
+    sq: SubQuestion,
+    subquestion: str,
+    previews: list[FetchPageResult],
+    subject: set[str],
+    ends_whole: set[str] = frozenset(),  # type: ignore[assignment]
+    thin: bool = False,
 ) -> list[Candidate]:
+    """Sentences that answer the sub-question, best first (with `thin`: only the sentences
+    squarely on it that hold no answer of its type)."""
     found = []
     order = 0
     for page in previews:
-        # A page that does not name (most of) the question's subject is not about it,
-        # whatever its sentences share with the question's other words.
-        about = page.title + " " + page.preview
-        if not names_subject(about, subject):
+        # A page that is not about the question's subject is not read for it, whatever its
+        # sentences share with the question's other words.
+        if not on_topic(sq, page, subject):
             continue
-        if not names_its_numbers(subquestion, about):
+        if not names_its_numbers(subquestion, page.title + " " + page.preview):
             continue
-        for offset, sentence in _sentences(page.preview, page.truncated):
+        # A page read on ends at a sentence end: its last sentence is whole.
+        sentences = _sentences(page.preview, page.truncated and page.doc_id not in ends_whole)
+        weights = term_weights(sq, [s for _, s in sentences])
+        for offset, sentence in sentences:
             order += 1
             if not _looks_like_prose(sentence):
                 continue
-            score = relevance(subquestion, sentence, subject)
-            if score < MIN_OVERLAP or answer_strength(subquestion, sentence, subject) < MIN_ANSWER:
+            if thin:
+                m = thin_match(sq, subquestion, sentence, subject, weights)
+            else:
+                m = acceptable(sq, subquestion, sentence, subject, weights)
+            if m is None:
                 continue
             # A sentence shorter than the locator minimum is located by running on
             # into the text after it; the span still ends at the sentence's end.
             locator = page.preview[offset : offset + min(240, max(12, len(sentence)))]
             if len(locator) >= 12:
-                found.append(Candidate(score, page.doc_id, sentence, order, locator))
+                found.append(Candidate(m.score, page.doc_id, sentence, order, locator, thin))
     found.sort(key=lambda c: (-c.score, c.order))
     return found
 
@@ -197,6 +288,18 @@ class ExtractivePolicy:
         self.quoted: set[str] = set()
         self.attempted: set[str] = set()  # every URL this policy asked to fetch
         self.injection_observed: str | None = None
+        self._analysis: list[SubQuestion] = []
+        self._analysis_of: list[str] | None = None
+        self.read_on_steps = 0
+        self.thin_claims: set[int] = set()  # indices into self.claims
+        self.ends_whole: set[str] = set()  # doc ids whose shown text ends at a sentence end
+
+    def _analysed(self, i: int) -> SubQuestion:
+        subqs = self.rt.subquestions
+        if self._analysis_of != subqs:
+            self._analysis = analyse(self.rt.record.question, list(subqs))
+            self._analysis_of = list(subqs)
+        return self._analysis[i]
 
     def _tried(self, url: str) -> bool:
         rt = self.rt
@@ -272,14 +375,32 @@ class ExtractivePolicy:
                         page.title + "\n\n" + page.preview, page.doc_id
                     )
 
-    def _quote(self, i: int, subquestion: str, docs_used: set[str]) -> bool:
-        """Quote the best unused sentence for a sub-question; prefer a document not yet cited."""
+    def _better_for_another(self, i: int, cand: Candidate) -> bool:
+        """Does the sentence answer another sub-question better than this one ("renewal comes
+        ahead of the Season 4 premiere on Aug. 6" is the premiere's date, not the renewal's)?
+        It is left for that one: a sentence is quoted once, for the question it answers."""
+        if cand.thin:
+            return False
+        for j in range(len(self.rt.subquestions)):
+            if j == i:
+                continue
+            other = match(self._analysed(j), cand.sentence)
+            if other.answers and other.score > cand.score + 0.05:
+                return True
+        return False
+
+    def _quote(self, i: int, subquestion: str, docs_used: set[str], thin: bool = False) -> bool:
+        """Quote the best unused sentence for a sub-question; prefer a document not yet cited.
+        With `thin`, the best sentence on it that holds no answer of its type."""
         rt = self.rt
         subject = question_subject(rt.record.question)
+        sq = self._analysed(i)
         cands = [
             c
-            for c in _candidates(subquestion, list(self.previews.values()), subject)
-            if c.sentence not in self.quoted
+            for c in _candidates(
+                sq, subquestion, list(self.previews.values()), subject, self.ends_whole, thin
+            )
+            if c.sentence not in self.quoted and not self._better_for_another(i, c)
         ]
         cands.sort(key=lambda c: (c.doc_id in docs_used, -c.score, c.order))
         for cand in cands[:3]:
@@ -310,10 +431,13 @@ class ExtractivePolicy:
                     text=text,
                     span_ids=[span.span_id],
                     inference=False,
-                    confidence=round(cand.score, 2),
+                    # a sentence without the answer asked for is worth little on its own
+                    confidence=round(cand.score * (0.5 if cand.thin else 1.0), 2),
                 )
             )
             self.claim_subq.append(i)
+            if cand.thin:
+                self.thin_claims.add(len(self.claims) - 1)
             docs_used.add(cand.doc_id)
             return True
         return False
@@ -324,13 +448,106 @@ class ExtractivePolicy:
             for i in indices:
                 if rt.draft_only or rt.remaining()["spans"] <= 0:
                     return
-                used = {
-                    rt.tb.spans[sid].doc_id
-                    for c, k in zip(self.claims, self.claim_subq, strict=True)
-                    if k == i
-                    for sid in c.span_ids
-                }
-                self._quote(i, rt.subquestions[i], used)
+                self._quote(i, rt.subquestions[i], self._docs_cited(i))
+
+    def _docs_cited(self, i: int) -> set[str]:
+        rt = self.rt
+        return {
+            rt.tb.spans[sid].doc_id
+            for c, k in zip(self.claims, self.claim_subq, strict=True)
+            if k == i
+            for sid in c.span_ids
+        }
+
+    def _answered(self) -> set[int]:
+        return {k for n, k in enumerate(self.claim_subq) if n not in self.thin_claims}
+
+    def _thin_fallback(self, indices: list[int]) -> None:
+        """A sub-question no sentence answers gets, at most, one sentence squarely on it (the
+        answer still reports it as a gap: the claim does not hold what was asked)."""
+        rt = self.rt
+        for i in indices:
+            if self.claim_subq.count(i) >= 2 or rt.draft_only:
+                continue
+            if any(k == i and n in self.thin_claims for n, k in enumerate(self.claim_subq)):
+                continue
+            if (
+                rt.remaining()["spans"] <= 0
+                or rt.remaining()["tool_calls"] <= rt.budgets.draft_reserve
+            ):
+                return
+            self._quote(i, rt.subquestions[i], set(), thin=True)
+
+    def _read_on(self, doc_id: str) -> bool:
+        """Quote onward from the end of what this page has shown, and show the quoted text as
+        the page's continuation. The text is the stored document's own (a span), so every
+        locator taken from it is verbatim."""
+        rt = self.rt
+        page = self.previews[doc_id]
+        if not page.truncated or rt.draft_only or rt.remaining()["spans"] < 2:
+            return False
+        if rt.remaining()["tool_calls"] <= rt.budgets.draft_reserve + 1:
+            return False  # keep a call to quote what the reading finds
+        shown = page.preview
+        sentences = _sentences(shown, truncated=doc_id not in self.ends_whole)
+        start = sentences[-1][0] + len(sentences[-1][1]) if sentences else 0
+        while start < len(shown) and shown[start].isspace():
+            start += 1
+        if len(shown) - start < 40 and sentences:
+            # A short tail may also occur elsewhere on the page (a menu, a caption): read on
+            # from the last whole sentence, with as long a locator as the tool takes.
+            start = sentences[-1][0]
+        locator = shown[start : start + 240]
+        if len(locator) < 12 or shown.count(locator) != 1:
+            return False
+        self.read_on_steps += 1
+        outcome = rt.extract_quote(
+            {
+                "doc_id": doc_id,
+                "locator": locator,
+                "max_chars": READ_ON_CHARS,
+                "purpose": "support_claim",
+            }
+        )
+        if not outcome.ok:
+            return False
+        span = rt.tb.spans[outcome.result.span_id]
+        if span.char_end <= len(shown) or span.char_start != start:
+            return False
+        doc = rt.tb.documents.get(doc_id)
+        whole = len(doc.text) if doc is not None else None
+        self.previews[doc_id] = page.model_copy(
+            update={
+                "preview": shown[:start] + span.text,
+                "truncated": whole is None or span.char_end < whole,
+            }
+        )
+        self.ends_whole.add(doc_id)
+        return True
+
+    async def _read_further(self, indices: list[int]) -> None:
+        """For each sub-question still unanswered, read on in the pages about it."""
+        rt = self.rt
+        subject = question_subject(rt.record.question)
+        for i in indices:
+            if i in self._answered():
+                continue
+            sq = self._analysed(i)
+            pages = [
+                p
+                for p in self.previews.values()
+                if p.truncated
+                and on_topic(sq, p, subject)
+                and names_its_numbers(rt.subquestions[i], p.title + " " + p.preview)
+            ]
+            # the page fetched for this sub-question first, then the others in fetch order
+            pages.sort(key=lambda p: self.doc_subq.get(p.doc_id) != i)
+            for page in pages:
+                while self.read_on_steps < READ_ON_STEPS and self._read_on(page.doc_id):
+                    if self._quote(i, rt.subquestions[i], self._docs_cited(i)):
+                        break
+                if i in self._answered() or self.read_on_steps >= READ_ON_STEPS:
+                    break
 
     async def collect(self) -> None:
         rt = self.rt
@@ -338,6 +555,8 @@ class ExtractivePolicy:
         subqs = rt.subquestions
         await self._search_and_fetch([(i, _query(sq)) for i, sq in enumerate(subqs)], per_subq=1)
         await self._quote_round(list(range(len(subqs))), per_subq=2)
+        await self._read_further(list(range(len(subqs))))
+        self._thin_fallback(list(range(len(subqs))))
         # The convergence rules decide whether one more, different, action is worth it.
         for _ in range(rt.budgets.tool_calls):  # each pass spends budget; the bound is a backstop
             if rt.draft_only:

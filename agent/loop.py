@@ -29,6 +29,7 @@ from spanproof.agent.convergence import (
     Attempt,
     ConvergenceState,
     SpanBrief,
+    answering,
     content_words,
     decompose_question,
     llm_decision,
@@ -580,6 +581,9 @@ class Runtime:
             fetched_urls=sorted(set(fetched)),
             unfetched_hits=unfetched,
             subject=sorted(question_subject(self.record.question)),
+            answering=answering(
+                self.subquestions, {s.span_id: s.text for s in self.tb.spans.values()}
+            ),
         )
 
     async def converge(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 from spanproof.agent.convergence import overlap
+from spanproof.agent.question import analyse, match, missing_answer
 from spanproof.agent.record import (
     Answer,
     AnswerClaim,
@@ -247,10 +248,19 @@ def finish_answer(record: RunRecord, label: str = "") -> Answer:
         answer.summary = " ".join(parts)
     else:
         answer.summary = NO_ANSWER
-    covered = {c.subquestion for c in shown}
-    answer.gaps = [
-        f"Not sourced: {sq}" for i, sq in enumerate(record.subquestions) if i not in covered
-    ]
+    # A sub-question is answered only by a shown claim that holds an answer of the type it
+    # asks for (a date for "when", a number for "how many" ...); a true sentence on it that
+    # does not is shown, and the sub-question is still a gap.
+    analysed = analyse(record.question, list(record.subquestions)) if record.subquestions else []
+    answer.gaps = []
+    for i, sq in enumerate(record.subquestions):
+        mine = [c for c in shown if c.subquestion == i]
+        if not mine:
+            answer.gaps.append(f"Not sourced: {sq}")
+        elif analysed[i].checkable and not any(match(analysed[i], c.text).answers for c in mine):
+            answer.gaps.append(
+                f"Not sourced: {sq} (the claims shown for it hold no {missing_answer(analysed[i])})"
+            )
     dropped = [c for c in answer.claims if c.status == "dropped"]
     if dropped:
         answer.gaps.append(

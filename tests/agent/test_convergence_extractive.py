@@ -75,6 +75,21 @@ def test_rules_draft_with_gaps_at_reserve_on_stall_and_after_two_rounds():
     assert d.decision == "DRAFT_WITH_GAPS" and "two search rounds" in d.reason
 
 
+def test_convergence_refuses_a_span_that_shares_the_words_but_not_the_answer():
+    # Same subject, same verb, no date: the old word-overlap rule called this covered.
+    about = SpanBrief(
+        span_id="span_" + "c" * 16,
+        head="The Larkspur Bridge opened to traffic after four years of work on the estuary.",
+    )
+    d = rules_decision(state(spans=[about, DESIGN]))
+    assert [s.status for s in d.subquestions] == ["thin", "covered"]
+    assert d.decision != "DRAFT"
+    assert d.subquestions[0].span_ids == [about.span_id]  # thin: about it, not answering it
+    # The runtime's reading of the whole span decides over the 120-character head.
+    told = rules_decision(state(spans=[about, DESIGN], answering={about.span_id: [0]}))
+    assert told.subquestions[0].status == "covered" and told.decision == "DRAFT"
+
+
 def test_rules_continue_only_with_a_distinct_next_action():
     tried = [Attempt(tool="web_search", detail="Larkspur Bridge opened")]
     d = rules_decision(state(spans=[OPEN], attempts=tried))
@@ -209,6 +224,59 @@ async def test_a_question_the_pages_do_not_answer_ends_as_a_gap(env, rules_verif
     rec = await run_question(question, env=env, verifier=rules_verifier)
     assert rec.answer.shown == [] and rec.draft.claims == []
     assert rec.answer.gaps == [f"Not sourced: {question}"]
+
+
+async def test_a_compound_question_whose_second_half_is_unanswerable_gets_part_and_a_gap(
+    env, rules_verifier
+):
+    question = "When did the Larkspur Bridge open, and how many lanes does it have?"
+    rec = await run_question(question, env=env, verifier=rules_verifier)
+    shown = [c.text for c in rec.answer.shown]
+    assert any("14 March 2021" in t for t in shown)
+    # Nothing on the pages counts lanes: the figures they hold (metres, vehicles, euros) are
+    # not a number of lanes, so no claim stands for the second half and it is a gap.
+    assert all(c.subquestion == 0 for c in rec.answer.shown)
+    assert rec.answer.gaps == ["Not sourced: how many lanes does it have (Larkspur Bridge)?"]
+    assert rec.convergence[-1].decision == "DRAFT_WITH_GAPS"
+
+
+async def test_a_sentence_on_the_sub_question_without_its_answer_is_shown_with_the_gap(
+    env, rules_verifier
+):
+    # The pages say who designed the bridge, never when: the sentence is shown, the
+    # sub-question stays a gap that says what is missing.
+    question = "When was the Larkspur Bridge designed by Halden and Moor?"
+    rec = await run_question(question, env=env, verifier=rules_verifier)
+    assert [c.text for c in rec.answer.shown] == [
+        "It was designed by the engineering firm Halden and Moor, which also built the Carrow viaduct."
+    ]
+    assert rec.answer.gaps == [f"Not sourced: {question} (the claims shown for it hold no date)"]
+
+
+async def test_an_answer_beyond_the_preview_is_read_on_to(tmp_path, rules_verifier):
+    filler = " ".join(
+        f"Paragraph {n} of the ferry history notes that the crossing was busy that year."
+        for n in range(80)
+    )
+    url = "https://news.example.org/vell-ferry"
+    pages = {
+        url: "<html><head><title>The Vell ferry</title></head><body>"
+        f"<p>The Vell ferry is the oldest crossing of the estuary. {filler}</p>"
+        "<p>The Vell ferry made its last crossing on 2 June 1998.</p></body></html>"
+    }
+    rec = await run_question(
+        "When did the Vell ferry make its last crossing?",
+        env=build_env(tmp_path, pages),
+        verifier=rules_verifier,
+    )
+    assert [c.text for c in rec.answer.shown] == [
+        "The Vell ferry made its last crossing on 2 June 1998."
+    ]
+    fetched = next(e for e in rec.trace if e.tool == "fetch_page")
+    assert "truncated" in fetched.result_summary
+    reads = [e for e in rec.trace if e.tool == "extract_quote" and e.arguments["max_chars"] == 900]
+    assert reads and all(e.ok for e in reads)  # quoted onward from the end of the preview
+    assert rec.answer.gaps == []
 
 
 async def test_a_page_without_the_year_asked_about_is_not_an_answer(env, rules_verifier):
