@@ -493,10 +493,12 @@ class ExtractivePolicy:
         start = sentences[-1][0] + len(sentences[-1][1]) if sentences else 0
         while start < len(shown) and shown[start].isspace():
             start += 1
-        if len(shown) - start < 40 and sentences:
-            # A short tail may also occur elsewhere on the page (a menu, a caption): read on
-            # from the last whole sentence, with as long a locator as the tool takes.
-            start = sentences[-1][0]
+        # A short tail may also occur elsewhere on the page (a menu item, a caption): read on
+        # from far enough back that the locator is long (up to the 240 the tool takes).
+        back = len(sentences)
+        while len(shown) - start < 60 and back > 0:
+            back -= 1
+            start = sentences[back][0]
         locator = shown[start : start + 240]
         if len(locator) < 12 or shown.count(locator) != 1:
             return False
@@ -525,6 +527,17 @@ class ExtractivePolicy:
         self.ends_whole.add(doc_id)
         return True
 
+    def _read_on_has_prose(self, doc_id: str, since: int, sq: SubQuestion) -> bool:
+        """Did the text read on hold a sentence of prose about the sub-question's names or
+        terms? Menus, footers and link lists do not, and reading further rarely pays."""
+        page = self.previews[doc_id]
+        for offset, sentence in _sentences(page.preview, truncated=False):
+            if offset + len(sentence) <= since or not _looks_like_prose(sentence):
+                continue
+            if matched(sq.focus | sq.entity, terms(sentence)):
+                return True
+        return False
+
     async def _read_further(self, indices: list[int]) -> None:
         """For each sub-question still unanswered, read on in the pages about it."""
         rt = self.rt
@@ -543,9 +556,14 @@ class ExtractivePolicy:
             # the page fetched for this sub-question first, then the others in fetch order
             pages.sort(key=lambda p: self.doc_subq.get(p.doc_id) != i)
             for page in pages:
-                while self.read_on_steps < READ_ON_STEPS and self._read_on(page.doc_id):
+                while self.read_on_steps < READ_ON_STEPS:
+                    shown_before = len(self.previews[page.doc_id].preview)
+                    if not self._read_on(page.doc_id):
+                        break
                     if self._quote(i, rt.subquestions[i], self._docs_cited(i)):
                         break
+                    if not self._read_on_has_prose(page.doc_id, shown_before, sq):
+                        break  # the page has run into menus and footers: stop reading it
                 if i in self._answered() or self.read_on_steps >= READ_ON_STEPS:
                     break
 
