@@ -19,152 +19,27 @@ from spanproof.agent.chat import ChatModel, ChatModelError, ModelTurn, SystemMes
 from spanproof.agent.question import analyse, decompose, match
 from spanproof.agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "what",
-        "when",
-        "where",
-        "why",
-        "how",
-        "do",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "not",
-        "no",
-        "yes",
-        "than",
-        "then",
-        "there",
-        "their",
-        "they",
-        "them",
-        "he",
-        "she",
-        "his",
-        "her",
-        "we",
-        "our",
-        "you",
-        "your",
-        "i",
-        "me",
-        "my",
-        "about",
-        "into",
-        "over",
-        "under",
-        "after",
-        "before",
-        "between",
-        "during",
-        "per",
-        "vs",
-        "via",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "shall",
-        "may",
-        "might",
-        "must",
-        "much",
-        "many",
-        "more",
-        "most",
-        "some",
-        "any",
-        "all",
-        "each",
-        "other",
-        "such",
-        "also",
-        "only",
-        "just",
-        "so",
-        "if",
-        "while",
-        "same",
-        "own",
-        "both",
-        "few",
-        "out",
-        "up",
-        "down",
-        "off",
-        "again",
-        "further",
-        "once",
-        "here",
-        "very",
-        "s",
-        "t",
-        "tell",
-        "give",
-        "list",
-        "name",
-        "describe",
-        "explain",
-        "according",
-    ]
-)
-QUESTION_WORDS = frozenset({"who", "what", "when", "where", "why", "how", "which", "whom"})
+from spanproof.text import STOPWORDS, stem, words
+
+# Words a question is phrased with that carry no content of their own, beyond the project's
+# stopwords (spanproof.text).
+_QUESTION_PHRASING = frozenset(
+    ["tell", "give", "list", "name", "describe", "explain", "according", "much", "many",
+     "yes", "vs", "also", "just", "may", "might", "must", "shall", "can", "could", "would",
+     "should", "will", "other", "each", "all", "any", "more", "most", "again", "very"]
+)  # fmt: skip
 
 COVERED = 0.6  # share of a sub-question's content words a span must contain
 THIN = 0.3
 
 
 def content_words(text: str) -> set[str]:
-    words = re.findall(r"[a-z0-9]+(?:['’][a-z]+)?", text.lower())
-    out = set()
-    for w in words:
-        w = re.sub(r"['’]s$", "", w)
-        if w in STOPWORDS or len(w) < 2:
-            continue
-        # A light stem so "founded"/"founder"/"founding" and plurals meet.
-        for suffix in ("ing", "ers", "ed", "er", "es", "s"):
-            if len(w) > len(suffix) + 3 and w.endswith(suffix):
-                w = w[: -len(suffix)]
-                break
-        out.add(w)
-    return out
+    """Stems of a text's content words (spanproof.text), question phrasing left out."""
+    return {
+        stem(w)
+        for w in words(text)
+        if w not in STOPWORDS and w not in _QUESTION_PHRASING and len(w) > 1
+    }
 
 
 def question_subject(question: str) -> set[str]:

@@ -29,12 +29,14 @@ Answer types a sub-question may expect:
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from spanproof.graders import specifics
-from spanproof.graders.specifics import MONTHS, STOPWORDS, WEEKDAYS, stem
+from spanproof.graders.specifics.dates import MONTHS, WEEKDAYS
+
+from spanproof import text as project_text
+from spanproof.text import STOPWORDS, stem
 
 
 # The same sentence is read for every sub-question and every ranking pass: parse it once.
@@ -145,17 +147,15 @@ _WH = _set("who whom whose what which when where why how")
 _PRONOUNS = _set("it its they them their he him his she her hers theirs this these those")
 
 
-_WORD_RE = re.compile(r"\w[\w'’-]*\w|\w")
-
-
 def _fold(word: str) -> str:
     """Lower-cased, accents stripped, possessive dropped: "Lancôme's" -> "lancome"."""
-    w = unicodedata.normalize("NFKD", word.lower().replace("’", "'"))
-    return "".join(c for c in w if not unicodedata.combining(c)).removesuffix("'s")
+    return project_text.fold(word).removesuffix("'s")
 
 
 def words(text: str) -> list[str]:
-    return [_fold(w).strip("'-") for w in _WORD_RE.findall(text)]
+    """The project's word tokens (spanproof.text), read after accents are folded so that
+    "Lancôme" is one word, "lancome"."""
+    return project_text.words(project_text.fold(text))
 
 
 @lru_cache(maxsize=65536)
@@ -708,6 +708,8 @@ def _numbers(sq: SubQuestion, text: str) -> list[Mention]:
         if q.kind == "ordinal" and kind not in {"place", "position", "rank", "finish"}:
             continue
         after = text[b : b + 40].lstrip(" -–") if b >= 0 else ""
+        # the unit the parser read with the figure ("230 meters"), else the word after it
+        unit_text = q.unit or after.strip()
         after_words = [term(w) for w in re.findall(r"[A-Za-z][\w'’-]*", after)[:3]]
         strength = 0.6
         if kind_term and (
@@ -737,9 +739,9 @@ def _numbers(sq: SubQuestion, text: str) -> list[Mention]:
             "big",
             "large",
             "short",
-        } and _LENGTH_UNITS.match(after.strip()):
+        } and _LENGTH_UNITS.match(unit_text):
             strength = 1.0  # fmt: skip
-        elif kind in {"long", "duration", "often"} and _TIME_UNITS.match(after.strip()):
+        elif kind in {"long", "duration", "often"} and _TIME_UNITS.match(unit_text):
             strength = 1.0
         elif kind in {
             "score",
@@ -1053,6 +1055,10 @@ def match(sq: SubQuestion, text: str, weights: dict[str, float] | None = None) -
     if not entity and re.match(r"\W*(he|she|it|they|his|her|its|their)\b", text, re.I):
         entity = 0.5  # "She was 78." speaks of the subject without naming it
     mentions = answer_mentions(sq, text)
+    if sq.kind and "number" in sq.answer_types:
+        # A question that names what it counts or measures ("how many votes", "how old",
+        # "what share") is not answered by a figure of something else ("three rivers").
+        mentions = [m for m in mentions if m.type != "number" or m.strength >= 0.8]
     best = max(mentions, key=lambda m: m.strength, default=None)
     near = 0.0
     if best is not None and best.start >= 0:

@@ -256,7 +256,7 @@ async def test_a_sentence_on_the_sub_question_without_its_answer_is_shown_with_t
 async def test_an_answer_beyond_the_preview_is_read_on_to(tmp_path, rules_verifier):
     filler = " ".join(
         f"Paragraph {n} of the ferry history notes that the crossing was busy that year."
-        for n in range(80)
+        for n in range(60)
     )
     url = "https://news.example.org/vell-ferry"
     pages = {
