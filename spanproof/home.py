@@ -45,9 +45,10 @@ def resolve_home(explicit: str | os.PathLike[str] | None = None) -> Path:
     return home
 
 
-def _unwritable(home: Path, source: str, exc: OSError, fix: str) -> str:
+def _unwritable(home: Path, source: str | None, exc: OSError, fix: str) -> str:
     why = "is on a read-only file system" if exc.errno == errno.EROFS else "is not writable"
-    return f"spanproof home {home} ({source}) {why} ({exc.strerror}). {fix[0].upper()}{fix[1:]}."
+    where = f"{home} ({source})" if source else str(home)
+    return f"spanproof home {where} {why} ({exc.strerror}). {fix[0].upper()}{fix[1:]}."
 
 
 def ensure_writable(home: Path) -> None:
@@ -62,5 +63,5 @@ def ensure_writable(home: Path) -> None:
         os.unlink(probe)
     except OSError as exc:
         raise HomeError(
-            _unwritable(home, "home", exc, f"point --home or ${ENV_VAR} at a writable directory")
+            _unwritable(home, None, exc, f"point --home or ${ENV_VAR} at a writable directory")
         ) from exc

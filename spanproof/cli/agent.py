@@ -486,7 +486,7 @@ def runs_list(kind, limit, offset, as_json, home, db):
         elif kind == "ask":
             click.echo('No runs yet. Try: spanproof ask "..."  (gate runs: --kind gate)')
         else:
-            click.echo(f"No {kind} runs.")
+            click.echo("No runs yet." if kind == "all" else f"No {kind} runs yet.")
         return
     rows = [
         [i.run_id, i.kind, i.status + (" (still running)" if i.still_running else ""), i.policy,

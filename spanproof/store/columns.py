@@ -23,12 +23,12 @@ RUN_SUMMARY_FIELDS: dict[str, Any] = {
 
 def provenance_values(p: Provenance) -> dict[str, Any]:
     return {
-        "spanproof_version": p.spanproof_version[:40],
+        "spanproof_version": p.spanproof_version[:64],
         "git_commit": p.git_commit,
         "host": p.host[:255],
         "runner": p.runner[:255],
         "ci_job": p.ci_job,
-        "sanitiser_version": p.sanitiser_version[:40],
+        "sanitiser_version": p.sanitiser_version[:64],
     }
 
 
@@ -114,8 +114,8 @@ def gate_values(result: dict[str, Any], prov: Provenance) -> dict[str, Any]:
 def verdict_values(verdict: dict[str, Any], prov: Provenance) -> dict[str, Any]:
     return {
         "judge": (verdict.get("judge") or "")[:255],
-        "model_id": verdict.get("model_id"),
-        "prompt_sha256": verdict.get("prompt_sha256"),
+        "model_id": (verdict.get("model_id") or "")[:255] or None,
+        "prompt_sha256": (verdict.get("prompt_sha256") or "")[:255] or None,
         "created_at": now_naive(),
         **provenance_values(prov),
     }

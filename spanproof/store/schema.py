@@ -10,8 +10,12 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from spanproof.store.migrations.versions import v0001_initial as v1
+from spanproof.store.migrations.versions import v0002_wider_version_columns as v2
 
-KNOWN_REVISIONS = ("0001",)  # every revision, oldest first; a test checks them against Alembic
+KNOWN_REVISIONS = (
+    "0001",
+    "0002",
+)  # every revision, oldest first; a test checks them against Alembic
 HEAD = KNOWN_REVISIONS[-1]
 
 metadata = sa.MetaData()
@@ -24,5 +28,7 @@ reviews = sa.Table("reviews", metadata, *v1.reviews_columns())
 snapshot_holders = sa.Table("snapshot_holders", metadata, *v1.snapshot_holders_columns())
 for _name, _table, _cols in v1.INDEXES:
     sa.Index(_name, *(metadata.tables[_table].c[c] for c in _cols))
+for (_table, _column), (_old, _new) in v2.WIDENED.items():
+    metadata.tables[_table].c[_column].type = sa.String(_new)
 
 TABLE_NAMES = tuple(metadata.tables)

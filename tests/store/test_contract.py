@@ -243,3 +243,38 @@ def test_records_round_trip_exactly(db_url):
     runs.save(rec)
     back = runs.get(rec.run_id)
     assert json.loads(back.model_dump_json()) == json.loads(rec.model_dump_json())
+
+
+def test_a_database_at_an_older_revision_is_upgraded_keeping_its_rows(db_url):
+    from alembic import command
+
+    from spanproof.store.engine import make_engine
+    from spanproof.store.migrate import alembic_config
+
+    engine = make_engine(db_url)
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0001")
+    with engine.begin() as conn:
+        conn.execute(sa.text(
+            "INSERT INTO verdicts (key, judge, verdict, created_at, spanproof_version, host, "
+            "runner, sanitiser_version) VALUES ('k', 'rules', '{\"verdict\": \"SUPPORTED\"}', "
+            "'2026-01-01 00:00:00', '0.1.0', 'h', 'r', 'v1')"
+        ))  # fmt: skip
+    engine.dispose()
+    store = Store(db_url)
+    assert store.migrated and store.revision == schema.HEAD
+    assert store.get_verdict("k") == '{"verdict": "SUPPORTED"}'
+    store.put_verdict("k2", "{}", {"judge": "scripted", "prompt_sha256": "script-" + "f" * 64})
+    assert store.count("verdicts") == 2
+
+
+def test_a_database_from_a_newer_spanproof_is_refused_clearly(db_url):
+    from spanproof.store.errors import StoreError
+
+    Store(db_url)
+    engine = sa.create_engine(db_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    engine.dispose()
+    with pytest.raises(StoreError, match="newer spanproof"):
+        Store(db_url)

@@ -1,0 +1,62 @@
+"""`runs list` shows the user's own runs by default and pages through the rest; the weekly
+report lists every run of its window with its full id."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from click.testing import CliRunner
+from spanproof.agent.record import RunConfig, RunRecord
+from spanproof.agent.runstore import RunStore
+
+from spanproof.cli import cli
+
+
+def _fill(home, asks: int, gates: int) -> tuple[list[str], list[str]]:
+    ids: dict[str, list[str]] = {"ask": [], "gate": []}
+    for kind, n in (("ask", asks), ("gate", gates)):
+        store = RunStore.default(home, kind=kind)
+        for i in range(n):
+            created = datetime.now(UTC) - timedelta(hours=i + (0 if kind == "ask" else 0.5))
+            rec = RunRecord(run_id=str(uuid.uuid4()), question=f"{kind} question {i}",
+                            created_at=created.isoformat().replace("+00:00", "Z"),
+                            config=RunConfig(policy="extractive"), status="complete")  # fmt: skip
+            store.save(rec)
+            ids[kind].append(rec.run_id)
+    return ids["ask"], ids["gate"]
+
+
+def test_runs_list_shows_the_users_own_runs_by_default_not_the_gates(tmp_path):
+    asks, gates = _fill(tmp_path, asks=3, gates=30)
+    runner = CliRunner()
+    mine = runner.invoke(cli, ["runs", "list", "--home", str(tmp_path)])
+    assert mine.exit_code == 0
+    assert all(i in mine.output for i in asks) and not any(i in mine.output for i in gates)
+    assert "runs 1-3 of 3 (ask)" in mine.output
+    page = runner.invoke(cli, ["runs", "list", "--kind", "gate", "--home", str(tmp_path)])
+    assert sum(i in page.output for i in gates) == 20
+    assert "runs 1-20 of 30 (gate); next page: --offset 20" in page.output
+    rest = runner.invoke(cli, ["runs", "list", "--kind", "gate", "--offset", "20", "--json",
+                               "--home", str(tmp_path)])  # fmt: skip
+    data = json.loads(rest.stdout)
+    assert data["total"] == 30 and data["next_offset"] is None
+    assert {r["run_id"] for r in data["items"]} == set(gates[20:])
+    everything = json.loads(runner.invoke(cli, ["runs", "list", "--kind", "all", "--limit", "100",
+                                                "--json", "--home", str(tmp_path)]).stdout)  # fmt: skip
+    assert everything["total"] == 33 and {r["kind"] for r in everything["items"]} == {"ask", "gate"}
+
+
+def test_weekly_report_lists_every_run_of_the_window_with_its_full_id(tmp_path):
+    asks, gates = _fill(tmp_path, asks=11, gates=70)  # more than the 25 it used to cut to
+    text = CliRunner().invoke(cli, ["report", "weekly", "--home", str(tmp_path)])
+    assert text.exit_code == 0, text.output
+    assert all(run_id in text.output for run_id in asks + gates)
+    assert "Cost and latency per run (all 81, oldest first)" in text.output
+    data = json.loads(
+        CliRunner().invoke(cli, ["report", "weekly", "--json", "--home", str(tmp_path)]).stdout
+    )
+    assert data["n_runs"] == 81 and len(data["runs"]) == 81
+    assert {r["kind"] for r in data["runs"]} == {"ask", "gate"}
+    assert data["runners"] and data["runners"][0]["runs"] == 81
