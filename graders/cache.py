@@ -1,8 +1,11 @@
 """A content-addressed cache of judge verdicts, so a rerun with nothing changed calls no model.
 
-The key is the sha256 of (judge id, model id, prompt sha256, claim, span text, span url):
-change any of them — a new prompt version, a different model, one character of the span —
-and the verdict is recomputed. The span's ``retrieved_at`` is deliberately *not* in the key:
+The key is the sha256 of (endpoint base URL, judge id, model id, prompt sha256, judge code
+version, claim, span text, span url): change any of them — another server behind the same
+model name, a new prompt version, a different model, one character of the span — and the
+verdict is recomputed; one endpoint's verdicts never answer for another's. The model id is
+the pinned name: the id the server reports is only known after a call (it is kept on the
+cached verdict), and keying on it would make the first lookup of every run miss. The span's ``retrieved_at`` is deliberately *not* in the key:
 the verdict answers "does this text support this claim", which depends on the text, not on
 when it was fetched. A page fetched again later with the same text gets the same verdict
 (and a rerun of a suite that refetches its fixtures hits the cache); a page whose text
@@ -34,13 +37,22 @@ from spanproof.store import Store, open_store, store_for_url
 
 
 def cache_key(
-    judge_id: str, model_id: str | None, prompt_sha256: str | None, claim: str, span: SpanRef
+    judge_id: str,
+    model_id: str | None,
+    prompt_sha256: str | None,
+    claim: str,
+    span: SpanRef,
+    *,
+    endpoint: str | None = None,
+    code_version: str | None = None,
 ) -> str:
     payload = json.dumps(
         [
+            endpoint or "",
             judge_id,
             model_id or "",
             prompt_sha256 or "",
+            code_version or "",
             claim,
             span.text,
             span.url or "",
@@ -48,6 +60,19 @@ def cache_key(
         ensure_ascii=False,
     )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def cache_key_for(judge: object, claim: str, span: SpanRef) -> str:
+    """The key of ``judge``'s verdict on (claim, span), from what the judge says about itself."""
+    return cache_key(
+        getattr(judge, "id", ""),
+        getattr(judge, "model_id", None),
+        getattr(judge, "prompt_sha256", None),
+        claim,
+        span,
+        endpoint=getattr(judge, "endpoint", None),
+        code_version=getattr(judge, "code_version", None),
+    )
 
 
 class VerdictCache:

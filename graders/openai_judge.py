@@ -6,20 +6,22 @@ What the model receives — and nothing else:
 - a user message: the CLAIM, and the SPAN with its URL and retrieval time inside
   ``<untrusted_span>`` tags. No tools, no question, no sibling claims, no agent reasoning.
 
-Request settings: temperature 0, the pinned model name, ``response_format`` json_schema
-(strict). When the endpoint rejects json_schema (HTTP 400/422 on the first call), the judge
-falls back to ``{"type": "json_object"}`` and keeps using it.
+Request settings: temperature 0, the pinned model name, ``max_tokens`` sized from the verdict
+schema, and structured output negotiated once per endpoint by the shared client
+(spanproof.wire: json_schema -> json_object with the schema -> json_object -> prompt-only JSON,
+moving on only when the server says the format is unsupported, and saying so once).
 
 Failures:
-- HTTP 429 / 5xx / 408 / timeouts / connection errors: retried by the openai client
-  (``max_retries``, exponential backoff with jitter from 0.5 s up to 8 s, and the server's
-  ``Retry-After`` / ``retry-after-ms`` honoured when given). After the last retry the
-  verdict is an error verdict.
+- Timeouts, connection errors, 408/429/5xx: retried by the shared client inside its adaptive
+  concurrency limit; after the last retry the verdict is an error verdict naming the cause.
+- A request error of this call only (e.g. a 400 for a context that is too long): an error
+  verdict for this pair; nothing changes for the other pairs.
 - Malformed output (not JSON, or not the schema): at most ``MAX_REASKS`` = 2 re-asks in the
   same conversation, then an error verdict.
 - An error verdict has ``error`` set and ``verdict`` NOT_SUPPORTED: never counted as
-  SUPPORTED, never dropped. Setup mistakes (bad key, unknown model) raise JudgeConfigError
-  with the fix, because every verdict would fail the same way.
+  SUPPORTED, never dropped. Setup mistakes (bad key, unknown model) and an endpoint whose
+  circuit breaker opened (calls failing in a row) raise JudgeConfigError with the fix,
+  because every later verdict would fail the same way.
 """
 
 from __future__ import annotations
@@ -29,21 +31,29 @@ import json
 import re
 from importlib import resources
 
-import openai
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from spanproof.graders.judges import JudgeConfigError
 from spanproof.graders.verdict import Label, SpanRef, Verdict
 
 from spanproof.specs import EndpointSettings
+from spanproof.wire import (
+    CircuitOpen,
+    EndpointConfigError,
+    ModelClient,
+    WireError,
+    client_for,
+    json_from_reply,
+    max_tokens_for,
+    strict_schema,
+)
 
 MAX_REASKS = 2
-# Consecutive calls that could not reach the endpoint (after the client's own retries) before
-# the judge stops trying. Only before the endpoint has ever answered: a server that worked and
-# then hiccups yields error verdicts, but one that was never there is a setup mistake, and
-# hundreds of pairs each waiting out their retries would take many minutes to say so.
+# Calls that could not reach an endpoint that never answered before the judge stops trying
+# (the shared client's circuit breaker; after an answer, its breaker_after applies).
 UNREACHABLE_AFTER = 3
-DEFAULT_MAX_RETRIES = 4
 PROMPT_NAME = "verifier.txt"
+# Bump when the judge's request or parsing changes what a verdict can be (part of the cache key).
+CODE_VERSION = "openai-judge-2"
 
 
 def load_prompt() -> tuple[str, str]:
@@ -53,25 +63,16 @@ def load_prompt() -> tuple[str, str]:
 
 
 class JudgeOutput(BaseModel, extra="forbid"):
-    """Exactly what the model must return."""
+    """Exactly what the model must return; the JSON schema sent to the server is derived from it."""
 
     verdict: Label
-    unsupported_element: str | None
-    quote_used: str | None
+    unsupported_element: str | None = Field(json_schema_extra={"max_words": 40})
+    quote_used: str | None = Field(json_schema_extra={"max_words": 25})
     contains_instructions: bool
 
 
-VERDICT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "verdict": {"type": "string", "enum": ["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"]},
-        "unsupported_element": {"type": ["string", "null"]},
-        "quote_used": {"type": ["string", "null"]},
-        "contains_instructions": {"type": "boolean"},
-    },
-    "required": ["verdict", "unsupported_element", "quote_used", "contains_instructions"],
-    "additionalProperties": False,
-}
+VERDICT_SCHEMA = strict_schema(JudgeOutput)
+VERDICT_MAX_TOKENS = max_tokens_for(JudgeOutput)
 JSON_SCHEMA_FORMAT = {
     "type": "json_schema",
     "json_schema": {"name": "verdict", "strict": True, "schema": VERDICT_SCHEMA},
@@ -96,11 +97,7 @@ def render_user_message(claim: str, span: SpanRef) -> str:
 
 
 def parse_output(content: str | None) -> JudgeOutput:
-    text = (content or "").strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, re.S)
-    if fenced:
-        text = fenced.group(1)
-    return JudgeOutput.model_validate(json.loads(text))
+    return JudgeOutput.model_validate(json_from_reply(content))
 
 
 class OpenAIJudge:
@@ -109,8 +106,8 @@ class OpenAIJudge:
         model: str,
         *,
         endpoint: EndpointSettings | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        client: openai.AsyncOpenAI | None = None,
+        max_retries: int | None = None,
+        client: ModelClient | None = None,
     ) -> None:
         self.model = model
         self.id = f"openai:{model}"
@@ -118,19 +115,21 @@ class OpenAIJudge:
             model  # the pinned name; the endpoint's answer goes on the Verdict
         )
         self.prompt, self.prompt_sha256 = load_prompt()
+        self.code_version = CODE_VERSION
         if client is None:
-            settings = (endpoint or EndpointSettings()).resolved()  # SpecError with a fix if no key
-            client = openai.AsyncOpenAI(
-                api_key=settings.api_key,
-                base_url=settings.base_url,
-                timeout=settings.timeout_s,
-                max_retries=max_retries,
-            )
+            settings = endpoint or EndpointSettings()
+            if max_retries is not None:
+                settings = settings.model_copy(update={"max_retries": max_retries})
+            client = client_for(model, settings)  # SpecError with a fix if no key
         self.client = client
-        self.response_format: dict = JSON_SCHEMA_FORMAT
-        self.calls = 0  # HTTP-level chat completions requested (retries by the client not included)
-        self._answered = False
-        self._unreachable_streak = 0
+        self.endpoint = client.base_url
+        self.calls = 0  # logical judge requests (re-asks included; HTTP retries are the client's)
+
+    @property
+    def response_format(self) -> dict | None:
+        from spanproof.wire.client import response_format_for
+
+        return response_format_for(self.client.mode, VERDICT_SCHEMA, "verdict")
 
     def _error(self, message: str, model_id: str | None = None) -> Verdict:
         return Verdict(
@@ -141,40 +140,7 @@ class OpenAIJudge:
             error=message,
         )
 
-    async def _complete(self, messages: list[dict]):
-        self.calls += 1
-        kwargs = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": 0,
-            "response_format": self.response_format,
-        }
-        try:
-            return await self.client.chat.completions.create(**kwargs)
-        except (openai.BadRequestError, openai.UnprocessableEntityError):
-            if self.response_format is not JSON_SCHEMA_FORMAT:
-                raise
-            # The endpoint does not take json_schema (older vLLM, llama.cpp, Ollama builds):
-            # fall back to json_object for this and every later call.
-            self.response_format = JSON_OBJECT_FORMAT
-            self.calls += 1
-            kwargs["response_format"] = self.response_format
-            return await self.client.chat.completions.create(**kwargs)
-
-    def _unreachable(self, what: str) -> None:
-        if self._answered:
-            return
-        self._unreachable_streak += 1
-        if self._unreachable_streak >= UNREACHABLE_AFTER:
-            raise JudgeConfigError(
-                f"{self.id}: the endpoint {self.client.base_url} was never reached "
-                f"({self._unreachable_streak} calls in a row: {what}). Start the server, or set "
-                "OPENAI_BASE_URL / --base-url to where it listens (it usually ends in /v1)."
-            )
-
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
-        if not self._answered and self._unreachable_streak >= UNREACHABLE_AFTER:
-            self._unreachable("not retried")
         messages: list[dict] = [
             {"role": "system", "content": self.prompt},
             {"role": "user", "content": render_user_message(claim, span)},
@@ -183,39 +149,31 @@ class OpenAIJudge:
         problem = ""
         usage = {"prompt_tokens": 0, "completion_tokens": 0}
         for attempt in range(1 + MAX_REASKS):
+            self.calls += 1
+            if attempt:
+                self.client.counters.reasks += 1
             try:
-                resp = await self._complete(messages)
-            except openai.AuthenticationError as exc:
-                raise JudgeConfigError(
-                    f"{self.id}: the endpoint refused the API key ({exc.status_code}). "
-                    "Check OPENAI_API_KEY / --api-key and OPENAI_BASE_URL / --base-url."
-                ) from exc
-            except openai.NotFoundError as exc:
-                raise JudgeConfigError(
-                    f"{self.id}: the endpoint does not know model {self.model!r} or the URL is "
-                    "wrong (404). Check the model name and OPENAI_BASE_URL / --base-url "
-                    "(it usually ends in /v1)."
-                ) from exc
-            except openai.APITimeoutError:
-                self._unreachable("timeout")
-                return self._error(
-                    "timeout: the endpoint did not answer in time (retries exhausted)"
+                resp = await self.client.structured(
+                    messages, schema=VERDICT_SCHEMA, name="verdict", max_tokens=VERDICT_MAX_TOKENS
                 )
-            except openai.APIStatusError as exc:
-                return self._error(f"HTTP {exc.status_code} from the endpoint (retries exhausted)")
-            except openai.APIConnectionError as exc:
-                self._unreachable(f"connection error: {exc}")
-                return self._error(f"connection error: {exc}")
-            self._answered, self._unreachable_streak = True, 0
+            except (EndpointConfigError, CircuitOpen) as exc:
+                raise JudgeConfigError(str(exc)) from exc
+            except WireError as exc:
+                err = self._error(f"{exc.kind}: {exc}", model_id)
+                err.usage = usage if any(usage.values()) else None
+                return err
             model_id = getattr(resp, "model", None) or model_id
             if getattr(resp, "usage", None) is not None:
                 usage["prompt_tokens"] += resp.usage.prompt_tokens or 0
                 usage["completion_tokens"] += resp.usage.completion_tokens or 0
-            content = resp.choices[0].message.content if resp.choices else None
+            choice = resp.choices[0]
+            content = choice.message.content
             try:
                 out = parse_output(content)
             except (json.JSONDecodeError, ValidationError, TypeError) as exc:
                 problem = f"{type(exc).__name__}: {str(exc)[:200]}"
+                if getattr(choice, "finish_reason", None) == "length":
+                    problem = f"the reply hit max_tokens={VERDICT_MAX_TOKENS} ({problem})"
                 if attempt < MAX_REASKS:
                     messages = messages + [
                         {"role": "assistant", "content": content or ""},

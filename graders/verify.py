@@ -2,7 +2,7 @@
 
 - Each judge sees only the claim and the span (text, url, retrieved_at). Nothing else.
 - Every judge verdict goes through graders.audit.audit (quote in span, specifics, instructions).
-- Verdicts are cached by (judge id, model id, prompt sha256, claim, span); ``model_calls``
+- Verdicts are cached by graders.cache.cache_key_for (endpoint, judge, model, prompt, claim, span); ``model_calls``
   counts judge invocations that were not answered from the cache, ``cache_hits`` the others;
   ``prompt_tokens`` / ``completion_tokens`` sum ``Verdict.usage`` of live calls only.
 - Pairs are independent and run concurrently; at most ``concurrency`` judge calls are in
@@ -23,9 +23,11 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from spanproof.graders.audit import audit, weakest
-from spanproof.graders.cache import VerdictCache, cache_key
+from spanproof.graders.cache import VerdictCache, cache_key_for
 from spanproof.graders.judges import JudgeConfigError, current_pair_id
 from spanproof.graders.verdict import Judge, SpanRef, Verdict
+
+from spanproof.wire.limiter import LoopSemaphore
 
 POLICIES = ("all-must-support",)
 
@@ -57,8 +59,7 @@ class Verifier:
         # tokens of live model calls only (cache hits cost nothing)
         self.prompt_tokens = 0
         self.completion_tokens = 0
-        self._sem: asyncio.Semaphore | None = None
-        self._sem_loop: asyncio.AbstractEventLoop | None = None
+        self._slots = LoopSemaphore(concurrency)
 
     @property
     def id(self) -> str:
@@ -67,16 +68,10 @@ class Verifier:
 
     def _semaphore(self) -> asyncio.Semaphore:
         # One semaphore per event loop, so a Verifier can serve several asyncio.run() calls.
-        loop = asyncio.get_running_loop()
-        if self._sem is None or self._sem_loop is not loop:
-            self._sem, self._sem_loop = asyncio.Semaphore(self.concurrency), loop
-        return self._sem
+        return self._slots.get()
 
     async def _one(self, judge: Judge, claim: str, span: SpanRef) -> Verdict:
-        key = cache_key(
-            judge.id, getattr(judge, "model_id", None), getattr(judge, "prompt_sha256", None),
-            claim, span,
-        )  # fmt: skip
+        key = cache_key_for(judge, claim, span)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 SpecKind = Literal["rules", "blind", "presence", "extractive", "openai", "scripted"]
 _BARE = {"rules", "blind", "presence", "extractive"}
@@ -45,12 +45,26 @@ def parse_spec(text: str) -> ModelSpec:
     )
 
 
+ResponseFormatChoice = Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"]
+
+# Sized for CPU inference: a small local model on two cores takes tens of seconds for one
+# reply, and the adaptive concurrency keeps requests from queueing behind each other.
+DEFAULT_TIMEOUT_S = 180.0
+DEFAULT_CONCURRENCY = 8
+DEFAULT_MAX_RETRIES = 3
+DEFAULT_BREAKER_AFTER = 5
+
+
 class EndpointSettings(BaseModel, frozen=True):
-    """Where an ``openai:`` spec sends its calls."""
+    """Where an ``openai:`` spec sends its calls, and how (the same for every caller)."""
 
     base_url: str | None = None
     api_key: str | None = None
-    timeout_s: float = 60.0
+    timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0)
+    concurrency: int = Field(DEFAULT_CONCURRENCY, ge=1, le=256)
+    response_format: ResponseFormatChoice = "auto"
+    max_retries: int = Field(DEFAULT_MAX_RETRIES, ge=0, le=10)
+    breaker_after: int = Field(DEFAULT_BREAKER_AFTER, ge=1)
 
     def resolved(self) -> EndpointSettings:
         """Fill unset fields from OPENAI_BASE_URL / OPENAI_API_KEY; fail with a fix if no key."""
@@ -62,4 +76,4 @@ class EndpointSettings(BaseModel, frozen=True):
                 "For a local server that ignores keys (vLLM, llama.cpp, Ollama) any value works, "
                 "e.g. OPENAI_API_KEY=local."
             )
-        return EndpointSettings(base_url=base_url, api_key=api_key, timeout_s=self.timeout_s)
+        return self.model_copy(update={"base_url": base_url, "api_key": api_key})

@@ -45,3 +45,13 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("SPANPROOF_DB", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_model_clients():
+    """Each test starts with no model clients: negotiation, breakers and counters start over."""
+    from spanproof.wire import forget_clients
+
+    forget_clients()
+    yield
+    forget_clients()

@@ -1,0 +1,502 @@
+"""One client per model endpoint: timeouts, retries, counting, a circuit breaker, closing, and
+structured-output negotiation — used by the agent, the judge, the splitter and the scorer.
+
+Why one place: real OpenAI-compatible servers differ (llama.cpp's server answers
+``response_format: json_schema`` with HTTP 500, some servers have no tool calling, a CPU
+server answers one request at a time), and every caller must meet those differences the same
+way, with the server's own explanation shown to the person.
+
+- ``client_for(model, endpoint)`` returns the process's one ``ModelClient`` for that endpoint
+  and model (so the response format is negotiated once, and the counters cover every caller).
+- Requests go through an ``AdaptiveLimiter`` (at most ``endpoint.concurrency`` in flight, fewer
+  when latency says the server queues). The openai SDK's own retries are off: retries happen
+  here, inside the limit, so a retry never piles onto a server still computing the request
+  the client gave up on.
+- Retries: timeouts (once), connection errors, 408, 429 and 5xx, with exponential backoff and
+  the server's Retry-After honoured up to ``MAX_RETRY_AFTER_S``; a longer wait fails the call.
+- A request error that belongs to one call (a 400 for a context that is too long, a 422) is
+  that call's error (``EndpointRefused``) and changes nothing for later calls.
+- Circuit breaker: ``breaker_after`` calls in a row that fail at the endpoint (timeouts,
+  connection errors, 5xx, rate limits after retries) open the circuit, also after earlier
+  successes; every later call raises ``CircuitOpen`` with the cause at once. An endpoint that
+  never answered opens it after ``NEVER_REACHED_AFTER`` calls.
+- Structured output (``structured()``): the first call tries json_schema, then json_object with
+  the schema attached (llama.cpp, vLLM and Ollama accept it), then plain json_object, then no
+  response_format (the prompt asks for JSON), moving on only when the server's error says the
+  format is unsupported; the outcome is fixed for the endpoint and said once in ``notices``.
+  Concurrent first calls wait for that negotiation instead of racing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from collections import Counter
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from spanproof.specs import EndpointSettings
+from spanproof.wire.limiter import AdaptiveLimiter
+
+ResponseMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
+NEGOTIATION_ORDER: tuple[ResponseMode, ...] = (
+    "json_schema",
+    "json_object_schema",
+    "json_object",
+    "prompt",
+)
+MAX_RETRY_AFTER_S = 30.0
+NEVER_REACHED_AFTER = 3
+BACKOFF_BASE_S = 0.5
+BACKOFF_CAP_S = 8.0
+
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|structured output", re.I)
+_CONTEXT_WORDS = re.compile(
+    r"context[_ ]length|context window|maximum context|too many tokens|exceeds? the (?:model'?s? )?"
+    r"(?:context|maximum)|n_ctx|prompt is too long",
+    re.I,
+)
+_TOOL_WORDS = re.compile(r"\btools?\b|tool_choice|function call", re.I)
+
+
+class WireError(RuntimeError):
+    """A model call that produced no response the caller can use."""
+
+    kind = "error"
+
+    def __init__(self, message: str, *, kind: str | None = None, status: int | None = None):
+        super().__init__(message)
+        if kind:
+            self.kind = kind
+        self.status = status
+
+
+class EndpointRefused(WireError):
+    """The server refused this one request (4xx, or a 5xx that names an unsupported option)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        status: int | None,
+        server_message: str = "",
+        format_unsupported: bool = False,
+        tools_unsupported: bool = False,
+    ):
+        super().__init__(message, kind=kind, status=status)
+        self.server_message = server_message
+        self.format_unsupported = format_unsupported
+        self.tools_unsupported = tools_unsupported
+
+
+class EndpointFailed(WireError):
+    """The endpoint did not answer usefully after the retries (timeout, 5xx, 429, connection)."""
+
+
+class EndpointConfigError(WireError):
+    """A setup mistake every call would repeat: a refused key, an unknown model or URL."""
+
+    kind = "config"
+
+
+class CircuitOpen(WireError):
+    """Too many calls in a row failed at the endpoint; no more calls are made."""
+
+    kind = "circuit_open"
+
+
+class WireCounters(BaseModel):
+    """What a client did: logical calls, HTTP requests (retries included), and their outcomes."""
+
+    calls: int = 0
+    requests: int = 0
+    retries: int = 0
+    reasks: int = 0
+    responses: int = 0  # HTTP responses received, any status: the server was reached
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    errors: dict[str, int] = Field(default_factory=dict)
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+
+def server_message(exc: Any) -> str:
+    """The server's own explanation from an openai APIStatusError (JSON or not), one line."""
+    body = getattr(exc, "body", None)
+    text = ""
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict):
+            text = str(err.get("message") or err.get("detail") or err)
+        else:
+            text = str(err)
+    elif isinstance(body, str):
+        text = body
+    if not text:
+        response = getattr(exc, "response", None)
+        try:
+            text = response.text if response is not None else str(exc)
+        except Exception:
+            text = str(exc)
+    text = re.sub(r"<[^>]+>", " ", text)  # an HTML error page: keep its words
+    text = " ".join(text.split())
+    return text[:300] + ("…" if len(text) > 300 else "")
+
+
+def response_format_for(mode: ResponseMode, schema: dict[str, Any], name: str) -> dict | None:
+    if mode == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "strict": True, "schema": schema},
+        }
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
+    if mode == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+class ModelClient:
+    """The one configured client for (endpoint, model); see the module docstring."""
+
+    def __init__(self, model: str, endpoint: EndpointSettings) -> None:
+        self.model = model
+        self.settings = endpoint
+        self.base_url = (endpoint.base_url or "https://api.openai.com/v1").rstrip("/")
+        self.limiter = AdaptiveLimiter(endpoint.concurrency)
+        self.counters = WireCounters()
+        self.notices: list[str] = []
+        self.reported_model: str | None = None
+        forced = endpoint.response_format
+        self.mode: ResponseMode = "json_schema" if forced == "auto" else forced  # type: ignore[assignment]
+        self.format_settled = forced != "auto"
+        self.tools_mode: Literal["native", "content"] = "native"
+        self._failures_in_row = 0
+        self._open_cause: str | None = None
+        self._clients: dict[int, Any] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return f"openai:{self.model} at {self.base_url}"
+
+    @property
+    def reached(self) -> bool:
+        return self.counters.responses > 0
+
+    def _openai(self):
+        import openai
+
+        loop = asyncio.get_running_loop()
+        key = id(loop)
+        client = self._clients.get(key)
+        if client is None:
+            client = openai.AsyncOpenAI(
+                api_key=self.settings.api_key,
+                base_url=self.settings.base_url,
+                timeout=self.settings.timeout_s,
+                max_retries=0,  # retries happen in chat(), inside the concurrency limit
+            )
+            self._clients[key] = client
+        return client
+
+    def _lock(self) -> asyncio.Lock:
+        key = id(asyncio.get_running_loop())
+        if key not in self._locks:
+            self._locks[key] = asyncio.Lock()
+        return self._locks[key]
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running loop (the others were closed with their loop)."""
+        client = self._clients.pop(id(asyncio.get_running_loop()), None)
+        self._locks.pop(id(asyncio.get_running_loop()), None)
+        if client is not None:
+            await client.close()
+
+    def notice(self, text: str) -> None:
+        if text not in self.notices:
+            self.notices.append(text)
+
+    # --- one logical call ------------------------------------------------------------------
+
+    def _classify(self, exc: Exception) -> WireError | tuple[str, float | None, str]:
+        """A final error, or (kind, retry_after, message) for a retryable one."""
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            return ("timeout", None, f"no answer within {self.settings.timeout_s:g} s")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc
+            return ("connection", None, f"connection error: {cause}")
+        if not isinstance(exc, openai.APIStatusError):
+            return EndpointFailed(
+                f"{self.label}: unreadable response ({type(exc).__name__}: {str(exc)[:200]})",
+                kind="bad_response",
+            )
+        status = exc.status_code
+        said = server_message(exc)
+        if status in (401, 403):
+            return EndpointConfigError(
+                f"{self.label}: the endpoint refused the API key (HTTP {status}: {said}). "
+                "Check OPENAI_API_KEY / --api-key and OPENAI_BASE_URL / --base-url.",
+                status=status,
+            )
+        if status == 404:
+            return EndpointConfigError(
+                f"{self.label}: the endpoint does not know model {self.model!r} or the URL is "
+                f"wrong (HTTP 404: {said}). Check the model name and OPENAI_BASE_URL / "
+                "--base-url (it usually ends in /v1).",
+                status=status,
+            )
+        if status >= 400 and _FORMAT_WORDS.search(said) and not _CONTEXT_WORDS.search(said):
+            return EndpointRefused(
+                f"{self.label}: the server does not accept this response_format (HTTP {status}: "
+                f"{said})",
+                kind="format_unsupported", status=status, server_message=said,
+                format_unsupported=True,
+            )  # fmt: skip
+        if (
+            status >= 400
+            and _TOOL_WORDS.search(said)
+            and status != 429
+            and not _CONTEXT_WORDS.search(said)
+        ):
+            return EndpointRefused(
+                f"{self.label}: the server does not accept tools (HTTP {status}: {said})",
+                kind="tools_unsupported", status=status, server_message=said,
+                tools_unsupported=True,
+            )  # fmt: skip
+        if status in (408, 429) or status >= 500:
+            retry_after = _retry_after(exc)
+            kind = "rate_limited" if status == 429 else f"http_{status}"
+            return (kind, retry_after, f"HTTP {status}: {said}")
+        if _CONTEXT_WORDS.search(said):
+            return EndpointRefused(
+                f"{self.label}: the request does not fit the model's context window "
+                f"(HTTP {status}: {said})",
+                kind="context_length", status=status, server_message=said,
+            )  # fmt: skip
+        return EndpointRefused(
+            f"{self.label}: the server refused the request (HTTP {status}: {said})",
+            kind=f"http_{status}", status=status, server_message=said,
+        )  # fmt: skip
+
+    async def chat(self, **kwargs: Any) -> Any:
+        """One chat completion (``model`` and the client settings filled in), with retries."""
+        if self._open_cause:
+            raise CircuitOpen(self._open_cause)
+        kwargs.setdefault("model", self.model)
+        kwargs.setdefault("stream", False)
+        self.counters.calls += 1
+        retries_left = self.settings.max_retries
+        timeouts = 0
+        attempt = 0
+        while True:
+            async with self.limiter.slot() as outcome:
+                self.counters.requests += 1
+                if attempt:
+                    self.counters.retries += 1
+                try:
+                    resp = await self._openai().chat.completions.create(**kwargs)
+                except Exception as exc:
+                    if getattr(exc, "status_code", None) is not None:
+                        self.counters.responses += 1
+                    verdict = self._classify(exc)
+                    kind = verdict.kind if isinstance(verdict, WireError) else verdict[0]
+                    if kind in ("timeout",) or kind == "rate_limited" or kind == "http_503":
+                        outcome["kind"] = "timeout" if kind == "timeout" else "overloaded"
+                    else:
+                        outcome["kind"] = "refused"
+                else:
+                    outcome["kind"] = "ok"
+                    self.counters.responses += 1
+                    if not getattr(resp, "choices", None) or isinstance(resp, str | bytes):
+                        self._failed("bad_response")
+                        raise EndpointFailed(
+                            f"{self.label}: the response held no choices (not a chat completion: "
+                            f"{str(resp)[:120]!r})",
+                            kind="bad_response",
+                        )
+                    self._succeeded(resp)
+                    return resp
+            if isinstance(verdict, EndpointConfigError):
+                self.counters.error(verdict.kind)
+                raise verdict
+            if isinstance(verdict, EndpointRefused):
+                self.counters.error(verdict.kind)
+                self._failures_in_row = 0  # the server answered; this request was the problem
+                raise verdict
+            if isinstance(verdict, WireError):
+                self._failed(verdict.kind)
+                raise verdict
+            kind, retry_after, message = verdict
+            if kind == "timeout":
+                timeouts += 1
+            too_long = retry_after is not None and retry_after > MAX_RETRY_AFTER_S
+            if retries_left <= 0 or too_long or timeouts > 1:
+                self._failed(kind)
+                detail = message
+                if too_long:
+                    detail += (
+                        f"; the server asked to retry after {retry_after:g} s, longer than "
+                        f"{MAX_RETRY_AFTER_S:g} s"
+                    )
+                elif attempt:
+                    detail += f" (after {attempt} retr{'y' if attempt == 1 else 'ies'})"
+                raise EndpointFailed(f"{self.label}: {detail}", kind=kind)
+            retries_left -= 1
+            attempt += 1
+            delay = retry_after
+            if delay is None:
+                delay = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))
+                delay *= 0.5 + random.random() / 2
+            await asyncio.sleep(delay)
+
+    def _succeeded(self, resp: Any) -> None:
+        self._failures_in_row = 0
+        self.reported_model = getattr(resp, "model", None) or self.reported_model
+        usage = getattr(resp, "usage", None)
+        if usage is not None:
+            self.counters.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
+            self.counters.completion_tokens += getattr(usage, "completion_tokens", 0) or 0
+
+    def _failed(self, kind: str) -> None:
+        self.counters.error(kind)
+        self._failures_in_row += 1
+        limit = self.settings.breaker_after if self.reached else NEVER_REACHED_AFTER
+        if self._failures_in_row >= limit and not self._open_cause:
+            if self.reached:
+                self._open_cause = (
+                    f"{self.label}: {self._failures_in_row} calls in a row failed (last: {kind}) "
+                    "after the endpoint had answered; stopped calling it. Check the server (its "
+                    "log, its load), raise --timeout for slow hardware, or lower --concurrency."
+                )
+            else:
+                self._open_cause = (
+                    f"{self.label}: the endpoint was never reached ({self._failures_in_row} calls "
+                    f"in a row, last: {kind}). Start the server, or set OPENAI_BASE_URL / "
+                    "--base-url to where it listens (it usually ends in /v1)."
+                )
+
+    # --- structured output -------------------------------------------------------------
+
+    async def structured(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any],
+        name: str,
+        max_tokens: int | None = None,
+        temperature: float = 0,
+    ) -> Any:
+        """A call whose reply must be JSON of ``schema``; the response format is negotiated."""
+        base: dict[str, Any] = {"messages": messages, "temperature": temperature}
+        if max_tokens:
+            base["max_tokens"] = max_tokens
+        if not self.format_settled:
+            async with self._lock():
+                if not self.format_settled:
+                    return await self._negotiate(base, schema, name)
+        return await self.chat(**base, **self._format_kwargs(self.mode, schema, name))
+
+    @staticmethod
+    def _format_kwargs(mode: ResponseMode, schema: dict[str, Any], name: str) -> dict[str, Any]:
+        fmt = response_format_for(mode, schema, name)
+        return {"response_format": fmt} if fmt else {}
+
+    async def _negotiate(self, base: dict[str, Any], schema: dict[str, Any], name: str) -> Any:
+        start = NEGOTIATION_ORDER.index(self.mode)
+        for i, mode in enumerate(NEGOTIATION_ORDER[start:], start):
+            try:
+                resp = await self.chat(**base, **self._format_kwargs(mode, schema, name))
+            except EndpointRefused as exc:
+                if exc.format_unsupported and i + 1 < len(NEGOTIATION_ORDER):
+                    nxt = NEGOTIATION_ORDER[i + 1]
+                    self.mode = nxt
+                    self.notice(
+                        f"{self.label}: response_format {mode} refused (HTTP {exc.status}: "
+                        f"{exc.server_message}); trying {nxt}"
+                    )
+                    continue
+                raise
+            self.mode, self.format_settled = mode, True
+            if i > 0:
+                self.notice(f"{self.label}: structured output uses {mode} (negotiated once)")
+            return resp
+        raise AssertionError("unreachable: the prompt mode sends no response_format")
+
+    def describe(self) -> str:
+        c = self.counters
+        errors = ", ".join(f"{k} {v}" for k, v in sorted(c.errors.items())) or "none"
+        return (
+            f"{self.label}: {c.calls} calls, {c.requests} HTTP requests ({c.retries} retries, "
+            f"{c.reasks} re-asks), tokens {c.prompt_tokens} in / {c.completion_tokens} out, "
+            f"errors: {errors}; response format {self.mode}"
+            f"{'' if self.format_settled else ' (not yet negotiated)'}; {self.limiter.describe()}"
+        )
+
+
+def _retry_after(exc: Any) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name) if hasattr(headers, "get") else None
+        if raw:
+            try:
+                return float(raw) * scale
+            except ValueError:
+                return None
+    return None
+
+
+# --- the process's clients -------------------------------------------------------------
+
+_CLIENTS: dict[tuple, ModelClient] = {}
+
+
+def client_for(model: str, endpoint: EndpointSettings | None = None) -> ModelClient:
+    """The one client for this endpoint and model (created on first use; SpecError if no key)."""
+    settings = (endpoint or EndpointSettings()).resolved()
+    key = (model, *settings.model_dump().values())
+    client = _CLIENTS.get(key)
+    if client is None:
+        client = _CLIENTS[key] = ModelClient(model, settings)
+    return client
+
+
+def clients() -> list[ModelClient]:
+    return list(_CLIENTS.values())
+
+
+def forget_clients() -> None:
+    """Drop every client (tests; a new command in the same process starts fresh)."""
+    _CLIENTS.clear()
+
+
+async def close_clients() -> None:
+    for client in clients():
+        await client.aclose()
+
+
+def totals() -> WireCounters:
+    """Counters summed over every client of the process."""
+    out = WireCounters()
+    errors: Counter[str] = Counter()
+    for client in clients():
+        c = client.counters
+        for field in ("calls", "requests", "retries", "reasks", "responses", "prompt_tokens",
+                      "completion_tokens"):  # fmt: skip
+            setattr(out, field, getattr(out, field) + getattr(c, field))
+        errors.update(c.errors)
+    out.errors = dict(errors)
+    return out
+
+
+def monotonic() -> float:
+    return time.monotonic()
