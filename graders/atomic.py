@@ -400,22 +400,20 @@ class ModelSplitter:
 
 
 def openai_splitter(model: str, endpoint=None) -> ModelSplitter:
-    """A ModelSplitter over any OpenAI-compatible endpoint (temperature 0)."""
-    from openai import AsyncOpenAI
+    """A ModelSplitter over any OpenAI-compatible endpoint (temperature 0), through the shared
+    model client (spanproof.wire): same timeouts, retries, limits and counters as the judge."""
+    from spanproof.wire import EndpointFailed, EndpointRefused, client_for
 
-    from spanproof.specs import EndpointSettings
-
-    settings = (endpoint or EndpointSettings()).resolved()
-    client = AsyncOpenAI(
-        base_url=settings.base_url, api_key=settings.api_key, timeout=settings.timeout_s
-    )
+    client = client_for(model, endpoint)
 
     async def complete(system: str, user: str) -> str:
-        resp = await client.chat.completions.create(
-            model=model,
-            temperature=0,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-        )
+        try:
+            resp = await client.chat(
+                temperature=0,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            )
+        except (EndpointFailed, EndpointRefused) as exc:  # a setup error or open circuit propagates
+            raise ValueError(f"the splitter model failed ({exc.kind}: {exc})") from exc
         return resp.choices[0].message.content or ""
 
     return ModelSplitter(complete)

@@ -277,6 +277,6 @@ def test_unreachable_judge_is_could_not_run_exit_2(tmp_path, corpus_dir):
     row = _checks(data)["calibration.run"]
     assert (
         row["status"] == "error"
-        and "judge failed on all" in row["detail"]
+        and "none of the 1 judge calls reached the judge" in row["detail"]
         and "OPENAI_BASE_URL" in row["detail"]
     )
