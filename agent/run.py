@@ -164,7 +164,9 @@ async def run_question(
         finish_answer(record, label)
         record.ledger = build_ledger(record)
         record.metrics = compute_metrics(record)
-        record.status = "complete"
+        # A model that failed (HTTP errors, never calling tools) did not answer: the run failed,
+        # whatever the runtime could restate from the spans it had.
+        record.status = "failed" if record.ended_by == "model_error" else "complete"
         record.finished_at = utc_now_iso()
     except (asyncio.CancelledError, KeyboardInterrupt):
         record.status = "interrupted"

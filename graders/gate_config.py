@@ -134,7 +134,11 @@ class GateConfig(_Strict):
     corpus_dir: str | None = Field(
         None, description="offline corpus dir; unset = the shipped corpus"
     )
-    concurrency: int = Field(8, ge=1, le=64)
+    concurrency: int = Field(8, ge=1, le=64, description="most model requests in flight")
+    timeout_s: float = Field(180.0, gt=0, description="seconds to wait for one model reply")
+    response_format: Literal[
+        "auto", "json_schema", "json_object_schema", "json_object", "prompt"
+    ] = Field("auto", description="structured output mode for openai: models; auto negotiates")
     checks: list[str] = Field(default_factory=lambda: list(CHECK_NAMES))
     required: list[str] = Field(
         default_factory=lambda: [c for c in CHECK_NAMES if c != "usefulness"],

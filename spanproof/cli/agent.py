@@ -13,14 +13,17 @@ from spanproof.cli.options import (
     db_option,
     echo_json,
     endpoint_options,
+    endpoint_settings,
     err,
     home_option,
     json_option,
+    model_options,
     progress_printer,
+    run_async,
     storage_errors,
 )
 from spanproof.home import resolve_home
-from spanproof.specs import EndpointSettings, SpecError
+from spanproof.specs import SpecError
 
 PARTIAL_MODES = ("flag", "narrow", "drop")
 
@@ -219,6 +222,7 @@ def _pct(x: float | None) -> str:
 @home_option()
 @db_option()
 @endpoint_options
+@model_options()
 @storage_errors
 def ask(question, policy, model_spec, judges, corpus, partial, convergence, convergence_model,
         searches, fetches, tool_calls, spans, tokens, no_targeted_round, as_json, markdown_file,
@@ -237,7 +241,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     from spanproof.agent.record import Budgets
     from spanproof.agent.run import run_question
     from spanproof.graders.cache import VerdictCache
-    from spanproof.graders.judges import JudgeConfigError, make_judge
+    from spanproof.graders.judges import make_judge
     from spanproof.graders.verify import Verifier
 
     if not question.strip():
@@ -246,7 +250,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     policy = policy or ("llm" if model_spec else "extractive")
     if policy == "llm" and not model_spec:
         raise click.UsageError("--policy llm needs --model, e.g. --model openai:gpt-4o-mini.")
-    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    endpoint = endpoint_settings(base_url, api_key)
     budget_args = {k: v for k, v in dict(searches=searches, fetches=fetches, tool_calls=tool_calls,
                                          spans=spans, tokens=tokens).items() if v is not None}  # fmt: skip
     try:
@@ -271,11 +275,9 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
             await env.aclose()
 
     try:
-        record = asyncio.run(go())
+        record = run_async(go(), quiet=as_json, what="run")
     except SpecError as exc:
         raise click.UsageError(str(exc)) from exc
-    except JudgeConfigError as exc:
-        raise click.ClickException(f"{exc} (the run is stored as failed)") from exc
     judge_errors = [v.verdict.error for v in record.verdicts if v.verdict.error]
     if judge_errors:
         # Nothing rests on an errored verdict, so the claims were dropped; say why, loudly.
@@ -283,6 +285,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
             f"  warning: {len(judge_errors)} (claim, span) pair(s) could not be verified, so "
             f"their claims were not published. First error: {judge_errors[0]}"
         )
+    model_failed = record.ended_by == "model_error"
     if markdown_file:
         from spanproof.agent.ledger import answer_markdown
         from spanproof.files import write_atomic
@@ -294,6 +297,16 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         click.echo(record.model_dump_json(indent=2))
     else:
         render_answer(record, rich_ok=sys.stdout.isatty())
+    if model_failed or judge_errors:
+        # The answer above is what the runtime could restate, not the model's work: a model or
+        # judge that failed is a run that could not be done, never a quiet "could not source".
+        cause = (
+            f"the agent model failed: {record.errors[-1] if record.errors else record.ended_by}"
+            if model_failed
+            else f"{len(judge_errors)} judge call(s) failed: {judge_errors[0]}"
+        )
+        err(f"error: {cause} (run {record.run_id} stored as {record.status})")
+        sys.exit(2)
 
 
 # --- recheck ------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -11,9 +10,12 @@ import click
 from spanproof.cli.options import (
     HOME_HELP,
     endpoint_options,
+    endpoint_settings,
     home_option,
     json_option,
+    model_options,
     progress_printer,
+    run_async,
 )
 from spanproof.specs import EndpointSettings, SpecError
 
@@ -100,6 +102,7 @@ def _pairs(path: str):
 @json_option()
 @home_option(HOME_HELP + " The verdict cache lives here.")
 @endpoint_options
+@model_options()
 @click.option(
     "--no-cache",
     is_flag=True,
@@ -151,9 +154,9 @@ def sensitivity(
             f"unknown kind(s) {unknown}; known: {', '.join(MUTATORS)}", param_hint="--kind"
         )
     pairs = _pairs(pairs_path)
-    judge = _judge(judge_spec, EndpointSettings(base_url=base_url, api_key=api_key))
+    judge = _judge(judge_spec, endpoint_settings(base_url, api_key))
     thresholds = SensitivityThresholds(sensitivity=min_sensitivity, specificity=min_specificity)
-    result = asyncio.run(
+    result = run_async(
         run_sensitivity(
             pairs,
             judge,
@@ -163,7 +166,9 @@ def sensitivity(
             thresholds=thresholds,
             progress=progress_printer(as_json),
             only_contract_clean=contract_clean,
-        )
+        ),
+        quiet=as_json,
+        what="sensitivity run",
     )
     if as_json:
         click.echo(result.model_dump_json(indent=2))
@@ -343,6 +348,7 @@ def _confusion_tables(result, tablefmt: str) -> str:
 )
 @home_option(HOME_HELP + " The shared verdict cache lives here.")
 @endpoint_options
+@model_options()
 @click.option(
     "--no-cache",
     is_flag=True,
@@ -406,10 +412,10 @@ def calibrate(
                 f"two sets are named {name!r}; rename one file", param_hint="--set"
             )
         sets[name] = _pairs(path)
-    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    endpoint = endpoint_settings(base_url, api_key)
     judges = [_judge(s, endpoint) for s in judge_specs]
     thresholds = CalibrationThresholds(agreement=min_agreement, near_miss_agreement=min_near_miss)
-    result = asyncio.run(
+    result = run_async(
         run_calibration(
             sets,
             judges,
@@ -418,7 +424,9 @@ def calibrate(
             thresholds=thresholds,
             seed=seed,
             progress=progress_printer(as_json),
-        )
+        ),
+        quiet=as_json,
+        what="calibration",
     )
     if baseline_path:
         try:

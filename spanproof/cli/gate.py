@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 
@@ -15,8 +14,11 @@ from spanproof.cli.options import (
     err,
     home_option,
     json_option,
+    model_options,
     progress_printer,
+    run_async,
     storage_errors,
+    wire_options,
 )
 
 
@@ -62,6 +64,7 @@ from spanproof.cli.options import (
 @home_option()
 @db_option()
 @endpoint_options
+@model_options()
 @storage_errors
 def gate(config_path, judge, policy, model, max_questions, as_json, junit, report_dir, markdown_path, home,
          db, base_url, api_key) -> None:  # fmt: skip
@@ -78,7 +81,9 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
 
     \b
     Exit codes: 0 every check passed; 1 a threshold failed; 2 the gate could
-    not run (bad config, missing input, unreachable judge) - the message says what to do.
+    not run (bad config, missing input, unreachable judge, --deadline reached) - the
+    message says what to do; 130 interrupted (Ctrl-C): the checks that finished are
+    recorded with the run.
     Options override the config file. Judge verdicts are cached in the store (--db, default
     SQLite in the home), so a rerun with nothing changed makes no model calls - on any
     runner that shares the database. Each gate run is recorded with its provenance.
@@ -103,7 +108,10 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     except OutputPathError as exc:
         err(str(exc))
         sys.exit(2)
-    overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions}
+    wire = wire_options()
+    overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions,
+                 "concurrency": wire.get("concurrency"), "timeout_s": wire.get("timeout_s"),
+                 "response_format": wire.get("response_format")}  # fmt: skip
     try:
         cfg, source = load_config(config_path, overrides=overrides)
     except GateConfigError as exc:
@@ -114,11 +122,16 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
         from spanproof.store.url import resolve_db_url
 
         db = resolve_db_url(db, home_dir)  # a bad URL is exit 2 before any work is done
-    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    endpoint = EndpointSettings(
+        base_url=base_url, api_key=api_key, timeout_s=cfg.timeout_s, concurrency=cfg.concurrency,
+        response_format=cfg.response_format,
+    )  # fmt: skip
     progress = progress_printer(as_json)
-    result = asyncio.run(
+    result = run_async(
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint,
-                 db=db)
+                 db=db),
+        quiet=as_json,
+        what="gate",
     )  # fmt: skip
     if junit:
         from spanproof.reports.junit import write_junit

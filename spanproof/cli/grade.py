@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -11,10 +10,13 @@ import click
 from spanproof.cli.options import (
     echo_json,
     endpoint_options,
+    endpoint_settings,
     err,
     home_option,
     json_option,
+    model_options,
     progress_printer,
+    run_async,
 )
 
 
@@ -146,6 +148,7 @@ def render_tables(result, tablefmt: str = "simple") -> str:
 )
 @home_option()
 @endpoint_options
+@model_options()
 def grade(
     report,
     fmt,
@@ -190,7 +193,7 @@ def grade(
     from spanproof.graders.grade_report import GradeError, cited_hosts, grade_report, make_fetcher
     from spanproof.graders.report_input import ReportFormatError, parse_report
     from spanproof.home import resolve_home
-    from spanproof.specs import EndpointSettings, SpecError, parse_spec
+    from spanproof.specs import SpecError, parse_spec
 
     if live and corpus:
         raise click.UsageError("Use either --corpus DIR (replay) or --live, not both.")
@@ -214,7 +217,7 @@ def grade(
         sys.exit(2)
 
     state = resolve_home(home)
-    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    endpoint = endpoint_settings(base_url, api_key)
     transport = None
     if not live:
         corpus_dir = Path(corpus) if corpus else default_corpus_dir()
@@ -260,7 +263,7 @@ def grade(
             await fetcher.aclose()
 
     try:
-        result = asyncio.run(run())
+        result = run_async(run(), quiet=as_json, what="grading")
     except (GradeError, SpecError) as exc:
         err(str(exc))
         sys.exit(2)

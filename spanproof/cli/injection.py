@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 
@@ -12,11 +11,14 @@ from spanproof.cli.options import (
     HOME_HELP,
     echo_json,
     endpoint_options,
+    endpoint_settings,
     home_option,
     json_option,
+    model_options,
     progress_printer,
+    run_async,
 )
-from spanproof.specs import EndpointSettings, SpecError, parse_spec
+from spanproof.specs import SpecError, parse_spec
 
 COMPROMISED = "scripted:compromised"
 COMPROMISED_NARROW = "scripted:compromised-narrow"
@@ -136,6 +138,7 @@ def render_table(report) -> str:
 @json_option("Print the report as JSON (no progress).")
 @home_option(HOME_HELP + " Snapshots of the suite's fetches go under <home>/injection/.")
 @endpoint_options
+@model_options(concurrency=False)
 def injection(
     fixtures_dir,
     policy,
@@ -190,14 +193,14 @@ def injection(
             for s in (model_spec, judge_spec)
         )
         if needs_endpoint:
-            endpoint = EndpointSettings(base_url=base_url, api_key=api_key).resolved()
+            endpoint = endpoint_settings(base_url, api_key).resolved()
     except SpecError as exc:
         raise click.UsageError(str(exc)) from exc
 
     state = resolve_home(home) / "injection"
     progress = progress_printer(as_json)
     try:
-        report = asyncio.run(
+        report = run_async(
             run_suite(
                 fixtures_dir,
                 home=state,
@@ -208,7 +211,9 @@ def injection(
                 only=list(only) or None,
                 concurrency=concurrency,
                 progress=progress,
-            )
+            ),
+            quiet=as_json,
+            what="injection suite",
         )
     except (FixtureError, ValueError, SpecError) as exc:
         raise click.UsageError(str(exc)) from exc

@@ -7,6 +7,7 @@ drift apart in spelling, defaults or where their output goes.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import sys
@@ -82,3 +83,130 @@ def progress_printer(as_json: bool, indent: str = "") -> Callable[[str], None] |
 
 def echo_json(payload: Any) -> None:
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+# --- model calls: limits, deadline, and running a command's coroutine ----------------------
+
+_WIRE_META = "spanproof.wire"
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object_schema", "json_object", "prompt")
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    if value is not None:
+        ctx.meta.setdefault(_WIRE_META, {})[param.name] = value
+    return value
+
+
+def model_options(concurrency: bool = True):
+    """--timeout, --concurrency, --response-format and --deadline for a command that may call a
+    model. Their values are read by ``endpoint_settings`` and ``run_async``, so a command only
+    adds the decorator."""
+
+    def decorate(command):
+        opts = [
+            click.option(
+                "--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True),
+                envvar="SPANPROOF_TIMEOUT", expose_value=False, callback=_remember,
+                help="Seconds to wait for one model reply (default 180, sized for CPU "
+                "inference) [env: SPANPROOF_TIMEOUT].",
+            ),
+            click.option(
+                "--response-format", type=click.Choice(RESPONSE_FORMATS),
+                envvar="SPANPROOF_RESPONSE_FORMAT", expose_value=False, callback=_remember,
+                help="Structured output mode for openai: models; auto negotiates once per "
+                "endpoint (json_schema -> json_object_schema -> json_object -> prompt) "
+                "[env: SPANPROOF_RESPONSE_FORMAT].",
+            ),
+            click.option(
+                "--deadline", "deadline_s", type=click.FloatRange(min=0, min_open=True),
+                envvar="SPANPROOF_DEADLINE", expose_value=False, callback=_remember,
+                help="Stop the whole command after this many seconds (exit 2) "
+                "[env: SPANPROOF_DEADLINE].",
+            ),
+        ]  # fmt: skip
+        if concurrency:
+            opts.append(
+                click.option(
+                    "--concurrency",
+                    "concurrency",
+                    type=click.IntRange(1, 256),
+                    envvar="SPANPROOF_CONCURRENCY",
+                    expose_value=False,
+                    callback=_remember,
+                    help="Most model requests in flight at once (default 8); fewer while the "
+                    "server's latency says it queues [env: SPANPROOF_CONCURRENCY].",
+                )  # fmt: skip
+            )
+        for opt in opts:
+            command = opt(command)
+        return command
+
+    return decorate
+
+
+def wire_options() -> dict[str, Any]:
+    ctx = click.get_current_context(silent=True)
+    return dict(ctx.meta.get(_WIRE_META, {})) if ctx is not None else {}
+
+
+def endpoint_settings(base_url: str | None, api_key: str | None, **overrides: Any):
+    """EndpointSettings from --base-url/--api-key and the model options of this command."""
+    from spanproof.specs import EndpointSettings
+
+    given = wire_options()
+    fields = {k: given[k] for k in ("timeout_s", "concurrency", "response_format") if k in given}
+    fields.update({k: v for k, v in overrides.items() if v is not None})
+    return EndpointSettings(base_url=base_url, api_key=api_key, **fields)
+
+
+def traffic_lines() -> list[str]:
+    """What the command's model clients did (requests, retries, re-asks, errors, limits)."""
+    from spanproof.wire import clients
+
+    lines: list[str] = []
+    for client in clients():
+        lines.append("model traffic: " + client.describe())
+        lines.extend(f"note: {n}" for n in client.notices)
+    return lines
+
+
+def run_async(coro, *, quiet: bool = False, what: str = "command"):
+    """Run the command's coroutine: --deadline, Ctrl-C (exit 130), model setup errors (exit 2),
+    the model clients closed, and their traffic said on stderr."""
+    from spanproof.graders.judges import JudgeConfigError
+    from spanproof.wire import CircuitOpen, EndpointConfigError, close_clients
+
+    deadline = wire_options().get("deadline_s")
+
+    async def main():
+        try:
+            if deadline:
+                return await asyncio.wait_for(coro, deadline)
+            return await coro
+        finally:
+            await close_clients()
+
+    def say_traffic() -> None:
+        for line in traffic_lines():
+            err(line)
+
+    try:
+        result = asyncio.run(main())
+    except KeyboardInterrupt:
+        say_traffic()
+        err(f"interrupted: the {what} was stopped (Ctrl-C); what finished was recorded.")
+        sys.exit(130)
+    except TimeoutError:
+        say_traffic()
+        err(
+            f"error: the {what} reached its --deadline of {deadline:g} s and was stopped. "
+            "Raise --deadline, or make it faster (--concurrency, a smaller set)."
+        )
+        sys.exit(2)
+    except (JudgeConfigError, CircuitOpen, EndpointConfigError) as exc:
+        say_traffic()
+        err(f"error: {exc}")
+        sys.exit(2)
+    if not quiet:
+        say_traffic()
+    return result

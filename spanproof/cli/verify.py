@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections import Counter
@@ -11,7 +10,14 @@ from typing import Any
 
 import click
 
-from spanproof.cli.options import HOME_HELP, endpoint_options, home_option
+from spanproof.cli.options import (
+    HOME_HELP,
+    endpoint_options,
+    endpoint_settings,
+    home_option,
+    model_options,
+    run_async,
+)
 
 MAX_SPAN_CHARS = 4000
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
@@ -188,6 +194,7 @@ Examples:
 )
 @home_option(HOME_HELP + " The verdict cache lives here.")
 @endpoint_options
+@model_options(concurrency=False)
 def verify(
     pairs_path: Path,
     judges: tuple[str, ...],
@@ -204,11 +211,11 @@ def verify(
     """Judge (claim, span) pairs with one or more judges; every verdict is audited by code."""
     from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
     from spanproof.graders.cache import VerdictCache
-    from spanproof.graders.judges import JudgeConfigError, make_judge
+    from spanproof.graders.judges import make_judge
     from spanproof.graders.verdict import SpanRef
     from spanproof.graders.verify import Verifier
     from spanproof.home import resolve_home
-    from spanproof.specs import EndpointSettings, SpecError
+    from spanproof.specs import SpecError
 
     try:
         refuse_overwriting_inputs(out_path, [pairs_path], option="--out")
@@ -236,7 +243,7 @@ def verify(
         )
         sys.exit(2)
 
-    endpoint = EndpointSettings(base_url=base_url, api_key=api_key)
+    endpoint = endpoint_settings(base_url, api_key, concurrency=concurrency)
     try:
         judge_objs = [make_judge(spec, endpoint=endpoint) for spec in judges]
     except SpecError as exc:
@@ -249,11 +256,7 @@ def verify(
     ]
 
     show_progress = not as_json and sys.stderr.isatty()
-    try:
-        verdicts = asyncio.run(_run(verifier, items, show_progress))
-    except JudgeConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    verdicts = run_async(_run(verifier, items, show_progress), quiet=True, what="verification")
 
     rows = [{"id": p.id, **v.model_dump(mode="json")} for p, v in zip(pairs, verdicts, strict=True)]
     labelled = [(p.label, v) for p, v in zip(pairs, verdicts, strict=True) if p.label]
@@ -269,6 +272,11 @@ def verify(
         "model_calls": verifier.model_calls,
         "cache_hits": verifier.cache_hits,
         "tokens": {"prompt": verifier.prompt_tokens, "completion": verifier.completion_tokens},
+        # HTTP traffic of openai: judges: requests (retries included), retries and re-asks
+        # counted apart, so "model calls" (pairs asked) is never mistaken for requests made.
+        "http": _http_summary(
+            verifier.model_calls, verifier.prompt_tokens + verifier.completion_tokens
+        ),
         "errors": sum(1 for v in verdicts if v.error),
         "contains_instructions": sum(1 for v in verdicts if v.contains_instructions),
         "verdicts": {label: counts.get(label, 0) for label in LABELS},
@@ -288,6 +296,22 @@ def verify(
             click.echo(lines, nl=False)
         click.echo(_human_summary(summary), err=not out_path)
     sys.exit(1 if summary["errors"] else 0)
+
+
+def _http_summary(live_pairs: int, tokens: int) -> dict[str, Any] | None:
+    from spanproof.wire import clients, totals
+
+    if not clients():
+        return None
+    t = totals()
+    return {
+        "requests": t.requests,
+        "retries": t.retries,
+        "reasks": t.reasks,
+        "errors": t.errors,
+        "tokens_per_pair": round(tokens / live_pairs, 1) if live_pairs else None,
+        "notices": [n for c in clients() for n in c.notices],
+    }
 
 
 async def _run(verifier, items, show_progress: bool):
