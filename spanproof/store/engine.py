@@ -45,7 +45,10 @@ def make_engine(url: str) -> sa.Engine:
 
         @event.listens_for(engine, "begin")
         def _on_begin(conn):
-            conn.exec_driver_sql(conn.get_execution_options().get(BEGIN_OPTION, "BEGIN"))
+            options = conn.get_execution_options()
+            if options.get("isolation_level") == "AUTOCOMMIT":
+                return  # each statement is its own transaction
+            conn.exec_driver_sql(options.get(BEGIN_OPTION, "BEGIN"))
 
         return engine
     return sa.create_engine(url, pool_size=4, max_overflow=8, pool_recycle=1800)

@@ -91,6 +91,13 @@ class Store:
             yield conn
 
     @contextlib.contextmanager
+    def _one_statement(self) -> Iterator[sa.Connection]:
+        """For a single-statement read or write: autocommit, so a lookup or an
+        insert-or-ignore is one round trip (no BEGIN/COMMIT around it)."""
+        with translated(self.url), self._engine.connect() as conn:
+            yield conn.execution_options(isolation_level="AUTOCOMMIT")
+
+    @contextlib.contextmanager
     def _write(self) -> Iterator[sa.Connection]:
         with translated(self.url), self._engine.connect() as conn:
             if self.backend == "sqlite":
@@ -314,7 +321,7 @@ class Store:
     # -- verdict cache -------------------------------------------------------------------
 
     def get_verdict(self, key: str) -> str | None:
-        with self._read() as conn:
+        with self._one_statement() as conn:
             return conn.execute(
                 sa.select(t.verdicts.c.verdict).where(t.verdicts.c.key == key)
             ).scalar()
@@ -342,6 +349,10 @@ class Store:
         ]
         if not rows:
             return
+        if len(rows) == 1:
+            with self._one_statement() as conn:
+                conn.execute(self._insert_ignore(t.verdicts).values(**rows[0]))
+            return
         with self._write() as conn:
             for chunk in _chunks(rows):
                 conn.execute(self._insert_ignore(t.verdicts), list(chunk))
@@ -358,7 +369,7 @@ class Store:
     # -- usefulness scores ---------------------------------------------------------------
 
     def get_usefulness(self, key: str) -> str | None:
-        with self._read() as conn:
+        with self._one_statement() as conn:
             return conn.execute(
                 sa.select(t.usefulness.c.score).where(t.usefulness.c.key == key)
             ).scalar()
@@ -366,7 +377,7 @@ class Store:
     def put_usefulness(self, key: str, score_json: str) -> None:
         row = {"key": key, "score": score_json, "created_at": now_naive(),
                **columns.provenance_values(self.provenance())}  # fmt: skip
-        with self._write() as conn:
+        with self._one_statement() as conn:
             conn.execute(self._insert_ignore(t.usefulness).values(**row))
 
     # -- reviews (the viewer's human decisions) ------------------------------------------
