@@ -12,8 +12,9 @@ way, with the server's own explanation shown to the person.
   when latency says the server queues). The openai SDK's own retries are off: retries happen
   here, inside the limit, so a retry never piles onto a server still computing the request
   the client gave up on.
-- Retries: timeouts (once), connection errors, 408, 429 and 5xx, with exponential backoff and
-  the server's Retry-After honoured up to ``MAX_RETRY_AFTER_S``; a longer wait fails the call.
+- Retries: timeouts (once), connection errors (once the endpoint has answered), 408, 429 and
+  5xx, with exponential backoff and the server's Retry-After honoured up to
+  ``MAX_RETRY_AFTER_S``; a longer wait fails the call.
 - A request error that belongs to one call (a 400 for a context that is too long, a 422) is
   that call's error (``EndpointRefused``) and changes nothing for later calls.
 - Circuit breaker: ``breaker_after`` calls in a row that fail at the endpoint (timeouts,
@@ -318,7 +319,7 @@ class ModelClient:
                     outcome["kind"] = "ok"
                     self.counters.responses += 1
                     if not getattr(resp, "choices", None) or isinstance(resp, str | bytes):
-                        self._failed("bad_response")
+                        self._failed("bad_response", "the response held no choices")
                         raise EndpointFailed(
                             f"{self.label}: the response held no choices (not a chat completion: "
                             f"{str(resp)[:120]!r})",
@@ -334,14 +335,16 @@ class ModelClient:
                 self._failures_in_row = 0  # the server answered; this request was the problem
                 raise verdict
             if isinstance(verdict, WireError):
-                self._failed(verdict.kind)
+                self._failed(verdict.kind, str(verdict))
                 raise verdict
             kind, retry_after, message = verdict
             if kind == "timeout":
                 timeouts += 1
             too_long = retry_after is not None and retry_after > MAX_RETRY_AFTER_S
-            if retries_left <= 0 or too_long or timeouts > 1:
-                self._failed(kind)
+            # Nothing listening where nothing ever answered: a setup mistake, not a hiccup, so
+            # no backoff (the breaker says so after NEVER_REACHED_AFTER calls, in a moment).
+            nobody_home = kind == "connection" and not self.reached
+            if retries_left <= 0 or too_long or timeouts > 1 or nobody_home:
                 detail = message
                 if too_long:
                     detail += (
@@ -350,6 +353,7 @@ class ModelClient:
                     )
                 elif attempt:
                     detail += f" (after {attempt} retr{'y' if attempt == 1 else 'ies'})"
+                self._failed(kind, detail)
                 raise EndpointFailed(f"{self.label}: {detail}", kind=kind)
             retries_left -= 1
             attempt += 1
@@ -367,21 +371,22 @@ class ModelClient:
             self.counters.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
             self.counters.completion_tokens += getattr(usage, "completion_tokens", 0) or 0
 
-    def _failed(self, kind: str) -> None:
+    def _failed(self, kind: str, detail: str = "") -> None:
         self.counters.error(kind)
+        last = f"{kind}: {detail.removeprefix(self.label + ': ')}" if detail else kind
         self._failures_in_row += 1
         limit = self.settings.breaker_after if self.reached else NEVER_REACHED_AFTER
         if self._failures_in_row >= limit and not self._open_cause:
             if self.reached:
                 self._open_cause = (
-                    f"{self.label}: {self._failures_in_row} calls in a row failed (last: {kind}) "
+                    f"{self.label}: {self._failures_in_row} calls in a row failed (last: {last}) "
                     "after the endpoint had answered; stopped calling it. Check the server (its "
                     "log, its load), raise --timeout for slow hardware, or lower --concurrency."
                 )
             else:
                 self._open_cause = (
                     f"{self.label}: the endpoint was never reached ({self._failures_in_row} calls "
-                    f"in a row, last: {kind}). Start the server, or set OPENAI_BASE_URL / "
+                    f"in a row, last: {last}). Start the server, or set OPENAI_BASE_URL / "
                     "--base-url to where it listens (it usually ends in /v1)."
                 )
 

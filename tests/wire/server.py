@@ -1,0 +1,211 @@
+"""A real local OpenAI-compatible server for tests, with the behaviours real servers have.
+
+``ChatServer`` is a threaded werkzeug HTTP server on 127.0.0.1 (a real socket, the real
+Chat Completions wire format). A *behaviour* decides each reply from the request body; the
+server counts requests and the requests in flight at once (``peak_in_flight``), and can
+answer one request at a time with a fixed latency, like llama.cpp's server on a small CPU.
+
+Behaviours that mimic what real servers were seen to do:
+- ``llama_cpp_json_schema_500``: HTTP 500 on ``response_format: json_schema`` with
+  llama-cpp-python's validation message, json_object (with or without a schema) accepted;
+- ``context_400_for(marker)``: HTTP 400 context_length_exceeded for one pair only;
+- ``no_tools``: a model that ignores ``tools`` and answers in prose;
+- ``text_reply(text)``: non-JSON replies (a rubric judge that chats);
+and the hostile ones: invalid JSON, wrong schema, a one-character quote, 500 forever, 429 with a
+long Retry-After, a hang after the first success, 400 on json_schema, an HTML body.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from werkzeug import Request, Response
+from werkzeug.serving import make_server
+
+Behaviour = Callable[[dict[str, Any], "ChatServer"], Response]
+
+LLAMA_CPP_JSON_SCHEMA_MESSAGE = (
+    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "
+    "\"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': "
+    "{'expected': \"'text' or 'json_object'\"}}]"
+)
+CONTEXT_MESSAGE = (
+    "This model's maximum context length is 2048 tokens. However, you requested 3245 tokens "
+    "(3021 in the messages, 224 in the completion). Please reduce the length of the messages."
+)
+
+
+def completion(content: str | None, *, model: str = "fake-judge-1", tokens=(100, 20)) -> dict:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {"index": 0, "finish_reason": "stop",
+             "message": {"role": "assistant", "content": content}}
+        ],
+        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                  "total_tokens": sum(tokens)},
+    }  # fmt: skip
+
+
+def json_response(payload: dict, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(
+        json.dumps(payload), status=status, headers=headers, content_type="application/json"
+    )
+
+
+def error(
+    status: int, message: str, *, kind: str = "invalid_request_error", code=None, headers=None
+):
+    return json_response(
+        {"error": {"message": message, "type": kind, "code": code}}, status, headers
+    )
+
+
+_SPAN = re.compile(r"<untrusted_span[^>]*>\n(.*)\n</untrusted_span>", re.S)
+
+
+def claim_and_span(body: dict) -> tuple[str, str]:
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    claim = user.split("CLAIM:\n", 1)[1].split("\n\nSPAN:", 1)[0] if "CLAIM:\n" in user else ""
+    match = _SPAN.search(user)
+    return claim, match.group(1) if match else ""
+
+
+def verdict(body: dict, label: str = "SUPPORTED") -> Response:
+    """A judge that says ``label`` with a real quote: the first eight words of the span."""
+    _, span = claim_and_span(body)
+    quote = " ".join(span.split()[:8])
+    payload = {"verdict": label, "unsupported_element": None, "quote_used": quote,
+               "contains_instructions": False}  # fmt: skip
+    return json_response(completion(json.dumps(payload)))
+
+
+def honest_judge(body: dict, server: ChatServer) -> Response:
+    return verdict(body)
+
+
+def llama_cpp_json_schema_500(inner: Behaviour = honest_judge) -> Behaviour:
+    def behave(body: dict, server: ChatServer) -> Response:
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema":
+            return error(500, LLAMA_CPP_JSON_SCHEMA_MESSAGE, kind="internal_server_error")
+        return inner(body, server)
+
+    return behave
+
+
+def json_schema_400(inner: Behaviour = honest_judge) -> Behaviour:
+    def behave(body: dict, server: ChatServer) -> Response:
+        if (body.get("response_format") or {}).get("type") == "json_schema":
+            return error(400, "response_format json_schema is not supported by this server")
+        return inner(body, server)
+
+    return behave
+
+
+def context_400_for(marker: str, inner: Behaviour = honest_judge) -> Behaviour:
+    def behave(body: dict, server: ChatServer) -> Response:
+        claim, _ = claim_and_span(body)
+        if marker in claim:
+            return error(400, CONTEXT_MESSAGE, code="context_length_exceeded")
+        return inner(body, server)
+
+    return behave
+
+
+def text_reply(text: str) -> Behaviour:
+    return lambda body, server: json_response(completion(text))
+
+
+def no_tools(body: dict, server: ChatServer) -> Response:
+    return json_response(completion("The bridge probably opened in 2021, as far as I know."))
+
+
+def status_forever(status: int, message: str = "internal error", headers=None) -> Behaviour:
+    return lambda body, server: error(status, message, kind="server_error", headers=headers)
+
+
+def html_page(status: int = 502) -> Behaviour:
+    page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>"
+    return lambda body, server: Response(page, status=status, content_type="text/html")
+
+
+def hang_after_first(hang_s: float) -> Behaviour:
+    def behave(body: dict, server: ChatServer) -> Response:
+        if server.count > 1:
+            server.release.wait(hang_s)
+        return verdict(body)
+
+    return behave
+
+
+class ChatServer:
+    """A threaded HTTP server on 127.0.0.1 speaking /v1/chat/completions (see the module doc)."""
+
+    def __init__(self, behaviour: Behaviour = honest_judge, *, one_at_a_time: bool = False,
+                 latency_s: float = 0.0) -> None:  # fmt: skip
+        self.behaviour = behaviour
+        self.one_at_a_time = one_at_a_time
+        self.latency_s = latency_s
+        self.bodies: list[dict[str, Any]] = []
+        self.count = 0
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+        self._serial = threading.Lock()
+        self._server = make_server("127.0.0.1", 0, self._app, threaded=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
+
+    def __enter__(self) -> ChatServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self._server.shutdown()
+        self._thread.join(5)
+
+    def _app(self, environ, start_response):
+        request = Request(environ)
+        if request.path != "/v1/chat/completions":
+            return error(404, f"no route {request.path}")(environ, start_response)
+        body = json.loads(request.get_data() or b"{}")
+        with self._lock:
+            self.count += 1
+            self.bodies.append(body)
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            if self.one_at_a_time:
+                with self._serial:  # the server computes one request at a time; others queue
+                    time.sleep(self.latency_s)
+                    response = self.behaviour(body, self)
+            else:
+                if self.latency_s:
+                    time.sleep(self.latency_s)
+                response = self.behaviour(body, self)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+        return response(environ, start_response)
+
+    def formats(self) -> list[str | None]:
+        """The response_format type of each request, with '+schema' when a schema rode along."""
+        out = []
+        for body in self.bodies:
+            fmt = body.get("response_format")
+            out.append(None if not fmt else fmt["type"] + ("+schema" if "schema" in fmt else ""))
+        return out
