@@ -108,6 +108,9 @@ def cli() -> None:
     gate runs and the verdict cache in --db / $SPANPROOF_DB (default: SQLite in the home,
     PostgreSQL for a team: see `spanproof store --help`).
     """
+    from spanproof.wire import forget_clients
+
+    forget_clients()  # each command starts with fresh model clients (negotiation, counters)
 
 
 def main() -> None:

@@ -185,9 +185,12 @@ def run_async(coro, *, quiet: bool = False, what: str = "command"):
             return await coro
         finally:
             await close_clients()
+            lines.extend(traffic_lines())
+
+    lines: list[str] = []
 
     def say_traffic() -> None:
-        for line in traffic_lines():
+        for line in lines:
             err(line)
 
     try:
@@ -208,5 +211,6 @@ def run_async(coro, *, quiet: bool = False, what: str = "command"):
         err(f"error: {exc}")
         sys.exit(2)
     if not quiet:
-        say_traffic()
+        for line in lines:
+            err(line)
     return result

@@ -20,7 +20,7 @@ import time
 from contextlib import asynccontextmanager
 
 # A completed request counts as "slow" when it took this many times the fastest answer seen.
-SLOW_FACTOR = 1.8
+SLOW_FACTOR = 1.5
 # Latencies below this are scheduling noise, not a sign of queueing (a loopback server
 # answers in a millisecond and jitters by more than that).
 NOISE_FLOOR_S = 0.05
