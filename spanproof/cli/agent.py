@@ -301,7 +301,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         # The answer above is what the runtime could restate, not the model's work: a model or
         # judge that failed is a run that could not be done, never a quiet "could not source".
         cause = (
-            f"the agent model failed: {record.errors[-1] if record.errors else record.ended_by}"
+            f"the agent model failed: {record.errors[0] if record.errors else record.ended_by}"
             if model_failed
             else f"{len(judge_errors)} judge call(s) failed: {judge_errors[0]}"
         )
