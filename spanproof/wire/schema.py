@@ -91,10 +91,12 @@ def json_from_reply(content: str | None) -> Any:
     fenced = _FENCED.search(text)
     if fenced:
         text = fenced.group(1)
+    # strict=False: a raw newline or tab inside a string (small models write them) is still
+    # the JSON the model meant; rejecting it costs a re-ask and says nothing about the verdict.
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except json.JSONDecodeError:
         start, end = text.find("{"), text.rfind("}")
         if start < 0 or end <= start:
             raise
-        return json.loads(text[start : end + 1])
+        return json.loads(text[start : end + 1], strict=False)

@@ -29,10 +29,12 @@ from werkzeug.serving import make_server
 
 Behaviour = Callable[[dict[str, Any], "ChatServer"], Response]
 
+# Verbatim from llama-cpp-python 0.3.36's server (python -m llama_cpp.server), HTTP 500.
 LLAMA_CPP_JSON_SCHEMA_MESSAGE = (
-    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "
-    "\"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': "
-    "{'expected': \"'text' or 'json_object'\"}}]"
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': "
+    "{'expected': \"'text' or 'json_object'\"}}\n\n  File \"llama_cpp/server/app.py\", line 376, "
+    "in create_chat_completion\n    POST /v1/chat/completions"
 )
 CONTEXT_MESSAGE = (
     "This model's maximum context length is 2048 tokens. However, you requested 3245 tokens "
