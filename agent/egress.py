@@ -43,6 +43,8 @@ from spanproof.agent.evidence import Document, EgressEvent
 from spanproof.agent.snapshots import SnapshotStore
 from spanproof.agent.tool_schema import ToolFailure
 
+from spanproof.wire.limiter import LoopSemaphore
+
 DEFAULT_CONTENT_TYPES = ["text/html", "text/plain", "application/xhtml+xml"]
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Events also go to the list of the run that asked for the fetch (Toolbox.events).
@@ -196,7 +198,7 @@ class Fetcher:
         inner = transport or httpx.AsyncHTTPTransport()
         self.transport = PolicyTransport(inner, policy, self)
         self._concurrency = concurrency
-        self._slots: asyncio.Semaphore | None = None
+        self._slots = LoopSemaphore(concurrency)  # one per event loop, like the client
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
@@ -205,7 +207,6 @@ class Fetcher:
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
             self._client_loop = loop
-            self._slots = asyncio.Semaphore(self._concurrency)
             self._client = httpx.AsyncClient(
                 transport=self.transport,
                 follow_redirects=False,
@@ -275,7 +276,7 @@ class Fetcher:
         token = _SINK.set(sink)
         self._client_for_loop()
         try:
-            async with self._slots:  # type: ignore[union-attr]
+            async with self._slots:
                 return await self._fetch(url)
         finally:
             _SINK.reset(token)

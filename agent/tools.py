@@ -55,6 +55,7 @@ from spanproof.agent.tool_schema import (
 )
 
 from spanproof.sentences import sentence_ends  # re-exported: the span boundaries
+from spanproof.wire.limiter import LoopSemaphore
 
 if TYPE_CHECKING:
     from spanproof.agent.web import WebEnv
@@ -325,7 +326,7 @@ class Toolbox:
         self.fetched_urls: dict[str, str] = {}  # normalised url -> doc_id
         self._in_flight: set[str] = set()
         self._fetch_concurrency = fetch_concurrency
-        self._fetch_slots: asyncio.Semaphore | None = None
+        self._fetch_slots = LoopSemaphore(fetch_concurrency)
 
     # -- search -----------------------------------------------------------
 
@@ -382,8 +383,6 @@ class Toolbox:
                 + ": quote from that doc_id instead of fetching again.",
                 retryable=False,
             )
-        if self._fetch_slots is None:
-            self._fetch_slots = asyncio.Semaphore(self._fetch_concurrency)
         self._in_flight.add(key)
         try:
             async with self._fetch_slots:
