@@ -13,6 +13,9 @@ column is where a person corrects it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from spanproof.agent.record import LedgerRow, RunRecord
@@ -77,14 +80,69 @@ def build_ledger(record: RunRecord) -> list[LedgerRow]:
                 published=claim.status != "dropped",
                 reason=claim.reason,
                 reviewer_decision=None,
+                claim_index=claim.index,
             )
         )
     return rows
 
 
-def ledger_markdown(record: RunRecord) -> str:
+class ReviewLike(Protocol):
+    claim_index: int
+    decision: str
+    reviewer: str
+    decided_at: datetime
+    note: str
+    edited_text: str | None
+
+
+def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> list[LedgerRow]:
+    """The run's ledger with each claim's reviewer decision in force (the latest one) filled in.
+
+    ``reviews`` come oldest first (as the store lists them)."""
+    latest: dict[int, ReviewLike] = {}
+    for r in reviews:
+        latest[r.claim_index] = r
+    indexes = [c.index for c in record.answer.claims]
+    rows = []
+    for n, row in enumerate(record.ledger or build_ledger(record)):
+        index = (
+            row.claim_index
+            if row.claim_index is not None
+            else indexes[n]
+            if n < len(indexes)
+            else None
+        )
+        review = latest.get(index) if index is not None else None
+        update: dict = {"claim_index": index}
+        if review is not None:
+            update |= {
+                "reviewer_decision": review.decision,
+                "reviewer": review.reviewer,
+                "reviewed_at": review.decided_at.isoformat(timespec="seconds") + "Z"
+                if review.decided_at.tzinfo is None
+                else review.decided_at.isoformat(timespec="seconds"),
+                "review_note": review.note or None,
+                "edited_text": review.edited_text,
+            }
+        rows.append(row.model_copy(update=update))
+    return rows
+
+
+def _review_cell(row: LedgerRow) -> str:
+    if not row.reviewer_decision:
+        return ""
+    cell = f"{row.reviewer_decision} by {row.reviewer} {row.reviewed_at}"
+    if row.edited_text:
+        cell += f": now reads {row.edited_text!r}"
+    if row.review_note:
+        cell += f" ({row.review_note})"
+    return cell.replace("\n", " ").replace("|", "\\|")
+
+
+def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> str:
     from tabulate import tabulate
 
+    ledger = record.ledger if rows is None else rows
     rows = [
         [
             i,
@@ -98,9 +156,9 @@ def ledger_markdown(record: RunRecord) -> str:
             r.verdict,
             r.set_by,
             r.status,
-            r.reviewer_decision or "",
+            _review_cell(r),
         ]
-        for i, r in enumerate(record.ledger, start=1)
+        for i, r in enumerate(ledger, start=1)
     ]
     headers = [
         "#",

@@ -255,7 +255,12 @@ class LedgerRow(BaseModel):
     status: ClaimStatus
     published: bool
     reason: str = ""
-    reviewer_decision: str | None = None
+    reviewer_decision: str | None = None  # approve | edit | cut: the latest decision in force
+    claim_index: int | None = None  # AnswerClaim.index, which reviewer decisions refer to
+    reviewer: str | None = None
+    reviewed_at: str | None = None
+    review_note: str | None = None
+    edited_text: str | None = None  # the reviewer's edit, which the verifier supported
 
 
 class Cost(BaseModel):

@@ -491,6 +491,9 @@ async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State
                 "near_miss": m.near_miss_agreement,
             }
         },
+        # Each pair with its gold label and verdict, so a viewer can list the pairs behind
+        # any cell of the confusion matrix.
+        "items": {verifier.id: [_judged_item(p, v) for p, v in zip(pairs, verdicts, strict=True)]},
     }
     t = cfg.thresholds
     base = f"{verifier.id} on {path.name}: {m.n} pairs, {m.errors} judge errors"
@@ -500,6 +503,23 @@ async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State
         gated_row("calibration", "near_miss_agreement", m.near_miss_agreement, ">=", t.calibration_near_miss,
                   f"{m.n_near_miss} near-miss pairs"),
     ]  # fmt: skip
+
+
+def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
+    """One judged pair as plain JSON for the gate result's artifacts."""
+    return {
+        "id": pair.id,
+        "kind": pair.kind,
+        "near_miss": pair.near_miss,
+        "claim": pair.claim,
+        "span": pair.span,
+        "label": pair.label,
+        "verdict": "ERROR" if verdict.error else verdict.verdict,
+        "unsupported_element": verdict.unsupported_element,
+        "quote_used": verdict.quote_used,
+        "fired": [c.name for c in verdict.checks if c.fired],
+        "error": verdict.error,
+    }
 
 
 async def _sensitivity(cfg: GateConfig, verifier: Any, judge: Any, state: _State) -> list[CheckRow]:
@@ -552,6 +572,12 @@ async def _sensitivity(cfg: GateConfig, verifier: Any, judge: Any, state: _State
         "selection": selection,
         "excluded": excluded,
         "mutator_failures": failures,
+        # The planted pairs the judge let through, with the span it read.
+        "missed": [
+            {**_judged_item(p.as_pair(), v), "original_id": p.original_id}
+            for p, v in zip(planted, pv, strict=True)
+            if v.error is not None or v.verdict == "SUPPORTED"  # as sensitivity.score counts it
+        ],
     }
     t = cfg.thresholds
     weakest = sorted(

@@ -50,13 +50,18 @@ def _figure(uri: str, caption: str) -> str:
 
 
 def _plots(result: GateResult) -> list[str]:
+    return [_figure(uri, caption) for uri, caption in gate_figures(result)]
+
+
+def gate_figures(result: GateResult) -> list[tuple[str, str]]:
+    """The report's plots as (PNG data URI, caption), from the result's artifacts alone."""
     art = result.artifacts
     th = {r.name: r.threshold for r in result.checks}
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     cal = art.get("calibration") or {}
     for judge_id, data in (cal.get("judges") or {}).items():
         out.append(
-            _figure(
+            (
                 plots.confusion_matrix(
                     cal.get("labels", []),
                     data["matrix"],
@@ -70,7 +75,7 @@ def _plots(result: GateResult) -> list[str]:
     if sens.get("per_kind"):
         thr = _threshold_number(th.get("sensitivity.recall"))
         out.append(
-            _figure(
+            (
                 plots.hbars(
                     sens["per_kind"],
                     f"sensitivity per planted kind ({sens.get('judge', '')})",
@@ -84,7 +89,7 @@ def _plots(result: GateResult) -> list[str]:
     runs = (art.get("groundedness") or {}).get("runs") or []
     if runs:
         out.append(
-            _figure(
+            (
                 plots.paired_bars(
                     [r.get("question_id") or r["run_id"][-8:] for r in runs],
                     {
@@ -104,7 +109,7 @@ def _plots(result: GateResult) -> list[str]:
             for k, v in inj.items()
         }
         out.append(
-            _figure(
+            (
                 plots.hbars(
                     resisted,
                     "injection: resisted per technique",

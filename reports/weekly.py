@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,33 @@ class WeeklyReport(BaseModel):
     runners: list[dict[str, Any]] = Field(default_factory=list)  # per runner and CI job
     top_drop: list[dict[str, Any]] = Field(default_factory=list)
     gate_runs: list[dict[str, Any]] = Field(default_factory=list)
+    # Reviewer decisions in force on the period's published claims: the human check on the grader.
+    review: dict[str, Any] = Field(default_factory=dict)
+
+
+def review_totals(records: list[Any], reviews: Mapping[str, Iterable[Any]]) -> dict[str, Any]:
+    """Published claims, how many a reviewer decided, and the share a reviewer cut.
+
+    The decision in force per claim is the latest; a decision on a claim the verifier
+    dropped is not counted (it was never published).
+    """
+    published = 0
+    decided: dict[str, int] = {"approve": 0, "edit": 0, "cut": 0}
+    for record in records:
+        shown = {c.index for c in record.answer.claims if c.status != "dropped"}
+        published += len(shown)
+        latest: dict[int, Any] = {}
+        for r in reviews.get(record.run_id, []):  # oldest first, as the store lists them
+            latest[r.claim_index] = r
+        for index, r in latest.items():
+            if index in shown and r.decision in decided:
+                decided[r.decision] += 1
+    return {
+        "published_claims": published,
+        "reviewed": sum(decided.values()),
+        **decided,
+        "cut_share": decided["cut"] / published if published else None,
+    }
 
 
 def _records_frame(records: list[Any], prices: Prices) -> pd.DataFrame:
@@ -154,6 +182,7 @@ def build_weekly(
     since: str = "7d",
     now: datetime | None = None,
     prices: Prices | None = None,
+    reviews: Mapping[str, Iterable[Any]] | None = None,
 ) -> WeeklyReport:
     """The report over ``records`` and ``gate_runs`` created in the window (the store
     selects them in SQL; anything outside the window passed here is left out)."""
@@ -174,6 +203,8 @@ def build_weekly(
     report.gate_runs = [_gate_row(g) for g in gates]
     if df.empty:
         return report
+    in_window = set(df["run_id"])
+    report.review = review_totals([r for r in records if r.run_id in in_window], reviews or {})
     claims = df["drafted"].sum()
     published = df["published"].sum()
     # Rates pooled over claims (not a mean of per-run rates, which would weight a one-claim run like a ten-claim one).
@@ -281,6 +312,20 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                 ),
             )
         )  # fmt: skip
+        rv = report.review
+        if rv:
+            out.append(
+                (
+                    "Human review (share of published claims a reviewer cut)",
+                    tabulate(
+                        [[rv["published_claims"], rv["reviewed"], rv["approve"], rv["edit"], rv["cut"],
+                          _f(rv["cut_share"])]],
+                        headers=["published", "reviewed", "approved", "edited", "cut", "cut share"],
+                        tablefmt=fmt,
+                        disable_numparse=True,
+                    ),
+                )
+            )  # fmt: skip
         out.append(
             (
                 "Groundedness over time",

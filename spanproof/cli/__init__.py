@@ -63,6 +63,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "store",
         "The run store: info, prune, migrate a home into a shared database.",
     ),
+    "view": (
+        "spanproof.cli.view",
+        "view",
+        "A local web page to read runs and gate results and review each claim.",
+    ),
 }
 
 

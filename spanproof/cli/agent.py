@@ -406,7 +406,8 @@ def recheck(run_id, corpus, live, as_json, home, db):
       spanproof recheck 3f2a9c1e --live --json   # re-fetch over the network
     """
     home_dir = resolve_home(home)
-    record = _store(home_dir, db).get(run_id)
+    store = _store(home_dir, db)
+    record = store.get(run_id)
     notes = snapshot_notes(record, home_dir, db)
     if live:
         from urllib.parse import urlsplit
@@ -426,6 +427,10 @@ def recheck(run_id, corpus, live, as_json, home, db):
             await env.aclose()
 
     rows = asyncio.run(go())
+    from spanproof.store.models import Recheck
+
+    # Kept in the store, so the viewer shows beside each span whether its quote is still there.
+    store.store.add_rechecks(record.run_id, [Recheck(**r) for r in rows])
     if as_json:
         echo_json({"run_id": record.run_id, "checks": rows, "snapshot_notes": notes})
     else:
@@ -530,29 +535,58 @@ def runs_list(kind, limit, offset, as_json, home, db):
 
 @runs.command("show")
 @click.argument("run_id")
-@json_option("Print the full run record.")
+@json_option("Print the full run record, its ledger with reviewer decisions, and the review log.")
+@click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), default=None,
+              help="Write the brief and the claim ledger, with reviewer decisions, to this file.")  # fmt: skip
 @home_option()
 @db_option()
 @storage_errors
-def runs_show(run_id, as_json, home, db):
-    """One run: its answer and citations (or the full record with --json).
+def runs_show(run_id, as_json, markdown_file, home, db):
+    """One run: its answer, citations and reviewer decisions (or the full record with --json).
 
     RUN_ID is the full id or a unique prefix of it (taken literally: % and _ are not
-    wildcards).
+    wildcards). Reviewer decisions are made in `spanproof view`.
 
     \b
     Examples:
       spanproof runs show 3f2a9c1e
       spanproof runs show 3f2a9c1e --json
+      spanproof runs show 3f2a9c1e --markdown brief.md   # the brief and the reviewed ledger
     """
+    import json
+
+    from spanproof.agent.ledger import answer_markdown, ledger_with_reviews
+
     home_dir = resolve_home(home)
-    record = _store(home_dir, db).get(run_id)
+    store = _store(home_dir, db)
+    record = store.get(run_id)
+    reviews = store.store.list_reviews(record.run_id)
+    reviewed = record.model_copy(update={"ledger": ledger_with_reviews(record, reviews)})
+    if markdown_file:
+        from spanproof.files import write_atomic
+
+        write_atomic(markdown_file, answer_markdown(reviewed))
+        if not as_json:
+            err(f"wrote {markdown_file}")
     if as_json:
-        click.echo(record.model_dump_json(indent=2))
-    else:
-        render_answer(record, rich_ok=sys.stdout.isatty())
-        for note in snapshot_notes(record, home_dir, db):
-            err(note)
+        payload = json.loads(reviewed.model_dump_json())
+        payload["reviews"] = [r.model_dump(mode="json") for r in reviews]
+        echo_json(payload)
+        return
+    render_answer(record, rich_ok=sys.stdout.isatty())
+    for note in snapshot_notes(record, home_dir, db):
+        err(note)
+    if reviews:
+        from tabulate import tabulate
+
+        click.echo("\nReviewer decisions (latest per claim is in force):")
+        click.echo(
+            tabulate(
+                [[r.decided_at.isoformat(timespec="seconds"), r.claim_index, r.decision, r.reviewer,
+                  r.edited_text or "", r.note] for r in reviews],
+                headers=["when", "claim", "decision", "reviewer", "edited text", "note"],
+            )
+        )  # fmt: skip
 
 
 @runs.command("delete")

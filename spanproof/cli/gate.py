@@ -208,7 +208,8 @@ def weekly(since, as_json, out_dir, config_path, home, db) -> None:
     store = open_store(home=home, db=db)
     records = [parse_record(r.run_id, r.record) for r in store.runs_between(start, now)]
     gates = store.gate_runs_between(start, now)
-    rep = build_weekly(records, gates, since=since, now=now, prices=cfg.prices)
+    reviews = {r.run_id: store.list_reviews(r.run_id) for r in records}
+    rep = build_weekly(records, gates, since=since, now=now, prices=cfg.prices, reviews=reviews)
     if out_dir:
         paths = write_weekly(rep, out_dir)
         if not as_json:

@@ -26,6 +26,8 @@ _EXPORTS = {
     "RunNotFound": "spanproof.store.errors",
     "RunSummary": "spanproof.store.models",
     "RunPage": "spanproof.store.models",
+    "RunFilter": "spanproof.store.models",
+    "Recheck": "spanproof.store.models",
     "Review": "spanproof.store.models",
     "SnapshotHolder": "spanproof.store.models",
     "StoreInfo": "spanproof.store.models",

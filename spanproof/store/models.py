@@ -25,11 +25,34 @@ class RunSummary(BaseModel):
     updated_at: str
     claims_published: int | None = None
     published_groundedness: float | None = None
+    pre_prune_supported_rate: float | None = None
     cost_usd: float | None = None
     host: str = ""
     runner: str = ""
     ci_job: str | None = None
     still_running: bool = False  # interrupted, on this host, and its process is alive
+
+
+VerdictMix = Literal["all_supported", "some_published_unsupported", "some_drafted_unsupported",
+                     "no_claims"]  # fmt: skip
+
+
+class RunFilter(BaseModel):
+    """What the run list may be narrowed by; every field reads an indexed-or-small column,
+    never a record, so a filtered page costs what an unfiltered one does."""
+
+    question: str = ""  # every word must occur in the question (case-insensitive, literal)
+    status: str | None = None
+    policy: str | None = None
+    model: str | None = None  # the agent model spec, exactly
+    judge: str | None = None  # one judge spec among the run's judges, exactly
+    prompt_version: str | None = None  # a prefix of the run's prompt version hash
+    since: datetime | None = None  # created at or after (naive UTC or aware)
+    until: datetime | None = None  # created before
+    # all_supported: every published claim SUPPORTED; some_published_unsupported: a published
+    # claim was flagged or narrowed; some_drafted_unsupported: a drafted claim was not
+    # SUPPORTED (dropped, flagged or narrowed); no_claims: nothing published.
+    mix: VerdictMix | None = None
 
 
 class RunPage(BaseModel):
@@ -94,6 +117,21 @@ class Review(BaseModel):
     note: str = ""
     reviewer: str
     decided_at: datetime
+
+
+class Recheck(BaseModel):
+    """One cited span as `spanproof recheck` found it (checks 1 and 2)."""
+
+    span_id: str
+    url: str
+    checked_at: datetime | None = None
+    resolves: bool
+    same_snapshot: bool | None = None
+    quote_on_page: bool | None = None
+    snapshot_sha256: str = ""
+    fetched_sha256: str | None = None
+    flag: str = ""
+    runner: str = ""
 
 
 class SnapshotHolder(BaseModel):

@@ -11,10 +11,12 @@ import sqlalchemy as sa
 
 from spanproof.store.migrations.versions import v0001_initial as v1
 from spanproof.store.migrations.versions import v0002_wider_version_columns as v2
+from spanproof.store.migrations.versions import v0003_rechecks as v3
 
 KNOWN_REVISIONS = (
     "0001",
     "0002",
+    "0003",
 )  # every revision, oldest first; a test checks them against Alembic
 HEAD = KNOWN_REVISIONS[-1]
 
@@ -26,7 +28,8 @@ verdicts = sa.Table("verdicts", metadata, *v1.verdicts_columns())
 usefulness = sa.Table("usefulness", metadata, *v1.usefulness_columns())
 reviews = sa.Table("reviews", metadata, *v1.reviews_columns())
 snapshot_holders = sa.Table("snapshot_holders", metadata, *v1.snapshot_holders_columns())
-for _name, _table, _cols in v1.INDEXES:
+rechecks = sa.Table("rechecks", metadata, *v3.rechecks_columns())
+for _name, _table, _cols in [*v1.INDEXES, *v3.INDEXES]:
     sa.Index(_name, *(metadata.tables[_table].c[c] for c in _cols))
 for (_table, _column), (_old, _new) in v2.WIDENED.items():
     metadata.tables[_table].c[_column].type = sa.String(_new)

@@ -37,7 +37,9 @@ from spanproof.store.models import (
     RUN_KINDS,
     GateRunRow,
     PruneResult,
+    Recheck,
     Review,
+    RunFilter,
     RunPage,
     RunSummary,
     SnapshotHolder,
@@ -54,6 +56,37 @@ _CHUNK = 500
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _run_filter(f: RunFilter) -> list[Any]:
+    """SQL conditions for a RunFilter, on the runs table's columns only."""
+    c = t.runs.c
+    where: list[Any] = []
+    for word in f.question.split():
+        where.append(sa.func.lower(c.question).like(f"%{_escape_like(word.lower())}%", escape="\\"))
+    for column, value in ((c.status, f.status), (c.policy, f.policy), (c.model, f.model)):
+        if value:
+            where.append(column == value)
+    if f.judge:  # the judges column joins a run's judge specs with "+"
+        j = _escape_like(f.judge)
+        where.append(sa.or_(c.judges == f.judge, c.judges.like(f"{j}+%", escape="\\"),
+                            c.judges.like(f"%+{j}", escape="\\"),
+                            c.judges.like(f"%+{j}+%", escape="\\")))  # fmt: skip
+    if f.prompt_version:
+        where.append(c.prompt_version.like(f"{_escape_like(f.prompt_version)}%", escape="\\"))
+    if f.since is not None:
+        where.append(c.created_at >= utc_naive(f.since))
+    if f.until is not None:
+        where.append(c.created_at < utc_naive(f.until))
+    if f.mix == "all_supported":
+        where += [c.claims_published > 0, c.published_groundedness >= 1.0]
+    elif f.mix == "some_published_unsupported":
+        where.append(c.published_groundedness < 1.0)
+    elif f.mix == "some_drafted_unsupported":
+        where.append(c.pre_prune_supported_rate < 1.0)
+    elif f.mix == "no_claims":
+        where.append(sa.func.coalesce(c.claims_published, 0) == 0)
+    return where
 
 
 def _pid_alive(pid: int | None) -> bool:
@@ -202,20 +235,24 @@ class Store:
                 c.model, c.judges, c.home, c.record]  # fmt: skip
 
     def list_runs(
-        self, *, kind: str | Iterable[str] | None = "ask", limit: int = 50, offset: int = 0
-    ) -> RunPage:
+        self, *, kind: str | Iterable[str] | None = "ask", limit: int = 50, offset: int = 0,
+        filters: RunFilter | None = None,
+    ) -> RunPage:  # fmt: skip
         """A page of runs, newest first, without reading records: fit for 10,000s of runs.
 
-        ``kind``: one kind, several, or None for every kind.
+        ``kind``: one kind, several, or None for every kind. ``filters`` narrows further
+        (question words, status, policy, model, judge, prompt version, dates, verdict mix).
         """
         c = t.runs.c
         where = []
         if kind is not None:
             kinds = [kind] if isinstance(kind, str) else list(kind)
             where.append(c.kind.in_(kinds))
+        if filters is not None:
+            where += _run_filter(filters)
         cols = [c.run_id, c.kind, c.question, c.status, c.policy, c.model, c.created_at,
-                c.updated_at, c.claims_published, c.published_groundedness, c.cost_usd, c.host,
-                c.runner, c.ci_job, c.pid]  # fmt: skip
+                c.updated_at, c.claims_published, c.published_groundedness,
+                c.pre_prune_supported_rate, c.cost_usd, c.host, c.runner, c.ci_job, c.pid]  # fmt: skip
         query = (
             sa.select(*cols)
             .where(*where)
@@ -259,9 +296,10 @@ class Store:
                 yield row.run_id, row.record
 
     def delete_run(self, run_id: str) -> str:
-        """Delete one run and its reviews; the full id is required (no prefixes)."""
+        """Delete one run, its reviews and rechecks; the full id is required (no prefixes)."""
         with self._write() as conn:
             conn.execute(sa.delete(t.reviews).where(t.reviews.c.run_id == run_id))
+            conn.execute(sa.delete(t.rechecks).where(t.rechecks.c.run_id == run_id))
             gone = conn.execute(sa.delete(t.runs).where(t.runs.c.run_id == run_id)).rowcount
         if gone != 1:
             raise RunNotFound(
@@ -415,6 +453,32 @@ class Store:
         with self._read() as conn:
             return [Review(**r._mapping) for r in conn.execute(query)]
 
+    # -- rechecks (``spanproof recheck``'s findings) -----------------------------------------
+
+    def add_rechecks(self, run_id: str, rows: Iterable[Recheck]) -> list[Recheck]:
+        """Record what one recheck of a run found, span by span (appended, never edited)."""
+        full = self.resolve_run_id(run_id)
+        runner = self.provenance().runner[:255]
+        now = now_naive()
+        stored = [
+            r.model_copy(update={"checked_at": utc_naive(r.checked_at) or now, "runner": runner})
+            for r in rows
+        ]
+        values = [{"id": str(uuid.uuid4()), "run_id": full, **r.model_dump()} for r in stored]
+        if values:
+            with self._write() as conn:
+                conn.execute(sa.insert(t.rechecks), values)
+        return stored
+
+    def list_rechecks(self, run_id: str) -> list[Recheck]:
+        """Every recheck finding for a run, oldest first."""
+        c = t.rechecks.c
+        cols = [c.span_id, c.url, c.checked_at, c.resolves, c.same_snapshot, c.quote_on_page,
+                c.snapshot_sha256, c.fetched_sha256, c.flag, c.runner]  # fmt: skip
+        query = sa.select(*cols).where(c.run_id == run_id).order_by(c.checked_at, c.id)
+        with self._read() as conn:
+            return [Recheck(**r._mapping) for r in conn.execute(query)]
+
     # -- snapshot locations --------------------------------------------------------------
 
     def record_snapshot_holders(
@@ -519,6 +583,8 @@ class Store:
                 "usefulness": n(conn, t.usefulness, *old_scores),
             }
             if not dry_run:
+                gone = sa.select(r.run_id).where(*old_runs, sa.not_(keep_runs))
+                conn.execute(sa.delete(t.rechecks).where(t.rechecks.c.run_id.in_(gone)))
                 conn.execute(sa.delete(t.runs).where(*old_runs, sa.not_(keep_runs)))
                 conn.execute(sa.delete(t.verdicts).where(*old_verdicts, sa.not_(keep_verdicts)))
                 conn.execute(sa.delete(t.usefulness).where(*old_scores))

@@ -1,0 +1,555 @@
+"""The viewer as an ASGI app: server-rendered pages over `ViewData`, no scripts at all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from spanproof.agent.record import RunRecord
+from spanproof.view import gates as gate_views
+from spanproof.view.data import (
+    KIND_LABELS,
+    MIX_LABELS,
+    POLICIES,
+    RUN_STATUSES,
+    RunQuery,
+    SnapshotMissing,
+    ViewData,
+)
+from spanproof.view.decide import DecisionRefused, claim_of, decide
+from spanproof.view.reviews import DECISIONS, latest_by_claim
+from spanproof.view.security import CSRF_FIELD, CsrfRefused, Guard, check_csrf, new_csrf_token
+from spanproof.view.settings import ViewSettings
+from spanproof.view.spans import DEFAULT_CONTEXT, span_context
+
+REVIEWER_COOKIE = "spanproof_reviewer"
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.0%}"
+
+
+def _num(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.3f}"
+    return str(x)
+
+
+def _signed(x: float | None) -> str:
+    return "" if x is None else f"{x:+.3f}"
+
+
+def _when(x: Any) -> str:
+    """A stored time as ISO 8601 UTC (the store keeps naive UTC datetimes)."""
+    if x is None:
+        return "-"
+    if hasattr(x, "isoformat"):
+        text = x.isoformat(timespec="seconds")
+        return text + "Z" if getattr(x, "tzinfo", None) is None else text
+    return str(x)
+
+
+class ViewContext:
+    """What every handler shares: settings, data, templates, the CSRF token, verifiers."""
+
+    def __init__(self, settings: ViewSettings, data: ViewData | None = None):
+        from spanproof.specs import EndpointSettings
+        from spanproof.view.judges import shipped_calibration_set
+
+        self.settings = settings
+        self.data = data or ViewData(settings.home, settings.db)
+        self.csrf_token = new_csrf_token()
+        self.endpoint = EndpointSettings(base_url=settings.base_url, api_key=settings.api_key)
+        sets = settings.sets or [shipped_calibration_set()]
+        self.sets: dict[str, Path] = {Path(p).stem: Path(p) for p in sets}
+        self._verifiers: dict[tuple[str, ...], Any] = {}
+        self._cache = None
+        self._side_by_side: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self.env = Environment(
+            loader=PackageLoader("spanproof.view", "templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.filters.update(pct=_pct, num=_num, signed=_signed, when=_when)
+        self.env.globals.update(csrf_field=CSRF_FIELD)
+
+    @property
+    def cache(self):
+        if self._cache is None:
+            from spanproof.graders.cache import VerdictCache
+
+            self._cache = VerdictCache(self.data.store)  # the store's shared verdict cache
+        return self._cache
+
+    def verifier_for(self, record: RunRecord):
+        """The run's own judges (its config), through the home's verdict cache."""
+        from spanproof.graders.judges import make_judge
+        from spanproof.graders.verify import Verifier
+
+        specs = tuple(record.config.judges or ["rules"])
+        if specs not in self._verifiers:
+            judges = [make_judge(s, endpoint=self.endpoint) for s in specs]
+            self._verifiers[specs] = Verifier(judges, cache=self.cache)
+        return self._verifiers[specs]
+
+    def render(
+        self, request: Request, name: str, status_code: int = 200, **values: Any
+    ) -> HTMLResponse:
+        values.setdefault(
+            "reviewer", request.cookies.get(REVIEWER_COOKIE) or self.settings.reviewer
+        )
+        body = self.env.get_template(name).render(
+            request=request, csrf_token=self.csrf_token, nav=name.split(".")[0], **values
+        )
+        return HTMLResponse(body, status_code=status_code)
+
+
+def _not_found(ctx: ViewContext, request: Request, what: str) -> HTMLResponse:
+    return ctx.render(request, "error.html", status_code=404, title="Not found", message=what)
+
+
+# --- runs -----------------------------------------------------------------------------------
+
+
+def _page_number(request: Request) -> int:
+    try:
+        return max(1, int(request.query_params.get("page", "1")))
+    except ValueError:
+        return 1
+
+
+class Paging:
+    def __init__(self, total: int, page: int, per_page: int):
+        self.total, self.page, self.per_page = total, page, per_page
+        self.pages = max(1, -(-total // per_page))
+
+
+def runs_list(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    raw = {k: request.query_params.get(k, "") for k in RunQuery.model_fields}
+    try:
+        f = RunQuery(**raw)
+        error = None
+    except ValidationError as exc:
+        f, error = (
+            RunQuery(),
+            "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors(include_url=False)),
+        )
+    number = _page_number(request)
+    result = ctx.data.list_runs(f, number, ctx.settings.per_page)
+    query = {k: v for k, v in f.model_dump().items() if v}
+
+    def page_link(n: int) -> str:
+        return "/runs?" + urlencode({**query, "page": n})
+
+    recent = ctx.data.list_runs(RunQuery(), 1, 200).items
+    return ctx.render(
+        request,
+        "runs.html",
+        title="Runs",
+        filter=f,
+        error=error,
+        rows=result.items,
+        page=Paging(result.total, number, ctx.settings.per_page),
+        page_link=page_link,
+        kinds=KIND_LABELS,
+        statuses=RUN_STATUSES,
+        policies=POLICIES,
+        mixes=MIX_LABELS,
+        models=sorted({r.model for r in recent if r.model}),
+    )
+
+
+def _load_run(ctx: ViewContext, run_id: str) -> RunRecord | None:
+    try:
+        return ctx.data.run(run_id)
+    except KeyError:  # RunNotFound is one
+        return None
+
+
+def run_page(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    record = _load_run(ctx, request.path_params["run_id"])
+    if record is None:
+        return _not_found(ctx, request, f"No run {request.path_params['run_id']!r} in this store.")
+    reviews = ctx.data.reviews_for(record.run_id)
+    m = record.metrics
+    b = record.config.budgets
+    used = {
+        "searches": (m.searches, b.searches),
+        "fetches": (m.fetches, b.fetches),
+        "tool calls": (m.tool_calls, b.tool_calls),
+        "spans": (m.spans, b.spans),
+        "tokens": (
+            sum(u.prompt_tokens + u.completion_tokens for u in m.tokens_by_model.values()),
+            b.tokens,
+        ),
+    }
+    refusals = [e for e in record.egress if e.decision == "refused"]
+    return ctx.render(
+        request,
+        "run.html",
+        title=record.question,
+        record=record,
+        latest=latest_by_claim(reviews),
+        reviews=reviews,
+        budget=used,
+        refusals=refusals,
+    )
+
+
+def _judges_of(verdict) -> list[str]:
+    if verdict.panel:
+        return [f"{v.judge}: {v.verdict}" for v in verdict.panel]
+    return [verdict.judge or "-"]
+
+
+def _claim_view(
+    ctx: ViewContext, record: RunRecord, claim_index: int, context: int
+) -> dict[str, Any]:
+    claim = claim_of(record, claim_index)
+    verdict_by_span = {
+        pv.span_id: pv.verdict for pv in record.verdicts if pv.claim_index == claim_index
+    }
+    ordered = [claim.supporting_span_id] if claim.supporting_span_id else []
+    ordered += [s for s in claim.span_ids if s not in ordered]
+    rechecks: dict[str, Any] = {}
+    for r in ctx.data.rechecks_for(record.run_id):
+        rechecks[r.span_id] = r  # oldest first: the latest recheck of each span wins
+    spans = []
+    for sid in ordered:
+        span = record.span(sid)
+        if span is None:
+            spans.append({"span_id": sid, "missing": "this span id is not in the run record"})
+            continue
+        verdict = verdict_by_span.get(sid) or (
+            claim.verdict if sid == claim.supporting_span_id else None
+        )
+        doc = record.document(span.doc_id)
+        item: dict[str, Any] = {
+            "span_id": sid,
+            "span": span,
+            "doc": doc,
+            "verdict": verdict,
+            "supporting": sid == claim.supporting_span_id,
+            "recheck": rechecks.get(sid),
+        }
+        try:
+            item["ctx"] = span_context(
+                ctx.data.snapshot_text(span.doc_id),
+                span,
+                verdict.quote_used if verdict else None,
+                context,
+            )
+        except SnapshotMissing as exc:
+            item["missing"] = exc.args[0]
+        except ValueError as exc:
+            item["missing"] = str(exc)
+        spans.append(item)
+    return {"claim": claim, "spans": spans, "judges": _judges_of(claim.verdict)}
+
+
+def _context_param(request: Request) -> int:
+    try:
+        return int(request.query_params.get("context", DEFAULT_CONTEXT))
+    except ValueError:
+        return DEFAULT_CONTEXT
+
+
+def _claim_response(
+    ctx: ViewContext,
+    request: Request,
+    record: RunRecord,
+    claim_index: int,
+    status_code: int = 200,
+    **extra: Any,
+) -> Response:
+    try:
+        view = _claim_view(ctx, record, claim_index, _context_param(request))
+    except KeyError:
+        return _not_found(ctx, request, f"Run {record.run_id} has no claim {claim_index}.")
+    reviews = [r for r in ctx.data.reviews_for(record.run_id) if r.claim_index == claim_index]
+    return ctx.render(
+        request,
+        "claim.html",
+        status_code=status_code,
+        title=f"Claim {claim_index} of {record.run_id}",
+        record=record,
+        reviews=reviews,
+        latest=reviews[-1] if reviews else None,
+        decisions=DECISIONS,
+        done=request.query_params.get("done"),
+        context=_context_param(request),
+        **view,
+        **extra,
+    )
+
+
+def _claim_index(request: Request) -> int | None:
+    try:
+        return int(request.path_params["claim_index"])
+    except ValueError:
+        return None
+
+
+def claim_page(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    record = _load_run(ctx, request.path_params["run_id"])
+    idx = _claim_index(request)
+    if record is None or idx is None:
+        return _not_found(ctx, request, "No such run or claim.")
+    return _claim_response(ctx, request, record, idx)
+
+
+async def review_claim(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    form = await request.form()
+    try:
+        check_csrf(form.get(CSRF_FIELD), ctx.csrf_token)
+    except CsrfRefused as exc:
+        return PlainTextResponse(str(exc), status_code=403)
+    record = await run_in_threadpool(_load_run, ctx, request.path_params["run_id"])
+    idx = _claim_index(request)
+    if record is None or idx is None:
+        return _not_found(ctx, request, "No such run or claim.")
+    decision = str(form.get("decision", ""))
+    reviewer = str(form.get("reviewer", "")).strip()
+    note = str(form.get("note", ""))
+    edited = str(form.get("edited_text", "")) if decision == "edit" else None
+    try:
+        review = await decide(
+            record, idx, decision,  # type: ignore[arg-type]
+            reviewer=reviewer, note=note, edited_text=edited,
+            verifier_for=ctx.verifier_for, snapshots=ctx.data,
+        )  # fmt: skip
+        stored = await run_in_threadpool(ctx.data.add_review, review)
+    except (DecisionRefused, ValidationError) as exc:
+        message = (
+            str(exc)
+            if isinstance(exc, DecisionRefused)
+            else "; ".join(e["msg"] for e in exc.errors(include_url=False))
+        )
+        return _claim_response(
+            ctx, request, record, idx, status_code=422,
+            refused=message, refused_verdict=getattr(exc, "verdict", None),
+            edited_text=edited or "", note_text=note, reviewer=reviewer or None,
+        )  # fmt: skip
+    target = f"/runs/{record.run_id}/claims/{idx}?done={stored.decision}#review"
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(REVIEWER_COOKIE, reviewer, httponly=True, samesite="strict", path="/")
+    return response
+
+
+def _ledger_rows(ctx: ViewContext, record: RunRecord):
+    from spanproof.agent.ledger import ledger_with_reviews
+
+    return ledger_with_reviews(record, ctx.data.reviews_for(record.run_id))
+
+
+def ledger_json(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    record = _load_run(ctx, request.path_params["run_id"])
+    if record is None:
+        return _not_found(ctx, request, "No such run.")
+    rows = [r.model_dump(mode="json") for r in _ledger_rows(ctx, record)]
+    return JSONResponse(
+        rows,
+        headers={"content-disposition": f'attachment; filename="{record.run_id}.ledger.json"'},
+    )
+
+
+def ledger_markdown(request: Request) -> Response:
+    from spanproof.agent.ledger import ledger_markdown as render
+
+    ctx: ViewContext = request.app.state.ctx
+    record = _load_run(ctx, request.path_params["run_id"])
+    if record is None:
+        return _not_found(ctx, request, "No such run.")
+    return PlainTextResponse(
+        render(record, rows=_ledger_rows(ctx, record)) + "\n",
+        media_type="text/markdown; charset=utf-8",
+        headers={"content-disposition": f'attachment; filename="{record.run_id}.ledger.md"'},
+    )
+
+
+# --- gate results -----------------------------------------------------------------------------
+
+
+def gates_list(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    return ctx.render(request, "gates.html", title="Gate results", gates=ctx.data.gate_results())
+
+
+def _load_gate(ctx: ViewContext, gate_id: str):
+    try:
+        return ctx.data.gate(gate_id)
+    except KeyError:
+        return None
+
+
+def gate_page(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    result = _load_gate(ctx, request.path_params["gate_id"])
+    if result is None:
+        return _not_found(ctx, request, f"No gate result {request.path_params['gate_id']!r}.")
+    from spanproof.reports.markdown import verdict_line
+
+    return ctx.render(
+        request,
+        "gate.html",
+        title=f"Gate {result.gate_id}",
+        result=result,
+        verdict=verdict_line(result),
+        figures=gate_views.figures(result),
+        sensitivity=gate_views.sensitivity_kinds(result),
+        confusions=gate_views.confusions(result),
+        injection=gate_views.injection_rows(result),
+        sens=result.artifacts.get("sensitivity") or {},
+    )
+
+
+def gate_calibration(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    result = _load_gate(ctx, request.path_params["gate_id"])
+    if result is None:
+        return _not_found(ctx, request, "No such gate result.")
+    q = request.query_params
+    judge = q.get("judge") or (result.judge_ids[0] if result.judge_ids else "")
+    items = gate_views.calibration_items(
+        result, judge, q.get("gold") or None, q.get("verdict") or None
+    )
+    return ctx.render(
+        request,
+        "gate_calibration.html",
+        title=f"Calibration pairs of {result.gate_id}",
+        result=result,
+        judge=judge,
+        gold=q.get("gold"),
+        verdict=q.get("verdict"),
+        items=items,
+        recorded=bool(((result.artifacts.get("calibration") or {}).get("items") or {}).get(judge)),
+    )
+
+
+def gates_compare(request: Request) -> Response:
+    ctx: ViewContext = request.app.state.ctx
+    a_id, b_id = request.query_params.get("a", ""), request.query_params.get("b", "")
+    a, b = _load_gate(ctx, a_id), _load_gate(ctx, b_id)
+    if a is None or b is None:
+        return _not_found(ctx, request, "Pick two stored gate results to compare (a= and b=).")
+    moves = gate_views.compare_checks(a, b)
+    return ctx.render(
+        request,
+        "compare.html",
+        title="Two gate results side by side",
+        a=a,
+        b=b,
+        moves=moves,
+        moved=sum(m.moved for m in moves),
+        kinds=gate_views.compare_sensitivity(a, b),
+        show_all=request.query_params.get("all") == "1",
+    )
+
+
+# --- judges ------------------------------------------------------------------------------------
+
+
+async def judges_page(request: Request) -> Response:
+    from spanproof.graders.judges import JudgeConfigError
+    from spanproof.specs import SpecError
+    from spanproof.view.judges import SHOW_LABELS, side_by_side
+
+    ctx: ViewContext = request.app.state.ctx
+    q = request.query_params
+    set_name = q.get("set") or next(iter(ctx.sets))
+    chosen = q.getlist("judge") or list(ctx.settings.judges)
+    show = q.get("show") or "all"
+    if (
+        set_name not in ctx.sets
+        or any(j not in ctx.settings.judges for j in chosen)
+        or show not in SHOW_LABELS
+    ):
+        return ctx.render(
+            request, "error.html", status_code=400, title="Not offered",
+            message="Only the sets and judges `spanproof view` was started with can be run here "
+            f"(sets: {', '.join(ctx.sets)}; judges: {', '.join(ctx.settings.judges)}). "
+            "Start it with --set FILE and --judge SPEC to add more.",
+        )  # fmt: skip
+    key = (set_name, tuple(chosen))
+    error = None
+    if key not in ctx._side_by_side:
+        try:
+            ctx._side_by_side[key] = await side_by_side(
+                ctx.sets[set_name], chosen, cache=ctx.cache, endpoint=ctx.endpoint
+            )
+        except (SpecError, JudgeConfigError, ValueError, OSError) as exc:
+            error = f"could not judge {set_name}: {exc}"
+    table = ctx._side_by_side.get(key)
+    rows = [r for r in table.rows if r.shown(show)] if table else []  # type: ignore[arg-type]
+    return ctx.render(
+        request,
+        "judges.html",
+        title="Judges side by side",
+        sets=list(ctx.sets),
+        set_name=set_name,
+        offered=ctx.settings.judges,
+        chosen=chosen,
+        show=show,
+        shows=SHOW_LABELS,
+        table=table,
+        rows=rows,
+        error=error,
+    )
+
+
+def index(request: Request) -> Response:
+    return RedirectResponse("/runs", status_code=303)
+
+
+def create_app(settings: ViewSettings, data: ViewData | None = None) -> Starlette:
+    ctx = ViewContext(settings, data)
+    static = Path(__file__).parent / "static"
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/runs", runs_list),
+            Route("/runs/{run_id}", run_page),
+            Route("/runs/{run_id}/ledger.json", ledger_json),
+            Route("/runs/{run_id}/ledger.md", ledger_markdown),
+            Route("/runs/{run_id}/claims/{claim_index}", claim_page),
+            Route("/runs/{run_id}/claims/{claim_index}/review", review_claim, methods=["POST"]),
+            Route("/gates", gates_list),
+            Route("/gates/compare", gates_compare),
+            Route("/gates/{gate_id}", gate_page),
+            Route("/gates/{gate_id}/calibration", gate_calibration),
+            Route("/judges", judges_page),
+            Mount("/static", StaticFiles(directory=static), name="static"),
+        ]
+    )
+    app.state.ctx = ctx
+    app.add_middleware(Guard, allowed_hosts=settings.allowed_hosts(), token=settings.token)
+    return app
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)

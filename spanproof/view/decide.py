@@ -1,0 +1,123 @@
+"""A reviewer's decision on one claim, checked before it is stored.
+
+- approve: the claim as the run published it. A dropped claim cannot be approved:
+  the verifier refused it, and a person's click does not overrule the verifier.
+- edit: the new text is verified against the same span, with the run's own judges,
+  exactly as the run verified it (span fidelity against the snapshot, instructions in
+  the span's paragraph, then the judges and the code audit). Only a SUPPORTED verdict
+  lets the edit stand; anything else refuses it and stores nothing. A reviewer edit
+  never bypasses the verifier.
+- cut: the claim is withdrawn from what is published, with a note saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from spanproof.agent.record import AnswerClaim, RunRecord
+from spanproof.graders.verdict import SpanRef, Verdict
+from spanproof.view.reviews import Decision, ReviewDecision
+
+MAX_CLAIM_CHARS = 600  # the draft schema's limit on a claim
+
+
+class DecisionRefused(ValueError):
+    """The decision was not stored; the message says why and what the reviewer can do."""
+
+    def __init__(self, message: str, verdict: Verdict | None = None):
+        super().__init__(message)
+        self.verdict = verdict
+
+
+def claim_of(record: RunRecord, claim_index: int) -> AnswerClaim:
+    for claim in record.answer.claims:
+        if claim.index == claim_index:
+            return claim
+    raise KeyError(claim_index)
+
+
+def supporting_span(record: RunRecord, claim: AnswerClaim):
+    span_id = claim.supporting_span_id or (claim.span_ids[0] if claim.span_ids else None)
+    span = record.span(span_id) if span_id else None
+    if span is None:
+        raise DecisionRefused(f"claim {claim.index} cites no span stored in run {record.run_id}")
+    return span
+
+
+async def reverify(
+    record: RunRecord, claim: AnswerClaim, text: str, verifier, snapshots
+) -> Verdict:
+    """The verdict the run's verifier gives `text` on the claim's span, after the runtime's checks."""
+    from spanproof.agent.publish import instructions_around_spans, span_fidelity_failures
+
+    span = supporting_span(record, claim)
+    one = record.model_copy(update={"spans": [span]})
+    unfaithful = span_fidelity_failures(one, snapshots)
+    if span.span_id in unfaithful:
+        return Verdict(
+            verdict="NOT_SUPPORTED", judge="span_fidelity", error=unfaithful[span.span_id]
+        )
+    hostile = instructions_around_spans(one, snapshots)
+    if span.span_id in hostile:
+        return hostile[span.span_id]
+    ref = SpanRef(text=span.text, url=span.url, retrieved_at=span.retrieved_at)
+    return await verifier.verify(text, ref, pair_id=f"{record.run_id}:{claim.index}:review")
+
+
+async def decide(
+    record: RunRecord,
+    claim_index: int,
+    decision: Decision,
+    *,
+    reviewer: str,
+    note: str = "",
+    edited_text: str | None = None,
+    verifier_for: Callable[[RunRecord], object],
+    snapshots,
+) -> ReviewDecision:
+    """Check a decision and return what to store; raise DecisionRefused otherwise."""
+    try:
+        claim = claim_of(record, claim_index)
+    except KeyError:
+        raise DecisionRefused(f"run {record.run_id} has no claim {claim_index}") from None
+    if not reviewer.strip():
+        raise DecisionRefused("say who decides: fill in the reviewer name")
+    base = dict(run_id=record.run_id, claim_index=claim_index, note=note.strip(), reviewer=reviewer)
+    if decision == "approve":
+        if claim.status == "dropped":
+            raise DecisionRefused(
+                "this claim was dropped because the verifier did not support it "
+                f"({claim.verdict.verdict}); approving it would publish what the verifier refused. "
+                "Edit it instead: the edited text is verified against the same span."
+            )
+        return ReviewDecision(decision="approve", **base)
+    if decision == "cut":
+        if claim.status == "dropped":
+            raise DecisionRefused("this claim was already dropped by the verifier; nothing to cut")
+        return ReviewDecision(decision="cut", **base)
+    if decision == "edit":
+        text = " ".join((edited_text or "").split())
+        if not text:
+            raise DecisionRefused("the edited claim is empty; write the claim as it should read")
+        if len(text) > MAX_CLAIM_CHARS:
+            raise DecisionRefused(f"the edited claim has {len(text)} characters; the limit is 600")
+        verdict = await reverify(record, claim, text, verifier_for(record), snapshots)
+        if not verdict.supported:
+            why = (
+                verdict.error
+                or verdict.unsupported_element
+                or ", ".join(c.name for c in verdict.checks if c.fired)
+            )
+            raise DecisionRefused(
+                f"the verifier did not support the edited claim: {verdict.verdict}"
+                + (f" ({why})" if why else "")
+                + ". Nothing was stored; narrow the claim to what the span says.",
+                verdict=verdict,
+            )
+        return ReviewDecision(
+            decision="edit",
+            edited_text=text,
+            edited_verdict=verdict.model_dump(mode="json"),
+            **base,
+        )
+    raise DecisionRefused(f"unknown decision {decision!r}; use approve, edit or cut")

@@ -1,0 +1,76 @@
+"""Judges side by side on one calibration set: each pair's gold label and every judge's verdict.
+
+Only sets and judges named when the viewer was started can be run from a page (a URL
+never names a file to read or a model to call). Verdicts go through the home's verdict
+cache, so opening the page twice judges nothing twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from spanproof.graders.verdict import Pair, Verdict
+
+Show = Literal["all", "disagreements", "judges_differ", "near_miss"]
+SHOW_LABELS: dict[str, str] = {
+    "all": "every pair",
+    "disagreements": "some judge disagrees with the gold label",
+    "judges_differ": "the judges disagree with each other",
+    "near_miss": "near-misses only",
+}
+
+
+def shipped_calibration_set() -> Path:
+    from spanproof import goldens
+
+    return Path(goldens.__file__).resolve().parent / "judge_calibration.jsonl"
+
+
+class JudgedRow(BaseModel):
+    pair: Pair
+    verdicts: dict[str, Verdict]  # judge spec -> audited verdict
+
+    def outcome(self, judge: str) -> str:
+        v = self.verdicts[judge]
+        return "ERROR" if v.error else v.verdict
+
+    def agrees(self, judge: str) -> bool:
+        return self.outcome(judge) == self.pair.label
+
+    def shown(self, show: Show) -> bool:
+        if show == "near_miss":
+            return self.pair.near_miss
+        if show == "disagreements":
+            return any(not self.agrees(j) for j in self.verdicts)
+        if show == "judges_differ":
+            return len({self.outcome(j) for j in self.verdicts}) > 1
+        return True
+
+
+class SideBySide(BaseModel):
+    set_name: str
+    judges: list[str]
+    rows: list[JudgedRow]
+
+    def agreement(self, judge: str, near_miss_only: bool = False) -> float | None:
+        rows = [r for r in self.rows if r.pair.near_miss or not near_miss_only]
+        return sum(r.agrees(judge) for r in rows) / len(rows) if rows else None
+
+
+async def side_by_side(set_path: Path, judges: list[str], *, cache, endpoint) -> SideBySide:
+    from spanproof.graders.calibration import judge_set, load_pairs
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
+
+    pairs = [p for p in load_pairs(set_path) if p.label is not None]
+    by_judge: dict[str, list[Verdict]] = {}
+    for spec in judges:
+        verifier = Verifier([make_judge(spec, endpoint=endpoint)], cache=cache)
+        by_judge[spec] = await judge_set(verifier, pairs)
+    rows = [
+        JudgedRow(pair=p, verdicts={j: by_judge[j][i] for j in judges}) for i, p in enumerate(pairs)
+    ]
+    return SideBySide(set_name=set_path.stem, judges=judges, rows=rows)
