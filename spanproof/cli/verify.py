@@ -20,6 +20,8 @@ from spanproof.cli.options import (
 )
 
 MAX_SPAN_CHARS = 4000
+# A claim is one sentence; a megabyte of claim is a mistake (or an attack on the judge's time).
+MAX_CLAIM_CHARS = 2000
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
 
 
@@ -60,6 +62,12 @@ def read_pairs(path: Path) -> tuple[list[PairLine], list[str]]:
         ]
         if bad:
             problems.append(f"line {n}: missing or empty {' and '.join(repr(k) for k in bad)}")
+            continue
+        if len(data["claim"]) > MAX_CLAIM_CHARS:
+            problems.append(
+                f"line {n}: claim is {len(data['claim'])} characters, over the {MAX_CLAIM_CHARS}-"
+                "character limit - a claim is one sentence; split it into atomic claims"
+            )
             continue
         if len(data["span"]) > MAX_SPAN_CHARS:
             problems.append(

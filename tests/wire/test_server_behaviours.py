@@ -153,3 +153,12 @@ def test_a_200_that_is_not_a_chat_completion_is_an_error_not_a_crash(tmp_path, f
     summary = json.loads(result.stdout)
     assert result.exit_code == 1 and summary["errors"] == 1
     assert "bad_response" in summary["results"][0]["error"]
+
+
+def test_a_megabyte_claim_is_refused_with_a_line_number_before_any_call(tmp_path):
+    pairs = tmp_path / "p.jsonl"
+    pairs.write_text(json.dumps({"id": "big", "claim": "x" * 1_000_000, "span": "A span."}) + "\n")
+    with ChatServer() as server:
+        result = verify(server.base_url, pairs)
+    assert result.exit_code == 2 and server.count == 0
+    assert "line 1: claim is 1000000 characters, over the 2000-character limit" in result.stderr
