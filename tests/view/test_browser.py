@@ -6,6 +6,8 @@ import asyncio
 import re
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 from spanproof.agent.runstore import RunStore, default_runstore_path
 from spanproof.agent.snapshots import SnapshotStore
 from spanproof.agent.web import SNAPSHOT_DIR
@@ -18,6 +20,12 @@ def _text(driver, css: str) -> str:
     return driver.find_element(By.CSS_SELECTOR, css).get_attribute("textContent")
 
 
+def _follow(driver, element) -> None:
+    """Click a link or button and wait for the page it leads to (never read the old one)."""
+    element.click()
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(element))
+
+
 def _review(driver, decision: str, note: str, edited: str | None = None) -> None:
     form = driver.find_element(By.ID, "review-form")
     box = form.find_element(By.NAME, "note")
@@ -27,7 +35,7 @@ def _review(driver, decision: str, note: str, edited: str | None = None) -> None
         area = form.find_element(By.ID, "edited-text")
         area.clear()
         area.send_keys(edited)
-    form.find_element(By.ID, f"btn-{decision}").click()
+    _follow(driver, form.find_element(By.ID, f"btn-{decision}"))
 
 
 def _supported(claim: str, span) -> bool:
@@ -45,7 +53,7 @@ def test_review_a_run_and_compare_gates_in_chromium(built_home, live_view, brows
 
     # The run list links to the run; the run page shows its claim ledger.
     browser.get(live_view.url + "/runs")
-    browser.find_element(By.LINK_TEXT, run_id).click()
+    _follow(browser, browser.find_element(By.LINK_TEXT, run_id))
     assert _text(browser, "#question") == record.question
     assert len(browser.find_elements(By.CSS_SELECTOR, "#ledger tbody tr")) == len(
         record.answer.claims
@@ -53,7 +61,7 @@ def test_review_a_run_and_compare_gates_in_chromium(built_home, live_view, brows
     browser.save_screenshot(str(screenshots / "run.png"))
 
     # Open a claim: the highlight is the snapshot's text at the span's exact offsets.
-    browser.find_element(By.CSS_SELECTOR, f"#claim-row-{edit.index} a.claim-link").click()
+    _follow(browser, browser.find_element(By.CSS_SELECTOR, f"#claim-row-{edit.index} a.claim-link"))
     span = record.span(edit.supporting_span_id)
     stored = SnapshotStore(home / SNAPSHOT_DIR).text(span.doc_id)
     mark = browser.find_element(By.ID, f"hl-{span.span_id}")
@@ -99,13 +107,13 @@ def test_review_a_run_and_compare_gates_in_chromium(built_home, live_view, brows
     browser.get(live_view.url + "/gates")
     rows = browser.find_elements(By.CSS_SELECTOR, "#gates tbody tr")
     assert len(rows) == 2
-    rows[-1].find_element(By.CSS_SELECTOR, "a").click()
+    _follow(browser, rows[-1].find_element(By.CSS_SELECTOR, "a"))
     assert browser.find_elements(By.CSS_SELECTOR, "#checks tbody tr")
     assert browser.find_elements(By.CSS_SELECTOR, "figure img")
     browser.save_screenshot(str(screenshots / "gate.png"))
     cell = browser.find_element(By.CSS_SELECTOR, "table.confusion a.disagreement")
     expected = int(cell.text)
-    cell.click()
+    _follow(browser, cell)
     assert _text(browser, "#item-count").startswith(f"{expected} pair")
     gold, said = re.search(r"gold=([A-Z_]+)&verdict=([A-Z_]+)", browser.current_url).groups()
     for row in browser.find_elements(By.CSS_SELECTOR, "#calibration-items tbody tr"):
@@ -113,7 +121,7 @@ def test_review_a_run_and_compare_gates_in_chromium(built_home, live_view, brows
         assert (cells[5].text, cells[6].text) == (gold, said)
 
     browser.get(live_view.url + "/gates")
-    browser.find_element(By.ID, "btn-compare").click()
+    _follow(browser, browser.find_element(By.ID, "btn-compare"))
     moved = browser.find_elements(By.CSS_SELECTOR, "#check-moves tr.moved")
     names = {r.get_attribute("data-check") for r in moved}
     assert "calibration.agreement" in names, names  # rules vs the blind canary must move
