@@ -43,6 +43,7 @@ from spanproof.agent.question import (
     analyse,
     match,
     matched,
+    numbered_conflict,
     term_weights,
     terms,
 )
@@ -179,6 +180,7 @@ def acceptable(
     sentence: str,
     subject: set[str],
     weights: dict[str, float] | None = None,
+    page_names_it: bool = False,
 ) -> Match | None:
     """How `sentence` answers the sub-question, or None when it does not.
 
@@ -188,10 +190,14 @@ def acceptable(
     Any other sub-question keeps the word-overlap rule.
     """
     m = match(sq, sentence, weights)
-    if not m.answers:
+    if not m.answers or numbered_conflict(sq, sentence):
         return None
     if sq.checkable:
         if m.focus >= 0.5 or (m.strength >= 1.0 and (m.entity > 0 or m.focus > 0)):
+            return m
+        if m.strength >= 1.0 and page_names_it:
+            # an answer whose kind matches ("a famous 5-4 victory" for the score) on a page
+            # whose title names what the sub-question is about
             return m
         return None
     if (m.focus >= 0.5 and m.entity >= 0.5) or (
@@ -219,7 +225,12 @@ def thin_match(
     ("X has been renewed for a fifth season" for "when was X renewed ..."): every one of its
     own terms and its names. Published only when nothing answers, and the gap stays."""
     m = match(sq, sentence, weights)
-    if not sq.checkable or m.answers or m.focus < 1.0 or m.entity < 1.0:
+    if not sq.checkable or m.answers or m.focus < 1.0:
+        return None
+    # its names: all of them, or the other names it writes and a pronoun for the first
+    if m.entity < 1.0 and not (m.entity >= 0.5 and sq.context and m.context >= 1.0):
+        return None
+    if numbered_conflict(sq, sentence):
         return None
     if not sq.focus:
         return None
@@ -248,6 +259,11 @@ def _candidates(
         # A page read on ends at a sentence end: its last sentence is whole.
         sentences = _sentences(page.preview, page.truncated and page.doc_id not in ends_whole)
         weights = term_weights(sq, [s for _, s in sentences])
+        title = terms(page.title)
+        page_names_it = any(
+            names and len(matched(names, title)) >= min(2, len(names))
+            for names in (sq.entity, sq.context)
+        )
         for offset, sentence in sentences:
             order += 1
             if not _looks_like_prose(sentence):
@@ -255,7 +271,7 @@ def _candidates(
             if thin:
                 m = thin_match(sq, subquestion, sentence, subject, weights)
             else:
-                m = acceptable(sq, subquestion, sentence, subject, weights)
+                m = acceptable(sq, subquestion, sentence, subject, weights, page_names_it)
             if m is None:
                 continue
             # A sentence shorter than the locator minimum is located by running on

@@ -181,9 +181,18 @@ def terms(text: str) -> set[str]:
     return set(_terms(text))
 
 
+_NOT_TAKING_PART = re.compile(
+    r"\b(?:not|n't|never)\s+(?:to\s+)?(?:start|race|play|compete|participate|take part|run|"
+    r"appear|attend|travel|return)\b",
+    re.I,
+)
+
+
 @lru_cache(maxsize=8192)
 def _terms(text: str) -> frozenset[str]:
     out = set()
+    if _NOT_TAKING_PART.search(text):
+        out.add(term("withdraw"))  # "would not start the race" says the same as "withdrew"
     for w in words(text):
         if w in STOPWORDS or w in _AUX or w in _WH or w in _QUESTION_ONLY or len(w) < 2:
             continue
@@ -336,6 +345,10 @@ class SubQuestion:
     kind: str | None = None  # the noun the question names: "students", "club", "score"
     focus: set[str] = field(default_factory=set)  # its own terms: not the names, not wh-words
     entity: set[str] = field(default_factory=set)  # terms of the names it is about
+    # terms of the other names it writes ("come to Netflix", "when he left Reading")
+    context: set[str] = field(default_factory=set)
+    # numbered things it names: "season 2" -> {"season": "2"}
+    numbered: dict[str, str] = field(default_factory=dict)
     given_numbers: set[str] = field(default_factory=set)  # figures it states ("2019", "8")
     given_names: set[str] = field(default_factory=set)  # every name token it states, folded
 
@@ -453,16 +466,58 @@ def expected_answer(subquestion: str) -> tuple[list[str], str | None]:
     return ["description"], None
 
 
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’.|-]*(?:\s+(?:of\s+|the\s+|de\s+|in\s+)?[A-Z][\w'’.|-]*)*")
+
+
+def _name_runs(text: str) -> list[list[str]]:
+    """The names in a sub-question, each as its words, the one it is about first: the name
+    in its trailing brackets (borrowed from the question), else the first it writes. The
+    sentence-initial capital, month and weekday names are not names."""
+    paren = _TRAILING_PAREN.search(text)
+    body = re.sub(r"^\W*\w+", "", _TRAILING_PAREN.sub("", text))
+    runs = []
+    for chunk in ([paren.group(1)] if paren else []) + _NAME_RUN.findall(body):
+        run = [
+            w
+            for w in re.findall(r"[\w'’-]+", chunk)
+            if w.lower() not in STOPWORDS
+            and w.lower() != "i"
+            and w.lower() not in MONTHS
+            and w.lower() not in WEEKDAYS
+        ]
+        if run:
+            runs.append(run)
+    return runs
+
+
 def _name_words(text: str) -> list[str]:
-    """Capitalised words after the first (the sentence-initial capital is not a name)."""
-    body = re.sub(r"^\W*\w+", "", _TRAILING_PAREN.sub(lambda m: " " + m.group(1), text))
-    names = re.findall(
-        r"\b[A-Z][\w'’.|-]*(?:\s+(?:of\s+|the\s+|de\s+|in\s+)?[A-Z][\w'’.|-]*)*", body
-    )
-    out = []
-    for n in names:
-        out.extend(re.findall(r"[\w'’-]+", n))
-    return [w for w in out if w.lower() not in STOPWORDS and w.lower() not in {"i"}]
+    """Every word of every name in a sub-question."""
+    return [w for run in _name_runs(text) for w in run]
+
+
+# Verbs a question is built on that say little about the answer ("come to Netflix", "get in
+# the race"); dropped from the focus when the question has other terms of its own.
+_WEAK_VERBS = _set("come get make take go put do have give keep bring see become")
+
+
+_NUMBERED = re.compile(r"\b([A-Za-z][\w'’-]+)\s+(\d{1,3})\b(?![.,]?\d)")
+
+
+def _numbered(text: str) -> dict[str, str]:
+    """Numbered things a text names: "season 2", "Position 8", "Game 6" -> term: number."""
+    return {
+        term(m.group(1)): m.group(2)
+        for m in _NUMBERED.finditer(text)
+        if m.group(1).lower() not in STOPWORDS and m.group(1).lower() not in MONTHS
+    }
+
+
+def numbered_conflict(sq: SubQuestion, text: str) -> bool:
+    """Does the text name one of the sub-question's numbered things with another number
+    ("season 1" for a question about season 2)? Then it is about something else."""
+    if not sq.numbered:
+        return False
+    return any(t in sq.numbered and sq.numbered[t] != n for t, n in _numbered(text).items())
 
 
 def _numbers_in(text: str) -> set[str]:
@@ -488,8 +543,11 @@ def analyse_subquestion(
     before it; an elliptical one ("and from how many?") asks about the same thing.
     """
     types, kind = expected_answer(text)
-    names = _name_words(text)
-    entity = {term(w) for w in names}
+    runs = _name_runs(text)
+    # The name it is about is its entity; any other name it writes ("come to Netflix",
+    # "marry Ned RocknRoll", "when he left Reading") is part of what it asks.
+    entity = {term(w) for w in runs[0]} if runs else set()
+    others = {term(w) for run in runs[1:] for w in run} - entity
     if not entity and subject:
         entity = set(subject)
     descriptors = {
@@ -497,7 +555,10 @@ def analyse_subquestion(
         for m in _DESCRIPTOR.finditer(text)
         if m.group(1) not in STOPWORDS and m.group(1) not in _AUX
     } - {term(kind or "")}
-    focus = terms(text) - entity - descriptors
+    focus = terms(text) - entity - descriptors - others
+    weak = {term(w) for w in _WEAK_VERBS}
+    if focus - weak:
+        focus -= weak
     entity |= descriptors
     if not focus and previous is not None:
         focus = set(previous.focus)
@@ -509,6 +570,8 @@ def analyse_subquestion(
         kind=kind,
         focus=focus,
         entity=entity,
+        context=others,
+        numbered=_numbered(text),
         given_numbers=_numbers_in(text),
         given_names={_fold(w) for w in re.findall(r"[\w'’-]+", text)},
     )
@@ -836,6 +899,8 @@ def _names_of_kind(sq: SubQuestion, text: str, type_: str) -> list[Mention]:
             strength = 1.0  # the name says what it is: "... National Student Cup", "... FC"
         if type_ == "person" and len(ent.split()) >= 2:
             strength = max(strength, 0.8)
+        if a >= 0 and sq.entity and _beside_the_entity(sq, text, a, b):
+            strength = 1.0  # a peer of what it is about: "Velvet Revolver and ... Alice in Chains"
         out.append(Mention(type_, a, b, strength, ent))
     if sq.kind and sq.kind.endswith("s") and type_ in ("entity", "person"):
         # "which bands": a list of names the question does not give is the answer's shape
@@ -892,6 +957,24 @@ def _longest_list(mentions: list[Mention], text: str) -> list[Mention]:
     return best
 
 
+_COORDINATION = _set("and with alongside & plus joined by")
+
+
+def _beside_the_entity(sq: SubQuestion, text: str, a: int, b: int) -> bool:
+    """Is the name coordinated with the name the question is about -- "X and (the members
+    of) E", "E with X" -- as the answer to "which band did E tour with" is?"""
+    after = re.findall(r"[\w'’&-]+", text[b : b + 60])[:6]
+    before = re.findall(r"[\w'’&-]+", text[max(0, a - 60) : a])[-6:]
+    for side in (after, list(reversed(before))):
+        if (
+            side
+            and side[0].lower() in _COORDINATION
+            and any(term(w) in sq.entity for w in side[1:])
+        ):
+            return True
+    return False
+
+
 def _kind_beside(text: str, a: int, b: int, kind_term: str) -> bool:
     """Is the kind noun right next to the name: "the band X", "X band", "club X", "X, a club"?"""
     before = re.findall(r"[A-Za-z][\w'’-]*", text[max(0, a - 30) : a])[-2:]
@@ -944,9 +1027,12 @@ def answer_mentions(sq: SubQuestion, text: str) -> list[Mention]:
         elif t == "reason":
             for m in _REASON_MARKERS.finditer(text):
                 strong = bool(_STRONG_REASON.fullmatch(m.group(0)))
-                out.append(
-                    Mention("reason", m.start(), m.end(), 0.9 if strong else 0.6, m.group(0))
-                )
+                mention = Mention("reason", m.start(), m.end(), 0.9 if strong else 0.6, m.group(0))
+                # a reason attaches to what it explains: "withdrew because ..." counts in
+                # full, a "because" three clauses away from the question's terms less
+                if sq.focus and _nearness(sq.focus, text, mention) < 1.0:
+                    mention.strength *= 0.6
+                out.append(mention)
         elif t == "statement":
             out += [
                 Mention("statement", m.start(), m.end(), 0.8, m.group(0))
@@ -1000,10 +1086,18 @@ class Match:
     near: float  # 1 when that answer sits near one of the sub-question's own terms
     answers: bool  # holds an answer of the expected type(s), about this sub-question
     mention: Mention | None = None
+    context: float = 0.0  # share of the other names the sub-question writes
 
     @property
     def score(self) -> float:
-        return 0.35 * self.focus + 0.45 * self.strength + 0.1 * self.entity + 0.1 * self.near
+        # weights sum to 1: the score is also the claim's confidence
+        return (
+            0.3 * self.focus
+            + 0.45 * self.strength
+            + 0.1 * self.entity
+            + 0.1 * self.near
+            + 0.05 * self.context
+        )
 
 
 def _share(want: set[str], have: set[str], weights: dict[str, float] | None = None) -> float:
@@ -1039,9 +1133,12 @@ def term_weights(sq: SubQuestion, sentences: list[str]) -> dict[str, float]:
 
 
 def _nearness(want: set[str], text: str, mention: Mention) -> float:
+    """1 within 40 characters of a word of `want`, 0.5 within 120, else 0."""
     anchors = [
         (m.start(), m.end()) for m in _WORD.finditer(text) if matched(want, {term(m.group(0))})
     ]
+    if term("withdraw") in want:
+        anchors += [m.span() for m in _NOT_TAKING_PART.finditer(text)]
     if not anchors:
         return 0.0
     gap = min(max(0, max(a, mention.start) - min(b, mention.end)) for a, b in anchors)
@@ -1072,4 +1169,5 @@ def match(sq: SubQuestion, text: str, weights: dict[str, float] | None = None) -
         answers = typed and (focus > 0 or (best is not None and best.strength >= 1.0))
     else:
         answers = focus >= 0.5
-    return Match(focus, entity, best.strength if best else 0.0, near, answers, best)
+    context = _share(sq.context, have)
+    return Match(focus, entity, best.strength if best else 0.0, near, answers, best, context)
