@@ -180,7 +180,8 @@ def acceptable(
     sentence: str,
     subject: set[str],
     weights: dict[str, float] | None = None,
-    page_names_it: bool = False,
+    paragraph_about_it: bool = False,
+    paragraph_names_it: bool = True,
 ) -> Match | None:
     """How `sentence` answers the sub-question, or None when it does not.
 
@@ -193,11 +194,14 @@ def acceptable(
     if not m.answers or numbered_conflict(sq, sentence):
         return None
     if sq.checkable:
+        if not (m.entity > 0 or m.context > 0 or paragraph_names_it):
+            return None  # nothing ties it to what the question is about (a sidebar item)
         if m.focus >= 0.5 or (m.strength >= 1.0 and (m.entity > 0 or m.focus > 0)):
             return m
-        if m.strength >= 1.0 and page_names_it:
-            # an answer whose kind matches ("a famous 5-4 victory" for the score) on a page
-            # whose title names what the sub-question is about
+        if m.strength >= 1.0 and paragraph_about_it:
+            # an answer whose kind matches ("a famous 5-4 victory" for the score) in a
+            # paragraph that names what the sub-question is about and one of its own terms
+            # (a sidebar item on the same page does neither)
             return m
         return None
     if (m.focus >= 0.5 and m.entity >= 0.5) or (
@@ -237,6 +241,29 @@ def thin_match(
     return m
 
 
+def _paragraph(sq: SubQuestion, page: FetchPageResult, offset: int) -> tuple[bool, bool]:
+    """Does the paragraph around `offset` name what the sub-question is about (its names or
+    the other names it writes), and does it also hold one of its own terms?"""
+    text = page.preview
+    start = text.rfind("\n\n", 0, offset)
+    start = 0 if start < 0 else start
+    end = text.find("\n\n", offset)
+    end = len(text) if end < 0 else end
+    # A short paragraph continues the prose just before it ("In measurements, the building
+    # is 108 metres long ..."), back to a heading: "Related stories" starts something else.
+    while start > 0 and offset - start < 300:
+        before = text.rfind("\n\n", 0, start)
+        previous = _sentences(text[0 if before < 0 else before + 2 : start], False)
+        if not previous or not _looks_like_prose(previous[-1][1]):
+            break
+        start = 0 if before < 0 else before
+    block = terms(text[start:end])
+    if not (sq.entity or sq.context):
+        return True, bool(matched(sq.focus, block))
+    names = any(n and matched(n, block) for n in (sq.entity, sq.context))
+    return names, bool(names and matched(sq.focus, block))
+
+
 def _candidates(
     sq: SubQuestion,
     subquestion: str,
@@ -259,11 +286,6 @@ def _candidates(
         # A page read on ends at a sentence end: its last sentence is whole.
         sentences = _sentences(page.preview, page.truncated and page.doc_id not in ends_whole)
         weights = term_weights(sq, [s for _, s in sentences])
-        title = terms(page.title)
-        page_names_it = any(
-            names and len(matched(names, title)) >= min(2, len(names))
-            for names in (sq.entity, sq.context)
-        )
         for offset, sentence in sentences:
             order += 1
             if not _looks_like_prose(sentence):
@@ -271,7 +293,8 @@ def _candidates(
             if thin:
                 m = thin_match(sq, subquestion, sentence, subject, weights)
             else:
-                m = acceptable(sq, subquestion, sentence, subject, weights, page_names_it)
+                names, about = _paragraph(sq, page, offset)
+                m = acceptable(sq, subquestion, sentence, subject, weights, about, names)
             if m is None:
                 continue
             # A sentence shorter than the locator minimum is located by running on

@@ -253,6 +253,23 @@ async def test_a_sentence_on_the_sub_question_without_its_answer_is_shown_with_t
     assert rec.answer.gaps == [f"Not sourced: {question} (the claims shown for it hold no date)"]
 
 
+async def test_a_figure_in_a_sidebar_of_the_right_page_is_not_an_answer(tmp_path, rules_verifier):
+    url = "https://news.example.org/vell-ferry"
+    pages = {
+        url: "<html><head><title>The Vell ferry</title></head><body>"
+        "<p>The Vell ferry is the oldest crossing of the estuary. It carries cars and "
+        "bicycles between the two harbours.</p>"
+        "<p>Related stories</p>"
+        "<p>Apple's share price fell 4.6% on Friday, to $202.64 per share, after the "
+        "market closed.</p></body></html>"
+    }
+    question = "How much did the Vell ferry cost to build?"
+    rec = await run_question(question, env=build_env(tmp_path, pages), verifier=rules_verifier)
+    # "price" is how a page says "cost", and the sidebar holds dollars: but nothing near it
+    # names the ferry, so it answers nothing here.
+    assert rec.answer.shown == [] and rec.answer.gaps == [f"Not sourced: {question}"]
+
+
 async def test_an_answer_beyond_the_preview_is_read_on_to(tmp_path, rules_verifier):
     filler = " ".join(
         f"Paragraph {n} of the ferry history notes that the crossing was busy that year."
