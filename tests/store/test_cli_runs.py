@@ -60,3 +60,35 @@ def test_weekly_report_lists_every_run_of_the_window_with_its_full_id(tmp_path):
     assert data["n_runs"] == 81 and len(data["runs"]) == 81
     assert {r["kind"] for r in data["runs"]} == {"ask", "gate"}
     assert data["runners"] and data["runners"][0]["runs"] == 81
+
+
+def test_store_info_and_prune_from_the_command_line(tmp_path):
+    _fill(tmp_path, asks=2, gates=1)
+    runner = CliRunner()
+    info = runner.invoke(cli, ["store", "info", "--json", "--home", str(tmp_path)])
+    assert info.exit_code == 0, info.output
+    data = json.loads(info.stdout)
+    assert data["backend"] == "sqlite" and data["runs_by_kind"]["ask"] == 2
+    assert {t["name"]: t["rows"] for t in data["tables"]}["runs"] == 3
+    text = runner.invoke(cli, ["store", "info", "--home", str(tmp_path)])
+    assert "schema revision" in text.output and "ask 2, gate 1" in text.output
+    dry = runner.invoke(
+        cli, ["store", "prune", "--older-than", "90d", "--dry-run", "--home", str(tmp_path)]
+    )
+    assert dry.exit_code == 0 and "would delete 0 runs" in dry.output
+    bad = runner.invoke(
+        cli, ["store", "prune", "--older-than", "ninety days", "--home", str(tmp_path)]
+    )
+    assert bad.exit_code == 2 and "24h, 7d, 2w" in bad.output
+
+
+def test_an_unusable_database_url_is_a_clear_error_with_exit_2(tmp_path):
+    runner = CliRunner()
+    other = runner.invoke(
+        cli, ["runs", "list", "--db", "mysql://x@127.0.0.1/db", "--home", str(tmp_path)]
+    )
+    assert other.exit_code == 2 and "unsupported database" in other.output
+    down = runner.invoke(cli, ["runs", "list", "--db", "postgresql://spanproof:secret@127.0.0.1:1/db",
+                               "--home", str(tmp_path)])  # fmt: skip
+    assert down.exit_code == 2 and "cannot use the database" in down.output
+    assert "secret" not in down.output and "spanproof:***@127.0.0.1:1/db" in down.output

@@ -1,4 +1,4 @@
-"""Eight processes (four on SQLite) write runs and verdicts to one fresh database at once: every run lands
+"""Eight processes (three on SQLite) write runs and verdicts to one fresh database at once: every run lands
 under its own id, nothing is lost, shared cache keys are written once, and the schema is
 migrated exactly once although all eight open the empty database together."""
 
@@ -70,10 +70,10 @@ def test_eight_processes_write_runs_and_verdicts_to_one_postgresql_database_with
     _check_concurrent_writes(pg_url, tmp_path, writers=8)
 
 
-def test_four_processes_write_runs_and_verdicts_to_one_sqlite_file_without_loss(tmp_path):
+def test_three_processes_write_runs_and_verdicts_to_one_sqlite_file_without_loss(tmp_path):
     # Fewer writers than on PostgreSQL only to keep the suite fast; SQLite serialises
     # writers with BEGIN IMMEDIATE and the busy timeout either way.
-    _check_concurrent_writes(f"sqlite:///{tmp_path / 'shared.sqlite'}", tmp_path, writers=4)
+    _check_concurrent_writes(f"sqlite:///{tmp_path / 'shared.sqlite'}", tmp_path, writers=3)
 
 
 def _check_concurrent_writes(db_url: str, tmp_path: Path, writers: int) -> None:
