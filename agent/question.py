@@ -774,12 +774,20 @@ def _numbers(sq: SubQuestion, text: str) -> list[Mention]:
         # the unit the parser read with the figure ("230 meters"), else the word after it
         unit_text = q.unit or after.strip()
         after_words = [term(w) for w in re.findall(r"[A-Za-z][\w'’-]*", after)[:3]]
+        before = text[max(0, a - 60) : a] if a >= 0 else ""
+        before_words = [term(w) for w in re.findall(r"[A-Za-z][\w'’-]*", before)[-6:]]
         strength = 0.6
         if kind_term and (
             (q.unit and same_term(term(q.unit), kind_term))
             or any(same_term(w, kind_term) for w in after_words)
         ):
             strength = 1.0  # "400 students" for "how many students"
+        elif (
+            kind_term
+            and kind not in {"old", "much", "many", "long", "far"}
+            and any(same_term(w, kind_term) for w in before_words)
+        ):
+            strength = 1.0  # the figure the named thing is given: "the retirement age ... to 60"
         elif (
             kind in _MONEY_KINDS
             and q.kind == "currency"

@@ -218,6 +218,12 @@ def test_a_list_of_names_answers_a_plural_which_question_best():
     assert listed.strength == 1.0 and single.strength < listed.strength
 
 
+def test_a_figure_given_to_the_thing_asked_about_answers_what_x_questions():
+    sq = analyse_subquestion("What retirement age for women did Putin settle on?")
+    assert match(sq, "Their planned retirement age has now been reduced to 60.").answers
+    assert not match(sq, "Putin spoke for 60 minutes about the plans for women.").answers
+
+
 def test_a_figure_written_in_words_is_found_where_it_is_written():
     sq = analyse_subquestion("How many awards did Taylor Swift win?")
     m = match(sq, '[artist id="2389485"]Taylor Swift[/artist] took home five awards on Sunday.')
