@@ -105,7 +105,7 @@ def main() -> int:
     ap.add_argument("--model-path", type=Path, default=None)
     ap.add_argument("--n-ctx", type=int, default=8192)
     ap.add_argument("--pairs", type=int, default=6, help="pairs for verify and calibrate")
-    ap.add_argument("--timeout", type=float, default=600, help="per command, seconds")
+    ap.add_argument("--timeout", type=float, default=3600, help="per command, seconds")
     opts = ap.parse_args()
     try:
         import llama_cpp  # noqa: F401
