@@ -162,3 +162,12 @@ def test_a_megabyte_claim_is_refused_with_a_line_number_before_any_call(tmp_path
         result = verify(server.base_url, pairs)
     assert result.exit_code == 2 and server.count == 0
     assert "line 1: claim is 1000000 characters, over the 2000-character limit" in result.stderr
+
+
+def test_deadline_stops_a_long_command_with_exit_2(tmp_path):
+    pairs = write_pairs(tmp_path / "p.jsonl", 20)
+    with ChatServer(one_at_a_time=True, latency_s=0.2) as server:
+        result = verify(server.base_url, pairs, "--deadline", "0.6")
+    assert result.exit_code == 2
+    assert "reached its --deadline of 0.6 s" in result.stderr
+    assert server.count < 20  # stopped, not run to the end
