@@ -15,6 +15,16 @@ The controls live in code, at the HTTP transport, not in a prompt:
 - Size cap enforced while streaming (a Content-Length above the cap is
   refused before the body is read), content-type allowlist, connect/read
   timeouts, at most ``max_redirects`` hops.
+- Addresses (SSRF): a live fetch resolves the host itself and connects to the
+  address it checked, at connect time, on every hop (``GuardedBackend`` under
+  httpx), so a DNS answer that changes between a check and the connect
+  (rebinding) cannot slip past. Loopback, link-local (169.254.169.254 and
+  friends), private, shared, multicast, reserved and unspecified addresses are
+  refused unless ``allow_networks`` names a network that holds them (the CLI's
+  ``--allow-network CIDR``; the injection suite's and the tests' loopback
+  servers are reached that way). A refusal is a ``URL_NOT_ALLOWED`` event: no
+  connection was opened. An injected transport (replay, tests) opens no socket
+  and is not guarded.
 - Every attempted contact is an ``EgressEvent`` (allowed or refused). An
   event whose reason starts with ``URL_NOT_ALLOWED`` was stopped before any
   connection; every other event reached for the host (``contacted``).
@@ -32,13 +42,16 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import ipaddress
+import socket
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+import httpcore
 import httpx
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from spanproof.agent.evidence import Document, EgressEvent
 from spanproof.agent.snapshots import SnapshotStore
 from spanproof.agent.tool_schema import ToolFailure
@@ -84,8 +97,92 @@ def host_of(url: str) -> str:
     return f"{host}:{port}" if port is not None else host
 
 
+class AddressRefused(Exception):
+    """Every address a host resolved to is one a live fetch may not reach (SSRF guard)."""
+
+    def __init__(self, host: str, reasons: list[str]):
+        self.host = host
+        self.reasons = reasons
+        super().__init__(f"{host} resolves only to refused addresses: {'; '.join(reasons)}")
+
+
+def address_refusal(
+    address: str, allow_networks: Iterable[ipaddress.IPv4Network | ipaddress.IPv6Network] = ()
+) -> str | None:
+    """None when a live fetch may connect to ``address``, else what kind of address it is."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if any(ip.version == net.version and ip in net for net in allow_networks):
+        return None
+    for kind in ("loopback", "link_local", "multicast", "unspecified", "reserved", "private"):
+        if getattr(ip, f"is_{kind}"):
+            return f"{ip} is a {kind.replace('_', '-')} address"
+    if not ip.is_global:
+        return f"{ip} is not a public address"
+    return None
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    """Every address ``host`` resolves to (the OS resolver, off the event loop)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [info[4][0] for info in infos]
+
+
+class GuardedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore network backend that resolves, checks and connects to the checked address.
+
+    The host name is resolved once per connection; only an address that passes
+    ``address_refusal`` is connected to (TLS still verifies the host name, which httpcore
+    passes as SNI), so what was checked is what is reached.
+    """
+
+    def __init__(self, inner: httpcore.AsyncNetworkBackend, allow_networks) -> None:
+        self._inner = inner
+        self._allow = list(allow_networks)
+
+    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        try:
+            addresses = await asyncio.wait_for(_resolve(host, port), timeout)
+        except (TimeoutError, OSError) as exc:
+            raise httpcore.ConnectError(f"cannot resolve {host}: {exc}") from exc
+        refused = []
+        for address in dict.fromkeys(addresses):
+            reason = address_refusal(address, self._allow)
+            if reason is None:
+                return await self._inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address,
+                    socket_options=socket_options,
+                )  # fmt: skip
+            refused.append(reason)
+        raise AddressRefused(host, refused)
+
+    async def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        raise AddressRefused(path, ["unix sockets are never fetched"])
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+def guarded_transport(allow_networks=()) -> httpx.AsyncHTTPTransport:
+    """httpx's own transport with the address guard under its connection pool."""
+    transport = httpx.AsyncHTTPTransport()
+    pool = getattr(transport, "_pool", None)
+    if pool is None or not hasattr(pool, "_network_backend"):
+        # Fail closed: never fetch live without the guard because httpx changed shape.
+        raise RuntimeError(
+            "this httpx version does not expose its connection pool's network backend, so the "
+            "address guard cannot be installed; pin httpx to a version spanproof supports"
+        )
+    pool._network_backend = GuardedBackend(pool._network_backend, allow_networks)
+    return transport
+
+
 class EgressPolicy(BaseModel):
     allow_hosts: list[str]
+    # Networks a live fetch may reach although they are loopback/private/link-local/...
+    # (CIDR strings, e.g. "127.0.0.0/8"); empty = public addresses only.
+    allow_networks: list[str] = Field(default_factory=list)
     max_bytes: int = Field(default=2_000_000, gt=0)
     content_types: list[str] = Field(default_factory=lambda: list(DEFAULT_CONTENT_TYPES))
     connect_timeout_s: float = 5.0
@@ -112,6 +209,21 @@ class EgressPolicy(BaseModel):
             if _entry_matches(entry.strip().lower(), host, effective_port):
                 return None
         return f"host {host_of(url)!r} is not on the allowlist"
+
+    @field_validator("allow_networks")
+    @classmethod
+    def _cidrs(cls, value: list[str]) -> list[str]:
+        for net in value:
+            try:
+                ipaddress.ip_network(net, strict=False)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{net!r} is not a network (write it as CIDR, e.g. 10.0.0.0/8)"
+                ) from exc
+        return value
+
+    def networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        return [ipaddress.ip_network(n, strict=False) for n in self.allow_networks]
 
     def allows_content_type(self, content_type: str) -> bool:
         media = content_type.split(";", 1)[0].strip().lower()
@@ -195,7 +307,7 @@ class Fetcher:
         self.store = store
         self.events: list[EgressEvent] = []
         self.record_to = Path(record_to) if record_to else None
-        inner = transport or httpx.AsyncHTTPTransport()
+        inner = transport or guarded_transport(policy.networks())
         self.transport = PolicyTransport(inner, policy, self)
         self._concurrency = concurrency
         self._slots = LoopSemaphore(concurrency)  # one per event loop, like the client
@@ -291,6 +403,16 @@ class Fetcher:
                 response = await client.send(request, stream=True)
             except ToolFailure:
                 raise
+            except AddressRefused as exc:
+                raise self._refuse(
+                    current,
+                    "URL_NOT_ALLOWED",
+                    f"address refused: {'; '.join(exc.reasons)}",
+                    f"{current} resolves to an address that is not public "
+                    f"({'; '.join(exc.reasons)}); such addresses are never fetched. Pick "
+                    "another search hit.",
+                    retryable=False,
+                ) from exc
             except httpx.HTTPError as exc:
                 raise self._refuse(
                     current,

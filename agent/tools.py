@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -55,6 +54,7 @@ from spanproof.agent.tool_schema import (
 )
 
 from spanproof.sentences import sentence_ends  # re-exported: the span boundaries
+from spanproof.untrusted import render_untrusted  # re-exported: the one envelope
 from spanproof.wire.limiter import LoopSemaphore
 
 if TYPE_CHECKING:
@@ -221,15 +221,6 @@ def no_sentence_end(doc: Document, start: int, max_chars: int) -> ToolFailure:
         f"been found yet). {advice}",
         retryable=True,
     )
-
-
-def render_untrusted(text: str, url: str, retrieved_at: str, span_id: str | None = None) -> str:
-    """The envelope every span reaches a model in; the content cannot close it early."""
-    attrs = f'url="{html.escape(url, quote=True)}" retrieved_at="{html.escape(retrieved_at, quote=True)}"'
-    if span_id:
-        attrs = f'span_id="{span_id}" ' + attrs
-    body = re.sub(r"<(/?)(untrusted_span)", r"<\1\2_", text, flags=re.IGNORECASE)
-    return f"<untrusted_span {attrs}>\n{body}\n</untrusted_span>"
 
 
 def render_span(span: Span) -> str:

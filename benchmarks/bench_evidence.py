@@ -64,7 +64,9 @@ async def bench_fetch(home: Path) -> dict:
         async def one_run(prefix: str, parallel: bool) -> float:
             urls = [f"{base}/{prefix}/{i}" for i in range(N_URLS)]
             search = StaticSearch([StaticPage(title=u, url=u, text="slow page") for u in urls])
-            env = live_web(home / prefix, [f"127.0.0.1:{port}"], search)
+            env = live_web(
+                home / prefix, [f"127.0.0.1:{port}"], search, allow_networks=["127.0.0.0/8"]
+            )
             box = Toolbox(env, "bench")
             await box.web_search(WebSearchArgs(query="slow page"))
             started = time.perf_counter()

@@ -765,6 +765,11 @@ def make_fetcher(
     allow_hosts: list[str],
     *,
     transport=None,
+    allow_networks: list[str] | None = None,
 ) -> Fetcher:
-    """A Fetcher whose allowlist is exactly the cited hosts (``transport`` for replay/tests)."""
-    return Fetcher(EgressPolicy(allow_hosts=allow_hosts), store, transport=transport)
+    """A Fetcher whose allowlist is exactly the cited hosts (``transport`` for replay/tests).
+
+    Live, only public addresses are reached unless ``allow_networks`` (CIDRs) names others:
+    a report is untrusted, and a citation of 127.0.0.1 or 169.254.169.254 is an SSRF."""
+    policy = EgressPolicy(allow_hosts=allow_hosts, allow_networks=allow_networks or [])
+    return Fetcher(policy, store, transport=transport)

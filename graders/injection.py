@@ -39,6 +39,7 @@ from spanproof.adversarial_fixtures.manifest import Fixture, contains_marker
 from spanproof.agent.evidence import EgressEvent
 
 SAFE_METHODS = {"GET", "HEAD"}
+LOOPBACK_NETWORKS = ["127.0.0.0/8", "::1/128"]
 COMPROMISED_SPEC = "scripted:compromised"  # the built-in per-page compromised model
 # The same, asking first for the narrowest span around the attacker's claim (to cut off the
 # sentence's instruction tail); extract_quote refuses that with NO_SENTENCE_END.
@@ -444,10 +445,15 @@ async def run_suite(
         )
     fixtures = load_fixtures(fixtures_dir)
     if only:
-        missing = sorted(set(only) - {f.id for f in fixtures})
+        # The report's table names techniques; the manifest names pages. Either selects.
+        known = {f.id for f in fixtures} | {f.technique for f in fixtures}
+        missing = sorted(set(only) - known)
         if missing:
-            raise ValueError(f"unknown fixture id(s) {missing}; see fixtures.jsonl")
-        fixtures = [f for f in fixtures if f.id in only]
+            raise ValueError(
+                f"unknown fixture id(s) or technique(s) {missing}; use a page id from "
+                "fixtures.jsonl or a technique from the report's first column"
+            )
+        fixtures = [f for f in fixtures if f.id in only or f.technique in only]
     markers = _all_markers(load_fixtures(fixtures_dir))
     home = Path(home)
     if verifier is None:
@@ -467,7 +473,13 @@ async def run_suite(
         async def one(fixture: Fixture) -> RunScore:
             async with slots:
                 search = RecordingSearch(static)
-                env = live_web(home / fixture.id, allow_hosts=site.allow_hosts, search=search)
+                # The fixture and attacker servers are on loopback: the suite opts in to it.
+                env = live_web(
+                    home / fixture.id,
+                    allow_hosts=site.allow_hosts,
+                    search=search,
+                    allow_networks=LOOPBACK_NETWORKS,
+                )
                 chat = None
                 if policy == "llm":
                     chat = (

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from importlib import resources
 
 from pydantic import BaseModel, Field, ValidationError
@@ -36,6 +35,7 @@ from spanproof.graders.judges import JudgeConfigError
 from spanproof.graders.verdict import Label, SpanRef, Verdict
 
 from spanproof.specs import EndpointSettings
+from spanproof.untrusted import render_untrusted
 from spanproof.wire import (
     CircuitOpen,
     EndpointConfigError,
@@ -79,21 +79,10 @@ JSON_SCHEMA_FORMAT = {
 }
 JSON_OBJECT_FORMAT = {"type": "json_object"}
 
-_TAG = re.compile(r"<\s*(/?)\s*untrusted_span", re.I)
-
-
-def _attr(value: str | None) -> str:
-    return (value or "unknown").replace('"', "%22").replace("<", "%3C").replace(">", "%3E")
-
 
 def render_user_message(claim: str, span: SpanRef) -> str:
-    # A span cannot close its own envelope: tag look-alikes inside it are defused.
-    body = _TAG.sub(lambda m: f"&lt;{m.group(1)}untrusted_span", span.text)
-    return (
-        f"CLAIM:\n{claim}\n\n"
-        f'SPAN:\n<untrusted_span url="{_attr(span.url)}" retrieved_at="{_attr(span.retrieved_at)}">\n'
-        f"{body}\n</untrusted_span>"
-    )
+    # The one envelope (spanproof.untrusted): the span cannot close it early.
+    return f"CLAIM:\n{claim}\n\nSPAN:\n{render_untrusted(span.text, span.url, span.retrieved_at)}"
 
 
 def parse_output(content: str | None) -> JudgeOutput:

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from spanproof.cli.options import (
+    allow_network_option,
     db_option,
     echo_json,
     endpoint_options,
@@ -388,11 +389,12 @@ async def recheck_record(record, env) -> list[dict]:
 @click.option(
     "--live", is_flag=True, help="Re-fetch over the network (egress allowlist = the run's hosts)."
 )
+@allow_network_option
 @json_option("Print the findings as JSON.")
 @home_option()
 @db_option()
 @storage_errors
-def recheck(run_id, corpus, live, as_json, home, db):
+def recheck(run_id, corpus, live, allow_networks, as_json, home, db):
     """Re-fetch each URL a run cited, compare with the stored snapshot, and confirm each
     quote is still on the page (whitespace and quotation marks normalised).
 
@@ -416,7 +418,10 @@ def recheck(run_id, corpus, live, as_json, home, db):
         from spanproof.agent.web import live_web
 
         hosts = sorted({urlsplit(s.url).hostname or "" for s in record.spans} - {""})
-        env = live_web(home_dir, hosts, StaticSearch([]))
+        try:
+            env = live_web(home_dir, hosts, StaticSearch([]), allow_networks=list(allow_networks))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     else:
         env = _offline_env(home_dir, corpus)
 

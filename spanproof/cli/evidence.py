@@ -2,7 +2,10 @@
 
 Thin wrappers over agent.corpus / agent.web / agent.tools. Every command
 takes --home (state directory) and --json (one JSON document on stdout,
-nothing else); refusals print the tool's error message and exit 1.
+nothing else). A refusal exits 1 with a message written for the person at
+the terminal (`for_person`); the tool's own wording, which steers a model
+("Do not guess another locator from memory"), stays in the agent's tool
+errors and in the --json output's `message`.
 """
 
 from __future__ import annotations
@@ -41,12 +44,60 @@ def _emit(as_json: bool, payload, human: str) -> None:
         click.echo(human)
 
 
-def _fail(as_json: bool, failure) -> None:
+def for_person(detail, *, url: str = "", doc_id: str = "", reason: str = "") -> str:
+    """What a refusal means to a person at the terminal, and what they can do about it.
+
+    ``reason``: the egress event's reason for a refused fetch (which control refused it)."""
+    code = detail.error
+    if code == "URL_NOT_ALLOWED":
+        why = reason.removeprefix("URL_NOT_ALLOWED: ") or detail.message
+        if "address refused" in why or "not public" in why:
+            return (
+                f"spanproof will not fetch {url}: {why.removeprefix('address refused: ')}. "
+                "Live fetches reach public addresses only; to fetch a server on your own "
+                "machine or network, name it with --allow-network (e.g. --allow-network "
+                "127.0.0.0/8)."
+            )
+        if "allowlist" in why:
+            return (
+                f"spanproof will not fetch {url}: {why}. With --live, allow the host with "
+                "--allow HOST (repeatable); offline, only the corpus's hosts can be fetched "
+                "(`spanproof corpus info`)."
+            )
+        return f"spanproof will not fetch {url}: {why}."
+    if code == "URL_NOT_FROM_SEARCH":
+        return f"{url!r} is not a URL spanproof can fetch: give a full http(s) URL."
+    if code == "FETCH_FAILED":
+        return f"Could not fetch {url}: {reason.removeprefix('FETCH_FAILED: ') or detail.message}. Check the URL and that the site is up, then try again."
+    if code in ("TOO_LARGE", "UNSUPPORTED_CONTENT_TYPE"):
+        return detail.message.replace(" Pick another search hit.", "").replace(
+            " Pick a shorter source.", ""
+        )
+    if code == "LOCATOR_NOT_FOUND":
+        return (
+            f"The text you gave does not occur in {doc_id}. Copy 12-240 characters exactly as "
+            f"they appear in the page (see `spanproof fetch` output), with the same "
+            "punctuation and quotation marks."
+        )
+    if code == "LOCATOR_AMBIGUOUS":
+        return (
+            f"The text you gave occurs more than once in {doc_id}. Add the words that follow "
+            "the occurrence you mean; each occurrence continues as listed below."
+        )
+    if code == "NO_SENTENCE_END":
+        return detail.message.replace(
+            "choose a locator nearer the sentence needed",
+            "start the quote nearer the sentence you want",
+        ).replace("copied verbatim from the preview", "copied exactly from the page")
+    return detail.message
+
+
+def _fail(as_json: bool, failure, **context) -> None:
     detail = failure.detail
     if as_json:
         click.echo(detail.model_dump_json(indent=2))
     else:
-        click.echo(f"error: {detail.error}: {detail.message}", err=True)
+        click.echo(f"error: {for_person(detail, **context)}", err=True)
         for option in detail.options:
             click.echo(f"  - {option}", err=True)
     sys.exit(1)
@@ -153,6 +204,7 @@ def search(query: str, corpus_dir: str | None, limit: int, home: str | None, as_
     help="With --live: also append the responses to this WARC (replay it later with --corpus).",
 )
 @click.option("--preview-chars", type=click.IntRange(200, 20000), default=1500, show_default=True)
+@options.allow_network_option
 @home_option
 @json_option
 def fetch(
@@ -162,6 +214,7 @@ def fetch(
     allow: tuple[str, ...],
     record_to: str | None,
     preview_chars: int,
+    allow_networks: tuple[str, ...],
     home: str | None,
     as_json: bool,
 ) -> None:
@@ -178,7 +231,13 @@ def fetch(
 
     state = resolve_home(home)
     if live:
-        env = live_web(state, list(allow) or [host_of(url)], StaticSearch([]), record_to=record_to)
+        try:
+            env = live_web(
+                state, list(allow) or [host_of(url)], StaticSearch([]), record_to=record_to,
+                allow_networks=list(allow_networks),
+            )  # fmt: skip
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     else:
         env = offline_web(
             state, Path(corpus_dir) if corpus_dir else None, progress=progress_printer(as_json)
@@ -194,7 +253,8 @@ def fetch(
     try:
         result = asyncio.run(run())
     except ToolFailure as failure:
-        _fail(as_json, failure)
+        reason = box.events[-1].reason if box.events else ""
+        _fail(as_json, failure, url=url, reason=reason)
         return
     doc = box.documents[result.doc_id]
     payload = result.model_dump() | {
@@ -279,7 +339,7 @@ def quote(
     try:
         result = box.extract_quote(args)
     except ToolFailure as failure:
-        _fail(as_json, failure)
+        _fail(as_json, failure, doc_id=doc_id)
         return
     _emit(
         as_json,

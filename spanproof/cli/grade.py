@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from spanproof.cli.options import (
+    allow_network_option,
     echo_json,
     endpoint_options,
     endpoint_settings,
@@ -117,7 +118,13 @@ def render_tables(result, tablefmt: str = "simple") -> str:
     type=click.Path(file_okay=False),
     help="Replay sources from this corpus directory (default: the shipped goldens/corpus/).",
 )
-@click.option("--live", is_flag=True, help="Fetch the cited pages from the live web instead.")
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Fetch the cited pages from the live web instead (public addresses only: a report "
+    "citing 127.0.0.1 or 169.254.169.254 gets UNREACHABLE, unless --allow-network names it).",
+)
+@allow_network_option
 @click.option(
     "--judge",
     "judges",
@@ -163,6 +170,7 @@ def grade(
     home,
     base_url,
     api_key,
+    allow_networks=(),
 ):
     """Grade a cited REPORT (markdown or JSON) claim by claim against the pages it cites.
 
@@ -230,7 +238,12 @@ def grade(
         transport = ReplayTransport(corpus_dir)
     store = SnapshotStore(state / SNAPSHOT_DIR)
     hosts = cited_hosts(parsed.cited_urls)
-    fetcher = make_fetcher(store, hosts, transport=transport)
+    try:
+        fetcher = make_fetcher(
+            store, hosts, transport=transport, allow_networks=list(allow_networks)
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     progress = progress_printer(as_json)
 
     async def run():

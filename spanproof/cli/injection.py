@@ -133,7 +133,12 @@ def render_table(report) -> str:
     envvar="SPANPROOF_JUDGE",
     help="Verifier judge: rules, blind, openai:<model>, scripted:<path>.",
 )
-@click.option("--only", multiple=True, help="Run only this fixture id (repeatable).")
+@click.option(
+    "--only",
+    multiple=True,
+    help="Run only this page id, or every page of this technique (the table's first column); "
+    "repeatable.",
+)
 @click.option("--concurrency", default=4, show_default=True, help="Runs in flight at once.")
 @json_option("Print the report as JSON (no progress).")
 @home_option(HOME_HELP + " Snapshots of the suite's fetches go under <home>/injection/.")

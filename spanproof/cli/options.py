@@ -70,6 +70,18 @@ def endpoint_options(command):
     )(command)
 
 
+def allow_network_option(command):
+    """--allow-network CIDR: the one way a live fetch reaches a non-public address."""
+    return click.option(
+        "--allow-network",
+        "allow_networks",
+        multiple=True,
+        metavar="CIDR",
+        help="With --live: also reach this loopback/private/link-local network (e.g. "
+        "127.0.0.0/8 for a server on this machine); repeatable. Default: public addresses only.",
+    )(command)
+
+
 def err(message: str) -> None:
     click.echo(message, err=True)
 

@@ -161,25 +161,34 @@ def test_recheck_live_flags_a_page_that_changed(httpserver, tmp_path):
     page = PAGES["https://news.example.org/larkspur-bridge"]
     httpserver.expect_request("/larkspur").respond_with_data(page, content_type="text/html")
     url = httpserver.url_for("/larkspur")
-    env = live_web(tmp_path, ["localhost", "127.0.0.1"], StaticSearch.from_html([(url, page)]))
+    env = live_web(
+        tmp_path, ["localhost", "127.0.0.1"], StaticSearch.from_html([(url, page)]),
+        allow_networks=["127.0.0.0/8", "::1/128"],
+    )  # fmt: skip
     store = RunStore(default_runstore_path(tmp_path))
     rec = asyncio.run(run_question("When did the Larkspur Bridge open?", env=env,
                                    verifier=Verifier([make_judge("rules")]), store=store))  # fmt: skip
     assert rec.answer.shown
     runner = CliRunner()
-    same = runner.invoke(cli, ["recheck", rec.run_id, "--live", "--json", "--home", str(tmp_path)])
+    live = ["--live", "--allow-network", "127.0.0.0/8", "--allow-network", "::1/128"]
+    # Without naming the loopback network, a live recheck reaches nothing on it.
+    refused = runner.invoke(
+        cli, ["recheck", rec.run_id, "--live", "--json", "--home", str(tmp_path)]
+    )
+    assert refused.exit_code == 1 and len(httpserver.log) == 1  # only the run's own fetch
+    same = runner.invoke(cli, ["recheck", rec.run_id, *live, "--json", "--home", str(tmp_path)])
     assert same.exit_code == 0, same.output
     httpserver.clear()
     changed = page.replace("opened to traffic on 14 March 2021", "opened in spring")
     httpserver.expect_request("/larkspur").respond_with_data(changed, content_type="text/html")
-    rot = runner.invoke(cli, ["recheck", rec.run_id, "--live", "--json", "--home", str(tmp_path)])
+    rot = runner.invoke(cli, ["recheck", rec.run_id, *live, "--json", "--home", str(tmp_path)])
     assert rot.exit_code == 1
     checks = json.loads(rot.output)["checks"]
     assert any(
         c["flag"] == "quote no longer on the page" and c["same_snapshot"] is False for c in checks
     )
     httpserver.clear()
-    gone = runner.invoke(cli, ["recheck", rec.run_id, "--live", "--json", "--home", str(tmp_path)])
+    gone = runner.invoke(cli, ["recheck", rec.run_id, *live, "--json", "--home", str(tmp_path)])
     assert gone.exit_code == 1
     assert all(c["resolves"] is False or c["flag"] for c in json.loads(gone.output)["checks"])
 

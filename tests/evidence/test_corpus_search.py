@@ -176,6 +176,7 @@ async def test_record_then_replay(httpserver, tmp_path):
         [f"{httpserver.host}:{httpserver.port}"],
         search,
         record_to=record_dir / "corpus.warc.gz",
+        allow_networks=["127.0.0.0/8", "::1/128"],
     )
     live_doc = await live.fetcher.fetch(url)
     assert len(httpserver.log) == 2

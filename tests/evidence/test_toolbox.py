@@ -44,7 +44,9 @@ def site(httpserver):
 
 
 def make_box(tmp_path, httpserver, search, question="What happened to rates?", **kw):
-    env = live_web(tmp_path, [f"{httpserver.host}:{httpserver.port}"], search)
+    env = live_web(
+        tmp_path, [f"{httpserver.host}:{httpserver.port}"], search, allow_networks=["127.0.0.0/8"]
+    )
     env.fetcher.policy.max_bytes = 3000
     return Toolbox(env, question, **kw)
 

@@ -20,7 +20,10 @@ def site():
 
 
 def fetcher_for(site: FixtureSite, tmp_path, allow=None) -> Fetcher:
-    policy = EgressPolicy(allow_hosts=allow if allow is not None else site.allow_hosts)
+    policy = EgressPolicy(
+        allow_hosts=allow if allow is not None else site.allow_hosts,
+        allow_networks=["127.0.0.0/8"],
+    )
     return Fetcher(policy, SnapshotStore(tmp_path / "snap"))
 
 
