@@ -22,40 +22,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 from spanproof.graders.metrics import ClassScores, Interval, Row, compute
+from spanproof.graders.pairs import PairSetError, load_pairs  # noqa: F401  (the one pair-file reader, re-exported)
 from spanproof.graders.verdict import Pair, SpanRef, Verdict
 
 DEFAULT_GATED = ("judge_calibration",)
 DRIFT_METRICS = ("agreement", "near_miss_agreement", "kappa", "macro_f1", "balanced_accuracy")
-
-
-class PairSetError(ValueError):
-    """A pair file that cannot be read; the message names the line and the fix."""
-
-
-def load_pairs(path: str | Path) -> list[Pair]:
-    path = Path(path)
-    if not path.is_file():
-        raise PairSetError(
-            f"Pair file {str(path)!r} not found - pass a JSONL file of pairs (DESIGN.md format)."
-        )
-    pairs: list[Pair] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            pairs.append(Pair.model_validate_json(line))
-        except ValueError as exc:
-            raise PairSetError(
-                f"{path}:{lineno}: not a valid pair ({str(exc).splitlines()[0]}). Each line needs "
-                '{"id", "claim", "span", "label": "SUPPORTED|PARTIAL|NOT_SUPPORTED", "near_miss", "kind"}.'
-            ) from exc
-    ids = [p.id for p in pairs]
-    if len(set(ids)) != len(ids):
-        dup = sorted({i for i in ids if ids.count(i) > 1})[:5]
-        raise PairSetError(
-            f"{path}: duplicate pair ids {dup}; every id must be unique within a set."
-        )
-    return pairs
 
 
 def span_ref(pair: Pair) -> SpanRef:

@@ -2,7 +2,10 @@
 
 Two input shapes are accepted:
 
-- Markdown, cited with inline links ``[text](url)``, reference links ``[text][ref]``
+- Markdown (read by markdown-it-py as CommonMark, with GFM tables and the footnotes of
+  mdit-py-plugins: a link inside a code span is code, an indented block is code, a setext
+  heading is a heading, ``[a](<url with space>)`` is one link), cited with inline links
+  ``[text](url)``, reference links ``[text][ref]``
   plus ``[ref]: url``, footnotes ``[^1]`` / ``[1]`` mapped to URLs by definition
   lines (``[^1]: ...url...``, ``[1]: url`` or ``[1] url``), or angle-bracket autolinks
   ``<https://...>``.
@@ -79,31 +82,27 @@ class ParsedReport(BaseModel):
 
 
 # --- markdown ---------------------------------------------------------------------------
+# Block and inline structure come from markdown-it-py (CommonMark, GFM tables, footnotes from
+# mdit-py-plugins): code spans, indented code, setext headings and <url with spaces> are read
+# as CommonMark reads them. What is ours is only which URLs a sentence cites and how far a
+# citation reaches (_sentences_of_paragraph).
 
 _DEF_RE = re.compile(r"^\s{0,3}\[(\^?[^\]\s][^\]]*)\]:\s*(.*)$")  # [ref]: url / [^1]: text
 _NUMBERED_DEF_RE = re.compile(r"^\s{0,3}\[(\d+)\]\s+(<?https?://\S+?>?)\s*(?:\s.*)?$")  # [1] url
 _URL_IN_TEXT_RE = re.compile(r"https?://[^\s<>\[\]]+")
-_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s")
+_FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
 _SOURCES_HEADING_RE = re.compile(
-    r"^\s{0,3}#{1,6}\s+(sources|references|bibliography|citations|works cited|notes|footnotes|"
-    r"further reading|links)\b",
+    r"^(sources|references|bibliography|citations|works cited|notes|footnotes|further reading|links)\b",
     re.IGNORECASE,
 )
-_RULE_RE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
-_FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
-_LIST_ITEM_RE = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+")
-_TABLE_RE = re.compile(r"^\s*\|")
-
-# Order matters: the first alternative that matches at a position wins.
-_INLINE_RE = re.compile(
+# Citation forms markdown-it leaves as text: number lists and ranges "[1, 2]", "[1-3]", bare
+# URLs (GFM autolinks), and the broken forms we name in an error.
+_TEXT_CITATION_RE = re.compile(
     r"""
-    (?P<image>!\[[^\]]*\]\([^)]*\))                               # images are not citations
-  | \[(?P<itext>[^\]]*)\]\((?P<iurl>[^)\s]*)(?:\s+"[^"]*")?\)       # [text](url "title")
-  | \[(?P<rtext>[^\]]+)\]\[(?P<rref>[^\]]*)\]                       # [text][ref] / [text][]
-  | \[\^(?P<fn>[^\]\s]+)\]                                        # [^1]
-  | \[(?P<num>\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*)\](?!\()          # [1], [1, 2], [1-3]
-  | <(?P<auto>https?://[^>\s]+)>                                  # <https://...>
-  | (?P<bare>https?://[^\s<>\[\]()]+[^\s<>\[\]().,;:!?'"])                # bare URL (GFM)
+    \[(?P<num>\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*)\](?!\()
+  | (?P<bare>https?://[^\s<>\[\]()]+[^\s<>\[\]().,;:!?'"])
+  | \[\^(?P<fn>[^\]\s]+)\]
+  | \[(?P<rtext>[^\]]+)\]\[(?P<rref>[^\]]*)\]
     """,
     re.VERBOSE,
 )
@@ -111,14 +110,31 @@ _UNCLOSED_LINK_RE = re.compile(r"\[[^\]]*\]\((?![^)]*\))")
 
 
 @dataclass
-class _Paragraph:
-    lines: list[tuple[int, str]]  # (line number, text)
-
-
-@dataclass
 class _Marker:
     pos: int  # offset in the flattened paragraph text
     citations: list[Citation] = field(default_factory=list)
+
+
+def _markdown_parser():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    md = MarkdownIt("commonmark").enable("table").use(footnote_plugin)
+    link_rule = next(r.fn for r in md.inline.ruler.__rules__ if r.name == "link")
+
+    def link_keeping_source(state, silent):
+        # Keep each link's source text ("[x](u)", "[x][r]", "[1]") on its link_open token:
+        # which form was written decides the citation style, and tokens do not say it.
+        start, first = state.pos, len(state.tokens)
+        matched = link_rule(state, silent)
+        if matched and not silent:
+            opening = next((t for t in state.tokens[first:] if t.type == "link_open"), None)
+            if opening is not None:
+                opening.meta = {**(opening.meta or {}), "source": state.src[start : state.pos]}
+        return matched
+
+    md.inline.ruler.at("link", link_keeping_source)
+    return md
 
 
 def _is_absolute_http(url: str) -> bool:
@@ -143,15 +159,16 @@ def _definition_url(body: str) -> str | None:
 def _collect_definitions(
     lines: list[str], source: str
 ) -> tuple[dict[str, tuple[str, int]], set[int]]:
-    """Reference and footnote definitions: key (lower-cased, '^' kept) -> (url, line)."""
+    """Reference and footnote definitions: key (lower-cased, '^' kept) -> (url, line), and the
+    lines of ``[1] url`` definitions (not markdown; blanked before parsing)."""
     defs: dict[str, tuple[str, int]] = {}
-    def_lines: set[int] = set()
+    numbered_lines: set[int] = set()
     in_fence = False
     for number, line in enumerate(lines, start=1):
         if _FENCE_RE.match(line):
             in_fence = not in_fence
             continue
-        if in_fence:
+        if in_fence or line.startswith(("    ", "\t")):
             continue
         m = _DEF_RE.match(line)
         numbered = None if m else _NUMBERED_DEF_RE.match(line)
@@ -173,161 +190,196 @@ def _collect_definitions(
                 source,
             )
         defs[key.lower()] = (url, number)
-        def_lines.add(number)
-    return defs, def_lines
+        if numbered:
+            numbered_lines.add(number)
+    return defs, numbered_lines
 
 
-def _paragraphs(lines: list[str], skip: set[int]) -> list[_Paragraph]:
-    """Blocks of prose: blank lines, headings, list items, fences and tables separate them."""
-    out: list[_Paragraph] = []
-    current: list[tuple[int, str]] = []
-    in_fence = False
+def _prose_blocks(tokens) -> list[tuple[int, list]]:
+    """(first line, inline children) of every paragraph that is prose: not a heading, table,
+    code, HTML, footnote definition or anything under a "Sources" heading."""
+    out: list[tuple[int, list]] = []
+    skip_depth = 0  # inside a table or footnote block
     in_sources = False
-
-    def close() -> None:
-        nonlocal current
-        if current:
-            out.append(_Paragraph(current))
-        current = []
-
-    for number, raw in enumerate(lines, start=1):
-        if _FENCE_RE.match(raw):
-            close()
-            in_fence = not in_fence
-            continue
-        if in_fence or number in skip:
-            close()
-            continue
-        line = raw.rstrip()
-        stripped = re.sub(r"^\s{0,3}(>\s?)+", "", line)  # block quotes read as prose
-        if not stripped.strip():
-            close()
-            continue
-        if _HEADING_RE.match(stripped):
-            close()
-            # A "Sources" / "References" section lists where claims came from; it is not prose.
-            in_sources = bool(_SOURCES_HEADING_RE.match(stripped))
-            continue
-        if _RULE_RE.match(stripped) or _TABLE_RE.match(stripped):
-            close()
-            continue
-        if in_sources:
-            continue
-        item = _LIST_ITEM_RE.match(stripped)
-        if item:
-            close()  # each list item is its own paragraph
-            stripped = stripped[item.end() :]
-        current.append((number, stripped.strip()))
-    close()
+    pending_heading = False
+    in_paragraph = False
+    for tok in tokens:
+        if tok.type in ("table_open", "footnote_block_open"):
+            skip_depth += 1
+        elif tok.type in ("table_close", "footnote_block_close"):
+            skip_depth -= 1
+        elif tok.type == "heading_open":
+            pending_heading = True
+        elif tok.type == "paragraph_open":
+            in_paragraph = True
+        elif tok.type == "paragraph_close":
+            in_paragraph = False
+        elif tok.type == "inline":
+            if pending_heading:
+                # A "Sources" / "References" section lists where claims came from; not prose.
+                in_sources = bool(_SOURCES_HEADING_RE.match(tok.content.strip()))
+                pending_heading = False
+            elif in_paragraph and not skip_depth and not in_sources and tok.map:
+                rows = tok.content.splitlines()
+                if rows and all(row.lstrip().startswith("|") for row in rows):
+                    continue  # a table without a delimiter row is still a table to a reader
+                out.append((tok.map[0] + 1, tok.children or []))
     return out
 
 
-def _flatten(
-    paragraph: _Paragraph,
-    defs: dict[str, tuple[str, int]],
-    source: str,
-    counter: list[int],
-) -> tuple[str, list[int], list[_Marker]]:
-    """Flatten a paragraph's markup; return text, the line of each char, and citation markers."""
-    text_parts: list[str] = []
-    char_lines: list[int] = []
-    markers: list[_Marker] = []
-    length = 0
+class _Flattener:
+    """One paragraph's inline tokens to text, the line of each character, and citation markers."""
 
-    def emit(s: str, line: int) -> None:
-        nonlocal length
-        text_parts.append(s)
-        char_lines.extend([line] * len(s))
-        length += len(s)
+    def __init__(self, defs, references, source, counter, first_line):
+        self.defs = defs
+        self.references = references  # markdown-it's: LABEL (upper) -> {href}
+        self.source = source
+        self.counter = counter
+        self.line = first_line
+        self.parts: list[str] = []
+        self.char_lines: list[int] = []
+        self.markers: list[_Marker] = []
+        self.length = 0
 
-    def cite(url: str, marker: str, style: CitationStyle, line: int) -> Citation:
-        counter[0] += 1
-        return Citation(url=url, marker=marker, style=style, line=line, occurrence=f"c{counter[0]}")
+    def emit(self, text: str) -> None:
+        self.parts.append(text)
+        self.char_lines.extend([self.line] * len(text))
+        self.length += len(text)
 
-    for i, (line_no, line) in enumerate(paragraph.lines):
-        if i:
-            emit(" ", line_no)
-        unclosed = _UNCLOSED_LINK_RE.search(line)
-        if unclosed and not _INLINE_RE.match(line, unclosed.start()):
-            raise ReportFormatError(
-                f"the link starting {line[unclosed.start() : unclosed.start() + 30]!r} is never "
-                "closed; write it as [text](https://...)",
-                line_no,
-                source,
+    def cite(self, found: list[tuple[str, str, CitationStyle]]) -> None:
+        citations = []
+        for url, marker, style in found:
+            self.counter[0] += 1
+            citations.append(
+                Citation(
+                    url=url,
+                    marker=marker,
+                    style=style,
+                    line=self.line,
+                    occurrence=f"c{self.counter[0]}",
+                )
+            )
+        self.markers.append(_Marker(pos=self.length, citations=citations))
+
+    def fail(self, message: str) -> None:
+        raise ReportFormatError(message, self.line, self.source)
+
+    def check_url(self, url: str, written: str) -> None:
+        if not _is_absolute_http(url):
+            self.fail(
+                f"the link {written!r} points at {url!r}, which is not an absolute http(s) URL; "
+                "a grader can only fetch full URLs"
+            )
+
+    def text(self, content: str) -> None:
+        unclosed = _UNCLOSED_LINK_RE.search(content)
+        if unclosed:
+            self.fail(
+                f"the link starting {content[unclosed.start() : unclosed.start() + 30]!r} is never "
+                "closed; write it as [text](https://...)"
             )
         pos = 0
-        for m in _INLINE_RE.finditer(line):
-            emit(line[pos : m.start()], line_no)
+        for m in _TEXT_CITATION_RE.finditer(content):
+            self.emit(content[pos : m.start()])
             pos = m.end()
-            found: list[Citation] = []
-            if m.group("image") is not None:
-                continue
-            if m.group("iurl") is not None:
-                url = m.group("iurl")
-                if not _is_absolute_http(url):
-                    raise ReportFormatError(
-                        f"the link {m.group(0)!r} points at {url!r}, which is not an absolute "
-                        "http(s) URL; a grader can only fetch full URLs",
-                        line_no,
-                        source,
-                    )
-                label = m.group("itext")
-                # A link that is only a source label ("(Reuters)", "[source]") is a citation,
-                # not words of the sentence; a link over prose keeps its words.
-                before = "".join(text_parts).rstrip()
-                if not _is_source_label(label, before, line[m.end() :]):
-                    emit(label, line_no)
-                found.append(cite(url, m.group(0), "inline", line_no))
-            elif m.group("rtext") is not None:
-                ref = (m.group("rref") or m.group("rtext")).lower()
-                if ref not in defs:
-                    raise ReportFormatError(
-                        f"the reference link {m.group(0)!r} has no definition; add a line "
-                        f"'[{m.group('rref') or m.group('rtext')}]: https://...'",
-                        line_no,
-                        source,
-                    )
-                label = m.group("rtext")
-                before = "".join(text_parts).rstrip()
-                if not _is_source_label(label, before, line[m.end() :]):
-                    emit(label, line_no)
-                found.append(cite(defs[ref][0], m.group(0), "reference", line_no))
-            elif m.group("fn") is not None:
-                key = "^" + m.group("fn").lower()
-                if key not in defs:
-                    raise ReportFormatError(
-                        f"the footnote {m.group(0)!r} has no definition; add a line "
-                        f"'{m.group(0)}: https://...'",
-                        line_no,
-                        source,
-                    )
-                found.append(cite(defs[key][0], m.group(0), "footnote", line_no))
+            if m.group("bare") is not None:
+                self.cite([(m.group("bare"), m.group(0), "autolink")])
             elif m.group("num") is not None:
                 numbers = _expand_numbers(m.group("num"))
-                if not all(str(n) in defs for n in numbers):
-                    if not any(k.isdigit() for k in defs):
-                        emit(m.group(0), line_no)  # no numbered sources at all: just text
-                        continue
-                    missing = next(n for n in numbers if str(n) not in defs)
-                    raise ReportFormatError(
-                        f"the citation {m.group(0)!r} refers to source [{missing}], which is "
-                        f"never defined; add a line '[{missing}]: https://...'",
-                        line_no,
-                        source,
+                numeric = {k for k in self.defs if k.isdigit()}
+                numeric |= {k for k in self.references if k.isdigit()}
+                if not numeric:
+                    self.emit(m.group(0))  # no numbered sources at all: just text
+                    continue
+                missing = [n for n in numbers if str(n) not in numeric]
+                if missing:
+                    self.fail(
+                        f"the citation {m.group(0)!r} refers to source [{missing[0]}], which is "
+                        f"never defined; add a line '[{missing[0]}]: https://...'"
                     )
-                for n in numbers:
-                    found.append(cite(defs[str(n)][0], f"[{n}]", "footnote", line_no))
-            elif m.group("auto") is not None:
-                found.append(cite(m.group("auto"), m.group(0), "autolink", line_no))
-            elif m.group("bare") is not None:
-                found.append(cite(m.group("bare"), m.group(0), "autolink", line_no))
-            if found:
-                markers.append(_Marker(pos=length, citations=found))
-        emit(line[pos:], line_no)
+                self.cite([(self._numbered_url(n), f"[{n}]", "footnote") for n in numbers])
+            elif m.group("fn") is not None:
+                # A definition CommonMark read as the continuation of the one above it still
+                # defines its key for a reader: the pre-scan found it.
+                key = "^" + m.group("fn").lower()
+                if key not in self.defs:
+                    self.fail(
+                        f"the footnote {m.group(0)!r} has no definition; add a line "
+                        f"'{m.group(0)}: https://...'"
+                    )
+                self.cite([(self.defs[key][0], m.group(0), "footnote")])
+            else:
+                ref = m.group("rref") or m.group("rtext")
+                if ref.lower() not in self.defs:
+                    self.fail(
+                        f"the reference link {m.group(0)!r} has no definition; add a line "
+                        f"'[{ref}]: https://...'"
+                    )
+                label = m.group("rtext")
+                if not _is_source_label(label, "".join(self.parts).rstrip(), content[m.end() :]):
+                    self.emit(label)
+                self.cite([(self.defs[ref.lower()][0], m.group(0), "reference")])
+        self.emit(content[pos:])
 
-    text = "".join(text_parts)
-    text, char_lines, markers = _tidy(text, char_lines, markers)
-    return text, char_lines, markers
+    def _numbered_url(self, n: int) -> str:
+        if str(n) in self.defs:
+            return self.defs[str(n)][0]
+        return self.references[str(n)]["href"]
+
+    def run(self, children: list) -> tuple[str, list[int], list[_Marker]]:
+        i = 0
+        while i < len(children):
+            tok = children[i]
+            kind = tok.type
+            if kind in ("softbreak", "hardbreak"):
+                self.line += 1
+                self.emit(" ")
+            elif kind == "text":
+                self.text(tok.content)
+            elif kind == "code_inline":
+                self.emit(tok.content)  # words of the sentence; a link in code is not a citation
+            elif kind == "image":
+                pass  # an image is not a citation, and its alt text is not prose
+            elif kind == "footnote_ref":
+                label = tok.meta["label"]
+                key = "^" + label.lower()
+                if key not in self.defs:
+                    self.fail(
+                        f"the footnote [^{label}] has no URL in its definition; write it as '[^{label}]: https://...'"
+                    )
+                self.cite([(self.defs[key][0], f"[^{label}]", "footnote")])
+            elif kind == "link_open":
+                i = self._link(children, i)
+            i += 1
+        return _tidy("".join(self.parts), self.char_lines, self.markers)
+
+    def _link(self, children: list, i: int) -> int:
+        opening = children[i]
+        url = opening.attrGet("href") or ""
+        j = i + 1
+        label_parts: list[str] = []
+        while j < len(children) and children[j].type != "link_close":
+            if children[j].type in ("text", "code_inline"):
+                label_parts.append(children[j].content)
+            j += 1
+        label = "".join(label_parts)
+        if opening.info == "auto":
+            self.check_url(url, f"<{url}>")
+            self.cite([(url, f"<{url}>", "autolink")])
+            return j
+        written = (opening.meta or {}).get("source", f"[{label}]({url})")
+        inline = written.endswith(")") and "](" in written
+        if not inline and label.strip().isdigit() and re.fullmatch(r"\[\d+\](?:\[\])?", written):
+            self.check_url(url, written)
+            self.cite([(url, f"[{label.strip()}]", "footnote")])  # "[1]" with "[1]: url"
+            return j
+        self.check_url(url, written)
+        before = "".join(self.parts).rstrip()
+        after = "".join(c.content for c in children[j + 1 :] if c.type == "text")
+        if not _is_source_label(label, before, after.split("\n", 1)[0]):
+            self.emit(label)
+        self.cite([(url, written, "inline" if inline else "reference")])
+        return j
 
 
 def _expand_numbers(spec: str) -> list[int]:
@@ -445,20 +497,28 @@ def _sentences_of_paragraph(
 def parse_markdown(text: str, source: str = "<markdown>", line_offset: int = 0) -> ParsedReport:
     lines = text.splitlines()
     try:
-        defs, def_lines = _collect_definitions(lines, source)
+        defs, numbered_lines = _collect_definitions(lines, source)
+        # "[1] https://..." lines are definitions to us and prose to CommonMark: blank them,
+        # keeping every other line where it was.
+        kept = "\n".join("" if n in numbered_lines else line for n, line in enumerate(lines, 1))
+        env: dict = {}
+        tokens = _markdown_parser().parse(kept, env)
+        references = {k.lower(): v for k, v in env.get("references", {}).items()}
+        counter = [0]
+        sentences: list[ReportSentence] = []
+        for p_index, (first_line, children) in enumerate(_prose_blocks(tokens)):
+            flat, char_lines, markers = _Flattener(
+                defs, references, source, counter, first_line
+            ).run(children)
+            sentences.extend(
+                _sentences_of_paragraph(flat, char_lines, markers, p_index, len(sentences))
+            )
     except ReportFormatError as exc:
         if line_offset and exc.line is not None:
             raise ReportFormatError(
                 str(exc).split(": ", 1)[-1], exc.line + line_offset, source
             ) from None
         raise
-    counter = [0]
-    sentences: list[ReportSentence] = []
-    for p_index, paragraph in enumerate(_paragraphs(lines, def_lines)):
-        flat, char_lines, markers = _flatten(paragraph, defs, source, counter)
-        sentences.extend(
-            _sentences_of_paragraph(flat, char_lines, markers, p_index, len(sentences))
-        )
     if not sentences:
         raise ReportFormatError(
             "the report has no prose sentences to grade (only headings, tables or definitions)",

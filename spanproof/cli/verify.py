@@ -18,6 +18,8 @@ from spanproof.cli.options import (
     model_options,
     run_async,
 )
+from spanproof.graders.pairs import PairSetError, read_pair_lines
+from spanproof.graders.verdict import Pair
 
 MAX_SPAN_CHARS = 4000
 # A claim is one sentence; a megabyte of claim is a mistake (or an attack on the judge's time).
@@ -29,62 +31,29 @@ LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
 
 
 class PairLine:
-    def __init__(self, line_no: int, data: dict[str, Any]) -> None:
+    """A pair as verify uses it: id, claim, span, label, and where the span came from."""
+
+    def __init__(self, line_no: int, pair: Pair) -> None:
         self.line_no = line_no
-        self.id = str(data.get("id") or f"line-{line_no}")
-        self.claim: str = data["claim"]
-        self.span: str = data["span"]
-        self.label: str | None = data.get("label")
-        source = data.get("source") if isinstance(data.get("source"), dict) else {}
-        self.url = source.get("url") or data.get("url")
-        self.retrieved_at = source.get("retrieved_at") or data.get("retrieved_at")
+        self.id = pair.id
+        self.claim = pair.claim
+        self.span = pair.span
+        self.label: str | None = pair.label
+        source = pair.source or {}
+        self.url = source.get("url")
+        self.retrieved_at = source.get("retrieved_at")
 
 
 def read_pairs(path: Path) -> tuple[list[PairLine], list[str]]:
-    """Every valid pair, and one message per bad line (with its line number)."""
-    pairs: list[PairLine] = []
-    problems: list[str] = []
-    seen: dict[str, int] = {}
-    text = path.read_text(encoding="utf-8")
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {n}: invalid JSON ({exc.msg} at column {exc.colno})")
-            continue
-        if not isinstance(data, dict):
-            problems.append(f"line {n}: expected a JSON object, got {type(data).__name__}")
-            continue
-        bad = [
-            k for k in ("claim", "span") if not isinstance(data.get(k), str) or not data[k].strip()
-        ]
-        if bad:
-            problems.append(f"line {n}: missing or empty {' and '.join(repr(k) for k in bad)}")
-            continue
-        if len(data["claim"]) > MAX_CLAIM_CHARS:
-            problems.append(
-                f"line {n}: claim is {len(data['claim'])} characters, over the {MAX_CLAIM_CHARS}-"
-                "character limit - a claim is one sentence; split it into atomic claims"
-            )
-            continue
-        if len(data["span"]) > MAX_SPAN_CHARS:
-            problems.append(
-                f"line {n}: span is {len(data['span'])} characters, over the {MAX_SPAN_CHARS}-character "
-                "limit - cite the narrowest span that holds the claim"
-            )
-            continue
-        if data.get("label") is not None and data["label"] not in LABELS:
-            problems.append(f"line {n}: label {data['label']!r} is not one of {', '.join(LABELS)}")
-            continue
-        pair = PairLine(n, data)
-        if pair.id in seen:
-            problems.append(f"line {n}: duplicate id {pair.id!r} (first on line {seen[pair.id]})")
-            continue
-        seen[pair.id] = n
-        pairs.append(pair)
-    return pairs, problems
+    """Every valid pair, and one message per bad line (with its line number): the one pair-file
+    reader (graders/pairs.py) with verify's claim and span caps."""
+    try:
+        good, problems = read_pair_lines(
+            path, max_span_chars=MAX_SPAN_CHARS, max_claim_chars=MAX_CLAIM_CHARS
+        )
+    except PairSetError as exc:
+        return [], [str(exc)]
+    return [PairLine(n, pair) for n, pair in good], problems
 
 
 # ---------------------------------------------------------------- agreement with labels
