@@ -49,6 +49,13 @@ def question_subject(question: str) -> set[str]:
     return set().union(*(content_words(n) for n in names)) if names else set()
 
 
+def names_subject(text: str, subject: set[str]) -> bool:
+    """Does `text` name the question's subject: two of its words, or all when it has fewer?"""
+    if not subject:
+        return True
+    return len(subject & content_words(text)) >= min(2, len(subject))
+
+
 NUMBER = "#number"
 _EXPECTS_NUMBER = re.compile(
     r"\b(how (old|many|much|long|far|tall|high|big|large|deep)|what (year|date|age|share|percentage|score|fee))\b",

@@ -32,11 +32,12 @@ from spanproof.agent.convergence import (
     NUMBER,
     content_words,
     expects_number,
+    names_subject,
     overlap,
     question_subject,
     relevance,
 )
-from spanproof.agent.loop import Runtime, ensure_subquestions, first_sentence, names_subject
+from spanproof.agent.loop import Runtime, ensure_subquestions
 from spanproof.agent.question import (
     Match,
     SubQuestion,
@@ -49,6 +50,8 @@ from spanproof.agent.question import (
 )
 from spanproof.agent.record import Draft, DraftClaim
 from spanproof.agent.tool_schema import FetchPageResult
+
+from spanproof.sentences import first_sentence
 
 LABEL = "Extractive baseline (no model): each claim restates a quoted sentence verbatim."
 MIN_SENTENCE = 8  # "She was 78." is an answer

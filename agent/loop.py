@@ -33,6 +33,7 @@ from spanproof.agent.convergence import (
     content_words,
     decompose_question,
     llm_decision,
+    names_subject,
     overlap,
     question_subject,
     rules_decision,
@@ -58,6 +59,8 @@ from spanproof.agent.tool_schema import (
     WebSearchArgs,
     validation_text,
 )
+
+from spanproof.sentences import first_sentence
 
 READ_TOOLS = ("web_search", "fetch_page", "extract_quote")
 NEAR_DUPLICATE = 0.8  # Jaccard of content words between consecutive queries
@@ -648,22 +651,6 @@ class Runtime:
         )
         self.sync()
         return draft
-
-
-def names_subject(text: str, subject: set[str]) -> bool:
-    """Does `text` name the question's subject: two of its words, or all when it has fewer?"""
-    if not subject:
-        return True
-    return len(subject & content_words(text)) >= min(2, len(subject))
-
-
-def first_sentence(text: str, limit: int = 400) -> str:
-    from spanproof.agent.tools import sentence_ends
-
-    text = text.strip()
-    ends = sentence_ends(text[:2000])
-    sentence = text[: ends[0]] if ends else text
-    return sentence[:limit].strip()
 
 
 # --- the model-led policy -------------------------------------------------------------------

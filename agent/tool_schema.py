@@ -74,6 +74,15 @@ class ExtractQuoteResult(BaseModel):
     doc_retrieved_at: str
 
 
+# The read-side tools and the schema each call's arguments are validated against, in the
+# order a model is shown them. draft_answer's schema is `agent.record.Draft`.
+READ_TOOL_ARGS: dict[str, type[BaseModel]] = {
+    "web_search": WebSearchArgs,
+    "fetch_page": FetchPageArgs,
+    "extract_quote": ExtractQuoteArgs,
+}
+
+
 class ToolError(BaseModel):
     """A refusal the agent can act on: what went wrong and what to do next."""
 

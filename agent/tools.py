@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ValidationError
 from spanproof.agent.evidence import Document, Span, make_span_id
 from spanproof.agent.tool_schema import (
+    READ_TOOL_ARGS,
     ExtractQuoteArgs,
     ExtractQuoteResult,
     FetchPageArgs,
@@ -276,11 +277,7 @@ def tool_schemas() -> list[dict]:
                 "parameters": _schema(model),
             },
         }
-        for name, model in (
-            ("web_search", WebSearchArgs),
-            ("fetch_page", FetchPageArgs),
-            ("extract_quote", ExtractQuoteArgs),
-        )
+        for name, model in READ_TOOL_ARGS.items()
     ]
 
 
@@ -455,16 +452,13 @@ class Toolbox:
         return render_span(span)
 
     async def call(self, name: str, arguments: dict | str) -> BaseModel:
-        """Dispatch one model tool call: validated arguments in, a result or a ToolError out.
+        """One read-side call outside a run: validated arguments in, a result or a ToolError out.
 
-        Never raises for anything the model did wrong: bad JSON, unknown tool and
+        No budgets and no trace: a run's calls go through `agent.dispatch.Dispatcher`,
+        which checks both before it calls these tools. Never raises for anything the model did wrong: bad JSON, unknown tool and
         schema violations come back as INVALID_ARGUMENTS with the fix.
         """
-        models = {
-            "web_search": WebSearchArgs,
-            "fetch_page": FetchPageArgs,
-            "extract_quote": ExtractQuoteArgs,
-        }
+        models = READ_TOOL_ARGS
         if name not in models:
             return ToolError(
                 error="INVALID_ARGUMENTS",

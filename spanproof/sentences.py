@@ -110,3 +110,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 def sentence_ends(text: str) -> list[int]:
     """End offsets (exclusive) of every non-blank sentence of ``text``."""
     return [end for _, end in sentence_spans(text)]
+
+
+def first_sentence(text: str, limit: int = 400) -> str:
+    """The first sentence of ``text`` (at most ``limit`` characters): a claim restating a span."""
+    text = text.strip()
+    ends = sentence_ends(text[:2000])
+    sentence = text[: ends[0]] if ends else text
+    return sentence[:limit].strip()
