@@ -37,7 +37,8 @@ from spanproof.agent.convergence import (
     question_subject,
     relevance,
 )
-from spanproof.agent.loop import Runtime, ensure_subquestions
+from spanproof.agent.dispatch import Call, ToolOutcome
+from spanproof.agent.fallback import fallback_draft
 from spanproof.agent.question import (
     Match,
     SubQuestion,
@@ -49,6 +50,7 @@ from spanproof.agent.question import (
     terms,
 )
 from spanproof.agent.record import Draft, DraftClaim
+from spanproof.agent.runtime import Runtime
 from spanproof.agent.tool_schema import FetchPageResult
 
 from spanproof.sentences import first_sentence
@@ -336,6 +338,9 @@ class ExtractivePolicy:
         self.thin_claims: set[int] = set()  # indices into self.claims
         self.ends_whole: set[str] = set()  # doc ids whose shown text ends at a sentence end
 
+    async def _call(self, tool: str, arguments: dict) -> ToolOutcome:
+        return await self.rt.tools.call(tool, arguments, origin="policy")
+
     def _analysed(self, i: int) -> SubQuestion:
         subqs = self.rt.subquestions
         if self._analysis_of != subqs:
@@ -361,9 +366,9 @@ class ExtractivePolicy:
         subject = question_subject(rt.record.question)
         ranked: dict[int, list[str]] = {}
         for i, query in targets:
-            if rt.draft_only or rt.remaining()["searches"] <= 0 or not query:
+            if rt.meter.draft_only or rt.meter.remaining()["searches"] <= 0 or not query:
                 continue
-            out = await rt.web_search({"query": query})
+            out = await self._call("web_search", {"query": query})
             hits = out.result or []
             # The engine's top hit, when it names the subject, is the page to read first
             # (its snippet is often about other words of the page); any other hit must
@@ -389,8 +394,8 @@ class ExtractivePolicy:
                 url for url in first + [u for _, _, u in sorted(scored)] if not self._tried(url)
             ]
         # Leave room for at least one quote per sub-question and the draft reserve.
-        spare = rt.remaining()["tool_calls"] - rt.budgets.draft_reserve - len(targets)
-        allowance = max(0, min(rt.remaining()["fetches"], spare))
+        spare = rt.meter.remaining()["tool_calls"] - rt.budgets.draft_reserve - len(targets)
+        allowance = max(0, min(rt.meter.remaining()["fetches"], spare))
         chosen: list[tuple[int, str]] = []
         for rank in range(per_subq):
             for i, urls in ranked.items():
@@ -406,7 +411,9 @@ class ExtractivePolicy:
         if not chosen:
             return
         self.attempted.update(url for _, url in chosen)
-        outcomes = await self.rt.fetch_pages([(None, {"url": url}) for _, url in chosen])
+        outcomes = await self.rt.tools.run(
+            [Call("fetch_page", {"url": url}) for _, url in chosen], origin="policy"
+        )
         for (i, _), outcome in zip(chosen, outcomes, strict=True):
             if outcome.ok and isinstance(outcome.result, FetchPageResult):
                 page = outcome.result
@@ -431,7 +438,9 @@ class ExtractivePolicy:
                 return True
         return False
 
-    def _quote(self, i: int, subquestion: str, docs_used: set[str], thin: bool = False) -> bool:
+    async def _quote(
+        self, i: int, subquestion: str, docs_used: set[str], thin: bool = False
+    ) -> bool:
         """Quote the best unused sentence for a sub-question; prefer a document not yet cited.
         With `thin`, the best sentence on it that holds no answer of its type."""
         rt = self.rt
@@ -446,7 +455,7 @@ class ExtractivePolicy:
         ]
         cands.sort(key=lambda c: (c.doc_id in docs_used, -c.score, c.order))
         for cand in cands[:3]:
-            if rt.draft_only:
+            if rt.meter.draft_only:
                 return False
             self.quoted.add(cand.sentence)
             locator = cand.locator
@@ -456,12 +465,18 @@ class ExtractivePolicy:
                 "max_chars": max(40, min(900, len(cand.sentence) + 1)),
                 "purpose": "support_claim",
             }
-            outcome = rt.extract_quote(args)
-            if not outcome.ok and outcome.error.error == "NO_SENTENCE_END" and not rt.draft_only:
+            outcome = await self._call("extract_quote", args)
+            if (
+                not outcome.ok
+                and outcome.error.error == "NO_SENTENCE_END"
+                and not rt.meter.draft_only
+            ):
                 # The stored text's sentence runs on past the preview's: take the advised cap.
                 advised = re.search(r"max_chars to (\d+)", outcome.error.message)
                 if advised and int(advised.group(1)) <= 900:
-                    outcome = rt.extract_quote({**args, "max_chars": int(advised.group(1))})
+                    outcome = await self._call(
+                        "extract_quote", {**args, "max_chars": int(advised.group(1))}
+                    )
             if not outcome.ok:
                 continue
             span = rt.tb.spans[outcome.result.span_id]
@@ -488,9 +503,9 @@ class ExtractivePolicy:
         rt = self.rt
         for _ in range(per_subq):
             for i in indices:
-                if rt.draft_only or rt.remaining()["spans"] <= 0:
+                if rt.meter.draft_only or rt.meter.remaining()["spans"] <= 0:
                     return
-                self._quote(i, rt.subquestions[i], self._docs_cited(i))
+                await self._quote(i, rt.subquestions[i], self._docs_cited(i))
 
     def _docs_cited(self, i: int) -> set[str]:
         rt = self.rt
@@ -504,31 +519,31 @@ class ExtractivePolicy:
     def _answered(self) -> set[int]:
         return {k for n, k in enumerate(self.claim_subq) if n not in self.thin_claims}
 
-    def _thin_fallback(self, indices: list[int]) -> None:
+    async def _thin_fallback(self, indices: list[int]) -> None:
         """A sub-question no sentence answers gets, at most, one sentence squarely on it (the
         answer still reports it as a gap: the claim does not hold what was asked)."""
         rt = self.rt
         for i in indices:
-            if self.claim_subq.count(i) >= 2 or rt.draft_only:
+            if self.claim_subq.count(i) >= 2 or rt.meter.draft_only:
                 continue
             if any(k == i and n in self.thin_claims for n, k in enumerate(self.claim_subq)):
                 continue
             if (
-                rt.remaining()["spans"] <= 0
-                or rt.remaining()["tool_calls"] <= rt.budgets.draft_reserve
+                rt.meter.remaining()["spans"] <= 0
+                or rt.meter.remaining()["tool_calls"] <= rt.budgets.draft_reserve
             ):
                 return
-            self._quote(i, rt.subquestions[i], set(), thin=True)
+            await self._quote(i, rt.subquestions[i], set(), thin=True)
 
-    def _read_on(self, doc_id: str) -> bool:
+    async def _read_on(self, doc_id: str) -> bool:
         """Quote onward from the end of what this page has shown, and show the quoted text as
         the page's continuation. The text is the stored document's own (a span), so every
         locator taken from it is verbatim."""
         rt = self.rt
         page = self.previews[doc_id]
-        if not page.truncated or rt.draft_only or rt.remaining()["spans"] < 2:
+        if not page.truncated or rt.meter.draft_only or rt.meter.remaining()["spans"] < 2:
             return False
-        if rt.remaining()["tool_calls"] <= rt.budgets.draft_reserve + 1:
+        if rt.meter.remaining()["tool_calls"] <= rt.budgets.draft_reserve + 1:
             return False  # keep a call to quote what the reading finds
         shown = page.preview
         sentences = _sentences(shown, truncated=doc_id not in self.ends_whole)
@@ -545,13 +560,14 @@ class ExtractivePolicy:
         if len(locator) < 12 or shown.count(locator) != 1:
             return False
         self.read_on_steps += 1
-        outcome = rt.extract_quote(
+        outcome = await self._call(
+            "extract_quote",
             {
                 "doc_id": doc_id,
                 "locator": locator,
                 "max_chars": READ_ON_CHARS,
                 "purpose": "support_claim",
-            }
+            },
         )
         if not outcome.ok:
             return False
@@ -600,9 +616,9 @@ class ExtractivePolicy:
             for page in pages:
                 while self.read_on_steps < READ_ON_STEPS:
                     shown_before = len(self.previews[page.doc_id].preview)
-                    if not self._read_on(page.doc_id):
+                    if not await self._read_on(page.doc_id):
                         break
-                    if self._quote(i, rt.subquestions[i], self._docs_cited(i)):
+                    if await self._quote(i, rt.subquestions[i], self._docs_cited(i)):
                         break
                     if not self._read_on_has_prose(page.doc_id, shown_before, sq):
                         break  # the page has run into menus and footers: stop reading it
@@ -611,17 +627,17 @@ class ExtractivePolicy:
 
     async def collect(self) -> None:
         rt = self.rt
-        ensure_subquestions(rt)
+        rt.ensure_subquestions()
         subqs = rt.subquestions
         await self._search_and_fetch([(i, _query(sq)) for i, sq in enumerate(subqs)], per_subq=1)
         await self._quote_round(list(range(len(subqs))), per_subq=2)
         await self._read_further(list(range(len(subqs))))
-        self._thin_fallback(list(range(len(subqs))))
+        await self._thin_fallback(list(range(len(subqs))))
         # The convergence rules decide whether one more, different, action is worth it.
         for _ in range(rt.budgets.tool_calls):  # each pass spends budget; the bound is a backstop
-            if rt.draft_only:
+            if rt.meter.draft_only:
                 break
-            decision = await rt.converge("rules", None, "stall" if rt.stalled else "policy")
+            decision = await rt.converge("rules", None, "stall" if rt.stall.stalled else "policy")
             if decision.decision != "CONTINUE" or not decision.next_action:
                 break
             m = re.match(
@@ -645,10 +661,10 @@ class ExtractivePolicy:
                 await self._fetch([(i, url)])
             before = len(self.claims)
             await self._quote_round([i], per_subq=1)
-            if len(self.claims) == before and rt.stalled:
+            if len(self.claims) == before and rt.stall.stalled:
                 continue
 
-    def draft(self) -> Draft:
+    async def draft(self) -> Draft:
         summary_words: list[str] = []
         for c in self.claims:
             words = c.text.split()
@@ -662,10 +678,10 @@ class ExtractivePolicy:
             "needs_human": False,
         }
         start = len(self.rt.claim_subquestions)
-        outcome = self.rt.submit_draft(args, origin="policy")
+        outcome = await self._call("draft_answer", args)
         if not outcome.ok:  # cannot happen with spans from this run; keep the run honest if it does
             self.rt.record.errors.append(f"extractive draft rejected: {outcome.error.message}")
-            return self.rt.fallback_draft("extractive draft rejected")
+            return fallback_draft(self.rt, "extractive draft rejected")
         for n, i in enumerate(self.claim_subq):
             self.rt.claim_subquestions[start + n] = i
         return outcome.result
@@ -676,8 +692,7 @@ class ExtractivePolicy:
         Returns the supplementary draft (or None) and its claim -> sub-question map.
         """
         rt = self.rt
-        rt.draft_slot = "supplementary_draft"
-        rt.draft_forced = None
+        rt.start_targeted_round()
         first_claim = len(self.claims)
         targets = []
         for i in subq_indices:
@@ -694,7 +709,7 @@ class ExtractivePolicy:
             "injection_observed": self.injection_observed,
             "needs_human": False,
         }
-        outcome = rt.submit_draft(args, origin="policy")
+        outcome = await self._call("draft_answer", args)
         if not outcome.ok:
             return None, {}
         return outcome.result, dict(enumerate(self.claim_subq[first_claim:]))

@@ -16,8 +16,9 @@ from spanproof.agent.chat import ChatModel, make_chat_model
 from spanproof.agent.evidence import utc_now_iso
 from spanproof.agent.extractive import LABEL as EXTRACTIVE_LABEL
 from spanproof.agent.extractive import ExtractivePolicy
+from spanproof.agent.fallback import fallback_draft
 from spanproof.agent.ledger import build_ledger
-from spanproof.agent.loop import LlmAgent, Runtime
+from spanproof.agent.llm_policy import LlmAgent
 from spanproof.agent.publish import (
     compute_metrics,
     finish_answer,
@@ -33,6 +34,7 @@ from spanproof.agent.record import (
     TraceEntry,
     load_prompt,
 )
+from spanproof.agent.runtime import Runtime
 
 from spanproof.specs import EndpointSettings, parse_spec
 
@@ -112,16 +114,16 @@ async def run_question(
         if policy == "extractive":
             pol = ExtractivePolicy(rt)
             await pol.collect()
-            draft = pol.draft()
+            draft = await pol.draft()
             label = EXTRACTIVE_LABEL
         else:
             agent = LlmAgent(rt, chat, convergence=convergence, small_model=small)  # type: ignore[arg-type]
             draft = await agent.run()
             label = f"Model-led answer ({chat.id})."  # type: ignore[union-attr]
             if draft is None:
-                draft = rt.fallback_draft(record.ended_by or rt.exhausted or "no draft")
+                draft = fallback_draft(rt, record.ended_by or rt.meter.exhausted or "no draft")
                 label += " The model submitted no draft; the runtime restated its quoted spans."
-        record.ended_by = record.ended_by or rt.exhausted or rt.draft_forced or "draft"
+        record.ended_by = record.ended_by or rt.meter.exhausted or rt.meter.draft_forced or "draft"
         if progress:
             progress(f"verify  {sum(len(c.span_ids) for c in draft.claims)} (claim, span) pair(s)")
         await verify_draft(
@@ -131,13 +133,13 @@ async def run_question(
         )  # fmt: skip
         rt.sync()
         pruned = pruned_subquestions(record)
-        left = rt.remaining()
+        left = rt.meter.remaining()
         has_room = (
             left["searches"] > 0
             and left["fetches"] > 0
             and left["tool_calls"] > budgets.draft_reserve + 1
         )
-        if targeted_round and pruned and has_room and not rt.tokens_exhausted:
+        if targeted_round and pruned and has_room and not rt.meter.tokens_exhausted:
             record.trace.append(
                 TraceEntry(
                     step=len(record.trace) + 1,
