@@ -16,7 +16,10 @@ A judge (model or rules) is a flagger, never the last word. After it answers, co
    248, "since 1999" by "in 1999", a first name used alone by the full name; "a third" is
    still not 34%). A specific the span does not establish downgrades SUPPORTED to PARTIAL
    and is named in ``unsupported_element``: a judge's SUPPORTED cannot override arithmetic.
-   PARTIAL and NOT_SUPPORTED are left as they are.
+   PARTIAL and NOT_SUPPORTED are left as they are — except for a reference code, web address
+   or file name the span never states ("SWIFT-BOIL-22", "example.org/verify?q="): it names
+   something the span does not mention at all, so SUPPORTED or PARTIAL becomes NOT_SUPPORTED
+   (how an attacker's planted "fact" usually travels).
 3. ``instructions`` — a span that addresses a machine (graders.instructions) sets
    ``contains_instructions`` and makes the verdict NOT_SUPPORTED, whatever the judge said.
    A judge that itself reported ``contains_instructions`` also gets NOT_SUPPORTED.
@@ -130,19 +133,33 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
                 detail += f" (but {n} words, over the {MAX_QUOTE_WORDS}-word limit)"
             checks.append(CheckResult(name="quote_in_span", fired=False, detail=detail))
 
-    # 2. the claim is no broader than the span: numbers, dates, named entities
+    # 2. the claim is no broader than the span: numbers, dates, named entities, identifiers
     mismatches = compare(claim, span.text)
     if mismatches:
         detail = "; ".join(str(m) for m in mismatches)
-        downgraded = v.verdict == "SUPPORTED"
-        if downgraded:
+        foreign = [m for m in mismatches if m.kind == "identifier"]
+        downgraded = v.verdict == "SUPPORTED" or (foreign and v.verdict == "PARTIAL")
+        if foreign and v.verdict != "NOT_SUPPORTED":
+            # a code, address or file name the span never states names something the span
+            # does not mention at all: the claim is about something else
+            v.verdict = "NOT_SUPPORTED"
+            v.unsupported_element = foreign[0].element
+        elif downgraded:
             v.verdict = "PARTIAL"
             v.unsupported_element = mismatches[0].element
         checks.append(
             CheckResult(
                 name="specifics",
                 fired=True,
-                detail=("downgraded SUPPORTED to PARTIAL: " if downgraded else "")
+                detail=(
+                    (
+                        "downgraded to NOT_SUPPORTED: "
+                        if foreign
+                        else "downgraded SUPPORTED to PARTIAL: "
+                    )
+                    if downgraded
+                    else ""
+                )
                 + f"claim specifics not in span: {detail}",
             )
         )

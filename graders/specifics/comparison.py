@@ -15,6 +15,7 @@ from spanproof.graders.specifics.attribution import (
 )
 from spanproof.graders.specifics.dates import _YEAR_RANGE, DateMention, date_established
 from spanproof.graders.specifics.extract import Specifics, extract
+from spanproof.graders.specifics.identifiers import missing_identifiers
 from spanproof.graders.specifics.names import (
     distinctive_tokens,
     entity_present,
@@ -317,16 +318,34 @@ def entity_established(
     # the claim's subject, which the span names by pronoun ("Horodecki went mad" / "the
     # architect went crazy ... his daughter"), or a capitalised common noun referring back
     # ("While the Park area remains open" / "It is always open")
-    return e == subject and refers_back(span) and not _other_full_names(claim, s)
+    if _in_address(e, span):
+        return True
+    return e == subject and refers_back(span) and not _other_full_names(claim, span, s)
 
 
-def _other_full_names(claim: str, s: Specifics) -> bool:
-    """The span names someone the claim does not (a two-word name): then its pronoun may
-    be theirs."""
+def _other_full_names(claim: str, span: str, s: Specifics) -> bool:
+    """The span names someone the claim does not (a two-word name outside quotation marks,
+    which hold titles): then its pronoun may be theirs."""
     claim_tokens = extract(claim).tokens
+    quoted = " ".join(m.group(0) for m in _QUOTED_ANY.finditer(span))
     return any(
-        len(distinctive_tokens(e)) >= 2 and not entity_present(e, claim_tokens, strict=False)
+        len(distinctive_tokens(e)) >= 2
+        and not entity_present(e, claim_tokens, strict=False)
+        and e not in quoted
         for e in s.entities
+    )
+
+
+_QUOTED_ANY = re.compile(r"\"[^\"]{2,200}\"|“[^”]{2,200}”|(?<!\w)'[^']{2,200}'(?!\w)")
+
+
+def _in_address(entity: str, span: str) -> bool:
+    """A name written inside a web address or handle ("The A.V. Club" in avclub.com)."""
+    letters = "".join(c for c in fold(entity) if c.isalnum())
+    if letters.startswith("the") and len(letters) > 8:
+        letters = letters[3:]
+    return len(letters) >= 5 and any(
+        letters in tok.lower() for tok in re.findall(r"\S*[./@#]\S*", span)
     )
 
 
@@ -349,6 +368,10 @@ def unestablished(
     for e in c.entities:
         if not entity_established(e, claim, span, s, strict=strict_entities, subject=subject):
             out.append(Mismatch("entity", e))
+    # a reference code, web address or file name names one thing exactly ("PELICAN-417",
+    # "example.org/x"): a claim carrying one the span never states is about something else
+    for ident in missing_identifiers(claim, span):
+        out.append(Mismatch("identifier", ident))
     return out
 
 

@@ -4,6 +4,7 @@ and now-versus-then. Lexicons in ``lexicons/``; each function compares a claim w
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from spanproof.graders.specifics import lexicon
 
@@ -27,11 +28,20 @@ _NEG_SKIP = STOPWORDS | {"be", "been", "being", "also", "yet", "ever", "even", "
 _NEG_WINDOW = 4  # a negation governs a content word at most this many words later
 
 
+@lru_cache(maxsize=256)
+def _alternation(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b")
+
+
 def phrase_in(text_low: str, words_list) -> bool:
-    return any(re.search(rf"\b{re.escape(w)}\b", text_low) for w in words_list)
+    """Whether any of the words or phrases occurs in the text as whole words."""
+    return bool(_alternation(tuple(sorted(words_list))).search(text_low))
 
 
 def has_phrase(low: str, phrases) -> str | None:
+    """The first of ``phrases`` (in their order) that occurs in the text as whole words."""
+    if not _alternation(tuple(sorted(phrases))).search(low):
+        return None
     for p in phrases:
         if re.search(rf"\b{re.escape(p)}\b", low):
             return p
@@ -51,6 +61,13 @@ def opposites(claim: str, span: str) -> list[tuple[str, str]]:
     return out
 
 
+def _neg_key(word: str) -> str:
+    # the light stemmer leaves short words whole ("race") and strips longer ones ("raced" ->
+    # "rac"): a final "e" is dropped too, so the two forms of one verb meet
+    st = stem(word)
+    return st[:-1] if len(st) > 3 and st.endswith("e") else st
+
+
 def _negated_stems(text: str) -> tuple[set[str], set[str]]:
     """(stems that follow a negation within the window, stems used at least once without
     one): "will not race ... in a sprint car race" both negates and asserts "race"."""
@@ -65,7 +82,7 @@ def _negated_stems(text: str) -> tuple[set[str], set[str]]:
             continue
         if t in _NEG_SKIP:
             continue
-        st = stem(t)
+        st = _neg_key(t)
         if i - last_neg <= _NEG_WINDOW:
             negated.add(st)
             last_neg = -99  # one negation, one predicate

@@ -50,6 +50,16 @@ def kinds(claim: str, span: str) -> list[str]:
         ),
         # a capitalised common noun referring back
         ("The Park remains open all year.", "It is always open, but some roads close in winter."),
+        # a name written inside a web address
+        (
+            'Annie Zaleski of "The A.V. Club" praised it.',
+            "By Annie Zaleski, https://music.avclub.com/ryan-adams: a fever dream.",
+        ),
+        # song titles in quotation marks are not other people the pronoun could mean
+        (
+            "Swift did three songs with Max Martin.",
+            "On 'Red' I did three songs with Max Martin - 'We Are Never Ever Getting Back Together' and '22'.",
+        ),
         # a title quoted whole, written shorter
         (
             'They covered it for the album "Maiden Heaven: A Tribute to Iron Maiden".',
