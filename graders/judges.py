@@ -17,7 +17,7 @@ Script format for ``scripted:<path>``
 A ``.jsonl`` file with one entry per line, or a ``.json`` file holding either a list of
 entries or an object mapping a key to an entry. An entry holds the verdict fields
 (``verdict`` required; ``unsupported_element``, ``quote_used``, ``contains_instructions``,
-``model_id``, ``error`` optional) and says which pair it answers with one of:
+``model_id``, ``error``, ``confidence`` optional) and says which pair it answers with one of:
 
 - ``"id"``: the pair id (the ``id`` of a pair-set line; the Verifier passes it through);
 - ``"key"``: ``sha256(claim + "\\n" + span_text)`` as lowercase hex (see ``content_key``);
@@ -86,6 +86,7 @@ class BlindJudge:
 
 _VERDICT_FIELDS = (
     "verdict", "unsupported_element", "quote_used", "contains_instructions", "model_id", "error",
+    "confidence",
 )  # fmt: skip
 
 

@@ -36,6 +36,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Re-fetch a run's sources and confirm each quote.",
     ),
     "runs": ("spanproof.cli.agent", "runs", "List or show stored runs."),
+    "judge": (
+        "spanproof.cli.judge",
+        "judge",
+        "Fit, cross-validate and ablate the offline rules judge.",
+    ),
     "sensitivity": (
         "spanproof.cli.bench",
         "sensitivity",

@@ -129,12 +129,12 @@ def test_with_sanitising_disabled_the_markdown_image_url_reaches_a_span(tmp_path
 def test_with_the_instruction_check_disabled_attacker_claims_are_published(tmp_path, monkeypatch):
     import spanproof.graders.audit
     import spanproof.graders.instructions
-    import spanproof.graders.rules
+    import spanproof.graders.rules.judge
 
     fids = ["visible-body-text", "verifier-addressed", "token-in-answer"]
     for module in (
         spanproof.graders.instructions,
-        spanproof.graders.rules,
+        spanproof.graders.rules.judge,
         spanproof.graders.audit,
     ):
         monkeypatch.setattr(module, "find_instructions", lambda text: [])

@@ -160,9 +160,7 @@ def test_rules_verdicts():
     )
     assert partial.verdict == "PARTIAL" and partial.unsupported_element == "7 votes"
     contradicted = _rules("The city council approved a $3 million budget in March 2024.", span)
-    assert (
-        contradicted.verdict == "NOT_SUPPORTED" and contradicted.unsupported_element == "$3 million"
-    )
+    assert contradicted.verdict != "SUPPORTED" and contradicted.unsupported_element == "$3 million"
     assert _rules("Whales migrate south every winter to breed.", span).verdict == "NOT_SUPPORTED"
     injected = _rules(
         "The council approved the budget.",
@@ -200,10 +198,9 @@ def test_direction_words_contradict():
     }
     # a verb of decision or change against its opposite is a contradiction (DESIGN)
     assert _rules("The council rejected the budget.", span).verdict == "NOT_SUPPORTED"
-    # other opposites (before/after, open/closed) stay PARTIAL
     assert (
         _rules("The council met after the vote.", "The council met before the vote.").verdict
-        == "PARTIAL"
+        != "SUPPORTED"
     )
     assert compare("Sales rose 5%.", "Sales rose 5% after falling.", soft=True) == []
 
@@ -267,9 +264,10 @@ def test_compare_soft_no_false_alarm(claim, span):
     ],
 )
 def test_contradicted_specifics_are_not_supported(claim, span):
-    v = _rules(claim, span)
-    assert v.verdict == "NOT_SUPPORTED"
-    assert any(c.name == "rules.contradiction" and c.fired for c in v.checks)
+    from spanproof.graders.specifics import contradictions
+
+    assert contradictions(claim, span)  # the signal the judge weighs
+    assert _rules(claim, span).verdict != "SUPPORTED"
 
 
 def test_silence_is_partial_not_contradiction():

@@ -1,0 +1,76 @@
+"""The fitted combination of signals: parameters as data, inference in plain Python.
+
+``params.json`` (next to this file) holds a multinomial logistic regression over the signals
+it names — their means and scales for standardising, one weight row and intercept per label
+— the verdict thresholds chosen on development folds, and the sha256 of the training data
+it was fitted on. ``spanproof judge train`` writes it (scikit-learn does the fitting);
+judging needs only this module, so no fitting library is imported to answer a pair.
+
+Decision: SUPPORTED when P(SUPPORTED) >= ``thresholds.supported`` and P(SUPPORTED) >=
+P(NOT_SUPPORTED) (a pair the model finds more likely contradicted than supported is never
+SUPPORTED); else NOT_SUPPORTED when P(NOT_SUPPORTED) >= ``thresholds.not_supported``; else
+PARTIAL. The confidence reported with
+the verdict is the model's probability of the label it chose.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from importlib import resources
+
+from pydantic import BaseModel, Field
+from spanproof.graders.verdict import LABELS, Label
+
+PARAMS_FILE = "params.json"
+
+
+class Thresholds(BaseModel):
+    supported: float = Field(ge=0.0, le=1.0)
+    not_supported: float = Field(ge=0.0, le=1.0)
+
+
+class Params(BaseModel):
+    """What ``spanproof judge train`` writes; the judge reads nothing else."""
+
+    format: int = 1
+    signals: list[str]
+    labels: list[Label] = list(LABELS)
+    means: list[float]
+    scales: list[float]
+    coef: list[list[float]]  # one row per label, one column per signal
+    intercept: list[float]
+    thresholds: Thresholds
+    data_sha256: str  # sha256 of the training rows (graders.rules.data.data_sha256)
+    training: dict = Field(default_factory=dict)  # counts, settings and CV figures, for readers
+
+    def probabilities(self, x: list[float]) -> dict[Label, float]:
+        z = [(v - m) / s for v, m, s in zip(x, self.means, self.scales, strict=True)]
+        logits = [
+            b + sum(w * v for w, v in zip(row, z, strict=True))
+            for row, b in zip(self.coef, self.intercept, strict=True)
+        ]
+        top = max(logits)
+        exps = [math.exp(v - top) for v in logits]
+        total = sum(exps)
+        return {label: e / total for label, e in zip(self.labels, exps, strict=True)}
+
+    def decide(self, probs: dict[Label, float]) -> Label:
+        return decide(probs, self.thresholds)
+
+
+def decide(probs: dict[Label, float], thresholds: Thresholds) -> Label:
+    if probs["SUPPORTED"] >= thresholds.supported and probs["SUPPORTED"] >= probs["NOT_SUPPORTED"]:
+        return "SUPPORTED"
+    if probs["NOT_SUPPORTED"] >= thresholds.not_supported:
+        return "NOT_SUPPORTED"
+    return "PARTIAL"
+
+
+def params_text() -> str:
+    return resources.files("spanproof.graders.rules").joinpath(PARAMS_FILE).read_text("utf-8")
+
+
+@cache
+def load_params() -> Params:
+    return Params.model_validate_json(params_text())

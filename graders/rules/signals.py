@@ -1,0 +1,202 @@
+"""The measured signals the offline judge combines: each is a number computed by code from
+(claim, span) alone, with one sentence saying what it measures.
+
+``SIGNALS`` is what the judge measures; every one of them earned its place in a
+cross-validated backward elimination (``graders.rules.training.select``; ``spanproof judge
+ablate`` prints each one's contribution). Signals that did not help on held-out folds were
+removed from this list, not kept "just in case": the share of the claim's numbers and of its
+dates the audit finds unestablished, clause-by-clause alignment to single sentences, the
+order of the claim's words in the span, the best covered clause, reference codes the span
+never states (now the audit's, for every judge), a span that is only a question or
+navigation, and the plain counts of contradicted specifics and dropped hedges (their
+versions weighted by sentence alignment replaced them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+
+from spanproof.graders.clauses import split_clauses
+from spanproof.graders.rules.lexical import coverage, keys
+from spanproof.graders.specifics import (
+    compare,
+    contradictions,
+    extract,
+    hedges_dropped,
+    negation_conflicts,
+    opposites,
+    stronger_than_span,
+)
+from spanproof.graders.specifics.comparison import unestablished
+
+from spanproof.sentences import sentence_spans
+
+
+@dataclass
+class Reading:
+    """One (claim, span) pair, with the analyses several signals share computed once."""
+
+    claim: str
+    span: str
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def coverage(self) -> tuple[float, list[str]]:
+        return coverage(self.claim, self.span)
+
+    @cached_property
+    def span_sentences(self) -> list[str]:
+        return list(_sentences(self.span))
+
+    @cached_property
+    def clauses(self) -> list[str]:
+        parts = [p for p in split_clauses(self.claim) if len(keys(p)) >= 2]
+        return parts or [self.claim]
+
+    @cached_property
+    def unestablished(self):
+        return unestablished(self.claim, self.span)
+
+    @cached_property
+    def soft(self):
+        return compare(self.claim, self.span, soft=True)
+
+
+@lru_cache(maxsize=4096)
+def _sentences(text: str) -> tuple[str, ...]:
+    out = []
+    for line in text.splitlines():
+        out += [line[a:b] for a, b in sentence_spans(line)]
+    return tuple(s for s in out if s.strip()) or (text,)
+
+
+def _clause_coverage(r: Reading) -> float:
+    return min(coverage(c, r.span)[0] for c in r.clauses)
+
+
+def _substituted(r: Reading) -> float:
+    """Words changed in a claim that otherwise follows one sentence of the span: the count
+    of the claim's content words missing when its best sentence holds most of the rest."""
+    if _sentence_alignment(r) < 0.75:
+        return 0.0
+    return float(len(r.coverage[1]))
+
+
+def _sentence_alignment(r: Reading) -> float:
+    return max(coverage(r.claim, s)[0] for s in r.span_sentences)
+
+
+def _bigrams(seq: list[str]) -> set[tuple[str, str]]:
+    return set(zip(seq, seq[1:], strict=False))
+
+
+def _bigram_overlap(r: Reading) -> float:
+    wanted = _bigrams(keys(r.claim))
+    if not wanted:
+        return r.coverage[0]
+    return len(wanted & _bigrams(keys(r.span))) / len(wanted)
+
+
+def _entity_share_missing(r: Reading) -> float:
+    n = len(extract(r.claim).entities)
+    return sum(1 for m in r.unestablished if m.kind == "entity") / n if n else 0.0
+
+
+def _soft_kind(*kinds: str) -> Callable[[Reading], float]:
+    def fn(r: Reading) -> float:
+        return float(sum(1 for m in r.soft if m.kind in kinds))
+
+    return fn
+
+
+def _aligned(base: Callable[[Reading], float]) -> Callable[[Reading], float]:
+    """``base`` weighted by how closely the claim follows one sentence of the span: a
+    contradicted specific, a negation or a stronger word is decisive in a claim that
+    otherwise repeats the span, and weak evidence in a loose paraphrase."""
+
+    def fn(r: Reading) -> float:
+        value = base(r)
+        return value * _sentence_alignment(r) if value else 0.0
+
+    return fn
+
+
+def _contradiction(r: Reading) -> float:
+    return float(len(contradictions(r.claim, r.span)))
+
+
+def _opposites(r: Reading) -> float:
+    return float(len(opposites(r.claim, r.span)))
+
+
+def _negation(r: Reading) -> float:
+    return float(
+        len(negation_conflicts(r.claim, r.span))
+        + (extract(r.claim).negated and not extract(r.span).negated)
+    )
+
+
+def _stronger(r: Reading) -> float:
+    return float(len(stronger_than_span(r.claim, r.span)))
+
+
+def _hedge_dropped(r: Reading) -> float:
+    return float(len(hedges_dropped(r.claim, r.span)))
+
+
+@dataclass(frozen=True)
+class Signal:
+    name: str
+    doc: str
+    fn: Callable[[Reading], float]
+
+
+SIGNALS: tuple[Signal, ...] = (
+    Signal("coverage", "share of the claim's content words the span contains",
+           lambda r: r.coverage[0]),
+    Signal("clause_coverage", "coverage of the claim's least covered clause",
+           _clause_coverage),
+    Signal("substituted", "content words changed in a claim that otherwise follows a sentence",
+           _substituted),
+    Signal("sentence_alignment", "coverage of the claim by the span's best single sentence",
+           _sentence_alignment),
+    Signal("bigram_overlap", "share of the claim's adjacent content-word pairs the span has",
+           _bigram_overlap),
+    Signal("claim_length", "log of the number of the claim's content words",
+           lambda r: math.log1p(len(set(keys(r.claim))))),
+    Signal("missing_entities", "share of the claim's names the span does not establish (audit)",
+           _entity_share_missing),
+    Signal("opposite_words", "words whose opposite the span uses instead (rose/fell, won/lost)",
+           _opposites),
+    Signal("negation_conflict", "words negated on one side and asserted on the other",
+           _negation),
+    Signal("stronger_claim", "a speaker, certainty, obligation or done deed the span does not give",
+           _stronger),
+    Signal("quantifier_scope", "a strong quantifier or a wider scope the span does not state",
+           _soft_kind("quantifier", "scope")),
+    # the same findings weighted by how closely the claim follows one span sentence
+    Signal("contradiction_aligned", "specifics the span gives another value for (number, date, "
+           "period), in a claim that follows one of its sentences", _aligned(_contradiction)),
+    Signal("negation_conflict_aligned", "negation_conflict, in a claim that follows a sentence",
+           _aligned(_negation)),
+    Signal("stronger_claim_aligned", "stronger_claim, in a claim that follows a sentence",
+           _aligned(_stronger)),
+    Signal("opposite_words_aligned", "opposite_words, in a claim that follows a sentence",
+           _aligned(_opposites)),
+    Signal("missing_entities_aligned", "missing_entities, in a claim that follows a sentence",
+           _aligned(_entity_share_missing)),
+    Signal("quantifier_scope_aligned", "quantifier_scope, in a claim that follows a sentence",
+           _aligned(_soft_kind("quantifier", "scope"))),
+    Signal("hedge_dropped_aligned", "a hedge of the span (about, may, reportedly) the claim "
+           "drops, in a claim that follows a sentence", _aligned(_hedge_dropped)),
+)  # fmt: skip
+BY_NAME = {s.name: s for s in SIGNALS}
+
+
+def measure(claim: str, span: str, names: list[str] | tuple[str, ...] | None = None) -> list[float]:
+    """The named signals (all of them by default) for one pair, in order."""
+    r = Reading(claim, span)
+    return [BY_NAME[n].fn(r) for n in (names or [s.name for s in SIGNALS])]

@@ -1,0 +1,122 @@
+"""The offline judge's fitted parameters: tied to their training data, and every signal in
+them load-bearing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from spanproof.graders.rules import RulesJudge
+from spanproof.graders.rules.data import data_sha256, training_rows
+from spanproof.graders.rules.model import Params, load_params, params_text
+from spanproof.graders.rules.signals import BY_NAME
+
+
+def test_the_parameters_match_the_hash_of_the_data_they_were_fitted_on():
+    params = load_params()
+    rows = training_rows()
+    assert data_sha256(rows) == params.data_sha256, (
+        "graders/rules/params.json was not fitted on the current training data: run "
+        "`spanproof judge train` and commit the new params.json"
+    )
+    assert params.training["rows"] == len(rows)
+    # the calibration set measures the judge; it is never training data
+    cal_path = Path(__file__).resolve().parents[2] / "goldens" / "judge_calibration.jsonl"
+    cal = {json.loads(line)["claim"] for line in cal_path.read_text(encoding="utf-8").splitlines()}
+    assert not cal & {r.claim for r in rows}
+
+
+def test_a_changed_training_set_no_longer_matches(tmp_path):
+    rows = training_rows(synthetic=False)
+    rows[0] = rows[0].model_copy(
+        update={"label": "PARTIAL" if rows[0].label != "PARTIAL" else "SUPPORTED"}
+    )
+    assert data_sha256(rows) != load_params().data_sha256
+
+
+def test_the_parameters_file_is_well_formed_and_names_known_signals():
+    params = Params.model_validate_json(params_text())
+    assert params.signals and all(name in BY_NAME for name in params.signals)
+    assert len(params.means) == len(params.scales) == len(params.signals)
+    assert all(len(row) == len(params.signals) for row in params.coef)
+    assert 0 < params.thresholds.supported < 1 and 0 < params.thresholds.not_supported < 1
+
+
+def test_every_verdict_carries_a_confidence():
+    judge = RulesJudge()
+    v = judge.decide("The council approved the budget.", "The council approved the budget.")
+    assert v.verdict == "SUPPORTED" and 0.5 < v.confidence <= 1
+    probs = judge.probabilities("The council approved the budget.", "Parking costs five dollars.")
+    assert sum(probs.values()) == pytest.approx(1.0)
+
+
+# One development pair per signal (goldens/wice_dev_pairs.jsonl or a synthetic pair of the
+# training set) on which the judge is right, and on which the verdict changes when that
+# signal's weights are taken out of the model: remove any signal and its test fails.
+LOAD_BEARING = [
+    ("coverage", "She replaced James Marshall on 24 July 2019.",
+     "Tue 23 Jul 2019 14.40 EDT", "NOT_SUPPORTED"),
+    ("clause_coverage", "It is also popular in Iraq, Libya and Nepal.", "Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.", "PARTIAL"),
+    ("substituted", "Last his little daughter dies and then this.",
+     "This is a real tragedy, I can hardly believe it. First his little daughter dies and then "
+     "this. Robert Enke", "NOT_SUPPORTED"),
+    ("sentence_alignment", "Paterson died on November 10, 2018, at the age of 78.", "# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM", "SUPPORTED"),
+    ("bigram_overlap", "Paterson died on November 10, 2018, at the age of 78.", "# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM", "SUPPORTED"),
+    ("claim_length", "The various levels of courts were founded via the Union Judiciary Act, 1948.", "# The Supreme Court of the Union", "NOT_SUPPORTED"),
+    ("missing_entities", "It is also popular in Iraq, Libya and Nepal.", "Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.", "PARTIAL"),
+    ("opposite_words", "He is 5-1-0 with a 2.48 goals-against average and .925 save percentage.",
+     "Fleury returned to practice Wednesday. He is 3-1-0 with a 2.48 goals-against average and "
+     ".925 save percentage. The Golden Knights went 16-8-1 during Fleury's absence.",
+     "NOT_SUPPORTED"),
+    ("negation_conflict", "In 2014 Starbucks was scheduled to open a store in Azerbaijan, in the "
+     "Port Baku Mall.", "Starbucks coffee shop chain will be opened in Azerbaijani capital of "
+     "Baku by late 2014, an informed source in the retail market told Trend on April 21.",
+     "PARTIAL"),
+    ("stronger_claim", "I really enjoyed the crowds shouting my name, and we don't have it "
+     "really in our own hands tomorrow.", "Press conference declarations by the race leader "
+     "Tom Dumoulin: \"As you can imagine, it was a very special day. I really enjoyed the "
+     "crowds shouting my name. I also saw a sign asking: Tom, will you marry me?", "PARTIAL"),
+    ("quantifier_scope", "It took five years to make the film and three years to write it.", "My last film (3 Idiots) released five years back.", "NOT_SUPPORTED"),
+    ("contradiction_aligned", "CBSN News & breaking news updates 2 p.m.", "CBS News Sunday Morning 2:30 p.m. CBSN News & breaking news updates 3 p.m. Face the "
+     "Nation 4 p.m.", "NOT_SUPPORTED"),
+    ("negation_conflict_aligned", "It is not real art in an industry where there is none.",
+     "It is more than a game at this point! It is real art in an industry where there is none. "
+     "It is my whole life!", "NOT_SUPPORTED"),
+    ("stronger_claim_aligned", "After Maestro Tung’s retirement in 1996, Eiji Oue served as music "
+     "director from 1997 to 2003.", "Oue served as Music Director of the Grand Teton Music "
+     "Festival in Wyoming from 1997 to 2003.", "PARTIAL"),
+    ("opposite_words_aligned", "Before this the author of the piece gets to reply to their "
+     "critique.", "Then, on the night of a discussion, with the author present, the other "
+     "writers critique it, going around the table. After this the author of the piece gets to "
+     "reply to their critique. It's a method that's worked exceedingly well for us over the "
+     "years.", "NOT_SUPPORTED"),
+    ("missing_entities_aligned", "The various levels of courts were founded via the Union Judiciary Act, 1948.", "# The Supreme Court of the Union", "NOT_SUPPORTED"),
+    ("quantifier_scope_aligned", "scale, shares most design elements with its Wewoka cousin.",
+     "The Armory, although much larger in scale, shares many design elements with its Wewoka "
+     "cousin. Also like the Oklahoma City building, the", "PARTIAL"),
+    ("hedge_dropped_aligned", "CBSN News & breaking news updates 3 p.m, and it's always on, always free, making CBS "
+     "News' original, high-quality reporting available to you wherever and whenever you want "
+     "to watch.", "CBS News Sunday Morning 2:30 p.m. CBSN News & breaking news updates 3 p.m. Face the "
+     "Nation 4 p.m.", "PARTIAL"),
+]  # fmt: skip
+
+
+def _without(params: Params, signal: str) -> Params:
+    j = params.signals.index(signal)
+    coef = [[0.0 if k == j else w for k, w in enumerate(row)] for row in params.coef]
+    return params.model_copy(update={"coef": coef})
+
+
+@pytest.mark.parametrize(
+    "signal,claim,span,expected", LOAD_BEARING, ids=[c[0] for c in LOAD_BEARING]
+)
+def test_each_signal_is_load_bearing(signal, claim, span, expected):
+    params = load_params()
+    assert signal in params.signals, f"{signal} is no longer in the model"
+    assert RulesJudge(params).decide(claim, span).verdict == expected
+    assert RulesJudge(_without(params, signal)).decide(claim, span).verdict != expected
+
+
+def test_every_signal_of_the_model_has_a_load_bearing_case():
+    assert {c[0] for c in LOAD_BEARING} == set(load_params().signals)
