@@ -5,6 +5,11 @@ same pairs through a `Verifier` (so the deterministic audit applies, exactly as
 in production) and shares one `VerdictCache`, so re-running a comparison with
 nothing changed makes no model calls.
 
+Every figure is reported twice: after the code audit (what publishes; thresholds apply
+here) and judge-only (the judge's own label, ``Verdict.judge_verdict``: what the model
+read). For a judge that states a confidence, the reliability of that confidence is
+reported as expected calibration error and a reliability table (plot in the HTML report).
+
 Thresholds (DESIGN.md: agreement >= 0.90, near-miss agreement >= 0.85) are for
 the hand-labelled golden set. They apply to the sets named in `gated` (by file
 stem; default ``judge_calibration``). Any other set — e.g. the WiCE development
@@ -21,7 +26,15 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
-from spanproof.graders.metrics import ClassScores, Interval, Row, compute
+from spanproof.graders.metrics import (
+    ClassScores,
+    Interval,
+    Metrics,
+    Reliability,
+    Row,
+    compute,
+    reliability,
+)
 from spanproof.graders.pairs import PairSetError, load_pairs  # noqa: F401  (the one pair-file reader, re-exported)
 from spanproof.graders.verdict import Pair, SpanRef, Verdict
 
@@ -60,6 +73,28 @@ def agreement_by_kind(rows: Sequence[Row], pairs: Sequence[Pair]) -> dict[str, K
     return out
 
 
+class JudgeOnly(BaseModel):
+    agreement: float | None
+    near_miss_agreement: float | None
+    kappa: float | None
+    macro_f1: float | None
+    balanced_accuracy: float | None
+    confusion: dict[str, dict[str, int]]
+    errors: int
+
+
+def judge_only_of(m: Metrics) -> JudgeOnly:
+    return JudgeOnly(
+        agreement=m.agreement,
+        near_miss_agreement=m.near_miss_agreement,
+        kappa=m.kappa,
+        macro_f1=m.macro_f1,
+        balanced_accuracy=m.balanced_accuracy,
+        confusion=m.confusion,
+        errors=m.errors,
+    )
+
+
 class JudgeSetResult(BaseModel):
     judge: str
     set: str
@@ -73,10 +108,24 @@ class JudgeSetResult(BaseModel):
     confusion: dict[str, dict[str, int]]
     errors: int
     ci95: dict[str, Interval | None]
-    passed: bool | None  # None: the set has no thresholds (informational)
+    passed: bool | None  # None: the set has no thresholds (informational); audited figures
+    # The same figures for the judge's own verdicts, before the code audit: what the judge
+    # read, as opposed to what publishes. Thresholds never apply to these.
+    judge_only: JudgeOnly | None = None
+    # Reliability of the judge's confidence (ECE and bins); None when it gives none, and
+    # ``confidence_note`` says why.
+    confidence: Reliability | None = None
+    confidence_note: str | None = None
     # Agreement per pair kind (e.g. scope_creep, modality_slip): where a judge falls short.
     # Shown in tables; left out of --json so the published schema stays as documented.
     by_kind: dict[str, KindAgreement] = Field(default_factory=dict, exclude=True)
+
+
+def no_confidence_note(judge) -> str:
+    spec = getattr(judge, "id", "")
+    if spec.startswith("openai:"):
+        return "none: the endpoint returned no token probabilities (logprobs) with its verdicts"
+    return "none: this judge gives no probability with its verdicts"
 
 
 class DriftFlag(BaseModel):
@@ -107,11 +156,58 @@ def judge_passes(result: JudgeSetResult, thresholds: CalibrationThresholds) -> b
     )
 
 
-def rows_for(pairs: Sequence[Pair], verdicts: Sequence[Verdict]) -> list[Row]:
+def judged_label(v: Verdict) -> str:
+    """The judge's own label: before the audit (the audit records it), else the verdict."""
+    return v.judge_verdict or v.verdict
+
+
+def rows_for(
+    pairs: Sequence[Pair], verdicts: Sequence[Verdict], *, judge_only: bool = False
+) -> list[Row]:
+    """Metric rows: the audited verdicts (what publishes), or with ``judge_only`` the
+    judges' own labels before the audit. An error is an error on both sides."""
     return [
-        Row(gold=p.label, predicted=v.verdict, near_miss=p.near_miss, error=v.error is not None)
+        Row(
+            gold=p.label,
+            predicted=judged_label(v) if judge_only else v.verdict,
+            near_miss=p.near_miss,
+            error=v.error is not None,
+        )
         for p, v in zip(pairs, verdicts, strict=True)
     ]
+
+
+def confidence_reliability(golds: Sequence[str], verdicts: Sequence[Verdict]) -> Reliability | None:
+    """How well the judges' stated confidence (in their own label) matches how often that
+    label is right; None when no verdict carries a confidence."""
+    if not any(v.confidence is not None for v in verdicts):
+        return None
+    return reliability(
+        [v.confidence if v.error is None else None for v in verdicts],
+        [v.error is None and judged_label(v) == g for g, v in zip(golds, verdicts, strict=True)],
+    )
+
+
+def figures(
+    labels: Sequence[str],
+    verdicts: Sequence[Verdict],
+    *,
+    near_miss: Sequence[bool] | None = None,
+    seed: int = 0,
+    n_boot: int = 0,
+) -> dict:
+    """Every agreement figure twice — after the audit and judge-only — plus the confidence's
+    reliability: the one computation verify, calibrate and the gate share."""
+    near = list(near_miss) if near_miss is not None else [False] * len(labels)
+    pairs = [
+        Pair(id=str(i), claim="", span="", label=g, near_miss=n)
+        for i, (g, n) in enumerate(zip(labels, near, strict=True))
+    ]
+    return {
+        "audited": compute(rows_for(pairs, verdicts), seed=seed, n_boot=n_boot),
+        "judge_only": compute(rows_for(pairs, verdicts, judge_only=True), seed=seed, n_boot=n_boot),
+        "reliability": confidence_reliability(labels, verdicts),
+    }
 
 
 async def judge_set(
@@ -148,6 +244,8 @@ async def calibrate(
             verdicts = await judge_set(verifier, pairs)
             rows = rows_for(pairs, verdicts)
             m = compute(rows, seed=seed, n_boot=n_boot)
+            own = compute(rows_for(pairs, verdicts, judge_only=True), seed=seed, n_boot=0)
+            rel = confidence_reliability([p.label for p in pairs], verdicts)
             result = JudgeSetResult(
                 judge=judge.id,
                 set=set_name,
@@ -163,6 +261,9 @@ async def calibrate(
                 ci95=m.ci95,
                 passed=None,
                 by_kind=agreement_by_kind(rows, pairs),
+                judge_only=judge_only_of(own),
+                confidence=rel,
+                confidence_note=None if rel is not None else no_confidence_note(judge),
             )
             if set_name in gated:
                 result.passed = judge_passes(result, thresholds)

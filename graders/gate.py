@@ -467,7 +467,12 @@ async def _agent_runs(
 
 async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State) -> list[CheckRow]:
     """Agreement with human labels, through the gate's verifier so its cache and counters are shared."""
-    from spanproof.graders.calibration import judge_set, load_pairs, rows_for
+    from spanproof.graders.calibration import (
+        confidence_reliability,
+        judge_set,
+        load_pairs,
+        rows_for,
+    )
     from spanproof.graders.metrics import compute
 
     path = _resolve(cfg.calibration_set)
@@ -479,6 +484,8 @@ async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State
         )
     verdicts = await judge_set(verifier, pairs)
     m = compute(rows_for(pairs, verdicts), n_boot=200)
+    own = compute(rows_for(pairs, verdicts, judge_only=True), n_boot=0)
+    rel = confidence_reliability([p.label for p in pairs], verdicts)
     labels = list(m.confusion)
     cols = list(next(iter(m.confusion.values())))
     state.artifacts["calibration"] = {
@@ -489,6 +496,8 @@ async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State
                 "matrix": [[m.confusion[g][p] for p in cols] for g in labels],
                 "agreement": m.agreement,
                 "near_miss": m.near_miss_agreement,
+                "judge_only": {"agreement": own.agreement, "near_miss": own.near_miss_agreement},
+                "reliability": rel.model_dump() if rel is not None else None,
             }
         },
         # Each pair with its gold label and verdict, so a viewer can list the pairs behind
@@ -497,11 +506,19 @@ async def _calibration(cfg: GateConfig, verifier: Any, judge: Any, state: _State
     }
     t = cfg.thresholds
     base = f"{verifier.id} on {path.name}: {m.n} pairs, {m.errors} judge errors"
+    conf = (
+        f"expected calibration error of its confidence {format_value(rel.ece)} over {rel.n} verdicts"
+        if rel is not None
+        else "the judge states no confidence"
+    )
     return [
         gated_row("calibration", "agreement", m.agreement, ">=", t.calibration_agreement,
-                  f"{base}; kappa {format_value(m.kappa)}"),
+                  f"after the audit (what publishes); {base}; kappa {format_value(m.kappa)}"),
         gated_row("calibration", "near_miss_agreement", m.near_miss_agreement, ">=", t.calibration_near_miss,
-                  f"{m.n_near_miss} near-miss pairs"),
+                  f"after the audit; {m.n_near_miss} near-miss pairs"),
+        gated_row("calibration", "agreement_judge_only", own.agreement, ">=", None,
+                  f"the judge's own verdicts before the audit (not gated); near-miss "
+                  f"{format_value(own.near_miss_agreement)}; {conf}"),
     ]  # fmt: skip
 
 
@@ -569,6 +586,15 @@ async def _sensitivity(cfg: GateConfig, verifier: Any, judge: Any, state: _State
         "per_kind": {k: r.sensitivity for k, r in res.by_kind.items() if r.sensitivity is not None},
         "counts": {k: [r.caught, r.n] for k, r in res.by_kind.items()},
         "specificity": res.specificity,
+        "judge_only": {
+            "per_kind": {
+                k: r.sensitivity
+                for k, r in res.judge_only.by_kind.items()
+                if r.sensitivity is not None
+            },
+            "sensitivity": res.judge_only.sensitivity,
+            "specificity": res.judge_only.specificity,
+        },
         "selection": selection,
         "excluded": excluded,
         "mutator_failures": failures,
@@ -586,14 +612,18 @@ async def _sensitivity(cfg: GateConfig, verifier: Any, judge: Any, state: _State
     )[:2]
     return [
         gated_row("sensitivity", "recall", res.sensitivity, ">=", t.sensitivity,
-                  f"{res.n_planted - len(res.missed)}/{res.n_planted} planted failures caught by {verifier.id}; "
+                  f"after the audit; {res.n_planted - len(res.missed)}/{res.n_planted} planted failures caught by {verifier.id}; "
                   "weakest: " + ", ".join(f"{k} {r.caught}/{r.n}" for k, r in weakest)
                   + f"; planted on {selection}"
                   + (f"; {len(failures)} mutation(s) raised and were not planted ({failures[0]})"
                      if failures else "")),
         gated_row("sensitivity", "specificity", res.specificity, ">=", t.specificity,
-                  f"{sum(v.supported for v in ov)}/{len(originals)} untouched SUPPORTED originals passed "
-                  f"({len(cal_good)} hand-labelled + {len(clean)} contract-clean; {excluded} excluded)"),
+                  f"after the audit; {sum(v.supported for v in ov)}/{len(originals)} untouched SUPPORTED "
+                  f"originals passed ({len(cal_good)} hand-labelled + {len(clean)} contract-clean; "
+                  f"{excluded} excluded)"),
+        gated_row("sensitivity", "recall_judge_only", res.judge_only.sensitivity, ">=", None,
+                  "the judge's own verdicts before the audit (not gated): what the judge reads; "
+                  f"specificity {format_value(res.judge_only.specificity)}"),
     ]  # fmt: skip
 
 

@@ -160,6 +160,14 @@ _STATS = {
 }
 
 
+def scores_from_codes(gold: np.ndarray, pred: np.ndarray) -> dict[str, float | None]:
+    """Agreement, macro-F1, balanced accuracy and kappa from label codes (gold: index in
+    LABELS; pred: index in PREDICTED) — the same arithmetic as ``compute``, for callers that
+    score many candidate labellings (threshold searches) without building rows."""
+    m = _matrix(np.asarray(gold, dtype=np.int64), np.asarray(pred, dtype=np.int64))
+    return {name: fn(m) for name, fn in _STATS.items()}
+
+
 def confusion_matrix(rows: Sequence[Row]) -> dict[str, dict[str, int]]:
     m = _matrix(*_codes(rows)) if rows else np.zeros((_N_GOLD, _N_PRED), dtype=np.int64)
     return {g: {p: int(m[i, j]) for j, p in enumerate(PREDICTED)} for i, g in enumerate(LABELS)}
@@ -210,4 +218,51 @@ def compute(rows: Sequence[Row], *, seed: int = 0, n_boot: int = 1000) -> Metric
         confusion=confusion_matrix(rows),
         errors=sum(1 for r in rows if r.outcome == ERROR),
         ci95=ci,
+    )
+
+
+# ---------------------------------------------------------------- confidence
+
+
+class ReliabilityBin(BaseModel):
+    low: float
+    high: float
+    n: int
+    confidence: float | None  # mean stated confidence in the bin
+    accuracy: float | None  # share of the bin's verdicts that were right
+
+
+class Reliability(BaseModel):
+    """How well a judge's stated confidence matches how often it is right.
+
+    Verdicts are put in ``bins`` equal-width bins of confidence; ECE (expected calibration
+    error) is the bin-size-weighted mean of |accuracy - mean confidence|. Only verdicts that
+    carry a confidence count; ``n_without`` says how many did not (an LLM endpoint that
+    returns no logprobs gives none)."""
+
+    n: int
+    n_without: int
+    ece: float | None
+    bins: list[ReliabilityBin]
+
+
+def reliability(
+    confidences: Sequence[float | None], correct: Sequence[bool], *, bins: int = 10
+) -> Reliability:
+    pairs = [(c, ok) for c, ok in zip(confidences, correct, strict=True) if c is not None]
+    out: list[ReliabilityBin] = []
+    ece = 0.0
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        inside = [(c, ok) for c, ok in pairs if lo <= c < hi or (b == bins - 1 and c == 1.0)]
+        conf = float(np.mean([c for c, _ in inside])) if inside else None
+        acc = float(np.mean([ok for _, ok in inside])) if inside else None
+        if inside:
+            ece += len(inside) / len(pairs) * abs(acc - conf)
+        out.append(ReliabilityBin(low=lo, high=hi, n=len(inside), confidence=conf, accuracy=acc))
+    return Reliability(
+        n=len(pairs),
+        n_without=len(confidences) - len(pairs),
+        ece=ece if pairs else None,
+        bins=out,
     )

@@ -1,7 +1,8 @@
 """Grader sensitivity: plant known failures on good pairs and count how often a judge says no.
 
 Sensitivity is the share of planted pairs a judge does not call SUPPORTED
-(caught), overall and per kind. Specificity is the share of the untouched
+(caught), overall and per kind; every figure is given after the code audit (what
+publishes; the thresholds apply here) and judge-only (the judge's own verdicts). Specificity is the share of the untouched
 SUPPORTED originals it does call SUPPORTED, so a judge that always says
 NOT_SUPPORTED cannot look good. An error verdict counts against the judge on
 both sides: it is neither a catch nor a correct pass, and it never leaves a
@@ -52,6 +53,16 @@ class Missed(BaseModel):
     verdict: str  # the judge's verdict, or "ERROR"
 
 
+class JudgeOnlySensitivity(BaseModel):
+    """The same counts from the judge's own verdicts, before the code audit: what the judge
+    reads. The blind canary's is 0 by construction; its audited figure is what code alone
+    catches. Thresholds never apply here."""
+
+    sensitivity: float | None
+    specificity: float | None
+    by_kind: dict[str, KindResult]
+
+
 class SensitivityResult(BaseModel):
     judge: str
     selection: str = "every SUPPORTED pair"
@@ -63,7 +74,8 @@ class SensitivityResult(BaseModel):
     by_kind: dict[str, KindResult]
     missed: list[Missed]
     thresholds: SensitivityThresholds
-    passed: bool
+    passed: bool  # on the audited verdicts (what publishes)
+    judge_only: JudgeOnlySensitivity | None = None
 
 
 CONTRACT_CLEAN = "contract-clean SUPPORTED pairs (claim specifics all in the span)"
@@ -107,6 +119,31 @@ def plant_on(
 
 def _caught(v: Verdict) -> bool:
     return v.error is None and v.verdict != "SUPPORTED"
+
+
+def _caught_by_judge(v: Verdict) -> bool:
+    return v.error is None and (v.judge_verdict or v.verdict) != "SUPPORTED"
+
+
+def _passed_by_judge(v: Verdict) -> bool:
+    return v.error is None and (v.judge_verdict or v.verdict) == "SUPPORTED"
+
+
+def _judge_only(
+    planted: Sequence[PlantedPair],
+    planted_verdicts: Sequence[Verdict],
+    original_verdicts: Sequence[Verdict],
+) -> JudgeOnlySensitivity:
+    by_kind = {}
+    for kind in MUTATORS:
+        idx = [i for i, p in enumerate(planted) if p.kind == kind]
+        caught = sum(_caught_by_judge(planted_verdicts[i]) for i in idx)
+        by_kind[kind] = KindResult(n=len(idx), caught=caught, sensitivity=_ratio(caught, len(idx)))
+    return JudgeOnlySensitivity(
+        sensitivity=_ratio(sum(map(_caught_by_judge, planted_verdicts)), len(planted)),
+        specificity=_ratio(sum(map(_passed_by_judge, original_verdicts)), len(original_verdicts)),
+        by_kind=by_kind,
+    )
 
 
 def _ratio(num: int, den: int) -> float | None:
@@ -157,6 +194,7 @@ def score(
         missed=missed,
         thresholds=thresholds,
         passed=passed,
+        judge_only=_judge_only(planted, planted_verdicts, original_verdicts),
     )
 
 

@@ -113,8 +113,12 @@ class Verifier:
     def _combine(self, verdicts: list[Verdict]) -> Verdict:
         low = weakest(verdicts)
         errors = [f"{v.judge}: {v.error}" for v in verdicts if v.error]
+        own = [v.judge_verdict for v in verdicts if v.judge_verdict is not None]
+        rank = {"NOT_SUPPORTED": 0, "PARTIAL": 1, "SUPPORTED": 2}
         return Verdict(
             verdict=low.verdict,
+            # the panel's own label: the weakest of its judges' labels before the audit
+            judge_verdict=min(own, key=rank.__getitem__) if len(own) == len(verdicts) else None,
             unsupported_element=low.unsupported_element,
             quote_used=low.quote_used,
             contains_instructions=any(v.contains_instructions for v in verdicts),

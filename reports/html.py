@@ -68,9 +68,20 @@ def gate_figures(result: GateResult) -> list[tuple[str, str]]:
                     f"calibration: {judge_id}",
                     cal.get("columns"),
                 ),
-                f"Calibration confusion matrix for {judge_id} (agreement {_fmt(data.get('agreement'))})",
+                f"Calibration confusion matrix for {judge_id} after the audit (agreement "
+                f"{_fmt(data.get('agreement'))}; judge-only "
+                f"{_fmt((data.get('judge_only') or {}).get('agreement'))})",
             )
         )
+        rel = data.get("reliability")
+        if rel and rel.get("n"):
+            out.append(
+                _figure(
+                    plots.reliability(rel["bins"], f"confidence: {judge_id}", rel.get("ece")),
+                    f"Reliability of {judge_id}'s confidence on the calibration set "
+                    f"(expected calibration error {_fmt(rel.get('ece'))}, {rel['n']} verdicts)",
+                )
+            )
     sens = art.get("sensitivity") or {}
     if sens.get("per_kind"):
         thr = _threshold_number(th.get("sensitivity.recall"))

@@ -102,3 +102,23 @@ def time_series(
     ax.legend(fontsize=8)
     fig.autofmt_xdate()
     return _to_data_uri(fig)
+
+
+def reliability(bins: list[dict], title: str, ece: float | None) -> str:
+    """Reliability diagram: per confidence bin, how often the judge was right (bars) against
+    the diagonal a perfectly calibrated judge would follow; bar labels give each bin's n."""
+    fig, ax = plt.subplots(figsize=(4.2, 3.6))
+    ax.plot([0, 1], [0, 1], color="#888", linestyle="--", linewidth=1, label="calibrated")
+    xs = [(b["low"] + b["high"]) / 2 for b in bins if b["n"]]
+    accs = [b["accuracy"] for b in bins if b["n"]]
+    width = (bins[0]["high"] - bins[0]["low"]) * 0.9 if bins else 0.1
+    ax.bar(xs, accs, width=width, color="#2e86c1", alpha=0.8, label="share right")
+    for x, b in zip(xs, [b for b in bins if b["n"]], strict=True):
+        ax.text(x, min(1.0, b["accuracy"]) + 0.02, str(b["n"]), ha="center", fontsize=7)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.08)
+    ax.set_xlabel("stated confidence")
+    ax.set_ylabel("share of verdicts right")
+    ax.set_title(title + (f" (ECE {ece:.3f})" if ece is not None else ""), fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    return _to_data_uri(fig)

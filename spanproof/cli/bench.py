@@ -175,22 +175,36 @@ def sensitivity(
     else:
         from tabulate import tabulate
 
-        rows = [[k, r.n, r.caught, _fmt(r.sensitivity)] for k, r in result.by_kind.items()]
+        own = result.judge_only
+        rows = [
+            [k, r.n, r.caught, _fmt(r.sensitivity), _fmt(own.by_kind[k].sensitivity)]
+            for k, r in result.by_kind.items()
+        ]
         rows.append(
             [
                 "ALL planted",
                 result.n_planted,
                 round((result.sensitivity or 0) * result.n_planted),
                 _fmt(result.sensitivity),
+                _fmt(own.sensitivity),
             ]
         )
+        rows.append(
+            ["specificity (originals)", result.n_originals, "", _fmt(result.specificity),
+             _fmt(own.specificity)]
+        )  # fmt: skip
         click.echo(
-            tabulate(rows, headers=["kind", "n", "caught", "sensitivity"], tablefmt="github")
+            tabulate(
+                rows,
+                headers=["kind", "n", "caught (audited)", "audited", "judge-only"],
+                tablefmt="github",
+            )
         )
         click.echo(
-            f"\njudge {result.judge}: sensitivity {_fmt(result.sensitivity)} (>= {thresholds.sensitivity}), "
-            f"specificity {_fmt(result.specificity)} on {result.n_originals} originals (>= {thresholds.specificity})"
-            f" -> {'PASS' if result.passed else 'FAIL'}"
+            f"\njudge {result.judge}, after the audit: sensitivity {_fmt(result.sensitivity)} "
+            f"(>= {thresholds.sensitivity}), specificity {_fmt(result.specificity)} on "
+            f"{result.n_originals} originals (>= {thresholds.specificity})"
+            f" -> {'PASS' if result.passed else 'FAIL'} (thresholds apply to the audited figures)"
         )
         if contract_clean:
             click.echo(
@@ -205,6 +219,8 @@ def sensitivity(
 
 
 def _comparison_table(result, tablefmt: str) -> str:
+    """Each judge on two rows: after the audit (what publishes; the gate column applies to
+    it) and judge-only (its own verdicts before the audit), with the ECE of its confidence."""
     from tabulate import tabulate
 
     rows = []
@@ -217,6 +233,7 @@ def _comparison_table(result, tablefmt: str) -> str:
             [
                 r.set,
                 r.judge,
+                "audited",
                 r.n,
                 _fmt(r.agreement) + (f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""),
                 _fmt(r.near_miss_agreement) + (f" [{nci.low:.2f}, {nci.high:.2f}]" if nci else ""),
@@ -224,12 +241,32 @@ def _comparison_table(result, tablefmt: str) -> str:
                 _fmt(r.macro_f1),
                 _fmt(r.balanced_accuracy),
                 r.errors,
+                "",
                 {True: "PASS", False: "FAIL", None: "-"}[r.passed],
             ]
         )
+        j = r.judge_only
+        if j is not None:
+            rows.append(
+                [
+                    r.set,
+                    r.judge,
+                    "judge-only",
+                    r.n,
+                    _fmt(j.agreement),
+                    _fmt(j.near_miss_agreement),
+                    _fmt(j.kappa),
+                    _fmt(j.macro_f1),
+                    _fmt(j.balanced_accuracy),
+                    j.errors,
+                    _fmt(r.confidence.ece) if r.confidence else "none",
+                    "-",
+                ]
+            )
     headers = [
         "set",
         "judge",
+        "verdicts",
         "n",
         "agreement [95% CI]",
         "near-miss [95% CI]",
@@ -237,6 +274,7 @@ def _comparison_table(result, tablefmt: str) -> str:
         "macro-F1",
         "bal. acc (S vs rest)",
         "errors",
+        "ECE",
         "gate",
     ]
     return tabulate(rows, headers=headers, tablefmt=tablefmt)
@@ -319,6 +357,14 @@ def _confusion_tables(result, tablefmt: str) -> str:
     help="Also write the tables as Markdown to this file.",
 )
 @click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Also write a self-contained HTML report (index.html) to this directory: the tables, "
+    "confusion matrices and each judge's reliability diagram.",
+)
+@click.option(
     "--baseline",
     "baseline_path",
     type=click.Path(dir_okay=False, exists=True),
@@ -359,6 +405,7 @@ def calibrate(
     judge_specs,
     as_json,
     markdown_path,
+    report_dir,
     baseline_path,
     seed,
     gate_sets,
@@ -375,7 +422,11 @@ def calibrate(
     (n/a when undefined: gold and judge all one class), macro-F1, SUPPORTED-vs-rest
     balanced accuracy, per-class precision/recall, the confusion matrix, the
     error count (errors count as wrong, never dropped) and seeded 95% bootstrap
-    intervals.
+    intervals. Each judge is shown twice: after the code audit (what publishes; the
+    thresholds apply here) and judge-only (its own verdicts: what it read). For a
+    judge that states a confidence (the offline rules judge; an LLM endpoint that
+    returns logprobs), the expected calibration error (ECE) of that confidence, and
+    with --report its reliability diagram; for others "none", and why.
 
     Thresholds (agreement >= 0.90, near-miss >= 0.85) apply to the hand-labelled
     golden set — by default the set whose file stem is `judge_calibration`.
@@ -388,6 +439,7 @@ def calibrate(
     Example:
       spanproof calibrate --set goldens/judge_calibration.jsonl \\
         --set goldens/wice_dev_pairs.jsonl --judge rules --judge blind
+      spanproof calibrate --set goldens/judge_calibration.jsonl --report out/calibration
     """
     from spanproof.graders.calibration import (
         CalibrationThresholds,
@@ -442,6 +494,12 @@ def calibrate(
             + _kind_tables(result, "github")
         )
         write_atomic(markdown_path, md)
+    if report_dir:
+        from spanproof.reports.calibration_html import write_report
+
+        path = write_report(result, report_dir)
+        if not as_json:
+            click.echo(f"HTML report: {path}", err=True)
     if as_json:
         click.echo(dump_json(result))
     else:

@@ -59,40 +59,30 @@ def read_pairs(path: Path) -> tuple[list[PairLine], list[str]]:
 # ---------------------------------------------------------------- agreement with labels
 
 
-def agreement(gold: list[str], pred: list[str]) -> dict[str, Any]:
-    """Three-way agreement, macro-F1 over the three labels, SUPPORTED-vs-rest balanced accuracy.
+def label_metrics(labels: list[str], verdicts: list) -> dict[str, Any]:
+    """Agreement with labels twice — after the audit (what publishes) and the judges' own
+    verdicts — computed by graders.metrics, the one metrics module every command uses (an
+    error verdict is wrong against every label and stays in every denominator)."""
+    from spanproof.graders.calibration import figures
 
-    Every pair counts: an error verdict is a NOT_SUPPORTED prediction, never dropped.
-    """
-    n = len(gold)
-    if n == 0:
-        return {"n": 0}
-    f1 = {}
-    for label in LABELS:
-        tp = sum(g == label and p == label for g, p in zip(gold, pred, strict=True))
-        fp = sum(g != label and p == label for g, p in zip(gold, pred, strict=True))
-        fn = sum(g == label and p != label for g, p in zip(gold, pred, strict=True))
-        prec = tp / (tp + fp) if tp + fp else 0.0
-        rec = tp / (tp + fn) if tp + fn else 0.0
-        f1[label] = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-    pos = [p == "SUPPORTED" for g, p in zip(gold, pred, strict=True) if g == "SUPPORTED"]
-    neg = [p != "SUPPORTED" for g, p in zip(gold, pred, strict=True) if g != "SUPPORTED"]
-    tpr = sum(pos) / len(pos) if pos else None
-    tnr = sum(neg) / len(neg) if neg else None
-    balanced = (tpr + tnr) / 2 if tpr is not None and tnr is not None else None
-    confusion = {g: {p: 0 for p in LABELS} for g in LABELS}
-    for g, p in zip(gold, pred, strict=True):
-        confusion[g][p] += 1
-    return {
-        "n": n,
-        "agreement": sum(g == p for g, p in zip(gold, pred, strict=True)) / n,
-        "macro_f1": sum(f1.values()) / len(LABELS),
-        "f1": f1,
-        "supported_balanced_accuracy": balanced,
-        "supported_recall": tpr,
-        "rest_specificity": tnr,
-        "confusion": confusion,
-    }
+    f = figures(labels, verdicts)
+    out: dict[str, Any] = {}
+    for side in ("audited", "judge_only"):
+        m = f[side]
+        out[side] = {
+            "n": m.n,
+            "agreement": m.agreement,
+            "macro_f1": m.macro_f1,
+            "balanced_accuracy": m.balanced_accuracy,
+            "kappa": m.kappa,
+            "errors": m.errors,
+            "confusion": m.confusion,
+        }
+    rel = f["reliability"]
+    out["confidence"] = (
+        {"n": rel.n, "without": rel.n_without, "ece": rel.ece} if rel is not None else None
+    )
+    return out
 
 
 # ---------------------------------------------------------------- command
@@ -107,13 +97,18 @@ reported with their line numbers; the command stops before any model call unless
 --skip-invalid is given.
 
 \b
-Output: one JSON line per pair (the input id plus the verdict fields) to --out, or to stdout.
-With labels present, prints three-way agreement, macro-F1 and SUPPORTED-vs-rest balanced
-accuracy. Verdicts are cached under --home (verdicts.sqlite): a second identical run makes
-zero model calls.
+Output: a readable summary on stdout. Per-pair verdicts (the input id plus the verdict
+fields, with judge_verdict = the judge's own label before the audit, and confidence when
+the judge gives one) go to --out as JSONL, or inside the --json document. With labels
+present, agreement, macro-F1, SUPPORTED-vs-rest balanced accuracy and kappa are shown twice:
+after the code audit (what publishes) and judge-only (what the judge read); for a judge that
+gives a confidence, its expected calibration error. Verdicts are cached under --home
+(verdicts.sqlite): a second identical run makes zero model calls.
 
 \b
-Exit status: 0 ok; 1 some judge returned an error verdict; 2 bad input or options.
+Exit status: 0 ok; 1 some or all judge calls gave an error instead of a verdict (counted
+in the summary, named on stderr); 2 could not run: bad input or options, an endpoint that
+cannot be reached or keeps failing (the circuit breaker), the deadline.
 
 \b
 Examples:
@@ -239,7 +234,7 @@ def verify(
     labelled = [(p.label, v) for p, v in zip(pairs, verdicts, strict=True) if p.label]
     metrics = None
     if labelled and len(labelled) == len(pairs):
-        metrics = agreement([g for g, _ in labelled], [v.verdict for _, v in labelled])
+        metrics = label_metrics([g for g, _ in labelled], [v for _, v in labelled])
     counts = Counter(v.verdict for v in verdicts)
     summary = {
         "pairs": len(pairs),
@@ -269,10 +264,23 @@ def verify(
             summary["results"] = rows
         click.echo(json.dumps(summary, ensure_ascii=False))
     else:
-        if not out_path:
-            click.echo(lines, nl=False)
-        click.echo(_human_summary(summary), err=not out_path)
-    sys.exit(1 if summary["errors"] else 0)
+        click.echo(_human_summary(summary))
+    errors = [v.error for v in verdicts if v.error]
+    if errors:
+        every = len(errors) == len(verdicts)
+        click.echo(
+            f"error: {len(errors)} of {len(verdicts)} pairs got a judge error, not a verdict "
+            f"(first: {errors[0][:200]}); they count as wrong in every figure above. "
+            + (
+                "No pair got a verdict: check the judge spec and its replies (--json shows "
+                "each pair's error)."
+                if every
+                else "Rerun to retry them (answered pairs come from the cache)."
+            ),
+            err=True,
+        )
+        sys.exit(1)
+    sys.exit(0)
 
 
 def _http_summary(live_pairs: int, tokens: int) -> dict[str, Any] | None:
@@ -324,17 +332,50 @@ def _human_summary(s: dict[str, Any]) -> str:
         out.append(f"skipped {len(s['invalid_lines'])} invalid line(s)")
     m = s["metrics"]
     if m:
-        out.append(
-            f"against labels (n={m['n']}): three-way agreement {m['agreement']:.3f}   "
-            f"macro-F1 {m['macro_f1']:.3f}   SUPPORTED-vs-rest balanced accuracy "
-            + (
-                f"{m['supported_balanced_accuracy']:.3f}"
-                if m["supported_balanced_accuracy"] is not None
-                else "n/a"
+        rows = []
+        for side, name in (("audited", "after the audit"), ("judge_only", "judge only")):
+            x = m[side]
+            rows.append(
+                [
+                    name,
+                    x["agreement"],
+                    x["macro_f1"],
+                    x["balanced_accuracy"],
+                    x["kappa"],
+                    x["errors"],
+                ]
             )
+        out.append(f"against labels (n={m['audited']['n']}):")
+        out.append(
+            tabulate(
+                rows,
+                headers=[
+                    "verdicts",
+                    "agreement",
+                    "macro-F1",
+                    "bal. acc (S vs rest)",
+                    "kappa",
+                    "errors",
+                ],
+                tablefmt="simple",
+                floatfmt=".3f",
+                missingval="n/a",
+            )  # fmt: skip
         )
-        table = [[g, *(m["confusion"][g][p] for p in LABELS)] for g in LABELS]
-        out.append(tabulate(table, headers=["label \\ verdict", *LABELS], tablefmt="simple"))
+        conf = m["confidence"]
+        if conf:
+            out.append(
+                f"confidence: expected calibration error {conf['ece']:.3f} over {conf['n']} verdicts"
+                + (f" ({conf['without']} without a confidence)" if conf["without"] else "")
+            )
+        else:
+            out.append("confidence: none (the judge gives no probability with its verdicts)")
+        cols = [*LABELS, "ERROR"]
+        table = [[g, *(m["audited"]["confusion"][g][p] for p in cols)] for g in LABELS]
+        out.append("after the audit, rows gold, columns verdict:")
+        out.append(tabulate(table, headers=["label \\ verdict", *cols], tablefmt="simple"))
+    if not s["out"]:
+        out.append("per-pair verdicts: pass --out FILE (JSONL) or --json")
     if s["out"]:
         out.append(f"verdicts written to {s['out']}")
     return "\n".join(out)

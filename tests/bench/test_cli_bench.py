@@ -38,9 +38,11 @@ def test_sensitivity_blind_fails_with_exit_1_and_quiet_json(tmp_path, runner):
     assert data["passed"] is False and data["judge"] == "blind"
     assert set(data) == {
         "judge", "selection", "n_excluded", "n_originals", "n_planted", "sensitivity",
-        "specificity", "by_kind", "missed", "thresholds", "passed",
+        "specificity", "by_kind", "missed", "thresholds", "passed", "judge_only",
     }  # fmt: skip
     assert data["selection"] == "every SUPPORTED pair" and data["n_excluded"] == 0
+    # the canary reads nothing: judge-only it catches no planted failure at all
+    assert data["judge_only"]["sensitivity"] == 0.0 and data["judge_only"]["specificity"] == 1.0
     assert data["thresholds"] == {"sensitivity": 0.9, "specificity": 0.8}
     assert res.stderr == ""
 

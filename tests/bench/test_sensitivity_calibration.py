@@ -126,7 +126,7 @@ async def test_sensitivity_json_schema_and_cache_reuse(tmp_path):
     keys = set(json.loads(first.model_dump_json()))
     assert keys == {
         "judge", "selection", "n_excluded", "n_originals", "n_planted", "sensitivity", "specificity", "by_kind", "missed",
-        "thresholds", "passed",
+        "thresholds", "passed", "judge_only",
     }  # fmt: skip
     assert set(first.missed[0].model_dump()) == {"id", "kind", "claim", "verdict"}
     assert len(cache) > 0
@@ -166,6 +166,7 @@ async def test_calibration_blind_fails_and_oracle_passes_gated_set():
     assert keys == {
         "judge", "set", "n", "agreement", "near_miss_agreement", "kappa", "macro_f1",
         "balanced_accuracy", "per_class", "confusion", "errors", "ci95", "passed",
+        "judge_only", "confidence", "confidence_note",
     }  # fmt: skip
 
 

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from spanproof.cli import cli
-from spanproof.cli.verify import agreement
 
 SPAN = "The city council approved the new budget of $2 million on 3 March 2024, the mayor said."
 PAIRS = [
@@ -69,7 +65,8 @@ def test_rules_run_then_rerun_is_all_cache_hits(tmp_path):
         "NOT_SUPPORTED",
     ]
     assert rows[3]["contains_instructions"] is True
-    assert s1["metrics"]["agreement"] == 1.0 and s1["metrics"]["supported_balanced_accuracy"] == 1.0
+    audited = s1["metrics"]["audited"]
+    assert audited["agreement"] == 1.0 and audited["balanced_accuracy"] == 1.0
 
     second = _run(["--pairs", str(pairs), "--judge", "rules", "--json"], tmp_path / "home")
     s2 = json.loads(second.stdout)
@@ -93,11 +90,15 @@ def test_blind_judge_scores_chance_on_labels(tmp_path):
         ["--pairs", str(pairs), "--judge", "blind", "--json", "--no-cache"], tmp_path / "home"
     )
     m = json.loads(res.stdout)["metrics"]
-    assert m["supported_balanced_accuracy"] == 0.5 and m["agreement"] == 0.5
+    assert m["audited"]["balanced_accuracy"] == 0.5 and m["audited"]["agreement"] == 0.5
+    # judge-only, the canary reads nothing: always SUPPORTED
+    assert m["judge_only"]["confusion"]["NOT_SUPPORTED"]["SUPPORTED"] == 1
+    assert m["confidence"] is None  # it states no probability
     rules = _run(
         ["--pairs", str(pairs), "--judge", "rules", "--json", "--no-cache"], tmp_path / "home"
     )
-    assert json.loads(rules.stdout)["metrics"]["supported_balanced_accuracy"] == 1.0
+    r = json.loads(rules.stdout)["metrics"]
+    assert r["audited"]["balanced_accuracy"] == 1.0 and r["confidence"]["n"] == 2
 
 
 def test_invalid_lines_stop_before_any_model_call(tmp_path):
@@ -167,26 +168,66 @@ def test_openai_without_key_fails_with_a_fix(tmp_path):
     assert res.exit_code == 2 and "OPENAI_API_KEY" in res.stderr
 
 
-def test_human_output_lines_to_stdout_summary_to_stderr(tmp_path):
+def test_summary_to_stdout_and_verdict_rows_only_on_request(tmp_path):
     pairs = _write(tmp_path, PAIRS)
     res = _run(["--pairs", str(pairs), "--no-cache"], tmp_path / "home")
-    lines = [json.loads(line) for line in res.stdout.splitlines()]
-    assert len(lines) == 4 and lines[0]["id"] == "a"
-    assert "balanced accuracy 1.000" in res.stderr and "model calls: 4" in res.stderr
+    assert res.exit_code == 0, res.output
+    assert "model calls: 4" in res.stdout and "after the audit" in res.stdout
+    assert "judge only" in res.stdout and "expected calibration error" in res.stdout
+    assert not any(line.startswith("{") for line in res.stdout.splitlines())  # no JSONL flood
+    out = tmp_path / "v.jsonl"
+    res = _run(["--pairs", str(pairs), "--no-cache", "--out", str(out)], tmp_path / "home")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["a", "b", "c", "d"]
+    assert all(r["judge_verdict"] and r["confidence"] is not None for r in rows)
 
 
-def test_agreement_arithmetic():
-    gold = ["SUPPORTED", "SUPPORTED", "PARTIAL", "NOT_SUPPORTED"]
-    pred = ["SUPPORTED", "PARTIAL", "PARTIAL", "SUPPORTED"]
-    m = agreement(gold, pred)
-    assert m["agreement"] == 0.5
-    assert m["supported_recall"] == 0.5 and m["rest_specificity"] == 0.5
-    assert m["supported_balanced_accuracy"] == 0.5
-    assert m["f1"]["SUPPORTED"] == pytest.approx(0.5)
-    assert m["f1"]["PARTIAL"] == pytest.approx(2 / 3)
-    assert m["f1"]["NOT_SUPPORTED"] == 0.0
-    assert m["macro_f1"] == pytest.approx((0.5 + 2 / 3) / 3)
-    assert m["confusion"]["NOT_SUPPORTED"]["SUPPORTED"] == 1
+def test_verify_and_calibrate_give_the_same_figures(tmp_path):
+    """One metrics module: the same rows (one judge error among them) give the same numbers."""
+    script = _write(
+        tmp_path,
+        [
+            {"id": "a", "verdict": "SUPPORTED", "quote_used": "approved the new budget"},
+            {"id": "b", "verdict": "SUPPORTED", "quote_used": "approved the new budget"},
+            {"id": "c", "verdict": "PARTIAL", "quote_used": "approved the new budget"},
+            {"id": "d", "verdict": "NOT_SUPPORTED", "error": "HTTP 500"},
+        ],
+        "s.jsonl",
+    )
+    pairs = _write(tmp_path, PAIRS)
+    args = ["--judge", f"scripted:{script}", "--no-cache", "--home", str(tmp_path / "home")]
+    v = CliRunner().invoke(cli, ["verify", "--pairs", str(pairs), "--json", *args])
+    c = CliRunner().invoke(cli, ["calibrate", "--set", str(pairs), "--json", *args])
+    vm = json.loads(v.stdout)["metrics"]["audited"]
+    cm = json.loads(c.stdout)["judges"][0]
+    for key in ("agreement", "macro_f1", "balanced_accuracy", "kappa", "errors"):
+        assert vm[key] == cm[key], key
+    assert vm["errors"] == 1 and vm["confusion"] == cm["confusion"]
+
+
+def test_judge_errors_say_so_and_exit_non_zero(tmp_path):
+    pairs = _write(tmp_path, PAIRS[:2])
+    some = _write(
+        tmp_path,
+        [
+            {"id": "a", "verdict": "SUPPORTED", "quote_used": "approved the new budget"},
+            {"id": "b", "verdict": "NOT_SUPPORTED", "error": "HTTP 500 from the server"},
+        ],
+        "some.jsonl",
+    )
+    res = _run(["--pairs", str(pairs), "--judge", f"scripted:{some}", "--no-cache"], tmp_path / "h")
+    assert res.exit_code == 1
+    assert "1 of 2 pairs got a judge error" in res.stderr and "HTTP 500" in res.stderr
+    assert "judge errors: 1" in res.stdout
+    every = _write(
+        tmp_path,
+        [{"id": p["id"], "verdict": "NOT_SUPPORTED", "error": "timeout"} for p in PAIRS[:2]],
+        "all.jsonl",
+    )
+    res = _run(["--pairs", str(pairs), "--judge", f"scripted:{every}", "--json"], tmp_path / "h")
+    assert res.exit_code == 1 and "No pair got a verdict" in res.stderr
+    s = json.loads(res.stdout)
+    assert s["errors"] == 2 and s["metrics"]["audited"]["agreement"] == 0.0
 
 
 def test_openai_judge_through_the_cli_against_a_local_server(tmp_path, httpserver):
@@ -225,32 +266,3 @@ def test_openai_judge_through_the_cli_against_a_local_server(tmp_path, httpserve
     second = _run(args, tmp_path / "home")
     assert json.loads(second.stdout)["model_calls"] == 0 and len(httpserver.log) == 2
     assert all(r["usage"] is None for r in json.loads(second.stdout)["results"])  # cached: free
-
-
-labels_st = st.lists(
-    st.sampled_from(["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"]), min_size=1, max_size=40
-)
-
-
-@given(gold=labels_st, data=st.data())
-@settings(max_examples=80, deadline=None)
-def test_agreement_properties(gold, data):
-    pred = data.draw(
-        st.lists(
-            st.sampled_from(["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"]),
-            min_size=len(gold),
-            max_size=len(gold),
-        )
-    )
-    m = agreement(gold, pred)
-    assert 0.0 <= m["agreement"] <= 1.0 and 0.0 <= m["macro_f1"] <= 1.0
-    assert sum(sum(row.values()) for row in m["confusion"].values()) == len(gold)
-    perfect = agreement(gold, gold)
-    assert perfect["agreement"] == 1.0
-    both = "SUPPORTED" in gold and any(g != "SUPPORTED" for g in gold)
-    if both:
-        assert perfect["supported_balanced_accuracy"] == 1.0
-        # always-SUPPORTED (the blind canary) sits at chance, whatever the mix
-        assert agreement(gold, ["SUPPORTED"] * len(gold))["supported_balanced_accuracy"] == 0.5
-    else:
-        assert m["supported_balanced_accuracy"] is None
