@@ -4,17 +4,28 @@ For each cited URL the source is fetched now, through the egress layer, with the
 allowlist set to the hosts the report cites (replayed from an offline corpus, or live),
 and stored as a snapshot (check 1: a fetch that fails or is redirected off the allowlist
 gives ``UNREACHABLE``, counted in every rate, never dropped). Candidate passages are
-sentence windows of the stored text, at most 900 characters, ranked by BM25 against the
-claim; the best few are judged through the Verifier (so the deterministic audit applies),
-and the best verdict wins with its exact offsets: ``stored_text[char_start:char_end] ==
-span.text`` for every judged verdict.
+sentence windows of the stored text, at most 900 characters, ranked by relevance to the
+claim (BM25, ``spanproof.text.PassageIndex``); navigation and page furniture ("Archive |
+About | Skip to content", headings, menus) are never candidates. The most relevant few are
+judged through the Verifier (so the deterministic audit applies) and the verdict is chosen
+for evidence, not leniency:
+
+1. a passage that SUPPORTS the claim decides (the most relevant one);
+2. else a passage among the most relevant that contradicts a specific of the claim (another
+   number, date or name in the same role; ``graders.specifics.contradictions``) decides:
+   NOT_SUPPORTED, whatever a vaguer passage elsewhere was judged;
+3. else the most relevant passage with the strongest verdict decides.
+
+The deciding passage is recorded with its exact offsets (``stored_text[char_start:char_end]
+== span.text``), why it decided, and every judged passage with its verdict and rank.
 
 Metrics (per judge):
 
 - citation recall: share of atomic claims with at least one SUPPORTED citation (uncited
   and unreachable claims count against it);
-- citation precision: share of (claim, citation) pairs SUPPORTED or PARTIAL; the strict
-  variant counts SUPPORTED only; PARTIAL rates are reported on their own;
+- citation precision: share of (claim, citation) pairs SUPPORTED; PARTIAL is reported in its
+  own column (``partial_citation_rate``) and in ``citation_precision_with_partial``, never
+  counted as a pass in the headline;
 - unreachable rate: share of (claim, citation) pairs whose source did not resolve;
 - laundering: written citations shared by several atomic claims (a paragraph-final
   marker, or one marker on a sentence that splits) that SUPPORT only some of them.
@@ -43,10 +54,12 @@ from spanproof.agent.tool_schema import ToolFailure
 from spanproof.graders.atomic import AtomicClaim, atomic_claims
 from spanproof.graders.presence import PRESENCE_ID, PresenceGrader
 from spanproof.graders.report_input import Citation, ParsedReport, ReportSentence
+from spanproof.graders.specifics import contradictions
 from spanproof.graders.verdict import SpanRef, Verdict
 
 from spanproof.sentences import sentence_spans
 from spanproof.text import PassageIndex as TextIndex
+from spanproof.text import looks_like_chrome
 
 MAX_PASSAGE_CHARS = 900
 DEFAULT_PASSAGES = 3
@@ -72,6 +85,16 @@ class SourceResult(BaseModel):
     title: str = ""
 
 
+class JudgedPassage(BaseModel):
+    """One passage a judge read for a (claim, citation): where it is, how relevant, the verdict."""
+
+    char_start: int
+    char_end: int
+    rank: int  # 0 = most relevant to the claim
+    verdict: str  # the audited label, or ERROR
+    contradicts: list[str] = Field(default_factory=list)  # claim specifics the passage contradicts
+
+
 class GradedClaim(BaseModel):
     """One (atomic claim, cited URL) pair; an uncited claim appears once with url None."""
 
@@ -85,8 +108,10 @@ class GradedClaim(BaseModel):
     occurrence: str | None = None  # the written marker this citation came from
     verdict: Verdict | Literal["UNREACHABLE"]
     reason: str | None = None  # why UNREACHABLE
-    span: SpanOut | None = None
+    span: SpanOut | None = None  # the passage that decided, with its offsets
     passages_judged: int = 0
+    decided_by: str | None = None  # why that passage decided (see the module docstring)
+    passages: list[JudgedPassage] = Field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -119,8 +144,8 @@ class GradeMetrics(BaseModel):
     citation_recall: float
     citation_recall_with_partial: float
     partial_claim_rate: float
-    citation_precision: float
-    citation_precision_strict: float
+    citation_precision: float  # SUPPORTED only
+    citation_precision_with_partial: float
     partial_citation_rate: float
     unreachable: int
     unreachable_rate: float
@@ -264,12 +289,16 @@ class PassageIndex:
                 if stop - start > max_chars:
                     break
                 windows.append((start, stop))
-        self.windows = windows
-        self._index = TextIndex([text[s:e] for s, e in windows])
+        # navigation and page furniture are never evidence: they are not candidates at all
+        self.windows = [(s, e) for s, e in windows if not looks_like_chrome(text[s:e])]
+        self._index = TextIndex([text[s:e] for s, e in self.windows])
 
     def best(self, claim: str, n: int = DEFAULT_PASSAGES) -> list[tuple[int, int]]:
+        """The ``n`` most relevant windows sharing a word with the claim, best first."""
         chosen: list[tuple[int, int]] = []
-        for k, _score in self._index.rank(claim):
+        for k, score in self._index.rank(claim):
+            if score <= 0:
+                break  # the rest share no word with the claim
             s, e = self.windows[k]
             # A window mostly inside one already chosen adds little for the judge.
             if any(min(e, ce) - max(s, cs) > 0.5 * (e - s) for cs, ce in chosen):
@@ -313,7 +342,9 @@ def _uncited_verdict(judge: str) -> Verdict:
     return Verdict(verdict="NOT_SUPPORTED", judge=judge, unsupported_element="no citation attached")
 
 
-def _entry(pair: _Pair, verdict, *, reason=None, span=None, judged=0) -> GradedClaim:
+def _entry(
+    pair: _Pair, verdict, *, reason=None, span=None, judged=0, decided_by=None, passages=()
+) -> GradedClaim:
     c = pair.citation
     return GradedClaim(
         id=pair.claim.id,
@@ -328,6 +359,8 @@ def _entry(pair: _Pair, verdict, *, reason=None, span=None, judged=0) -> GradedC
         reason=reason,
         span=span,
         passages_judged=judged,
+        decided_by=decided_by,
+        passages=list(passages),
     )
 
 
@@ -404,9 +437,9 @@ class ReportGrader:
             verdict = Verdict(
                 verdict="NOT_SUPPORTED",
                 judge=verifier.id,
-                unsupported_element="the page has no text to quote",
+                unsupported_element="the page has no prose to quote (only navigation or headings)",
             )
-            return _entry(pair, verdict)
+            return _entry(pair, verdict, decided_by="no prose on the page")
         items = [
             (
                 pair.claim.text,
@@ -415,10 +448,45 @@ class ReportGrader:
             for s, e in windows
         ]
         verdicts = await verifier.verify_many(items)
-        best = max(range(len(verdicts)), key=lambda i: (_score(verdicts[i]), -i))
+        judged = [
+            JudgedPassage(
+                char_start=s,
+                char_end=e,
+                rank=i,
+                verdict="ERROR" if v.error else v.verdict,
+                contradicts=[m.element for m in contradictions(pair.claim.text, doc.text[s:e])],
+            )
+            for i, ((s, e), v) in enumerate(zip(windows, verdicts, strict=True))
+        ]
+        best, why = choose_passage(verdicts, judged)
         s, e = windows[best]
         span = SpanOut(doc_id=doc.doc_id, char_start=s, char_end=e, text=doc.text[s:e])
-        return _entry(pair, verdicts[best], span=span, judged=len(verdicts))
+        verdict = verdicts[best]
+        if why.startswith("contradiction") and verdict.verdict != "NOT_SUPPORTED":
+            verdict = verdict.model_copy(
+                update={
+                    "verdict": "NOT_SUPPORTED",
+                    "unsupported_element": judged[best].contradicts[0],
+                }
+            )
+        return _entry(
+            pair, verdict, span=span, judged=len(verdicts), decided_by=why, passages=judged
+        )
+
+
+CONTRADICTION_RANKS = 2  # a contradiction counts when it is in one of the most relevant passages
+
+
+def choose_passage(verdicts: list[Verdict], judged: list[JudgedPassage]) -> tuple[int, str]:
+    """Which judged passage decides, and why (evidence, not leniency; see the docstring)."""
+    for i, v in enumerate(verdicts):
+        if v.supported:
+            return i, "the most relevant passage that supports the claim"
+    for i, p in enumerate(judged[:CONTRADICTION_RANKS]):
+        if p.contradicts and verdicts[i].error is None:
+            return i, "contradiction of a specific in one of the most relevant passages"
+    best = max(range(len(verdicts)), key=lambda i: (_score(verdicts[i]), -i))
+    return best, "the most relevant passage with the strongest verdict"
 
 
 def _score(v: Verdict) -> int:
@@ -461,8 +529,8 @@ def compute_metrics(entries: list[GradedClaim]) -> GradeMetrics:
         citation_recall=_ratio(full, n_claims),
         citation_recall_with_partial=_ratio(part, n_claims),
         partial_claim_rate=_ratio(part - full, n_claims),
-        citation_precision=_ratio(loose, n_cit),
-        citation_precision_strict=_ratio(strict, n_cit),
+        citation_precision=_ratio(strict, n_cit),
+        citation_precision_with_partial=_ratio(loose, n_cit),
         partial_citation_rate=_ratio(loose - strict, n_cit),
         unreachable=unreachable,
         unreachable_rate=_ratio(unreachable, n_cit),

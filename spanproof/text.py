@@ -146,3 +146,38 @@ class PassageIndex:
 
     def close(self) -> None:
         self._db.close()
+
+
+_CHROME_SEP = re.compile(r"\s(?:\||»|›|•|·|/)\s|\s>\s")
+_CHROME_PHRASES = re.compile(
+    r"\b(?:skip to (?:main )?content|sign in|log in|subscribe|newsletter|cookie|privacy policy|"
+    r"terms of (?:use|service)|all rights reserved|share (?:on|this)|follow us|menu|"
+    r"read more|related (?:posts|articles|stories)|advertisement|back to top)\b",
+    re.I,
+)
+
+
+def looks_like_chrome(passage: str) -> bool:
+    """Navigation and page furniture rather than prose: "Archive | About | Skip to content",
+    "Home > News > Economy", a run of menu words with no sentence in it.
+
+    A passage is chrome when separators split it into three or more short pieces, or when no
+    part of it reads as prose (eight words or more, three of them lower-case function words)
+    and it holds page-furniture phrases or is mostly capitalised words (a heading, a menu)."""
+    text = " ".join(passage.split())
+    if not text:
+        return True
+    pieces = [p for p in _CHROME_SEP.split(text) if p.strip()]
+    if len(pieces) >= 3 and sum(len(p.split()) <= 4 for p in pieces) >= 0.6 * len(pieces):
+        return True
+    if any(_is_prose(s) for s in re.split(r"(?<=[.!?])\s+", text)):
+        return False
+    if _CHROME_PHRASES.search(text):
+        return True
+    toks = re.findall(r"[A-Za-z][\w'’-]*", text)
+    return len(toks) >= 3 and sum(t[0].isupper() for t in toks) / len(toks) >= 0.6
+
+
+def _is_prose(sentence: str) -> bool:
+    toks = re.findall(r"[A-Za-z][\w'’-]*", sentence)
+    return len(toks) >= 8 and sum(t in STOPWORDS for t in toks) >= 3
