@@ -76,7 +76,7 @@ def gate_figures(result: GateResult) -> list[tuple[str, str]]:
         rel = data.get("reliability")
         if rel and rel.get("n"):
             out.append(
-                _figure(
+                (
                     plots.reliability(rel["bins"], f"confidence: {judge_id}", rel.get("ece")),
                     f"Reliability of {judge_id}'s confidence on the calibration set "
                     f"(expected calibration error {_fmt(rel.get('ece'))}, {rel['n']} verdicts)",
