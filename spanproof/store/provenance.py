@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from spanproof.versions import SANITISER_VERSION
+
 # First variable that is set names the CI job. Override with a comma-separated list in
 # $SPANPROOF_CI_JOB_VARS (e.g. "MY_CI_PIPELINE,MY_CI_JOB").
 CI_JOB_VARS_ENV = "SPANPROOF_CI_JOB_VARS"
@@ -98,13 +100,8 @@ def ci_job() -> str | None:
 
 
 def sanitiser_version() -> str:
-    """``agent.sanitise.SANITISER_VERSION``; 'unversioned' for a sanitiser that predates it."""
-    import importlib
-
-    # Imported by name at call time: the store sits below the agent layer and only reads
-    # this one constant, it never calls into the agent.
-    module = importlib.import_module("spanproof.agent.sanitise")
-    return str(getattr(module, "SANITISER_VERSION", UNVERSIONED))
+    """The sanitiser's version (``spanproof.versions``, a leaf: the store never imports the agent)."""
+    return SANITISER_VERSION
 
 
 def current(**extra: Any) -> Provenance:

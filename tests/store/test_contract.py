@@ -99,7 +99,11 @@ def test_runs_carry_kind_and_provenance_and_list_by_kind_in_pages(db_url, monkey
     rec = asks.get(one.run_id)
     assert rec.kind == "ask" and rec.provenance["ci_job"] == "MY_PIPELINE=pipe-42"
     assert rec.provenance["judges"] == ["rules"] and rec.provenance["prompt_hashes"]
-    assert rec.provenance["spanproof_version"] and rec.provenance["sanitiser_version"]
+    assert rec.provenance["spanproof_version"]
+    # The store stamps the version the sanitiser itself runs under (one constant, a leaf module).
+    from spanproof.agent.sanitise import SANITISER_VERSION
+
+    assert rec.provenance["sanitiser_version"] == SANITISER_VERSION != "unversioned"
     stored = store.get_run(one.run_id)
     assert stored.runner == "runner-a" and stored.prompt_version and stored.home == "/tmp/home-a"
 
