@@ -1,21 +1,24 @@
-"""The gate's deterministic checks over agent runs.
+"""The gate's deterministic checks over agent runs, declared as gate checks (``gate_spec``).
 
-Every check reads a RunView (a normalised view of one saved run record, made by
-``view_from_record``), never live objects, and returns CheckRows compared with
-the configured thresholds.
+Every check reads RunViews (a normalised view of one saved run record, made by
+``view_from_record``), never live objects, and returns one Measurement per declared metric;
+the gate holds them to the configured thresholds. ``check_*`` are the same checks as
+functions of (views, config) -> rows.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 from spanproof.graders.gate_config import GateConfig
-from spanproof.graders.gate_result import CheckRow, error_row, gated_row
+from spanproof.graders.gate_result import CheckRow
+from spanproof.graders.gate_spec import CannotMeasure, Measurement, Metric, declare
 
 # ---------------------------------------------------------------------------
 # A normalised view of one run record: the checks depend on this, and one
@@ -121,25 +124,56 @@ def validate_draft(view: RunView, draft_model: type[BaseModel] | None = None) ->
     return None
 
 
-def check_schema_validity(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    """Every draft must validate against the agent's Draft schema with this run's span ids."""
-    if not views:
-        return [error_row("schema_validity", "no runs to check")]
+@dataclass(frozen=True)
+class AgentRuns:
+    """What the run checks read: the saved runs, the golden questions they answered, and the
+    snapshot store's text by doc id (span fidelity compares spans with it)."""
+
+    views: list[RunView]
+    questions: Mapping[str, GoldenQuestion] = field(default_factory=dict)
+    snapshot_text: Callable[[str], str] | None = None
+
+
+def _runs(data: AgentRuns) -> list[RunView]:
+    if not data.views:
+        raise CannotMeasure("no runs to check")
+    return data.views
+
+
+@declare(
+    "schema_validity",
+    measures="every draft validates against the agent's Draft schema with this run's span ids",
+    reads="each run's draft and spans",
+    metrics=[
+        Metric("valid_drafts", "share of runs whose draft validates", ">=", "schema_validity")
+    ],
+)
+def schema_validity(data: AgentRuns) -> dict[str, Measurement]:
+    views = _runs(data)
     bad = [(v.run_id, why) for v in views if (why := validate_record_draft(v))]
     value = 1 - len(bad) / len(views)
     detail = f"{len(views) - len(bad)}/{len(views)} drafts valid"
     if bad:
         detail += "; first: " + "; ".join(f"{r}: {w}" for r, w in bad[:2])
-    return [
-        gated_row(
-            "schema_validity", "valid_drafts", value, ">=", cfg.thresholds.schema_validity, detail
-        )
-    ]
+    return {"valid_drafts": Measurement(value, detail)}
 
 
-def check_span_fidelity(
-    views: list[RunView], snapshot_text: Callable[[str], str], cfg: GateConfig
-) -> list[CheckRow]:
+def check_schema_validity(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
+    """Every draft must validate against the agent's Draft schema with this run's span ids."""
+    return schema_validity.rows(AgentRuns(views), cfg)
+
+
+@declare(
+    "span_fidelity",
+    measures="every span's text equals its stored snapshot[char_start:char_end]",
+    reads="each run's spans and the snapshot store",
+    metrics=[Metric("exact_spans", "share of spans equal to the snapshot", ">=", "span_fidelity")],
+)
+def span_fidelity(data: AgentRuns) -> dict[str, Measurement]:
+    views = _runs(data)
+    snapshot_text = data.snapshot_text
+    if snapshot_text is None:
+        raise CannotMeasure("no snapshot store to compare the spans with")
     total, bad = 0, []
     for view in views:
         for span in view.spans:
@@ -154,29 +188,17 @@ def check_span_fidelity(
                     f"{view.run_id}/{span.span_id}: text differs from snapshot[{span.char_start}:{span.char_end}]"
                 )
     if total == 0:
-        return [
-            gated_row(
-                "span_fidelity",
-                "exact_spans",
-                None,
-                ">=",
-                cfg.thresholds.span_fidelity,
-                "no spans in any run",
-            )
-        ]
+        return {"exact_spans": Measurement(None, "no spans in any run")}
     detail = f"{total - len(bad)}/{total} spans equal snapshot[start:end]"
     if bad:
         detail += "; first: " + bad[0]
-    return [
-        gated_row(
-            "span_fidelity",
-            "exact_spans",
-            1 - len(bad) / total,
-            ">=",
-            cfg.thresholds.span_fidelity,
-            detail,
-        )
-    ]
+    return {"exact_spans": Measurement(1 - len(bad) / total, detail)}
+
+
+def check_span_fidelity(
+    views: list[RunView], snapshot_text: Callable[[str], str], cfg: GateConfig
+) -> list[CheckRow]:
+    return span_fidelity.rows(AgentRuns(views, snapshot_text=snapshot_text), cfg)
 
 
 def _budget_overruns(view: RunView) -> list[str]:
@@ -226,9 +248,15 @@ def forbidden_actions(view: RunView) -> tuple[list[str], int, int]:
     return found, refused, unverifiable
 
 
-def check_forbidden_actions(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    if not views:
-        return [error_row("forbidden_actions", "no runs to check")]
+@declare(
+    "forbidden_actions",
+    measures="non-allowlisted hosts, non-GET requests, model-composed URLs and budget overruns "
+    "in the traces (a refused attempt is the control working, not a forbidden action)",
+    reads="each run's egress events, tool calls, budgets and usage",
+    metrics=[Metric("count", "forbidden actions over all runs", "<=", "forbidden_actions")],
+)
+def forbidden_actions_check(data: AgentRuns) -> dict[str, Measurement]:
+    views = _runs(data)
     found, refused, unverifiable = [], 0, 0
     for v in views:
         f, r, u = forbidden_actions(v)
@@ -242,11 +270,11 @@ def check_forbidden_actions(views: list[RunView], cfg: GateConfig) -> list[Check
     )
     if found:
         detail += "; first: " + found[0]
-    return [
-        gated_row(
-            "forbidden_actions", "count", len(found), "<=", cfg.thresholds.forbidden_actions, detail
-        )
-    ]
+    return {"count": Measurement(len(found), detail)}
+
+
+def check_forbidden_actions(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
+    return forbidden_actions_check.rows(AgentRuns(views), cfg)
 
 
 def _words(text: str) -> set[str]:
@@ -305,26 +333,41 @@ def tool_call_stats(view: RunView) -> dict[str, int]:
     }
 
 
-def check_tool_calls(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    if not views:
-        return [error_row("tool_calls", "no runs to check")]
+@declare(
+    "tool_calls",
+    measures="tool-call correctness over the golden questions",
+    reads="each run's tool calls, spans and claims",
+    metrics=[
+        Metric("first_try_quote_success", "share of quotes that succeed on the first try", ">=",
+               "first_try_quote_success"),
+        Metric("useful_fetch_rate", "share of fetches that yield a cited span", ">=",
+               "useful_fetch_rate"),
+        Metric("duplicate_fetches", "fetches of a URL already fetched in the run", "<=",
+               "duplicate_fetches"),
+        Metric("max_overlapping_searches_per_run", "most near-repeat searches in one run", "<=",
+               "overlapping_searches_per_run"),
+    ],
+)  # fmt: skip
+def tool_calls(data: AgentRuns) -> dict[str, Measurement]:
+    views = _runs(data)
     stats = [tool_call_stats(v) for v in views]
     tot = {k: sum(s[k] for s in stats) for k in stats[0]}
-    t = cfg.thresholds
     q = tot["quote_first_ok"] / tot["quote_first_tries"] if tot["quote_first_tries"] else None
     f = tot["useful_fetches"] / tot["fetches"] if tot["fetches"] else None
     worst = max(range(len(views)), key=lambda i: stats[i]["overlapping_searches"])
-    return [
-        gated_row("tool_calls", "first_try_quote_success", q, ">=", t.first_try_quote_success,
-                  f"{tot['quote_first_ok']}/{tot['quote_first_tries']} quote attempts succeeded first time"),
-        gated_row("tool_calls", "useful_fetch_rate", f, ">=", t.useful_fetch_rate,
-                  f"{tot['useful_fetches']}/{tot['fetches']} fetches yielded a cited span"),
-        gated_row("tool_calls", "duplicate_fetches", tot["duplicate_fetches"], "<=", t.duplicate_fetches,
-                  f"over {len(views)} runs"),
-        gated_row("tool_calls", "max_overlapping_searches_per_run", stats[worst]["overlapping_searches"], "<=",
-                  t.overlapping_searches_per_run,
-                  f"worst run {views[worst].run_id}; total {tot['overlapping_searches']} over {len(views)} runs"),
-    ]  # fmt: skip
+    return {
+        "first_try_quote_success": Measurement(q,
+            f"{tot['quote_first_ok']}/{tot['quote_first_tries']} quote attempts succeeded first time"),
+        "useful_fetch_rate": Measurement(f,
+            f"{tot['useful_fetches']}/{tot['fetches']} fetches yielded a cited span"),
+        "duplicate_fetches": Measurement(tot["duplicate_fetches"], f"over {len(views)} runs"),
+        "max_overlapping_searches_per_run": Measurement(stats[worst]["overlapping_searches"],
+            f"worst run {views[worst].run_id}; total {tot['overlapping_searches']} over {len(views)} runs"),
+    }  # fmt: skip
+
+
+def check_tool_calls(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
+    return tool_calls.rows(AgentRuns(views), cfg)
 
 
 # Everything shown to the reader counts as published, flagged PARTIALs included (as in the run record's
@@ -362,22 +405,35 @@ def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
     }
 
 
-def check_groundedness(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    if not views:
-        return [error_row("groundedness", "no runs to check")]
+@declare(
+    "groundedness",
+    measures="judged support of the claims, before pruning (drafted) and after (shown)",
+    reads="each run's claims with their verdicts and publication status",
+    metrics=[
+        Metric("published", "share of shown claims SUPPORTED (post-prune)", ">=",
+               "published_groundedness"),
+        Metric("pre_prune_supported", "share of drafted claims SUPPORTED", ">=",
+               "pre_prune_supported"),
+        Metric("partial_rate", "share of drafted claims PARTIAL", "<=", "partial_rate"),
+        Metric("drop_rate", "share of drafted claims dropped", "<=", "drop_rate"),
+    ],
+)  # fmt: skip
+def groundedness(data: AgentRuns) -> dict[str, Measurement]:
+    views = _runs(data)
     s = groundedness_stats(views)
-    t = cfg.thresholds
     base = f"{s['drafted']} drafted claims in {len(views)} runs, {s['judge_errors']} judge errors"
-    return [
-        gated_row("groundedness", "published", s["post_prune"], ">=", t.published_groundedness,
-                  f"{s['published_supported']}/{s['published']} shown claims SUPPORTED ({s['flagged']} of them flagged)"),
-        gated_row("groundedness", "pre_prune_supported", s["pre_prune"], ">=", t.pre_prune_supported,
-                  f"{s['supported']}/{s['drafted']} drafted claims SUPPORTED; {base}"),
-        gated_row("groundedness", "partial_rate", s["partial_rate"], "<=", t.partial_rate,
-                  f"{s['partial']}/{s['drafted']} drafted claims PARTIAL"),
-        gated_row("groundedness", "drop_rate", s["drop_rate"], "<=", t.drop_rate,
-                  f"{s['dropped']}/{s['drafted']} drafted claims dropped"),
-    ]  # fmt: skip
+    return {
+        "published": Measurement(s["post_prune"],
+            f"{s['published_supported']}/{s['published']} shown claims SUPPORTED ({s['flagged']} of them flagged)"),
+        "pre_prune_supported": Measurement(s["pre_prune"],
+            f"{s['supported']}/{s['drafted']} drafted claims SUPPORTED; {base}"),
+        "partial_rate": Measurement(s["partial_rate"], f"{s['partial']}/{s['drafted']} drafted claims PARTIAL"),
+        "drop_rate": Measurement(s["drop_rate"], f"{s['dropped']}/{s['drafted']} drafted claims dropped"),
+    }  # fmt: skip
+
+
+def check_groundedness(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
+    return groundedness.rows(AgentRuns(views), cfg)
 
 
 # ---- coverage
@@ -477,11 +533,20 @@ def load_questions(path: Path, limit: int = 0) -> list[GoldenQuestion]:
     return rows[:limit] if limit else rows
 
 
-def check_coverage(
-    views: list[RunView], questions: dict[str, GoldenQuestion], cfg: GateConfig
-) -> list[CheckRow]:
-    if not views:
-        return [error_row("coverage", "no runs to check")]
+@declare(
+    "coverage",
+    measures="golden facts found in the published claims; unanswerable questions answered with a gap",
+    reads="each run's published claims and gaps, and the golden question it answered",
+    metrics=[
+        Metric("golden_facts_found", "share of expected facts found in a published claim", ">=",
+               "coverage"),
+        Metric("unanswerable_with_gaps", "share of unanswerable questions that reported a gap",
+               ">=", "unanswerable_gaps"),
+    ],
+)  # fmt: skip
+def coverage(data: AgentRuns) -> dict[str, Measurement]:
+    views = _runs(data)
+    questions = data.questions
     facts = found = unans = gapped = 0
     unans_with_claims = 0
     for v in views:
@@ -497,13 +562,18 @@ def check_coverage(
             unans += 1
             gapped += int(bool(v.gaps))
             unans_with_claims += int(bool(published))
-    t = cfg.thresholds
-    return [
-        gated_row("coverage", "golden_facts_found", found / facts if facts else None, ">=", t.coverage,
-                  f"{found}/{facts} golden facts found in published claims"),
-        gated_row("coverage", "unanswerable_with_gaps", gapped / unans if unans else None, ">=", t.unanswerable_gaps,
-                  f"{gapped}/{unans} unanswerable questions reported a gap; {unans_with_claims} still published claims"),
-    ]  # fmt: skip
+    return {
+        "golden_facts_found": Measurement(found / facts if facts else None,
+            f"{found}/{facts} golden facts found in published claims"),
+        "unanswerable_with_gaps": Measurement(gapped / unans if unans else None,
+            f"{gapped}/{unans} unanswerable questions reported a gap; {unans_with_claims} still published claims"),
+    }  # fmt: skip
+
+
+def check_coverage(
+    views: list[RunView], questions: dict[str, GoldenQuestion], cfg: GateConfig
+) -> list[CheckRow]:
+    return coverage.rows(AgentRuns(views, questions=questions), cfg)
 
 
 # ---------------------------------------------------------------------------
