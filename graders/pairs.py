@@ -23,6 +23,10 @@ from spanproof.graders.verdict import LABELS, Pair
 
 # Deeper than any pair needs (a pair is an object holding strings and one small object).
 MAX_DEPTH = 32
+# A span is at most what extract_quote returns; a claim is one sentence. Without a cap a
+# megabyte claim took half a minute to judge and a 50 MB one never finished.
+MAX_SPAN_CHARS = 4000
+MAX_CLAIM_CHARS = 2000
 PAIR_FIELDS = '{"id", "claim", "span", "label": "SUPPORTED|PARTIAL|NOT_SUPPORTED", "near_miss", "kind", "source"?}'
 
 
@@ -96,7 +100,10 @@ def _pair_from(data: dict[str, Any], line_no: int) -> Pair:
 
 
 def read_pair_lines(
-    path: str | Path, *, max_span_chars: int | None = None, max_claim_chars: int | None = None
+    path: str | Path,
+    *,
+    max_span_chars: int | None = MAX_SPAN_CHARS,
+    max_claim_chars: int | None = MAX_CLAIM_CHARS,
 ) -> tuple[list[tuple[int, Pair]], list[str]]:
     """(line number, pair) for every good line, and ``"line N: what is wrong"`` for each bad one."""
     path = Path(path)
@@ -158,9 +165,9 @@ def read_pair_lines(
     return pairs, problems
 
 
-def load_pairs(path: str | Path, *, max_span_chars: int | None = None) -> list[Pair]:
+def load_pairs(path: str | Path) -> list[Pair]:
     """Every pair of the file, or PairSetError naming the bad lines (the first five) and the fix."""
-    pairs, problems = read_pair_lines(path, max_span_chars=max_span_chars)
+    pairs, problems = read_pair_lines(path)
     if problems:
         located = [re.sub(r"^line (\d+): ", rf"{path}:\1: ", p) for p in problems[:5]]
         more = f"\n... and {len(problems) - 5} more bad lines" if len(problems) > 5 else ""

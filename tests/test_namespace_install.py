@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -75,9 +76,13 @@ def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gat
     for name in ("agent", "graders", "reports"):
         _fake_distribution(site, name)
 
+    # Built from a copy: an in-tree build would leave build/ and *.egg-info in the checkout.
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "out"))  # fmt: skip
     install = subprocess.run(
         [py, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-         str(REPO)],
+         str(source)],
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
     assert install.returncode == 0, install.stderr[-2000:]

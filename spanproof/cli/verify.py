@@ -21,9 +21,6 @@ from spanproof.cli.options import (
 from spanproof.graders.pairs import PairSetError, read_pair_lines
 from spanproof.graders.verdict import Pair
 
-MAX_SPAN_CHARS = 4000
-# A claim is one sentence; a megabyte of claim is a mistake (or an attack on the judge's time).
-MAX_CLAIM_CHARS = 2000
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
 
 
@@ -46,11 +43,9 @@ class PairLine:
 
 def read_pairs(path: Path) -> tuple[list[PairLine], list[str]]:
     """Every valid pair, and one message per bad line (with its line number): the one pair-file
-    reader (graders/pairs.py) with verify's claim and span caps."""
+    reader (graders/pairs.py), which caps claims and spans."""
     try:
-        good, problems = read_pair_lines(
-            path, max_span_chars=MAX_SPAN_CHARS, max_claim_chars=MAX_CLAIM_CHARS
-        )
+        good, problems = read_pair_lines(path)
     except PairSetError as exc:
         return [], [str(exc)]
     return [PairLine(n, pair) for n, pair in good], problems

@@ -69,12 +69,15 @@ def test_a_source_of_the_wrong_type_is_a_numbered_line_error(tmp_path, source, m
         b'{"id": "b", "claim": "caf\xe9", "span": "x"}\n',
         ("[" * 100_000 + "]" * 100_000 + "\n").encode(),
         (json.dumps({**GOOD, "source": {"url": 5}}) + "\n").encode(),
+        (json.dumps({**GOOD, "claim": "x" * 1_000_000}) + "\n").encode(),
     ],
 )
-def test_verify_and_calibrate_report_bad_lines_and_exit_2(tmp_path, payload):
+def test_verify_calibrate_and_sensitivity_report_bad_lines_and_exit_2(tmp_path, payload):
     f = _file(tmp_path, payload)
     home = ["--home", str(tmp_path / "h")]
-    for args in (["verify", "--pairs", str(f)], ["calibrate", "--set", str(f)]):
+    commands = (["verify", "--pairs", str(f)], ["calibrate", "--set", str(f)],
+                ["sensitivity", "--pairs", str(f)])  # fmt: skip
+    for args in commands:
         result = CliRunner().invoke(cli, [*args, *home])
         assert result.exit_code == 2, (args, result.output)
         assert "line 1" in result.output or "pairs.jsonl:1" in result.output
