@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from spanproof.agent.chat import CONTENT_TOOLS_HEADER
 from spanproof.agent.run import run_question
 from werkzeug import Response
@@ -156,8 +157,14 @@ def test_ctrl_c_stops_the_gate_records_what_ran_and_exits_130(tmp_path):
         deadline = time.monotonic() + 60
         while server.count < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
+        assert server.count >= 2, "the gate never reached the judge"
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"the gate went on for 120 s after Ctrl-C:\n{err[-3000:]}")
     assert proc.returncode == 130, err
     assert "interrupted" in err and "recorded" in err
     from spanproof.graders.gate_store import GateStore
