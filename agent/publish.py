@@ -12,16 +12,15 @@ from __future__ import annotations
 import time
 
 from spanproof.agent.convergence import overlap
+from spanproof.agent.prices import Prices, price_run
 from spanproof.agent.question import analyse, match, missing_answer
 from spanproof.agent.record import (
     Answer,
     AnswerClaim,
-    Cost,
     Draft,
     Metrics,
     PairVerdict,
     PartialMode,
-    PriceTable,
     RunRecord,
     TraceEntry,
 )
@@ -288,10 +287,9 @@ def _rate(n: int, d: int) -> float | None:
 
 
 def compute_metrics(
-    record: RunRecord, prices: PriceTable | None = None, verifier_model_calls: int | None = None
+    record: RunRecord, prices: Prices | None = None, verifier_model_calls: int | None = None
 ) -> Metrics:
     """Every figure from the record alone, so a stored run can be re-measured."""
-    prices = prices or record.config.prices
     claims = record.answer.claims
     n = len(claims)
     supported = sum(1 for c in claims if c.verdict.supported)
@@ -337,42 +335,15 @@ def compute_metrics(
                     continue
                 seen_batches.add(e.batch)
             phase["fetch"] += e.ms
-    # Priced per call by its role: one model may serve both the loop and the convergence check.
-    research = small = 0.0
-    for e in record.trace:
-        if e.usage is None:
-            continue
-        if e.role == "small":
-            small += (
-                e.usage.prompt_tokens * prices.small_in / 1e6
-                + e.usage.completion_tokens * prices.small_out / 1e6
-            )
-        else:
-            research += (
-                e.usage.prompt_tokens * prices.research_in / 1e6
-                + e.usage.completion_tokens * prices.research_out / 1e6
-            )
     refused = ("BUDGET_EXCEEDED", "INVALID_ARGUMENTS")
 
     def executed(e: TraceEntry) -> bool:
         return e.error is None or e.error.error not in refused
 
     searches = sum(1 for e in tools if e.tool == "web_search" and executed(e))
-    search_usd = searches * prices.per_search
-    if verifier_model_calls is None:
-        verifier_model_calls = sum(
-            int(e.arguments.get("verifier_model_calls", 0))
-            for e in record.trace
-            if e.kind == "verify"
-        )
-    cost = Cost(
-        research_usd=round(research, 6),
-        small_usd=round(small, 6),
-        search_usd=round(search_usd, 6),
-        total_usd=round(research + small + search_usd, 6),
-        verifier_model_calls=verifier_model_calls,
-        note="verifier token cost not included (the verifier reports calls, not tokens); offline judges cost nothing",
-    )
+    cost = price_run(record, prices)
+    if verifier_model_calls is not None:
+        cost.verifier_model_calls = verifier_model_calls
     return Metrics(
         claims_drafted=n,
         claims_published=sum(1 for c in claims if c.status == "published"),

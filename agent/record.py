@@ -21,6 +21,7 @@ from pydantic import (
 )
 from spanproof.agent.chat import Usage
 from spanproof.agent.evidence import SPAN_ID_PATTERN, EgressEvent, Span, utc_now_iso
+from spanproof.agent.prices import Cost, Prices
 from spanproof.agent.tool_schema import ToolError
 from spanproof.graders.verdict import Verdict
 
@@ -59,16 +60,6 @@ class Budgets(BaseModel):
     max_subquestions: int = Field(default=3, ge=1)
 
 
-class PriceTable(BaseModel):
-    """USD per million tokens and per search. Defaults are DESIGN.md's illustrative prices."""
-
-    research_in: float = 3.0
-    research_out: float = 15.0
-    small_in: float = 0.30
-    small_out: float = 1.50
-    per_search: float = 0.01
-
-
 class RunConfig(BaseModel):
     policy: Literal["extractive", "llm"]
     model: str | None = None
@@ -77,9 +68,14 @@ class RunConfig(BaseModel):
     judges: list[str] = Field(default_factory=list)
     partial: PartialMode = "flag"
     budgets: Budgets = Field(default_factory=Budgets)
-    prices: PriceTable = Field(default_factory=PriceTable)
+    prices: Prices = Field(default_factory=Prices)
     targeted_round: bool = True
     web: str = ""
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _legacy_prices(cls, value: Any) -> Any:
+        return Prices.from_legacy(value)
 
 
 # --- the draft (the model's one submission) ----------------------------------------------
@@ -261,16 +257,6 @@ class LedgerRow(BaseModel):
     reviewed_at: str | None = None
     review_note: str | None = None
     edited_text: str | None = None  # the reviewer's edit, which the verifier supported
-
-
-class Cost(BaseModel):
-    research_usd: float = 0.0
-    small_usd: float = 0.0
-    search_usd: float = 0.0
-    total_usd: float = 0.0
-    # Verifier model tokens are not reported by the verifier; its calls are counted instead.
-    verifier_model_calls: int = 0
-    note: str = ""
 
 
 class Metrics(BaseModel):

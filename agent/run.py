@@ -19,6 +19,7 @@ from spanproof.agent.extractive import ExtractivePolicy
 from spanproof.agent.fallback import fallback_draft
 from spanproof.agent.ledger import build_ledger
 from spanproof.agent.llm_policy import LlmAgent
+from spanproof.agent.prices import Prices
 from spanproof.agent.publish import (
     compute_metrics,
     finish_answer,
@@ -28,7 +29,6 @@ from spanproof.agent.publish import (
 from spanproof.agent.record import (
     Budgets,
     PartialMode,
-    PriceTable,
     RunConfig,
     RunRecord,
     TraceEntry,
@@ -67,7 +67,7 @@ async def run_question(
     partial: PartialMode = "flag",
     convergence: str | None = None,
     convergence_model: str | ChatModel | None = None,
-    prices: PriceTable | None = None,
+    prices: Prices | None = None,
     targeted_round: bool = True,
     run_id: str | None = None,
     progress: Callable[[str], None] | None = None,
@@ -100,7 +100,7 @@ async def run_question(
         or [getattr(verifier, "id", "")],
         partial=partial,
         budgets=budgets,
-        prices=prices or PriceTable(),
+        prices=prices or Prices(),
         targeted_round=targeted_round,
         web=type(getattr(env, "search", None)).__name__,
     )

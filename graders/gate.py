@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from spanproof.agent.evidence import utc_now_iso
+from spanproof.agent.prices import run_cost  # the one run-cost function; re-exported
 
 # The checks, the result rows and the store live in their own modules; graders.gate
 # keeps offering their names so callers need one import.
@@ -371,29 +372,6 @@ def _result(
     if state.debug:
         result.artifacts["errors"] = [d[-2000:] for d in state.debug]
     return result
-
-
-def run_cost(record: Any, prices: Any, question_id: str | None = None) -> dict[str, Any]:
-    """Tokens priced with the gate's price table, and wall time by phase, for one run record."""
-    m = record.metrics
-    tokens = {
-        k: {"input": u.prompt_tokens, "output": u.completion_tokens}
-        for k, u in m.tokens_by_model.items()
-    }
-    phases = dict(m.wall_ms_by_phase)
-    wall_s = sum(phases.values()) / 1000
-    return {
-        "run_id": record.run_id,
-        "question_id": question_id,
-        "tokens": sum(t["input"] + t["output"] for t in tokens.values()),
-        "searches": m.searches,
-        "cost_usd": round(prices.cost_usd(tokens, searches=m.searches), 6),
-        "phase_s": round(wall_s, 3),
-        "verify_share_of_time": round(phases.get("verify", 0) / 1000 / wall_s, 3)
-        if wall_s
-        else None,
-        "verifier_calls": m.cost.verifier_model_calls,
-    }
 
 
 def _required(cfg: GateConfig) -> list[str]:

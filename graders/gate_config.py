@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from spanproof.agent.prices import ModelPrice, Prices  # noqa: F401 - the one price table
 
 from spanproof.specs import SpecError, parse_spec
 
@@ -82,36 +83,6 @@ class Thresholds(_Strict):
     usefulness_mean: float = Field(
         4.0, ge=1, le=5, description="min mean rubric score (1-5) when scored"
     )
-
-
-class ModelPrice(_Strict):
-    input_per_mtok: float = Field(ge=0, description="USD per million input tokens")
-    output_per_mtok: float = Field(ge=0, description="USD per million output tokens")
-
-
-class Prices(_Strict):
-    """Turns recorded tokens into money. Keys of ``models`` are model names or spec strings."""
-
-    search_usd: float = Field(0.01, ge=0)
-    default: ModelPrice = ModelPrice(input_per_mtok=3.0, output_per_mtok=15.0)
-    models: dict[str, ModelPrice] = Field(
-        default_factory=lambda: {
-            "gpt-4o": ModelPrice(input_per_mtok=3.0, output_per_mtok=15.0),
-            "gpt-4o-mini": ModelPrice(input_per_mtok=0.30, output_per_mtok=1.50),
-        }
-    )
-
-    def price_for(self, model: str) -> ModelPrice:
-        name = model.split(":", 1)[1] if model.startswith("openai:") else model
-        return self.models.get(model) or self.models.get(name) or self.default
-
-    def cost_usd(self, tokens_by_model: dict[str, dict[str, int]], searches: int = 0) -> float:
-        total = searches * self.search_usd
-        for model, tok in tokens_by_model.items():
-            p = self.price_for(model)
-            total += tok.get("input", 0) / 1e6 * p.input_per_mtok
-            total += tok.get("output", 0) / 1e6 * p.output_per_mtok
-        return total
 
 
 class GateConfig(_Strict):

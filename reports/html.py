@@ -149,7 +149,9 @@ def _cost_table(result: GateResult) -> str:
          f"{r['phase_s']:.2f}", "-" if r["verify_share_of_time"] is None else f"{r['verify_share_of_time']:.2f}"]
         for r in runs
     ]  # fmt: skip
-    head = f"<p>Total ${total:.4f} over {len(runs)} runs (price table from the gate config; verifier tokens are not recorded, so verification's share is shown as time).</p>"
+    free_note = (" Searches of the local corpus and calls to offline models cost $0."
+                 if any(r.get("cost_free") for r in runs) else "")  # fmt: skip
+    head = f"<p>Total ${total:.4f} over {len(runs)} runs (price table from the gate config; verifier tokens are not recorded, so verification's share is shown as time).{free_note}</p>"
     return head + _table(
         ["question", "run", "tokens", "searches", "cost $", "phase s", "verify share of time"], rows
     )

@@ -126,6 +126,7 @@ def render_answer(record, *, rich_ok: bool) -> None:
         f"{_pct(m.published_groundedness)}, PARTIAL rate {_pct(m.partial_rate)}, drop rate "
         f"{_pct(m.drop_rate)}, judge errors {m.judge_errors} | {m.searches} searches, {m.fetches} "
         f"fetches, {m.spans} spans, {m.tool_calls} tool calls | cost ${m.cost.total_usd:.4f}"
+        + (f" ({m.cost.free})" if m.cost.free else "")
     )
     if rich_ok:
         from rich.console import Console
@@ -217,6 +218,10 @@ def _pct(x: float | None) -> str:
 @click.option("--tokens", type=int, default=None, help="Token budget (default 200000).")
 @click.option("--no-targeted-round", is_flag=True,
               help="Skip the extra search round for sub-questions whose support was pruned.")  # fmt: skip
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Price the run with this gate config's `prices` table (the one `spanproof "
+              "gate` reads). Default: ./pyproject.toml's [tool.spanproof.gate.prices] if "
+              "present, else the built-in prices.")  # fmt: skip
 @json_option("Print the run record as JSON (quiet otherwise).")
 @click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), default=None,
               help="Also write the brief and the claim ledger to this markdown file.")  # fmt: skip
@@ -226,8 +231,8 @@ def _pct(x: float | None) -> str:
 @model_options()
 @storage_errors
 def ask(question, policy, model_spec, judges, corpus, partial, convergence, convergence_model,
-        searches, fetches, tool_calls, spans, tokens, no_targeted_round, as_json, markdown_file,
-        home, db, base_url, api_key):  # fmt: skip
+        searches, fetches, tool_calls, spans, tokens, no_targeted_round, config_path, as_json,
+        markdown_file, home, db, base_url, api_key):  # fmt: skip
     """Answer QUESTION; every published claim carries a quote, a URL, a retrieval time and a verdict.
 
     \b
@@ -254,6 +259,12 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     endpoint = endpoint_settings(base_url, api_key)
     budget_args = {k: v for k, v in dict(searches=searches, fetches=fetches, tool_calls=tool_calls,
                                          spans=spans, tokens=tokens).items() if v is not None}  # fmt: skip
+    from spanproof.graders.gate_config import GateConfigError, load_config
+
+    try:
+        prices = load_config(config_path)[0].prices
+    except GateConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
     try:
         budgets = Budgets(**budget_args)
         judge_objs = [make_judge(j, endpoint=endpoint) for j in (judges or ("rules",))]
@@ -269,7 +280,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
             return await run_question(
                 question, env=env, policy=policy, model=model_spec if policy == "llm" else None,
                 verifier=verifier, budgets=budgets, store=store, endpoint=endpoint, partial=partial,
-                convergence=convergence, convergence_model=convergence_model,
+                convergence=convergence, convergence_model=convergence_model, prices=prices,
                 targeted_round=not no_targeted_round, progress=progress,
             )  # fmt: skip
         finally:
