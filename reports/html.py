@@ -10,6 +10,7 @@ import html
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from spanproof.graders.gate_result import GateResult
 from spanproof.reports import plots
@@ -23,7 +24,8 @@ img{max-width:100%;height:auto}
 table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
 th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}
 th{background:#f4f4f4} .PASS{color:#1e8449;font-weight:600} .FAIL{color:#c0392b;font-weight:700}
-.ERROR{color:#7d3c98;font-weight:700} .banner{padding:.6rem 1rem;border-radius:6px;font-weight:600}
+.ERROR{color:#7d3c98;font-weight:700} .info{color:#1f618d} .unscored,.skip{color:#777;font-style:italic}
+.banner{padding:.6rem 1rem;border-radius:6px;font-weight:600}
 .ok{background:#e9f7ef} .bad{background:#fdedec} figure{display:inline-block;margin:.5rem}
 figcaption{font-size:.8rem;color:#555} code{background:#f4f4f4;padding:0 .2rem}
 """
@@ -168,9 +170,8 @@ def _ledger_links(result: GateResult, out_dir: Path) -> str:
             dest.mkdir(parents=True, exist_ok=True)
             target = dest / f"{run_id}{src.suffix or '.txt'}"
             shutil.copyfile(src, target)
-            items.append(
-                f'<li><a href="ledgers/{html.escape(target.name)}">{html.escape(run_id)}</a></li>'
-            )
+            href = "ledgers/" + quote(target.name)
+            items.append(f'<li><a href="{html.escape(href)}">{html.escape(run_id)}</a></li>')
         else:
             items.append(
                 f"<li>{html.escape(run_id)} (ledger missing: {html.escape(str(path))})</li>"
