@@ -117,6 +117,12 @@ def cli() -> None:
     State lives under --home, $SPANPROOF_HOME, or the per-user data directory; runs,
     gate runs and the verdict cache in --db / $SPANPROOF_DB (default: SQLite in the home,
     PostgreSQL for a team: see `spanproof store --help`).
+
+    \b
+    Examples:
+      spanproof gate                             # every check, offline
+      spanproof ask "When did former congresswoman Liz Patterson die?"
+      spanproof COMMAND --help                   # each command's own examples
     """
     from spanproof.wire import forget_clients
 

@@ -44,6 +44,24 @@ def _store(home: Path | None, db: str | None = None, kind: str | None = None):
     return RunStore.default(home, db, kind=kind)  # type: ignore[arg-type]
 
 
+LAST = "last"
+
+
+def _get_run(store, run_id: str):
+    """The record for RUN_ID, a unique prefix of it, or `last` (the newest `ask` run)."""
+    if run_id == LAST:
+        from spanproof.store.errors import RunNotFound
+
+        newest = store.page(kind="ask", limit=1).items
+        if not newest:
+            raise RunNotFound(
+                "No `ask` runs in this store yet, so `last` names nothing. Ask something first: "
+                'spanproof ask "When did former congresswoman Liz Patterson die?"'
+            )
+        run_id = newest[0].run_id
+    return store.get(run_id)
+
+
 def snapshot_notes(record, home: Path, db: str | None) -> list[str]:
     """Where the run's snapshots are when they are not in this home (a shared store holds
     runs from every runner; the blobs stay on the runner that fetched them)."""
@@ -235,14 +253,18 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         markdown_file, home, db, base_url, api_key):  # fmt: skip
     """Answer QUESTION; every published claim carries a quote, a URL, a retrieval time and a verdict.
 
+    Offline (no model, no network) it runs the extractive baseline over the shipped corpus,
+    verified by the `rules` judge; searches of the local corpus cost $0. The run is stored:
+    `spanproof runs show last` shows it again, `spanproof recheck last` re-fetches its
+    sources and confirms each quote is still there. Exit codes: 0 answered (gaps are
+    stated in the answer); 2 could not run - a bad option or spec, an unusable store, an
+    agent model or judge call that failed (the run is still stored, marked).
+
     \b
-    Offline (no model, no network): the extractive baseline over the shipped corpus,
-    verified by the `rules` judge:
+    Examples:
       spanproof ask "Who did the Odessa Jackalopes hire as head coach in May 2019?"
-    With a model (any OpenAI-compatible endpoint):
+      spanproof ask "When did former congresswoman Liz Patterson die?" --json
       OPENAI_API_KEY=... spanproof ask "..." --model openai:gpt-4o-mini --judge openai:gpt-4o-mini
-    The run is stored; `spanproof runs show RUN_ID` shows it again, `spanproof recheck RUN_ID`
-    re-fetches its sources and confirms each quote is still there.
     """
     from spanproof.agent.record import Budgets
     from spanproof.agent.run import run_question
@@ -415,12 +437,13 @@ def recheck(run_id, corpus, live, allow_networks, as_json, home, db):
 
     \b
     Examples:
+      spanproof recheck last                     # your newest `ask` run
       spanproof recheck 3f2a9c1e                 # a unique prefix of the run id is enough
       spanproof recheck 3f2a9c1e --live --json   # re-fetch over the network
     """
     home_dir = resolve_home(home)
     store = _store(home_dir, db)
-    record = store.get(run_id)
+    record = _get_run(store, run_id)
     notes = snapshot_notes(record, home_dir, db)
     if live:
         from urllib.parse import urlsplit
@@ -479,7 +502,14 @@ def recheck(run_id, corpus, live, allow_networks, as_json, home, db):
 
 @click.group()
 def runs():
-    """List or show stored runs."""
+    """List, show or delete stored runs.
+
+    \b
+    Examples:
+      spanproof runs list                        # your own `ask` runs, newest first
+      spanproof runs list --kind gate            # the gate's runs
+      spanproof runs show last --json            # your newest run, the full record
+    """
 
 
 KIND_CHOICES = ("ask", "gate", "injection", "grade", "all")
@@ -561,10 +591,12 @@ def runs_show(run_id, as_json, markdown_file, home, db):
     """One run: its answer, citations and reviewer decisions (or the full record with --json).
 
     RUN_ID is the full id or a unique prefix of it (taken literally: % and _ are not
-    wildcards). Reviewer decisions are made in `spanproof view`.
+    wildcards), or `last` for your newest `ask` run. Reviewer decisions are made in
+    `spanproof view`.
 
     \b
     Examples:
+      spanproof runs show last
       spanproof runs show 3f2a9c1e
       spanproof runs show 3f2a9c1e --json
       spanproof runs show 3f2a9c1e --markdown brief.md   # the brief and the reviewed ledger
@@ -575,7 +607,7 @@ def runs_show(run_id, as_json, markdown_file, home, db):
 
     home_dir = resolve_home(home)
     store = _store(home_dir, db)
-    record = store.get(run_id)
+    record = _get_run(store, run_id)
     reviews = store.store.list_reviews(record.run_id)
     reviewed = record.model_copy(update={"ledger": ledger_with_reviews(record, reviews)})
     if markdown_file:

@@ -108,7 +108,8 @@ def corpus() -> None:
     """Build or describe an offline web corpus.
 
     \b
-    Build the default corpus from the WiCE development pages:
+    Examples:
+      spanproof corpus info                     # the shipped corpus: pages, hosts, size
       spanproof corpus build --from-wice ../shared/data/wice/dev.jsonl --out goldens/corpus
     """
 
@@ -127,7 +128,14 @@ def corpus() -> None:
 @home_option
 @json_option
 def corpus_build(from_wice: str, out_dir: str, home: str | None, as_json: bool) -> None:
-    """Turn WiCE pages into a WARC corpus; the same input gives byte-identical output."""
+    """Turn WiCE pages into a WARC corpus; the same input gives byte-identical output.
+
+    \b
+    Examples:
+      spanproof corpus build --from-wice ../shared/data/wice/dev.jsonl --out goldens/corpus
+      spanproof corpus build --from-wice dev.jsonl --out my-corpus --json
+      spanproof search "head coach" --corpus my-corpus     # then use it anywhere with --corpus
+    """
     import time
 
     from spanproof.agent.corpus import build_corpus_from_wice
@@ -148,7 +156,13 @@ def corpus_build(from_wice: str, out_dir: str, home: str | None, as_json: bool) 
 @home_option
 @json_option
 def corpus_info_cmd(corpus_dir: str | None, home: str | None, as_json: bool) -> None:
-    """Pages, hosts and size of a corpus."""
+    """Pages, hosts and size of a corpus.
+
+    \b
+    Examples:
+      spanproof corpus info                     # the shipped corpus
+      spanproof corpus info --corpus my-corpus --json
+    """
     from spanproof.agent.corpus import corpus_info
     from spanproof.agent.web import default_corpus_dir
 
@@ -170,7 +184,16 @@ def corpus_info_cmd(corpus_dir: str | None, home: str | None, as_json: bool) -> 
 @home_option
 @json_option
 def search(query: str, corpus_dir: str | None, limit: int, home: str | None, as_json: bool) -> None:
-    """Search the offline corpus (bm25 over title and text). Snippets are not evidence."""
+    """Search the offline corpus (bm25 over title and text). Snippets are not evidence.
+
+    The first search builds the corpus's index under the home (a few seconds, once).
+
+    \b
+    Examples:
+      spanproof search "Odessa Jackalopes head coach"
+      spanproof search "Liz Patterson congresswoman" --limit 3 --json
+      spanproof search "head coach" --corpus my-corpus
+    """
     from spanproof.agent.search import LocalIndex
     from spanproof.agent.web import default_corpus_dir
 
@@ -221,7 +244,14 @@ def fetch(
     """Fetch URL through the egress policy and store it; prints doc_id, title and a preview.
 
     A URL typed here counts as given in the question. Quote from the result with
-    `spanproof quote DOC_ID "exact words..."`.
+    `spanproof quote DOC_ID "exact words..."`. Exit 1 when the fetch is refused (the
+    message says which control refused it and what to do).
+
+    \b
+    Examples:
+      spanproof fetch https://blog.wice.example/jackalopes-hire-todd-watson-as-new-head-coach-north-american-0cd61c67
+      spanproof fetch https://example.org/report --live --record out/pages.warc.gz
+      spanproof fetch http://127.0.0.1:8000/page --live --allow-network 127.0.0.0/8
     """
     from spanproof.agent.egress import host_of
     from spanproof.agent.search import StaticSearch
@@ -297,6 +327,13 @@ def quote(
     """Extract the exact span of stored document DOC_ID that starts at LOCATOR.
 
     LOCATOR is 12-240 characters copied verbatim from the document; it must occur exactly once.
+    DOC_ID is printed by `spanproof fetch`. Exit 1 when the locator is not found, occurs more
+    than once, or the document is not in the store.
+
+    \b
+    Examples:
+      spanproof quote doc_4fa4c3383369efd5 "announced on Monday that they have hired"
+      spanproof quote doc_4fa4c3383369efd5 "announced on Monday" --max-chars 200 --json
     """
     from pydantic import ValidationError
 

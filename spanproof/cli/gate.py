@@ -158,7 +158,13 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
 
 @click.group("report")
 def report() -> None:
-    """Reports built from the run store."""
+    """Reports built from the run store.
+
+    \b
+    Examples:
+      spanproof report weekly                    # the last 7 days, every kind of run
+      spanproof report weekly --since 30d --out out/weekly
+    """
 
 
 @report.command("weekly")

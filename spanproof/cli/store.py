@@ -37,6 +37,11 @@ def store() -> None:
       spanproof store migrate --from ~/.local/share/spanproof --to "$SPANPROOF_DB"
     Every command takes --db URL (default $SPANPROOF_DB, else SQLite in the home); a new
     database is created and migrated on first use, safely from many processes at once.
+
+    \b
+    Examples:
+      spanproof store info                       # where it is, its tables and sizes
+      spanproof store prune --older-than 90d     # retention
     """
 
 

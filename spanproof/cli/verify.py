@@ -175,7 +175,17 @@ def verify(
     base_url: str | None,
     api_key: str | None,
 ) -> None:
-    """Judge (claim, span) pairs with one or more judges; every verdict is audited by code."""
+    """Judge (claim, span) pairs with one or more judges; every verdict is audited by code.
+
+    Prints a summary (agreement with the file's labels, verdict counts, judge errors); the
+    per-pair verdicts go to --out FILE (JSONL) or, with --json, into the JSON document.
+
+    \b
+    Examples:
+      spanproof verify --pairs goldens/wice_dev_pairs.jsonl --judge rules
+      spanproof verify --pairs goldens/judge_calibration.jsonl --judge rules --out out/verdicts.jsonl
+      spanproof verify --pairs my_pairs.jsonl --judge openai:gpt-4o-mini --judge rules --json
+    """
     from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
     from spanproof.graders.cache import VerdictCache
     from spanproof.graders.judges import make_judge
