@@ -30,7 +30,7 @@ from pathlib import Path
 
 import httpx
 from pydantic import BaseModel
-from spanproof.agent.evidence import utc_now_iso
+from spanproof.agent.evidence import utc_now_iso, warc_record_id
 from warcio.archiveiterator import ArchiveIterator
 from warcio.warcwriter import WARCWriter
 
@@ -73,15 +73,6 @@ class CorpusInfo(BaseModel):
     hosts: list[str]
     warc_bytes: int
     html_bytes: int
-
-
-def _record_id(*parts: str | bytes) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part.encode("utf-8") if isinstance(part, str) else part)
-        h.update(b"\x00")
-    d = h.hexdigest()
-    return f"<urn:uuid:{d[:8]}-{d[8:12]}-{d[12:16]}-{d[16:20]}-{d[20:32]}>"
 
 
 def _slug(title: str) -> str:
@@ -182,7 +173,10 @@ def _response_record(
         "response",
         payload=io.BytesIO(body),
         length=len(body),
-        warc_headers_dict={"WARC-Record-ID": _record_id("response", url, body), "WARC-Date": date},
+        warc_headers_dict={
+            "WARC-Record-ID": warc_record_id("response", url, body),
+            "WARC-Date": date,
+        },
         http_headers=http_headers_for(status, content_type, len(body), headers),
     )
 
@@ -226,7 +220,7 @@ def build_corpus_from_wice(
     }
     warcinfo = writer.create_warcinfo_record(WARC_NAME, info_fields)
     warcinfo.rec_headers.replace_header(
-        "WARC-Record-ID", _record_id("warcinfo", json.dumps(info_fields))
+        "WARC-Record-ID", warc_record_id("warcinfo", json.dumps(info_fields))
     )
     warcinfo.rec_headers.replace_header("WARC-Date", CORPUS_DATE)
     writer.write_record(warcinfo)

@@ -28,6 +28,16 @@ def make_doc_id(url: str, raw: bytes) -> str:
     return "doc_" + digest[:16]
 
 
+def warc_record_id(*parts: str | bytes) -> str:
+    """A WARC-Record-ID derived from content, so rebuilding a WARC gives the same bytes."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8") if isinstance(part, str) else part)
+        h.update(b"\x00")
+    d = h.hexdigest()
+    return f"<urn:uuid:{d[:8]}-{d[8:12]}-{d[12:16]}-{d[16:20]}-{d[20:32]}>"
+
+
 def make_span_id(doc_id: str, char_start: int, char_end: int) -> str:
     digest = hashlib.sha256(f"{doc_id}:{char_start}:{char_end}".encode()).hexdigest()
     return "span_" + digest[:16]

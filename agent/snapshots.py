@@ -36,10 +36,10 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections import OrderedDict
 from pathlib import Path
 
-from spanproof.agent.evidence import Document, make_doc_id, utc_now_iso
+from cachetools import LRUCache
+from spanproof.agent.evidence import Document, make_doc_id, utc_now_iso, warc_record_id
 from spanproof.agent.sanitise import SANITISER_VERSION, document_text
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
@@ -92,11 +92,6 @@ class SnapshotDamaged(RuntimeError):
         self.doc_id = doc_id
 
 
-def _record_id(*parts: str) -> str:
-    digest = hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()
-    return f"<urn:uuid:{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}>"
-
-
 def _warc_date(iso: str) -> str:
     return iso if iso.endswith("Z") else iso.replace("+00:00", "Z")
 
@@ -114,8 +109,8 @@ class SnapshotStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
-        self._cache: OrderedDict[str, Document] = OrderedDict()
-        self._cache_size = cache_size
+        # Recently read documents (quoting reads one document many times in a row).
+        self._cache: LRUCache[str, Document] = LRUCache(maxsize=cache_size)
         self.recovered = 0  # documents indexed from the WARC tail on open
         self.truncated_bytes = 0  # torn tail removed on open
         with self._locked_file():
@@ -292,7 +287,7 @@ class SnapshotStore:
         buf = io.BytesIO()
         writer = WARCWriter(buf, gzip=True, warc_version="1.1")
         date = _warc_date(doc.retrieved_at)
-        response_id = _record_id("response", doc.doc_id)
+        response_id = warc_record_id("response", doc.doc_id)
         response = writer.create_warc_record(
             doc.final_url,
             "response",
@@ -312,7 +307,7 @@ class SnapshotStore:
                 length=len(payload),
                 warc_content_type=content_type,
                 warc_headers_dict={
-                    "WARC-Record-ID": _record_id(kind, doc.doc_id),
+                    "WARC-Record-ID": warc_record_id(kind, doc.doc_id),
                     "WARC-Date": date,
                     link: response_id,
                 },
@@ -367,7 +362,6 @@ class SnapshotStore:
     def _lookup(self, doc_id: str) -> Document | None:
         cached = self._cache.get(doc_id)
         if cached is not None:
-            self._cache.move_to_end(doc_id)
             return cached
         loc = self._location(doc_id, missing_ok=True)
         if loc is None:
@@ -388,6 +382,3 @@ class SnapshotStore:
     def _remember(self, doc: Document) -> None:
         with self._lock:
             self._cache[doc.doc_id] = doc
-            self._cache.move_to_end(doc.doc_id)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
@@ -109,22 +109,19 @@ class _Segmentation:
         return sorted(set(found))
 
 
-_segmentations: OrderedDict[str, _Segmentation] = OrderedDict()
 _SEGMENTATION_CACHE = 32
 
 
 def _segmentation(doc: Document) -> _Segmentation:
-    seg = _segmentations.get(doc.doc_id)
     # A doc_id names the raw bytes; the text is what the sanitiser made of them, which a
-    # different sanitiser (another version, or one switched off in a test) makes differently.
-    if seg is None or (seg.text is not doc.text and seg.text != doc.text):
-        seg = _Segmentation(doc.text)
-        _segmentations[doc.doc_id] = seg
-        while len(_segmentations) > _SEGMENTATION_CACHE:
-            _segmentations.popitem(last=False)
-    else:
-        _segmentations.move_to_end(doc.doc_id)
-    return seg
+    # different sanitiser (another version, or one switched off in a test) makes differently:
+    # so the text is part of the key.
+    return _segmentation_of(doc.doc_id, doc.text)
+
+
+@functools.lru_cache(maxsize=_SEGMENTATION_CACHE)
+def _segmentation_of(doc_id: str, text: str) -> _Segmentation:
+    return _Segmentation(text)
 
 
 def _occurrences(text: str, needle: str) -> list[int]:
