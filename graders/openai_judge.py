@@ -18,6 +18,11 @@ Failures:
   verdict for this pair; nothing changes for the other pairs.
 - Malformed output (not JSON, or not the schema): at most ``MAX_REASKS`` = 2 re-asks in the
   same conversation, then an error verdict.
+- Confidence: the request asks for token log-probabilities (``logprobs``); when the reply
+  carries them, ``Verdict.confidence`` is the probability of the verdict's label - the product
+  of the probabilities of the tokens that spell it. A reply without them leaves it None (and
+  `spanproof calibrate` prints "none" and why); a server that refuses the ``logprobs``
+  parameter is asked again without it, once per judge, and says so in a notice.
 - An error verdict has ``error`` set and ``verdict`` NOT_SUPPORTED: never counted as
   SUPPORTED, never dropped. Setup mistakes (bad key, unknown model) and an endpoint whose
   circuit breaker opened (calls failing in a row) raise JudgeConfigError with the fix,
@@ -28,7 +33,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from importlib import resources
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 from spanproof.graders.judges import JudgeConfigError
@@ -39,6 +47,7 @@ from spanproof.untrusted import render_untrusted
 from spanproof.wire import (
     CircuitOpen,
     EndpointConfigError,
+    EndpointRefused,
     ModelClient,
     WireError,
     client_for,
@@ -53,7 +62,7 @@ MAX_REASKS = 2
 UNREACHABLE_AFTER = 3
 PROMPT_NAME = "verifier.txt"
 # Bump when the judge's request or parsing changes what a verdict can be (part of the cache key).
-CODE_VERSION = "openai-judge-2"
+CODE_VERSION = "openai-judge-3"  # 3: confidence from logprobs
 
 
 def load_prompt() -> tuple[str, str]:
@@ -89,6 +98,31 @@ def parse_output(content: str | None) -> JudgeOutput:
     return JudgeOutput.model_validate(json_from_reply(content))
 
 
+_LABEL_VALUE = re.compile(r'"verdict"\s*:\s*"')
+
+
+def label_confidence(choice: Any, label: str) -> float | None:
+    """P(label) from the reply's token logprobs: the product of the probabilities of the
+    tokens that spell the label's value after ``"verdict": "``; None without logprobs or when
+    the tokens do not spell the reply (a server that reports something else)."""
+    tokens = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not tokens:
+        return None
+    text = "".join(t.token for t in tokens)
+    found = _LABEL_VALUE.search(text)
+    if found is None or not text.startswith(label, found.end()):
+        return None
+    start, end = found.end(), found.end() + len(label)
+    logprob, pos = 0.0, 0
+    for t in tokens:
+        t_start, pos = pos, pos + len(t.token)
+        if pos > start and t_start < end:  # the token overlaps the label's characters
+            if t.logprob is None:
+                return None
+            logprob += t.logprob
+    return min(1.0, max(0.0, math.exp(logprob)))
+
+
 class OpenAIJudge:
     def __init__(
         self,
@@ -112,6 +146,8 @@ class OpenAIJudge:
             client = client_for(model, settings)  # SpecError with a fix if no key
         self.client = client
         self.endpoint = client.base_url
+        # Ask for token logprobs (the verdict's confidence) until the server refuses them.
+        self.ask_logprobs = True
         self.calls = 0  # logical judge requests (re-asks included; HTTP retries are the client's)
 
     @property
@@ -129,6 +165,25 @@ class OpenAIJudge:
             error=message,
         )
 
+    async def _ask(self, messages: list[dict]) -> Any:
+        extra = {"logprobs": True} if self.ask_logprobs else {}
+        try:
+            return await self.client.structured(
+                messages, schema=VERDICT_SCHEMA, name="verdict", max_tokens=VERDICT_MAX_TOKENS,
+                **extra,
+            )  # fmt: skip
+        except EndpointRefused as exc:
+            if not (extra and "logprob" in (exc.server_message or str(exc)).lower()):
+                raise
+            self.ask_logprobs = False
+            self.client.notice(
+                f"{self.id}: the server refused logprobs ({exc.server_message}); verdicts "
+                "from it carry no confidence"
+            )
+            return await self.client.structured(
+                messages, schema=VERDICT_SCHEMA, name="verdict", max_tokens=VERDICT_MAX_TOKENS
+            )
+
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
         messages: list[dict] = [
             {"role": "system", "content": self.prompt},
@@ -142,9 +197,7 @@ class OpenAIJudge:
             if attempt:
                 self.client.counters.reasks += 1
             try:
-                resp = await self.client.structured(
-                    messages, schema=VERDICT_SCHEMA, name="verdict", max_tokens=VERDICT_MAX_TOKENS
-                )
+                resp = await self._ask(messages)
             except (EndpointConfigError, CircuitOpen) as exc:
                 raise JudgeConfigError(str(exc)) from exc
             except WireError as exc:
@@ -183,6 +236,7 @@ class OpenAIJudge:
                 model_id=model_id,
                 prompt_sha256=self.prompt_sha256,
                 usage=usage,
+                confidence=label_confidence(choice, out.verdict),
             )
         err = self._error(
             f"malformed output: no valid verdict after {1 + MAX_REASKS} attempts ({problem})",

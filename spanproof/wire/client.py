@@ -400,9 +400,11 @@ class ModelClient:
         name: str,
         max_tokens: int | None = None,
         temperature: float = 0,
+        **extra: Any,
     ) -> Any:
-        """A call whose reply must be JSON of ``schema``; the response format is negotiated."""
-        base: dict[str, Any] = {"messages": messages, "temperature": temperature}
+        """A call whose reply must be JSON of ``schema``; the response format is negotiated.
+        ``extra`` rides along unchanged (e.g. ``logprobs=True``)."""
+        base: dict[str, Any] = {"messages": messages, "temperature": temperature, **extra}
         if max_tokens:
             base["max_tokens"] = max_tokens
         if not self.format_settled:

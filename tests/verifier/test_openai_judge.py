@@ -85,6 +85,7 @@ async def test_good_verdict_and_the_request_carries_only_claim_and_span(httpserv
         "response_format",
         "max_tokens",
         "stream",
+        "logprobs",  # the verdict's confidence, when the server returns them
     }
     assert body["temperature"] == 0 and body["model"] == "test-model" and body["stream"] is False
     assert body["max_tokens"] == VERDICT_MAX_TOKENS and 100 <= VERDICT_MAX_TOKENS <= 600

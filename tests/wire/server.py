@@ -18,6 +18,7 @@ long Retry-After, a hang after the first success, 400 on json_schema, an HTML bo
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
@@ -92,6 +93,52 @@ def verdict(body: dict, label: str = "SUPPORTED") -> Response:
 
 def honest_judge(body: dict, server: ChatServer) -> Response:
     return verdict(body)
+
+
+def _tokens(text: str) -> list[str]:
+    """Token-like pieces: words split into chunks of at most four characters (so a label such
+    as SUPPORTED spans several tokens, as it does in real vocabularies), punctuation, spaces."""
+    pieces = re.findall(r"\w+|[^\w\s]+|\s+", text)
+    return [p[i : i + 4] for p in pieces for i in range(0, len(p), 4)]
+
+
+def logprob_judge(label: str = "SUPPORTED", label_token_probs=(0.8, 0.9)) -> Behaviour:
+    """A judge that returns token logprobs, like vLLM or OpenAI with ``logprobs: true``: the
+    label's tokens have the given probabilities (the rest 1.0); without ``logprobs`` in the
+    request, none are returned."""
+
+    def behave(body: dict, server: ChatServer) -> Response:
+        _, span = claim_and_span(body)
+        content = json.dumps({"verdict": label, "unsupported_element": None,
+                              "quote_used": " ".join(span.split()[:8]),
+                              "contains_instructions": False})  # fmt: skip
+        reply = completion(content)
+        if body.get("logprobs"):
+            start = content.index(f'"{label}"') + 1
+            out, pos, k = [], 0, 0
+            for tok in _tokens(content):
+                p = 1.0
+                if pos < start + len(label) and pos + len(tok) > start:
+                    p = label_token_probs[k] if k < len(label_token_probs) else 1.0
+                    k += 1
+                out.append({"token": tok, "logprob": math.log(p), "bytes": list(tok.encode()),
+                            "top_logprobs": []})  # fmt: skip
+                pos += len(tok)
+            reply["choices"][0]["logprobs"] = {"content": out}
+        return json_response(reply)
+
+    return behave
+
+
+def refuses_logprobs(inner: Behaviour = honest_judge) -> Behaviour:
+    """HTTP 400 when the request asks for logprobs (some servers and models do not offer them)."""
+
+    def behave(body: dict, server: ChatServer) -> Response:
+        if body.get("logprobs"):
+            return error(400, "logprobs is not supported for this model")
+        return inner(body, server)
+
+    return behave
 
 
 def llama_cpp_json_schema_500(inner: Behaviour = honest_judge) -> Behaviour:
