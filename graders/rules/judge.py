@@ -16,7 +16,7 @@ claim; ``unsupported_element`` names the strongest finding (a contradicted speci
 stronger claim, an absent specific, or the claim's words the span lacks).
 
 How it was fitted, what every figure is and where each signal earned its place:
-``spanproof judge train`` / ``judge cv`` / ``judge ablate`` (graders.rules.training) and the
+``spanproof judge train`` / ``judge cv`` / ``judge ablate`` (spanproof.judge_training) and the
 README's offline-judge section. Every reported figure is cross-validated over page-grouped
 folds; ``goldens/judge_calibration.jsonl`` is never used to fit, select or tune.
 """

@@ -41,7 +41,7 @@ class Params(BaseModel):
     coef: list[list[float]]  # one row per label, one column per signal
     intercept: list[float]
     thresholds: Thresholds
-    data_sha256: str  # sha256 of the training rows (graders.rules.data.data_sha256)
+    data_sha256: str  # sha256 of the training rows (spanproof.judge_training.data.data_sha256)
     training: dict = Field(default_factory=dict)  # counts, settings and CV figures, for readers
 
     def probabilities(self, x: list[float]) -> dict[Label, float]:

@@ -2,8 +2,8 @@
 (claim, span) alone, with one sentence saying what it measures.
 
 ``SIGNALS`` is what the judge measures; every one of them earned its place in a
-cross-validated backward elimination (``graders.rules.training.select``; ``spanproof judge
-ablate`` prints each one's contribution). Signals that did not help on held-out folds were
+cross-validated backward elimination (``spanproof.judge_training.training.select``;
+``spanproof judge ablate`` prints each one's contribution). Signals that did not help on held-out folds were
 removed from this list, not kept "just in case": the share of the claim's numbers and of its
 dates the audit finds unestablished, clause-by-clause alignment to single sentences, the
 order of the claim's words in the span, the best covered clause, reference codes the span

@@ -18,7 +18,8 @@ def judge() -> None:
     """The offline `rules` judge: fit it, measure it on held-out folds, ablate its signals.
 
     Training data: the WiCE development pairs plus synthetic pairs made from the offline
-    corpus's pages (graders/rules/data.py); goldens/judge_calibration.jsonl is never used.
+    corpus's pages (spanproof/judge_training/data.py); goldens/judge_calibration.jsonl is
+    never used.
     Every figure is cross-validated over 5 folds grouped by page (and by the Wikipedia
     article the page was cited from).
 
@@ -31,7 +32,7 @@ def judge() -> None:
 
 
 def _features(progress):
-    from spanproof.graders.rules.training import features
+    from spanproof.judge_training.training import features
 
     return features(progress=progress)
 
@@ -62,8 +63,8 @@ def train(out_path: Path | None, check: bool) -> None:
       spanproof judge train --check
       spanproof judge train --out /tmp/params.json
     """
-    from spanproof.graders.rules.training import dump
-    from spanproof.graders.rules.training import train as fit_params
+    from spanproof.judge_training.training import dump
+    from spanproof.judge_training.training import train as fit_params
 
     progress = progress_printer(False)
     f = _features(progress)
@@ -105,7 +106,7 @@ def cv(as_json: bool, held_out_kinds: bool) -> None:
       spanproof judge cv --json > cv.json
     """
     from spanproof.graders.rules.model import load_params
-    from spanproof.graders.rules.training import cv_report
+    from spanproof.judge_training.training import cv_report
 
     progress = progress_printer(as_json)
     report = cv_report(
@@ -182,8 +183,8 @@ def ablate(as_json: bool, candidates: bool) -> None:
     """
     from spanproof.graders.rules.model import load_params
     from spanproof.graders.rules.signals import SIGNALS
-    from spanproof.graders.rules.training import ablate as run_ablation
-    from spanproof.graders.rules.training import add_one
+    from spanproof.judge_training.training import ablate as run_ablation
+    from spanproof.judge_training.training import add_one
 
     progress = progress_printer(as_json)
     names = load_params().signals

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 from spanproof.graders.rules import RulesJudge
-from spanproof.graders.rules.data import data_sha256, training_rows
 from spanproof.graders.rules.model import Params, load_params, params_text
 from spanproof.graders.rules.signals import BY_NAME
+
+from spanproof.judge_training.data import data_sha256, training_rows
 
 
 def test_the_parameters_match_the_hash_of_the_data_they_were_fitted_on():

@@ -1,9 +1,9 @@
 """Fitting, cross-validating and ablating the offline judge (scikit-learn; imported here only).
 
 Every figure this module reports is cross-validated over the page-grouped folds of
-``graders.rules.data``: a fold's pairs are judged by a model fitted without that fold, with
-thresholds chosen without it too (nested: an inner grouped CV over the training folds picks
-them). The shipped parameters are the same procedure fitted on every row.
+``spanproof.judge_training.data``: a fold's pairs are judged by a model fitted without that
+fold, with thresholds chosen without it too (nested: an inner grouped CV over the training
+folds picks them). The shipped parameters are the same procedure fitted on every row.
 
 Figures are reported judge-only (the model's own label) and audited (after
 ``graders.audit.audit``, as ``spanproof verify`` publishes), with ``graders.metrics``.
@@ -16,13 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
 from spanproof.graders.audit import audit
 from spanproof.graders.metrics import scores_from_codes
 from spanproof.graders.quoting import best_window
-from spanproof.graders.rules.data import N_FOLDS, Row, data_sha256, training_rows
 from spanproof.graders.rules.model import Params, Thresholds
 from spanproof.graders.rules.signals import SIGNALS, measure
 from spanproof.graders.verdict import LABELS, SpanRef, Verdict
+from spanproof.judge_training.data import N_FOLDS, Row, data_sha256, training_rows
 
 # Settings of the fit, fixed here and written into params.json. WICE_SHARE: the WiCE rows
 # together weigh this share of the training set (they are the real claims; the synthetic
@@ -350,8 +351,8 @@ def cv_sensitivity(
 ) -> dict:
     """Planted failures on every WiCE SUPPORTED pair, each judged by the model of the fold
     that held its page out; specificity on the untouched originals, the same way."""
-    from spanproof.graders.rules.data import WICE_PAIRS, _load_pairs
     from spanproof.graders.sensitivity import plant_on
+    from spanproof.judge_training.data import WICE_PAIRS, _load_pairs
 
     pairs = _load_pairs(WICE_PAIRS)
     fold_of = {r.id: r.fold for r in f.rows if r.origin == "wice"}
@@ -449,7 +450,7 @@ def cv_report(
         "sensitivity": cv_sensitivity(f, fold_models(f, names)),
     }
     if held_out_kinds:
-        from spanproof.graders.rules.data import MUTATOR_KINDS
+        from spanproof.judge_training.data import MUTATOR_KINDS
 
         report["held_out_kinds"] = {}
         for kind in MUTATOR_KINDS:

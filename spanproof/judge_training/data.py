@@ -37,14 +37,22 @@ import re
 from pathlib import Path
 
 from pydantic import BaseModel
+
 from spanproof.graders.clauses import split_clauses
 from spanproof.graders.rules.lexical import coverage, is_breadcrumb, key_set
 from spanproof.graders.verdict import Label, Pair
-
 from spanproof.text import STOPWORDS
 
 N_FOLDS = 5
-GOLDENS = Path(__file__).resolve().parent.parent.parent / "goldens"
+
+
+def _goldens() -> Path:
+    from spanproof import goldens
+
+    return Path(goldens.__file__).resolve().parent
+
+
+GOLDENS = _goldens()
 WICE_PAIRS = GOLDENS / "wice_dev_pairs.jsonl"
 WICE_PAGES = GOLDENS / "wice_dev_pages.jsonl.gz"
 # The mutators that make synthetic near-misses, with the label they expect.
