@@ -20,7 +20,18 @@ A judge (model or rules) is a flagger, never the last word. After it answers, co
    or file name the span never states ("SWIFT-BOIL-22", "example.org/verify?q="): it names
    something the span does not mention at all, so SUPPORTED or PARTIAL becomes NOT_SUPPORTED
    (how an attacker's planted "fact" usually travels).
-3. ``instructions`` — a span that addresses a machine (graders.instructions) sets
+3. ``wording`` — where the claim says what its span does not
+   (graders.specifics.comparison.departures): a number, date or period the span gives
+   another value for in the same role ("Q1 2023" / "Q2 2023 revenue"), a part of the claim
+   that negates, or uses the
+   opposite word of, the span sentence it follows ("was not selected" / "the library
+   selected"; "a negative influence" / "a positive influence"), states as obligation or
+   certainty what it hedges ("must" / "is expected to"), or credits a source the span
+   never names ("according to the World Bank"), is a different claim: SUPPORTED or PARTIAL
+   becomes NOT_SUPPORTED. An element joined on with "and" that the span never states or
+   never joins ("two children and adults"; "the Council and Teresa Mosqueda" where the span
+   names her elsewhere) makes the claim wider than the span: SUPPORTED becomes PARTIAL.
+4. ``instructions`` — a span that addresses a machine (graders.instructions) sets
    ``contains_instructions`` and makes the verdict NOT_SUPPORTED, whatever the judge said.
    A judge that itself reported ``contains_instructions`` also gets NOT_SUPPORTED.
 
@@ -40,12 +51,13 @@ import hashlib
 from pathlib import Path
 
 from spanproof.graders.instructions import find_instructions
-from spanproof.graders.specifics import compare
+from spanproof.graders.specifics import compare, departures
+from spanproof.graders.specifics.comparison import REVERSING
 from spanproof.graders.verdict import CheckResult, SpanRef, Verdict
 
 from spanproof.text import content_stems, normalise_ws
 
-CHECK_NAMES = ("quote_in_span", "specifics", "instructions")
+CHECK_NAMES = ("quote_in_span", "specifics", "wording", "instructions")
 MAX_QUOTE_WORDS = 25
 # A quote is evidence when it holds at least this many content words (or is the whole span):
 # "the", one character or "it" point at nothing; "6.5 percent" or "rate rose" point at a fact.
@@ -168,7 +180,28 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
             CheckResult(name="specifics", fired=False, detail="numbers, dates and names agree")
         )
 
-    # 3. the span addresses a machine
+    # 3. the claim's wording departs from the span sentence it follows
+    found = departures(claim, span.text)
+    if found:
+        reversing = [m for m in found if m.kind in REVERSING]
+        before = v.verdict
+        if reversing and v.verdict != "NOT_SUPPORTED":
+            v.verdict = "NOT_SUPPORTED"
+            v.unsupported_element = reversing[0].element
+        elif v.verdict == "SUPPORTED":
+            v.verdict = "PARTIAL"
+            v.unsupported_element = found[0].element
+        changed = f"downgraded {before} to {v.verdict}: " if v.verdict != before else ""
+        detail = "; ".join(str(m) for m in found)
+        checks.append(CheckResult(name="wording", fired=True, detail=changed + detail))
+    else:
+        checks.append(
+            CheckResult(
+                name="wording", fired=False, detail="no reversed, re-credited or joined-on wording"
+            )
+        )
+
+    # 4. the span addresses a machine
     findings = find_instructions(span.text)
     if findings or v.contains_instructions:
         v.contains_instructions = True

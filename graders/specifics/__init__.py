@@ -11,7 +11,10 @@ deterministic and offline. By concern:
 - ``attribution``  who a sentence says is speaking; opinion markers
 - ``identifiers``  reference codes, web addresses, file names
 - ``extract``      all of the above for one text (``Specifics``), cached
-- ``comparison``   claim against span: ``compare``, ``contradictions``, ``stronger_than_span``
+- ``polarity``     a negation or an opposite word against the span sentence a claim follows
+- ``coordination`` elements a claim joins with "and" that its span never states or never joins
+- ``comparison``   claim against span: ``compare``, ``contradictions``, ``stronger_than_span``,
+                   ``departures``
 - ``lexicon`` + ``lexicons/``  the word lists and tables, as data files
 
 Words, stopwords and stemming come from ``spanproof.text``.
@@ -22,6 +25,7 @@ from spanproof.graders.specifics.comparison import (
     century_established,
     compare,
     contradictions,
+    departures,
     scope_widened,
     stronger_than_span,
 )
@@ -53,6 +57,7 @@ __all__ = [
     "compare",
     "contradictions",
     "date_established",
+    "departures",
     "entity_present",
     "entity_tokens",
     "extract",

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import re
 
-from spanproof.graders.specifics.names import COMMON_CAPITALISED, entity_tokens
+from spanproof.graders.specifics.names import (
+    COMMON_CAPITALISED,
+    entity_present,
+    entity_tokens,
+    token_set,
+)
 
 from spanproof.text import STOPWORDS
 
@@ -72,4 +77,24 @@ def claim_attributions(claim: str) -> list[str]:
             ):
                 continue
         out.append(w)
+    return out
+
+
+_ACCORDING = re.compile(
+    r"(?i:according to)\s+(?P<who>(?:the\s+|an?\s+)?[\w.’'\- ]{2,60}?)(?=[,;]|\.(?:\s|$)|$)"
+)
+
+
+def credited_elsewhere(claim: str, span: str) -> list[str]:
+    """Sources the claim credits ("according to the World Bank", "according to the company's
+    chief executive") that the span never names, word for word: crediting a statement to
+    someone the span does not is a different claim (DESIGN: "different attribution"). Every
+    word of the source must be in the span; the head-word rule names use elsewhere would
+    let "the World Bank" pass on "World-exclusive"."""
+    tokens = token_set(span)
+    out = []
+    for m in _ACCORDING.finditer(claim):
+        who = m.group("who").strip()
+        if entity_tokens(who) and not entity_present(who, tokens, strict=True):
+            out.append(who)
     return out

@@ -12,7 +12,9 @@ from spanproof.graders.specifics.attribution import (
     OPINION,
     SPAN_ATTRIBUTES,
     claim_attributions,
+    credited_elsewhere,
 )
+from spanproof.graders.specifics.coordination import coordination_departures
 from spanproof.graders.specifics.dates import _YEAR_RANGE, DateMention, date_established
 from spanproof.graders.specifics.extract import Specifics, extract
 from spanproof.graders.specifics.identifiers import missing_identifiers
@@ -33,6 +35,7 @@ from spanproof.graders.specifics.numbers import (
     quantities_match,
     within_stated_precision,
 )
+from spanproof.graders.specifics.polarity import polarity_departures
 from spanproof.graders.specifics.wording import (
     BOOSTERS,
     OBLIGATION,
@@ -514,4 +517,32 @@ def stronger_than_span(claim: str, span: str) -> list[Mismatch]:
         and not _FUTURE_OR_PLAN.search(claim)
     ):
         out.append(Mismatch("modality", "done (span: planned or future)"))
+    return out
+
+
+# ---------------------------------------------------------------- departures from the span's wording
+
+# What the audit does with each kind of departure (graders.audit, check "wording"): a
+# reversal or a different source is a different claim (NOT_SUPPORTED); an element joined on
+# is a wider one (PARTIAL).
+REVERSING = ("contradiction", "negation", "direction", "modality", "attribution")
+
+
+def departures(claim: str, span: str) -> list[Mismatch]:
+    """Where the claim says something its span does not, beyond the specifics ``compare``
+    finds unestablished: a number, date or period the span states otherwise, a negation, an opposite word or a hardened modal against the span
+    sentence the claim follows, or a certainty the span never states
+    (graders.specifics.polarity), an element joined on with "and" that the span never
+    states or never joins (graders.specifics.coordination), a source credited with
+    "according to" that the span never names."""
+    # a number, date or period the span gives another value for in the same role (DESIGN:
+    # "contradiction is NOT_SUPPORTED, silence is PARTIAL"); ``compare`` already flags the
+    # value as unestablished, this says the span states otherwise
+    out = [Mismatch("contradiction", m.element) for m in contradictions(claim, span)]
+    out += [Mismatch(d.kind, str(d)) for d in polarity_departures(claim, span)]
+    out += [
+        Mismatch("attribution", f"according to {who} (the span never names them)")
+        for who in credited_elsewhere(claim, span)
+    ]
+    out += [Mismatch("coordination", str(c)) for c in coordination_departures(claim, span)]
     return out

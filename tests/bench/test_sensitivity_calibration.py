@@ -159,8 +159,11 @@ async def test_calibration_blind_fails_and_oracle_passes_gated_set():
     assert by[("oracle", "judge_calibration")].agreement == 1.0
     assert by[("blind", "other")].passed is None  # informational set: no thresholds
     kinds = blind.by_kind
-    assert kinds["modality_slip"].n == 1 and kinds["modality_slip"].agreement == 0.0
-    assert kinds["modality_slip"].judged == {"SUPPORTED": 1}
+    # "must" where the span says "are expected to": the audit's wording check, whatever the judge
+    assert kinds["modality_slip"].n == 1 and kinds["modality_slip"].agreement == 1.0
+    assert kinds["modality_slip"].judged == {"NOT_SUPPORTED": 1}
+    # "Most" where the span says "Many": only reading catches it, and the canary does not read
+    assert kinds["scope_creep"].judged.get("SUPPORTED", 0) >= 1
     assert not result.passed
     keys = set(json.loads(dump_json(result))["judges"][0])
     assert keys == {
@@ -249,7 +252,8 @@ def test_a_mutator_that_raises_is_reported_not_fatal(monkeypatch):
 async def test_the_rules_judge_catches_every_planted_kind_and_blind_misses_the_reading_ones():
     # DESIGN: every planted-failure kind has a test that shows a real judge catching it. Planted
     # on the hand-labelled SUPPORTED pairs; the blind canary (audited by code like every judge)
-    # must miss at least the kinds only reading the span can catch.
+    # must miss at least the kinds only reading the span can catch (a negation, a hardened modal
+    # or a joined-on element is the audit's now, for every judge; a quantifier is not).
     from collections import Counter
 
     from spanproof.graders.calibration import load_pairs
@@ -270,4 +274,4 @@ async def test_the_rules_judge_catches_every_planted_kind_and_blind_misses_the_r
         if spec == "rules":
             assert all(caught[k] > 0 for k in MUTATORS), caught
         else:
-            assert caught["negation_flip"] < n["negation_flip"] // 2, caught
+            assert caught["quantifier_inflation"] < n["quantifier_inflation"] // 2, caught

@@ -78,10 +78,11 @@ def test_rules_run_then_rerun_is_all_cache_hits(tmp_path):
 
 
 def test_blind_judge_scores_chance_on_labels(tmp_path):
-    """The metric can fail: the canary judge, always SUPPORTED, gets balanced accuracy 0.5."""
+    """The metric can fail: the canary judge, always SUPPORTED, gets balanced accuracy 0.5 on a
+    pair only reading can reject (no specific, negation or opposite word for code to catch)."""
     rejected = {
         "id": "e",
-        "claim": "The council rejected the budget.",
+        "claim": "The council discussed parking fees and bus routes.",
         "span": SPAN,
         "label": "NOT_SUPPORTED",
     }

@@ -136,7 +136,10 @@ async def test_audit_numbers_downgrade_supported_34_percent_vs_a_third(tmp_path)
 
 def test_audit_date_and_entity_mismatch_downgrade():
     v = Verdict(verdict="SUPPORTED", quote_used="roughly a third")
-    assert audit("Support was a third in the March 2023 poll.", SPAN, v).verdict == "PARTIAL"
+    # the span dates the poll March 2024: another year in the same role contradicts it
+    contradicted = audit("Support was a third in the March 2023 poll.", SPAN, v)
+    assert contradicted.verdict == "NOT_SUPPORTED"
+    assert contradicted.unsupported_element == "March 2023 (span: March 2024)"
     assert audit("Support was a third in the Gallup poll.", SPAN, v).verdict == "PARTIAL"
 
 
@@ -156,7 +159,12 @@ def test_audit_is_idempotent():
     once = audit("Support was roughly a third.", SPAN, v)
     twice = audit("Support was roughly a third.", SPAN, once)
     assert once == twice
-    assert [c.name for c in twice.checks] == ["quote_in_span", "specifics", "instructions"]
+    assert [c.name for c in twice.checks] == [
+        "quote_in_span",
+        "specifics",
+        "wording",
+        "instructions",
+    ]
 
 
 class CountingJudge:

@@ -64,42 +64,38 @@ LOAD_BEARING = [
      "this. Robert Enke", "NOT_SUPPORTED"),
     ("sentence_alignment", "Paterson died on November 10, 2018, at the age of 78.", "# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM", "SUPPORTED"),
     ("bigram_overlap", "Paterson died on November 10, 2018, at the age of 78.", "# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM", "SUPPORTED"),
-    ("claim_length", "The various levels of courts were founded via the Union Judiciary Act, 1948.", "# The Supreme Court of the Union", "NOT_SUPPORTED"),
+    ("claim_length", "Each Hurricane Heat event is unique to the others in terms of obstacles and location.",
+     "# Spartan Race Hurricane Heat: Bright", "NOT_SUPPORTED"),  # wice
     ("missing_entities", "It is also popular in Iraq, Libya and Nepal.", "Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.", "PARTIAL"),
-    ("opposite_words", "He is 5-1-0 with a 2.48 goals-against average and .925 save percentage.",
-     "Fleury returned to practice Wednesday. He is 3-1-0 with a 2.48 goals-against average and "
-     ".925 save percentage. The Golden Knights went 16-8-1 during Fleury's absence.",
-     "NOT_SUPPORTED"),
+    ("opposite_words", "In 2014 Starbucks was scheduled to open a store in Azerbaijan, in the Port Baku Mall.",
+     "Starbucks coffee shop chain will be opened in Azerbaijani capital of Baku by late 2014, an informed source in the retail market told Trend on April 21.", "PARTIAL"),  # wice
     ("negation_conflict", "In 2014 Starbucks was scheduled to open a store in Azerbaijan, in the "
      "Port Baku Mall.", "Starbucks coffee shop chain will be opened in Azerbaijani capital of "
      "Baku by late 2014, an informed source in the retail market told Trend on April 21.",
      "PARTIAL"),
-    ("stronger_claim", "I really enjoyed the crowds shouting my name, and we don't have it "
-     "really in our own hands tomorrow.", "Press conference declarations by the race leader "
-     "Tom Dumoulin: \"As you can imagine, it was a very special day. I really enjoyed the "
-     "crowds shouting my name. I also saw a sign asking: Tom, will you marry me?", "PARTIAL"),
-    ("quantifier_scope", "It took five years to make the film and three years to write it.", "My last film (3 Idiots) released five years back.", "NOT_SUPPORTED"),
+    ("stronger_claim", "In fact, she's one of the more engaging interviewees one will encounter: sharp, unguarded, down-to-earth, hilarious in a salty-tongued way.",
+     "And it's not as if she's inaccessible. In fact, she's one of the more engaging interviewees one is likely to encounter: sharp, unguarded, down-to-earth, hilarious in a salty-tongued way. This willful indifference to the [", "NOT_SUPPORTED"),  # synthetic:modality_slip
+    ("quantifier_scope", "Each Hurricane Heat event is unique to the others in terms of obstacles and location.",
+     "# Spartan Race Hurricane Heat: Bright", "NOT_SUPPORTED"),  # wice
     ("contradiction_aligned", "CBSN News & breaking news updates 2 p.m.", "CBS News Sunday Morning 2:30 p.m. CBSN News & breaking news updates 3 p.m. Face the "
      "Nation 4 p.m.", "NOT_SUPPORTED"),
     ("negation_conflict_aligned", "It is not real art in an industry where there is none.",
      "It is more than a game at this point! It is real art in an industry where there is none. "
      "It is my whole life!", "NOT_SUPPORTED"),
-    ("stronger_claim_aligned", "After Maestro Tung’s retirement in 1996, Eiji Oue served as music "
-     "director from 1997 to 2003.", "Oue served as Music Director of the Grand Teton Music "
-     "Festival in Wyoming from 1997 to 2003.", "PARTIAL"),
+    ("stronger_claim_aligned", "It's a volunteer led community that has something for all ages and abilities, and Nina was selected for Wales, every season, with one exception, until 2006.",
+     "🏏⚽️🎳🎾🏆🥇🥈🥉 It's a volunteer led community that has something for all ages and abilities. Be part of it...", "PARTIAL"),  # synthetic:distant_clause
     ("opposite_words_aligned", "Before this the author of the piece gets to reply to their "
      "critique.", "Then, on the night of a discussion, with the author present, the other "
      "writers critique it, going around the table. After this the author of the piece gets to "
      "reply to their critique. It's a method that's worked exceedingly well for us over the "
      "years.", "NOT_SUPPORTED"),
-    ("missing_entities_aligned", "The various levels of courts were founded via the Union Judiciary Act, 1948.", "# The Supreme Court of the Union", "NOT_SUPPORTED"),
+    ("missing_entities_aligned", "Each Hurricane Heat event is unique to the others in terms of obstacles and location.",
+     "# Spartan Race Hurricane Heat: Bright", "NOT_SUPPORTED"),  # wice
     ("quantifier_scope_aligned", "scale, shares most design elements with its Wewoka cousin.",
      "The Armory, although much larger in scale, shares many design elements with its Wewoka "
      "cousin. Also like the Oklahoma City building, the", "PARTIAL"),
-    ("hedge_dropped_aligned", "CBSN News & breaking news updates 3 p.m, and it's always on, always free, making CBS "
-     "News' original, high-quality reporting available to you wherever and whenever you want "
-     "to watch.", "CBS News Sunday Morning 2:30 p.m. CBSN News & breaking news updates 3 p.m. Face the "
-     "Nation 4 p.m.", "PARTIAL"),
+    ("hedge_dropped_aligned", "\"Don't throw in the towel at the first bump, and Perhaps chief of these is the suggestion that Brexit has unleashed everyone's Little Englander; every bridge is a drawbridge and every gate a portcullis.",
+     "That's an important lesson that I learned. \"Don't throw in the towel at the first bump. Don't give up too easy.\"", "PARTIAL"),  # synthetic:foreign_clause
 ]  # fmt: skip
 
 
