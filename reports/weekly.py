@@ -86,6 +86,7 @@ def run_row(record: Any, prices: Prices) -> dict[str, Any]:
         "drop_rate": g["drop_rate"],
         "tokens": cost_row["tokens"],
         "cost_usd": cost_row["cost_usd"],
+        "cost_free": bool(cost_row["cost_free"]),  # local corpus searches / offline models
         "verifier_calls": m.cost.verifier_model_calls,
         "wall_s": wall_s,
         "verify_share_of_time": (verify_s / wall_s) if wall_s and verify_s is not None else None,
@@ -218,6 +219,7 @@ def build_weekly(
         "drop_rate": _pooled(df, "drop_rate", "drafted"),
         "cost_usd_total": float(df["cost_usd"].sum()),
         "cost_usd_per_run": float(df["cost_usd"].mean()),
+        "runs_with_free_parts": int(df["cost_free"].sum()),
         "wall_s_median": None if df["wall_s"].isna().all() else float(df["wall_s"].median()),
     }
     day = df.assign(day=df["created_at"].dt.strftime("%Y-%m-%d"))
@@ -309,7 +311,10 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                              "median s"],
                     tablefmt=fmt,
                     disable_numparse=True,
-                ),
+                )
+                + (f"\n\nIn {t['runs_with_free_parts']} run(s), searches of the local corpus and "
+                   "calls to offline models cost $0 (not priced)."
+                   if t.get("runs_with_free_parts") else ""),
             )
         )  # fmt: skip
         rv = report.review

@@ -66,6 +66,9 @@ def test_one_run(tmp_path, real_run):
     assert data["top_drop"] == []
     text = _weekly(tmp_path).output
     assert "No run dropped a claim" in text and "rules" in text
+    # an offline run: its local-corpus searches are not a cost, and the report says so
+    assert data["totals"]["cost_usd_total"] == 0 and data["totals"]["runs_with_free_parts"] == 1
+    assert "searches of the local corpus and calls to offline models cost $0" in text
 
 
 def test_many_runs_window_trend_versions_and_largest_drops(tmp_path, real_run):
