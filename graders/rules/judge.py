@@ -28,7 +28,7 @@ from pathlib import Path
 
 from spanproof.graders.instructions import find_instructions
 from spanproof.graders.quoting import best_window
-from spanproof.graders.rules.lexical import coverage, missing_words
+from spanproof.graders.rules.lexical import coverage, missing_words, shared_words
 from spanproof.graders.rules.model import Params, load_params
 from spanproof.graders.rules.signals import measure
 from spanproof.graders.specifics import contradictions, stronger_than_span
@@ -104,12 +104,15 @@ class RulesJudge:
             )
         values = measure(claim, span_text, self.params.signals)
         probs = self.params.probabilities(values)
-        label = self.params.decide(probs)
+        cov, shared = coverage(claim, span_text)[0], shared_words(claim, span_text)
+        label = self.params.decide(probs, cov, shared)
         t = self.params.thresholds
         detail = (
             f"P(SUPPORTED) {probs['SUPPORTED']:.3f} (>= {t.supported}), P(PARTIAL) "
             f"{probs['PARTIAL']:.3f}, P(NOT_SUPPORTED) {probs['NOT_SUPPORTED']:.3f} "
-            f"(>= {t.not_supported}); signals: "
+            f"(>= {t.not_supported}); coverage {cov:.2f}, {shared} shared words (SUPPORTED "
+            f"needs >= {t.min_coverage}, >= {t.min_shared} or all); "
+            "signals: "
             + ", ".join(f"{n} {v:.2f}" for n, v in zip(self.params.signals, values, strict=True))
         )
         return Verdict(

@@ -83,6 +83,12 @@ def _coverage(claim: str, span_text: str) -> tuple[float, tuple[str, ...]]:
     return 1 - len(missing) / len(claim_keys), missing
 
 
+def shared_words(claim: str, span_text: str) -> int:
+    """How many of the claim's distinct content keys the span holds."""
+    n = len(key_set(claim))
+    return round(n * coverage(claim, span_text)[0]) if n else 0
+
+
 def missing_words(claim: str, missing_keys: list[str], n: int = 3) -> str:
     """The claim's own words behind the first missing keys (a readable unsupported_element)."""
     out: list[str] = []

@@ -8,9 +8,11 @@ judging needs only this module, so no fitting library is imported to answer a pa
 
 Decision: SUPPORTED when P(SUPPORTED) >= ``thresholds.supported`` and P(SUPPORTED) >=
 P(NOT_SUPPORTED) (a pair the model finds more likely contradicted than supported is never
-SUPPORTED); else NOT_SUPPORTED when P(NOT_SUPPORTED) >= ``thresholds.not_supported``; else
-PARTIAL. The confidence reported with
-the verdict is the model's probability of the label it chose.
+SUPPORTED) and the span holds the minimum evidence — at least ``thresholds.min_coverage`` of
+the claim's content words, and at least ``thresholds.min_shared`` of them unless it holds them
+all (topic overlap on one shared word is not support, however the other signals weigh); else NOT_SUPPORTED when P(NOT_SUPPORTED) >= ``thresholds.not_supported``;
+else PARTIAL. The confidence reported with the verdict is the model's probability of the label
+it chose.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ PARAMS_FILE = "params.json"
 class Thresholds(BaseModel):
     supported: float = Field(ge=0.0, le=1.0)
     not_supported: float = Field(ge=0.0, le=1.0)
+    # the minimum evidence for SUPPORTED (0: no floor): this share of the claim's content
+    # words in the span, and this many of them unless the span holds them all
+    min_coverage: float = Field(default=0.0, ge=0.0, le=1.0)
+    min_shared: int = Field(default=0, ge=0)
 
 
 class Params(BaseModel):
@@ -55,12 +61,24 @@ class Params(BaseModel):
         total = sum(exps)
         return {label: e / total for label, e in zip(self.labels, exps, strict=True)}
 
-    def decide(self, probs: dict[Label, float]) -> Label:
-        return decide(probs, self.thresholds)
+    def decide(self, probs: dict[Label, float], coverage: float, shared: int) -> Label:
+        return decide(probs, self.thresholds, coverage, shared)
 
 
-def decide(probs: dict[Label, float], thresholds: Thresholds) -> Label:
-    if probs["SUPPORTED"] >= thresholds.supported and probs["SUPPORTED"] >= probs["NOT_SUPPORTED"]:
+def has_minimum_evidence(t: Thresholds, coverage: float, shared: int) -> bool:
+    return coverage >= t.min_coverage and (shared >= t.min_shared or coverage >= 1.0)
+
+
+def decide(
+    probs: dict[Label, float], thresholds: Thresholds, coverage: float, shared: int
+) -> Label:
+    """``coverage`` and ``shared``: the share and the number of the claim's content words the
+    span contains (graders.rules.lexical.coverage / shared_words)."""
+    if (
+        probs["SUPPORTED"] >= thresholds.supported
+        and probs["SUPPORTED"] >= probs["NOT_SUPPORTED"]
+        and has_minimum_evidence(thresholds, coverage, shared)
+    ):
         return "SUPPORTED"
     if probs["NOT_SUPPORTED"] >= thresholds.not_supported:
         return "NOT_SUPPORTED"

@@ -131,7 +131,8 @@ def _cv_text(r: dict) -> str:
         )  # fmt: skip
     out.append(
         "WiCE development pairs, grouped 5-fold cross-validation "
-        f"(n={r['wice']['n']}; thresholds per fold: {r['thresholds']}):"
+        f"(n={r['wice']['n']}; thresholds per fold [supported, not_supported, min_coverage, min_shared]: "
+        f"{r['thresholds']}):"
     )
     out.append(
         tabulate(

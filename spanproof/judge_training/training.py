@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from spanproof.graders.audit import audit
 from spanproof.graders.metrics import scores_from_codes
 from spanproof.graders.quoting import best_window
+from spanproof.graders.rules.lexical import coverage, shared_words
 from spanproof.graders.rules.model import Params, Thresholds
 from spanproof.graders.rules.signals import SIGNALS, measure
 from spanproof.graders.verdict import LABELS, SpanRef, Verdict
@@ -31,6 +33,10 @@ from spanproof.judge_training.data import N_FOLDS, Row, data_sha256, training_ro
 WICE_SHARE = 0.5
 C = 1.0
 GRID = [round(0.2 + 0.025 * i, 3) for i in range(25)]  # 0.2 .. 0.8
+# Candidate minimum-evidence floors (share of the claim's content words the span holds below
+# which the judge never says SUPPORTED), chosen like the thresholds: inside each fold.
+FLOOR_GRID = [0.0, 0.2, 0.25, 0.3, 0.34, 0.375, 0.4, 0.45, 0.5]
+SHARED_GRID = [0, 1, 2, 3]  # and the number of the claim's content words it must hold
 
 
 @dataclass
@@ -46,6 +52,17 @@ class Features:
     @property
     def origins(self) -> np.ndarray:
         return np.array([r.origin for r in self.rows])
+
+    @property
+    def coverage(self) -> np.ndarray:
+        """The share of each claim's content words its span holds (the minimum-evidence
+        floor reads it whichever signals a model uses)."""
+        return self.X[:, self.names.index("coverage")]
+
+    @cached_property
+    def shared(self) -> np.ndarray:
+        """How many of each claim's content words its span holds."""
+        return np.array([shared_words(r.claim, r.span) for r in self.rows])
 
 
 def _audit_table(rows: Sequence[Row]) -> np.ndarray:
@@ -122,11 +139,13 @@ def proba(raw: dict, X: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def decisions(P: np.ndarray, t: Thresholds) -> np.ndarray:
+def decisions(P: np.ndarray, t: Thresholds, coverage: np.ndarray, shared: np.ndarray) -> np.ndarray:
+    """graders.rules.model.decide, row by row."""
     s, ns = LABELS.index("SUPPORTED"), LABELS.index("NOT_SUPPORTED")
     out = np.full(len(P), LABELS.index("PARTIAL"))
     out[P[:, ns] >= t.not_supported] = ns
-    out[(P[:, s] >= t.supported) & (P[:, s] >= P[:, ns])] = s
+    evidence = (coverage >= t.min_coverage) & ((shared >= t.min_shared) | (coverage >= 1.0))
+    out[(P[:, s] >= t.supported) & (P[:, s] >= P[:, ns]) & evidence] = s
     return out
 
 
@@ -149,11 +168,21 @@ def objective(f: Features, idx: np.ndarray, pred: np.ndarray) -> float:
 
 
 def choose_thresholds(f: Features, idx: np.ndarray, P: np.ndarray) -> Thresholds:
+    """The verdict thresholds, then the minimum-evidence floor, that score best on ``idx``
+    (out-of-fold probabilities ``P``); ties keep the lower value."""
+    cov, shared = f.coverage[idx], f.shared[idx]
     best, best_t = -1.0, None
     for ts in GRID:
         for tn in GRID:
             t = Thresholds(supported=ts, not_supported=tn)
-            score = objective(f, idx, decisions(P, t))
+            score = objective(f, idx, decisions(P, t, cov, shared))
+            if score > best + 1e-12:
+                best, best_t = score, t
+    base = best_t
+    for floor in FLOOR_GRID:
+        for k in SHARED_GRID:
+            t = base.model_copy(update={"min_coverage": floor, "min_shared": k})
+            score = objective(f, idx, decisions(P, t, cov, shared))
             if score > best + 1e-12:
                 best, best_t = score, t
     return best_t
@@ -190,7 +219,7 @@ def cross_validate(f: Features, names: Sequence[str] | None = None) -> CVResult:
         t = choose_thresholds(f, tr, _oof(f, tr, cols))
         raw = fit(f.X[np.ix_(tr, cols)], f.y[tr], f.origins[tr])
         P[te] = proba(raw, f.X[np.ix_(te, cols)])
-        judged[te] = decisions(P[te], t)
+        judged[te] = decisions(P[te], t, f.coverage[te], f.shared[te])
         chosen.append(t)
     audited = f.audited[np.arange(len(f.rows)), judged]
     return CVResult(names, P, judged, audited, chosen)
@@ -240,6 +269,8 @@ def train(f: Features) -> Params:
             "wice_share": WICE_SHARE,
             "C": C,
             "threshold_grid": [GRID[0], GRID[-1], GRID[1] - GRID[0]],
+            "min_coverage_grid": FLOOR_GRID,
+            "min_shared_grid": SHARED_GRID,
         },
     )
 
@@ -322,7 +353,10 @@ class FoldModel:
         if find_instructions(span):
             return "NOT_SUPPORTED", "NOT_SUPPORTED", 1.0
         p = proba(self.raw, np.array([measure(claim, span, self.names)]))
-        label = LABELS[int(decisions(p, self.thresholds)[0])]
+        cov = np.array([coverage(claim, span)[0]])
+        label = LABELS[
+            int(decisions(p, self.thresholds, cov, np.array([shared_words(claim, span)]))[0])
+        ]
         v = audit(
             claim,
             SpanRef(text=span),
@@ -444,7 +478,9 @@ def cv_report(
         progress("planted failures on held-out WiCE SUPPORTED pairs")
     report = {
         "signals": names,
-        "thresholds": [[t.supported, t.not_supported] for t in cv.thresholds],
+        "thresholds": [
+            [t.supported, t.not_supported, t.min_coverage, t.min_shared] for t in cv.thresholds
+        ],
         "wice": wice,
         "synthetic": synthetic,
         "sensitivity": cv_sensitivity(f, fold_models(f, names)),

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from spanproof.graders.rules import RulesJudge
-from spanproof.graders.rules.model import Params, load_params, params_text
+from spanproof.graders.rules.lexical import coverage, shared_words
+from spanproof.graders.rules.model import Params, Thresholds, decide, load_params, params_text
 from spanproof.graders.rules.signals import BY_NAME
 
 from spanproof.judge_training.data import data_sha256, training_rows
@@ -117,3 +118,26 @@ def test_each_signal_is_load_bearing(signal, claim, span, expected):
 
 def test_every_signal_of_the_model_has_a_load_bearing_case():
     assert {c[0] for c in LOAD_BEARING} == set(load_params().signals)
+
+
+def test_the_minimum_evidence_floor_refuses_supported_on_too_few_shared_words():
+    # One shared word ("group") is topic overlap, not support, however the signals weigh.
+    claim, span = "The group deleted a photo.", "The group released footage."
+    probs = {"SUPPORTED": 0.9, "PARTIAL": 0.05, "NOT_SUPPORTED": 0.05}
+    floor = Thresholds(supported=0.5, not_supported=0.5, min_coverage=0.3, min_shared=2)
+    assert shared_words(claim, span) == 1 and coverage(claim, span)[0] >= 0.3
+    assert decide(probs, floor, coverage(claim, span)[0], shared_words(claim, span)) == "PARTIAL"
+    # the same probabilities with enough shared words, or every word of a short claim, pass
+    kept = "The group released the footage on Monday."
+    span2 = "On Monday the group released footage."
+    assert decide(probs, floor, coverage(kept, span2)[0], shared_words(kept, span2)) == "SUPPORTED"
+    assert decide(probs, floor, 1.0, 1) == "SUPPORTED"  # "It rained." against "It rained."
+    no_floor = Thresholds(supported=0.5, not_supported=0.5)
+    assert decide(probs, no_floor, coverage(claim, span)[0], 1) == "SUPPORTED"
+
+
+def test_the_shipped_judge_applies_its_floor():
+    params = load_params()
+    assert params.thresholds.min_shared >= 2, "the floor chosen on the CV folds is in params.json"
+    v = RulesJudge().decide("The group deleted a photo.", "The group released footage.")
+    assert v.verdict != "SUPPORTED"
