@@ -73,9 +73,12 @@ def coordination_departures(claim: str, span: str) -> list[Coordination]:
     raw = [t.lower() for t in _TOKEN.findall(span)]
     norm = [_norm(t) for t in raw]
     present = set(norm)
+    span_text = " ".join(fold(span).lower().split())
     out: list[Coordination] = []
     for m in _COORD.finditer(claim):
         a, b = m.group(1), m.group(2)
+        if " ".join(fold(m.group(0)).lower().split()) in span_text:
+            continue  # the span joins them in these very words (however they tokenise)
         b_words = _words(b)
         if _bare(a) in STOPWORDS or not _bare(a) or _bare(a).isdigit() or not b_words:
             continue
