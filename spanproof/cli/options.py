@@ -8,10 +8,8 @@ drift apart in spelling, defaults or where their output goes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
-import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -193,39 +191,15 @@ def run_async(coro, *, quiet: bool = False, what: str = "command"):
     deadline = wire_options().get("deadline_s")
 
     async def main():
-        stop_on_ctrl_c(asyncio.current_task())
         try:
             if deadline:
                 return await asyncio.wait_for(coro, deadline)
             return await coro
         finally:
-            interrupts["closing"] = True
             await close_clients()
             lines.extend(traffic_lines())
 
     lines: list[str] = []
-    interrupts = {"count": 0, "closing": False}
-
-    def stop_on_ctrl_c(task: asyncio.Task) -> None:
-        # A single cancel can be lost (Python 3.11's wait_for may swallow a cancellation that
-        # races a completing call), and then the command would run to the end after Ctrl-C.
-        # So Ctrl-C cancels, and keeps cancelling every half second until the command stops.
-        loop = asyncio.get_running_loop()
-
-        def cancel_again() -> None:
-            if not task.done() and not interrupts["closing"]:
-                task.cancel()
-                loop.call_later(0.5, cancel_again)
-
-        def on_ctrl_c() -> None:
-            interrupts["count"] += 1
-            if interrupts["count"] > 1:
-                raise KeyboardInterrupt  # a second Ctrl-C: stop without waiting for cleanup
-            cancel_again()
-
-        # not the main thread (or no signals here): asyncio's own handling applies
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
 
     def say_traffic() -> None:
         for line in lines:
@@ -233,9 +207,7 @@ def run_async(coro, *, quiet: bool = False, what: str = "command"):
 
     try:
         result = asyncio.run(main())
-        if interrupts["count"]:
-            raise KeyboardInterrupt
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except KeyboardInterrupt:
         say_traffic()
         err(f"interrupted: the {what} was stopped (Ctrl-C); what finished was recorded.")
         sys.exit(130)

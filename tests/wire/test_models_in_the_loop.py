@@ -153,6 +153,9 @@ def test_ctrl_c_stops_the_gate_records_what_ran_and_exits_130(tmp_path):
         proc = subprocess.Popen(
             [sys.executable, "-c", "from spanproof.cli import main; main()", "gate", "--config", str(cfg)],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            # as a terminal starts it: a non-interactive shell's background job (a CI script
+            # running `... &`) inherits SIGINT ignored, and the gate then rightly ignores it
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )  # fmt: skip
         deadline = time.monotonic() + 60
         while server.count < 2 and time.monotonic() < deadline:
