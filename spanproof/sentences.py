@@ -16,6 +16,7 @@ boundaries.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import pysbd
 
@@ -118,3 +119,13 @@ def first_sentence(text: str, limit: int = 400) -> str:
     ends = sentence_ends(text[:2000])
     sentence = text[: ends[0]] if ends else text
     return sentence[:limit].strip()
+
+
+@lru_cache(maxsize=4096)
+def sentences_of(text: str) -> tuple[str, ...]:
+    """The sentences of ``text``, line by line (a line break always ends one); ``(text,)``
+    when none is found. Cached: the judge and the audit ask for the same span's many times."""
+    out: list[str] = []
+    for line in text.splitlines():
+        out += [line[a:b] for a, b in sentence_spans(line)]
+    return tuple(s for s in out if s.strip()) or (text,)

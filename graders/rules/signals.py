@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from spanproof.graders.clauses import split_clauses
 from spanproof.graders.rules.lexical import coverage, keys
@@ -32,7 +32,7 @@ from spanproof.graders.specifics import (
 )
 from spanproof.graders.specifics.comparison import unestablished
 
-from spanproof.sentences import sentence_spans
+from spanproof.sentences import sentences_of
 
 
 @dataclass
@@ -49,7 +49,7 @@ class Reading:
 
     @cached_property
     def span_sentences(self) -> list[str]:
-        return list(_sentences(self.span))
+        return list(sentences_of(self.span))
 
     @cached_property
     def clauses(self) -> list[str]:
@@ -63,14 +63,6 @@ class Reading:
     @cached_property
     def soft(self):
         return compare(self.claim, self.span, soft=True)
-
-
-@lru_cache(maxsize=4096)
-def _sentences(text: str) -> tuple[str, ...]:
-    out = []
-    for line in text.splitlines():
-        out += [line[a:b] for a, b in sentence_spans(line)]
-    return tuple(s for s in out if s.strip()) or (text,)
 
 
 def _clause_coverage(r: Reading) -> float:

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from spanproof.graders.specifics.extract import extract
 from spanproof.graders.specifics.wording import BOOSTERS, has_phrase, opposites
 
-from spanproof.sentences import sentence_spans
+from spanproof.sentences import sentences_of
 from spanproof.text import content_stems
 
 # A negated part is compared only when it follows one span sentence this closely (share of
@@ -69,14 +68,6 @@ def _keys(text: str) -> frozenset[str]:
     return frozenset(s[:5] for s in content_stems(text))
 
 
-@lru_cache(maxsize=2048)
-def _sentences(text: str) -> tuple[str, ...]:
-    out = []
-    for line in text.splitlines():
-        out += [line[a:b] for a, b in sentence_spans(line)]
-    return tuple(s for s in out if s.strip()) or (text,)
-
-
 def _unquoted(text: str) -> str:
     return _QUOTED.sub(" ", text)
 
@@ -84,14 +75,14 @@ def _unquoted(text: str) -> str:
 def claim_parts(claim: str) -> list[str]:
     """The claim's sentences, split again where a new clause starts."""
     out = []
-    for sentence in _sentences(claim):
+    for sentence in sentences_of(claim):
         out += [p for p in _PARTS.split(sentence) if p.strip()]
     return out
 
 
 def _aligned_parts(claim: str, span: str):
     """(claim part, the span sentence sharing most of its content words, that share)."""
-    span_sentences = [_unquoted(s) for s in _sentences(span)]
+    span_sentences = [_unquoted(s) for s in sentences_of(span)]
     for part in claim_parts(_unquoted(claim)):
         wanted = _keys(part)
         if len(wanted) < MIN_PART_WORDS:
