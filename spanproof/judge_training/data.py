@@ -39,6 +39,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from spanproof.graders.clauses import split_clauses
+from spanproof.graders.pairs import load_pairs
 from spanproof.graders.rules.lexical import coverage, is_breadcrumb, key_set
 from spanproof.graders.verdict import Label, Pair
 from spanproof.text import STOPWORDS
@@ -70,14 +71,6 @@ class Row(BaseModel):
     origin: str  # "wice" or "synthetic:<kind>"
     group: str
     fold: int
-
-
-def _load_pairs(path: Path) -> list[Pair]:
-    return [
-        Pair.model_validate_json(line)
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
 
 
 def _load_pages(path: Path) -> list[dict]:
@@ -223,7 +216,7 @@ def _synthetic_for(page: _Page, same_fold: list[_Page], pool: list[Pair]) -> lis
 def training_rows(
     pairs_path: Path = WICE_PAIRS, pages_path: Path = WICE_PAGES, *, synthetic: bool = True
 ) -> list[Row]:
-    pairs = _load_pairs(pairs_path)
+    pairs = load_pairs(pairs_path)
     group_of = {
         (p.source or {}).get("wice_id", p.id): ((p.source or {}).get("title") or p.id)
         for p in pairs

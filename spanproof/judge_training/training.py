@@ -385,10 +385,11 @@ def cv_sensitivity(
 ) -> dict:
     """Planted failures on every WiCE SUPPORTED pair, each judged by the model of the fold
     that held its page out; specificity on the untouched originals, the same way."""
+    from spanproof.graders.pairs import load_pairs
     from spanproof.graders.sensitivity import plant_on
-    from spanproof.judge_training.data import WICE_PAIRS, _load_pairs
+    from spanproof.judge_training.data import WICE_PAIRS
 
-    pairs = _load_pairs(WICE_PAIRS)
+    pairs = load_pairs(WICE_PAIRS)
     fold_of = {r.id: r.fold for r in f.rows if r.origin == "wice"}
     originals = [p for p in pairs if p.label == "SUPPORTED"]
     planted = plant_on(pairs, originals, seed=seed, kinds=kinds)
