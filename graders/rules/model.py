@@ -21,7 +21,8 @@ import math
 from functools import cache
 from importlib import resources
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
+from spanproof.graders.judges import JudgeConfigError
 from spanproof.graders.verdict import LABELS, Label
 
 PARAMS_FILE = "params.json"
@@ -91,4 +92,12 @@ def params_text() -> str:
 
 @cache
 def load_params() -> Params:
-    return Params.model_validate_json(params_text())
+    try:
+        return Params.model_validate_json(params_text())
+    except (OSError, ValidationError) as exc:
+        # A damaged install must stop the judge, never fall back to a guess.
+        first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        raise JudgeConfigError(
+            f"the rules judge's parameters ({PARAMS_FILE} in spanproof.graders.rules) cannot be "
+            f"read: {first}. Reinstall spanproof (in a checkout: git checkout graders/rules/{PARAMS_FILE})."
+        ) from exc

@@ -87,8 +87,10 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module_name), attr)
 
     def invoke(self, ctx: click.Context):
-        # Any command: a storage problem is a one-line fix on stderr and exit 2, never a
-        # traceback (commands that catch it themselves say the same).
+        # Any command: a storage problem or a judge that cannot work as configured is a
+        # one-line fix on stderr and exit 2, never a traceback (commands that catch it
+        # themselves say the same).
+        from spanproof.graders.judges import JudgeConfigError
         from spanproof.store.errors import StoreError
 
         try:
@@ -96,6 +98,9 @@ class LazyGroup(click.Group):
         except StoreError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except JudgeConfigError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(2)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Help text comes from the table so listing commands imports nothing.

@@ -141,3 +141,28 @@ def test_the_shipped_judge_applies_its_floor():
     assert params.thresholds.min_shared >= 2, "the floor chosen on the CV folds is in params.json"
     v = RulesJudge().decide("The group deleted a photo.", "The group released footage.")
     assert v.verdict != "SUPPORTED"
+
+
+def test_damaged_parameters_stop_the_judge_with_exit_2_not_a_traceback(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+    from spanproof.graders.rules import model
+
+    from spanproof.cli import cli
+
+    pairs = tmp_path / "p.jsonl"
+    pairs.write_text(
+        '{"id": "a", "claim": "The council met.", "span": "The council met on Monday.", '
+        '"label": "SUPPORTED"}\n'
+    )
+    monkeypatch.setattr(model, "params_text", lambda: '{"broken": ')
+    model.load_params.cache_clear()
+    try:
+        result = CliRunner().invoke(
+            cli, ["verify", "--pairs", str(pairs), "--judge", "rules", "--no-cache",
+                  "--home", str(tmp_path / "h")],
+        )  # fmt: skip
+    finally:
+        model.load_params.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert "parameters (params.json" in result.output and "Reinstall" in result.output
+    assert "Traceback" not in result.output
