@@ -303,23 +303,32 @@ def ablate(f: Features, names: Sequence[str], progress=None) -> tuple[float, lis
     base = cv_objective(f, cross_validate(f, names))
     out = []
     for n in names:
-        rest = [m for m in names if m != n]
-        cv = cross_validate(f, rest)
-        s = summary(f, cv)["audited"]
-        score = cv_objective(f, cv)
-        out.append(
-            Contribution(
-                signal=n,
-                objective_without=round(score, 4),
-                contribution=round(base - score, 4),
-                wice_balanced_accuracy=s["wice_balanced_accuracy"],
-                wice_macro_f1=s["wice_macro_f1"],
-                synthetic_agreement=s["synthetic_agreement"],
-            )
-        )
+        c = _contribution(f, n, [m for m in names if m != n], base, removed=True)
+        out.append(c)
         if progress:
-            progress(f"without {n}: objective {score:.4f} (contribution {base - score:+.4f})")
+            progress(
+                f"without {n}: objective {c.objective_without:.4f} "
+                f"(contribution {c.contribution:+.4f})"
+            )
     return base, out
+
+
+def _contribution(
+    f: Features, signal: str, names: Sequence[str], base: float, *, removed: bool
+) -> Contribution:
+    """The held-out figures with ``names``, as ``signal``'s contribution against ``base``
+    (``removed``: ``names`` lacks the signal; else ``names`` adds it)."""
+    cv = cross_validate(f, names)
+    s = summary(f, cv)["audited"]
+    score = cv_objective(f, cv)
+    return Contribution(
+        signal=signal,
+        objective_without=round(score if removed else base, 4),
+        contribution=round(base - score if removed else score - base, 4),
+        wice_balanced_accuracy=s["wice_balanced_accuracy"],
+        wice_macro_f1=s["wice_macro_f1"],
+        synthetic_agreement=s["synthetic_agreement"],
+    )
 
 
 def select(f: Features, names: Sequence[str], progress=None) -> list[str]:
@@ -430,21 +439,10 @@ def add_one(f: Features, names: Sequence[str], candidates: Sequence[str], progre
     base = cv_objective(f, cross_validate(f, names))
     out = []
     for n in candidates:
-        cv = cross_validate(f, [*names, n])
-        s = summary(f, cv)["audited"]
-        score = cv_objective(f, cv)
-        out.append(
-            Contribution(
-                signal=n,
-                objective_without=round(base, 4),
-                contribution=round(score - base, 4),
-                wice_balanced_accuracy=s["wice_balanced_accuracy"],
-                wice_macro_f1=s["wice_macro_f1"],
-                synthetic_agreement=s["synthetic_agreement"],
-            )
-        )
+        c = _contribution(f, n, [*names, n], base, removed=False)
+        out.append(c)
         if progress:
-            progress(f"with {n}: objective {score:.4f} ({score - base:+.4f})")
+            progress(f"with {n}: objective {base + c.contribution:.4f} ({c.contribution:+.4f})")
     return out
 
 
