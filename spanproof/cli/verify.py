@@ -233,7 +233,7 @@ def verify(
     ]
 
     show_progress = not as_json and sys.stderr.isatty()
-    verdicts = run_async(_run(verifier, items, show_progress), quiet=True, what="verification")
+    verdicts = run_async(_run(verifier, items, show_progress), what="verification")
 
     rows = [{"id": p.id, **v.model_dump(mode="json")} for p, v in zip(pairs, verdicts, strict=True)]
     labelled = [(p.label, v) for p, v in zip(pairs, verdicts, strict=True) if p.label]
@@ -301,6 +301,10 @@ def _http_summary(live_pairs: int, tokens: int) -> dict[str, Any] | None:
         "errors": t.errors,
         "tokens_per_pair": round(tokens / live_pairs, 1) if live_pairs else None,
         "notices": [n for c in clients() for n in c.notices],
+        # per endpoint: the window of requests in flight over time, and why it moved
+        "concurrency": [
+            {"endpoint": c.label, **c.limiter.report().model_dump()} for c in clients()
+        ],
     }
 
 

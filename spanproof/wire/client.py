@@ -8,10 +8,10 @@ way, with the server's own explanation shown to the person.
 
 - ``client_for(model, endpoint)`` returns the process's one ``ModelClient`` for that endpoint
   and model (so the response format is negotiated once, and the counters cover every caller).
-- Requests go through an ``AdaptiveLimiter`` (at most ``endpoint.concurrency`` in flight, fewer
-  when latency says the server queues). The openai SDK's own retries are off: retries happen
-  here, inside the limit, so a retry never piles onto a server still computing the request
-  the client gave up on.
+- Requests go through an ``AdaptiveLimiter`` (``endpoint.concurrency`` in flight, fewer when
+  the server says it is overloaded, times out, or queues requests for two rounds in a row).
+  The openai SDK's own retries are off: retries happen here, inside the limit, so a retry
+  never piles onto a server still computing the request the client gave up on.
 - Retries: timeouts (once), connection errors (once the endpoint has answered), 408, 429 and
   5xx, with exponential backoff and the server's Retry-After honoured up to
   ``MAX_RETRY_AFTER_S``; a longer wait fails the call.
@@ -169,7 +169,7 @@ class ModelClient:
         self.model = model
         self.settings = endpoint
         self.base_url = (endpoint.base_url or "https://api.openai.com/v1").rstrip("/")
-        self.limiter = AdaptiveLimiter(endpoint.concurrency)
+        self.limiter = AdaptiveLimiter(endpoint.concurrency, timeout_s=endpoint.timeout_s)
         self.counters = WireCounters()
         self.notices: list[str] = []
         self.reported_model: str | None = None
@@ -299,22 +299,21 @@ class ModelClient:
         retries_left = self.settings.max_retries
         timeouts = 0
         attempt = 0
+        # Made before the slot is taken, so the first reply's time (the limiter's reference
+        # for a server with nothing queued) does not include importing and building it.
+        api = self._openai()
         while True:
             async with self.limiter.slot() as outcome:
                 self.counters.requests += 1
                 if attempt:
                     self.counters.retries += 1
                 try:
-                    resp = await self._openai().chat.completions.create(**kwargs)
+                    resp = await api.chat.completions.create(**kwargs)
                 except Exception as exc:
                     if getattr(exc, "status_code", None) is not None:
                         self.counters.responses += 1
                     verdict = self._classify(exc)
-                    kind = verdict.kind if isinstance(verdict, WireError) else verdict[0]
-                    if kind in ("timeout",) or kind == "rate_limited" or kind == "http_503":
-                        outcome["kind"] = "timeout" if kind == "timeout" else "overloaded"
-                    else:
-                        outcome["kind"] = "refused"
+                    outcome.update(self._load_signal(verdict))
                 else:
                     outcome["kind"] = "ok"
                     self.counters.responses += 1
@@ -362,6 +361,24 @@ class ModelClient:
                 delay = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))
                 delay *= 0.5 + random.random() / 2
             await asyncio.sleep(delay)
+
+    def _load_signal(self, verdict: WireError | tuple[str, float | None, str]) -> dict[str, Any]:
+        """What a failed request tells the limiter about the server's load: a timeout, a
+        connection refused by a server that had answered (restarting, or out of workers),
+        429 / 503 / 504 and any Retry-After say "too much"; a request error says nothing."""
+        if isinstance(verdict, WireError):
+            return {"kind": "refused"}
+        kind, retry_after, _ = verdict
+        if kind == "timeout":
+            return {"kind": "timeout"}
+        if kind == "connection":
+            return {"kind": "connection" if self.reached else "refused"}
+        if kind in ("rate_limited", "http_503", "http_504") or retry_after is not None:
+            # A wait longer than the client honours fails the call instead (see chat()); it
+            # must not hold every other request that long either.
+            honoured = retry_after if retry_after and retry_after <= MAX_RETRY_AFTER_S else None
+            return {"kind": "overloaded", "retry_after": honoured}
+        return {"kind": "refused"}
 
     def _succeeded(self, resp: Any) -> None:
         self._failures_in_row = 0
