@@ -520,20 +520,24 @@ def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
     }
 
 
-async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
-    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals.
+@dataclass
+class _SensitivitySelection:
+    cal_path: Path
+    path: Path
+    cal_good: list[Any]
+    supported: list[Any]
+    clean: list[Any]
+    excluded: int
+    planted: list[Any]
+    failures: list[str]
+    originals: list[Any]
 
-    The good pairs: every hand-labelled SUPPORTED pair of the calibration set, plus the WiCE
-    SUPPORTED pairs of the sensitivity set that are contract-clean (every number, date and
-    entity of the claim appears in the span; ``graders.sensitivity.contract_clean``). WiCE
-    SUPPORTED pairs whose claim names a specific the span lacks are excluded: the product's
-    check 4 flags them by design (WiCE annotators accepted implications), so they are not
-    good pairs under its contract. The selection is judge-independent.
-    """
-    from spanproof.graders.calibration import judge_set, load_pairs
-    from spanproof.graders.sensitivity import contract_clean, plant_on, score
 
-    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+def _sensitivity_selection(cfg: GateConfig) -> _SensitivitySelection:
+    """The good pairs and the failures planted on them (see _sensitivity)."""
+    from spanproof.graders.calibration import load_pairs
+    from spanproof.graders.sensitivity import contract_clean, plant_on
+
     cal_path = _resolve(cfg.calibration_set)
     cal_pairs = load_pairs(cal_path)
     cal_good = [p for p in cal_pairs if p.label == "SUPPORTED"]
@@ -543,7 +547,6 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
         pairs = pairs[: cfg.max_pairs]
     supported = [p for p in pairs if p.label == "SUPPORTED"]
     clean = contract_clean(pairs)
-    excluded = len(supported) - len(clean)
     # Each set is its own mutators' pool (a swapped source comes from the same set).
     failures: list[str] = []
     planted = plant_on(cal_pairs, cal_good, seed=0, failures=failures)
@@ -554,6 +557,28 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
             f"{cal_path.name} and {path.name} gave {len(originals)} SUPPORTED originals and "
             f"{len(planted)} planted pairs"
         )
+    return _SensitivitySelection(cal_path, path, cal_good, supported, clean,
+                                 len(supported) - len(clean), planted, failures, originals)  # fmt: skip
+
+
+async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
+    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals.
+
+    The good pairs: every hand-labelled SUPPORTED pair of the calibration set, plus the WiCE
+    SUPPORTED pairs of the sensitivity set that are contract-clean (every number, date and
+    entity of the claim appears in the span; ``graders.sensitivity.contract_clean``). WiCE
+    SUPPORTED pairs whose claim names a specific the span lacks are excluded: the product's
+    check 4 flags them by design (WiCE annotators accepted implications), so they are not
+    good pairs under its contract. The selection is judge-independent.
+    """
+    from spanproof.graders.calibration import judge_set
+    from spanproof.graders.sensitivity import score
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    sel = _sensitivity_selection(cfg)
+    cal_path, path, cal_good, clean = sel.cal_path, sel.path, sel.cal_good, sel.clean
+    supported, excluded, failures = sel.supported, sel.excluded, sel.failures
+    planted, originals = sel.planted, sel.originals
     ov = await judge_set(verifier, originals)
     pv = await judge_set(verifier, [p.as_pair() for p in planted])
     res = score(verifier.id, originals, ov, planted, pv)
