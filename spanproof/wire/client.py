@@ -430,6 +430,24 @@ class ModelClient:
                     return await self._negotiate(base, schema, name)
         return await self.chat(**base, **self._format_kwargs(self.mode, schema, name))
 
+    def request_body(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any],
+        name: str,
+        max_tokens: int | None = None,
+        temperature: float = 0,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """The body ``structured()`` sends in the endpoint's current response-format mode (no
+        negotiation): a request that travels another way, as a Batch API line."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages,
+                                "temperature": temperature, **extra}  # fmt: skip
+        if max_tokens:
+            body["max_tokens"] = max_tokens
+        return {**body, **self._format_kwargs(self.mode, schema, name)}
+
     @staticmethod
     def _format_kwargs(mode: ResponseMode, schema: dict[str, Any], name: str) -> dict[str, Any]:
         fmt = response_format_for(mode, schema, name)
