@@ -278,6 +278,12 @@ async def _run_phases(
             ]
         }
 
+    batched = [c for c in ("calibration", "sensitivity") if c in enabled]
+    batch_jobs: list[Any] = []
+    if cfg.judge_batch and batched and verifier is not None:
+        with _Phase(state, "judge batch", batched):
+            batch_jobs = await _judge_batch(ctx, batched)
+
     # Every declared check the same way, in the declared order: gather its input, measure,
     # hold each metric to its threshold. A check whose input cannot be gathered (or whose
     # input is empty) is an error row with the reason, never a pass.
@@ -286,8 +292,12 @@ async def _run_phases(
             continue
         if check.name != "usefulness" and verifier is None:
             continue  # the judge setup failed; its reason is each check's row
+        if state.failed_phase.get(check.name, "").startswith("judge batch"):
+            continue  # no verdicts to read; judging online instead would spend unasked
         with _Phase(state, check.name, [check.name]):
             state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+    for job in batch_jobs:
+        job.forget()  # its verdicts are in the cache now
 
 
 @dataclass
@@ -559,6 +569,34 @@ def _sensitivity_selection(cfg: GateConfig) -> _SensitivitySelection:
         )
     return _SensitivitySelection(cal_path, path, cal_good, supported, clean,
                                  len(supported) - len(clean), planted, failures, originals)  # fmt: skip
+
+
+async def _judge_batch(ctx: _Inputs, checks: list[str]) -> list[Any]:
+    """With ``judge_batch = true``: the pairs of the calibration and sensitivity checks as one
+    Batch API job per openai: judge (graders.batch_judge); the checks then read its verdicts
+    through the verifier as usual (audited, cached). Returns the jobs to forget once done."""
+    from spanproof.graders.batch_judge import judge_in_batch
+    from spanproof.graders.calibration import load_pairs, span_ref
+    from spanproof.graders.openai_judge import OpenAIJudge
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
+        raise ValueError(
+            f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "
+            f'{verifier.id}; set judge = "openai:MODEL" or judge_batch = false'
+        )
+    pairs: list[Any] = []
+    if "calibration" in checks:
+        pairs += [p for p in load_pairs(_resolve(cfg.calibration_set)) if p.label is not None]
+    if "sensitivity" in checks:
+        sel = _sensitivity_selection(cfg)
+        pairs += sel.originals + [p.as_pair() for p in sel.planted]
+    summaries, jobs = await judge_in_batch(
+        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=ctx.home,
+        poll_s=cfg.batch_poll_s, say=lambda m: _say(state.progress, f"[gate] {m}"),
+    )  # fmt: skip
+    state.artifacts["judge_batch"] = [b.model_dump() for b in summaries]
+    return jobs
 
 
 async def _sensitivity(ctx: _Inputs) -> SensitivityInput:

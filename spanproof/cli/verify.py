@@ -111,6 +111,16 @@ Examples:
   spanproof verify --pairs pairs.jsonl --judge rules --judge openai:gpt-4o-mini --out v.jsonl
   OPENAI_BASE_URL=http://localhost:8000/v1 OPENAI_API_KEY=local \\
     spanproof verify --pairs pairs.jsonl --judge openai:qwen2.5-7b-instruct --json
+  spanproof verify --pairs big.jsonl --judge openai:gpt-4o-mini --batch --out v.jsonl
+
+\b
+--batch: the pairs not in the cache go as one OpenAI Batch API job; the command waits,
+printing its status, and stores its verdicts in the cache like any other. Interrupted
+(Ctrl-C, --deadline), the same command run again collects the same batch instead of
+submitting a new one. A pair whose line failed, or that an expired or cancelled batch never
+ran, is a judge error (exit 1; a rerun submits only those); a batch the server refuses, or a
+server without the Batch API, exits 2. A batch cannot re-ask a malformed reply: such a
+pair's error says to run it again without --batch.
 """,
 )
 @click.option(
@@ -159,6 +169,21 @@ Examples:
 @click.option(
     "--skip-invalid", is_flag=True, help="Skip bad input lines (reported) instead of stopping."
 )
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Send the openai: judges' pairs that are not cached as one OpenAI Batch API job "
+    "(/v1/files + /v1/batches): half the price on OpenAI, no connection held open. Waits for "
+    "it with a progress line; run the same command again after Ctrl-C to collect the same "
+    "batch (its id is kept under --home).",
+)
+@click.option(
+    "--batch-poll",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Most seconds between two looks at a batch's status.",
+)
 @home_option(HOME_HELP + " The verdict cache lives here.")
 @endpoint_options
 @model_options(concurrency=False)
@@ -171,6 +196,8 @@ def verify(
     no_cache: bool,
     concurrency: int,
     skip_invalid: bool,
+    batch: bool,
+    batch_poll: float,
     home: str | None,
     base_url: str | None,
     api_key: str | None,
@@ -233,7 +260,15 @@ def verify(
     ]
 
     show_progress = not as_json and sys.stderr.isatty()
-    verdicts = run_async(_run(verifier, items, show_progress), what="verification")
+    batched: list = []
+    if batch:
+        from spanproof.cli.verify_batch import batch_then
+
+        run = batch_then(verifier, items, _run(verifier, items, show_progress), home, batch_poll,
+                         batched)  # fmt: skip
+    else:
+        run = _run(verifier, items, show_progress)
+    verdicts = run_async(run, what="verification")
 
     rows = [{"id": p.id, **v.model_dump(mode="json")} for p, v in zip(pairs, verdicts, strict=True)]
     labelled = [(p.label, v) for p, v in zip(pairs, verdicts, strict=True) if p.label]
@@ -260,6 +295,8 @@ def verify(
         "metrics": metrics,
         "out": str(out_path) if out_path else None,
     }
+    if batch:
+        summary["batch"] = [b.model_dump() for b in batched]
 
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     if out_path:
@@ -339,6 +376,13 @@ def _human_summary(s: dict[str, Any]) -> str:
     ]
     if s["invalid_lines"]:
         out.append(f"skipped {len(s['invalid_lines'])} invalid line(s)")
+    for b in s.get("batch", []):
+        out.append(
+            f"batch for {b['judge']}: "
+            + (f"{b['batch_id']} {b['status']}{' (resumed)' if b['resumed'] else ''}, "
+               f"{b['requests']} requests, {b['failed']} without a verdict"
+               if b["batch_id"] else "nothing to submit (every pair was cached)")
+        )  # fmt: skip
     m = s["metrics"]
     if m:
         rows = []
