@@ -3,6 +3,7 @@ then the usual verification (audit, cache, summary) over the batch's verdicts.""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Coroutine
 from typing import Any
@@ -44,8 +45,11 @@ def batch_then(
             # the batch could not run: every verdict would be missing, as with a judge
             # that cannot work as configured (exit 2, with the cause)
             raise JudgeConfigError(str(exc)) from exc
-        except BaseException:
+        except BaseException as exc:
             then.close()
+            if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
+                err(f"note: a submitted batch keeps running on the server; the same command run "
+                    f"again collects it (its id is kept in {state_dir / 'batches'})")  # fmt: skip
             raise
         summaries.extend(found)
         verdicts = await then

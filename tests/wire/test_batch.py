@@ -89,6 +89,7 @@ def test_an_interrupted_command_resumes_its_batch_and_submits_nothing_new(tmp_pa
     with BatchServer(hold=True) as server:
         stopped = batch(server, pairs, tmp_path, "--deadline", "1")
         assert stopped.exit_code == 2 and "--deadline" in stopped.stderr
+        assert "the same command run again collects it" in stopped.stderr
         assert len(records(tmp_path)) == 1  # the batch's id, kept for the next command
         server.release_batches()
         resumed = batch(server, pairs, tmp_path, "--json")
@@ -114,6 +115,7 @@ def test_ctrl_c_while_waiting_exits_130_and_the_next_run_collects_the_same_batch
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)
         assert proc.returncode == 130, stderr
+        assert "the same command run again collects it" in stderr
         server.release_batches()
         again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
