@@ -220,10 +220,19 @@ def _serve(shape: Shape, conn) -> None:
 
 
 class ServerProcess:
+    """The server in a process of its own, or (``in_process``, as the tests run it) in a
+    thread of this one, where it competes with the client for the interpreter."""
+
+    in_process = False
+
     def __init__(self, shape: Shape) -> None:
         self.shape = shape
         self._conn, child = mp.Pipe()
-        self._proc = mp.get_context("fork").Process(target=_serve, args=(shape, child), daemon=True)
+        if self.in_process:
+            self._proc = threading.Thread(target=_serve, args=(shape, child), daemon=True)
+        else:
+            self._proc = mp.get_context("fork").Process(target=_serve, args=(shape, child),
+                                                        daemon=True)  # fmt: skip
 
     def __enter__(self) -> ServerProcess:
         self._proc.start()
@@ -235,6 +244,8 @@ class ServerProcess:
         return self._conn.recv()
 
     def __exit__(self, *exc: object) -> None:
+        if isinstance(self._proc, threading.Thread):
+            return  # it stopped after answering stats()
         self._proc.terminate()
         self._proc.join(5)
 
@@ -331,9 +342,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated: fixed, previous, adaptive")  # fmt: skip
     ap.add_argument("--serial-limiters", default="adaptive",
                     help="limiters for the one-at-a-time row (each takes minutes)")  # fmt: skip
+    ap.add_argument("--server-in-process", action="store_true",
+                    help="run the server in a thread of this process (as the tests do), where "
+                    "its replies jitter with the client's work")  # fmt: skip
     ap.add_argument("--command", action="store_true",
                     help="also time the `spanproof verify` command on the 200 ms fixed shape")  # fmt: skip
     args = ap.parse_args(argv)
+    ServerProcess.in_process = args.server_in_process
 
     shapes = [
         Shape("200 ms fixed", 0.2),
@@ -378,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
                      r["peak"], r["timeouts"], r["errors"], verdict])  # fmt: skip
     print(f"verify, openai: judge at --concurrency {CONCURRENCY}, WiCE development pairs; "
           f"{os.cpu_count()} CPUs visible, load average {os.getloadavg()[0]:.1f}; median of "
-          f"{args.repeat} run(s); start-up not timed")  # fmt: skip
+          f"{args.repeat} run(s); start-up not timed; server "
+          f"{'in a thread of this process' if args.server_in_process else 'in its own process'}")  # fmt: skip
     print(tabulate(rows, headers=["server", "limiter", "pairs", "requests", "wall s", "ideal s",
                                   "wall/ideal", "wall/(sum/8)", "peak in flight", "timeouts",
                                   "errors", "target"]))  # fmt: skip

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from spanproof.files import write_atomic
 from spanproof.specs import EndpointSettings
 
 ENDPOINT = "/v1/chat/completions"
@@ -158,10 +158,7 @@ class BatchJob:
             ) from exc
 
     def _write_record(self, record: BatchRecord) -> None:
-        self.record_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.record_path.with_suffix(".tmp")
-        tmp.write_text(record.model_dump_json(indent=1), encoding="utf-8")
-        os.replace(tmp, self.record_path)
+        write_atomic(self.record_path, record.model_dump_json(indent=1))
 
     def forget(self) -> None:
         """The results are stored: a later command with the same requests submits anew."""
