@@ -199,8 +199,8 @@ class BatchJob:
 
             said = f"HTTP {exc.status_code}: {server_message(exc)}"
             if exc.status_code == 404:
-                said += " (does this server implement the Batch API? vLLM needs its batch "
-                said += "front end; llama.cpp has none: run without --batch)"
+                said += "; does this server implement the Batch API (/v1/files, /v1/batches)? "
+                said += "If not, run without --batch"
         return BatchError(f"{self.base_url}: {what} failed ({said})")
 
     async def run(self) -> BatchOutcome:

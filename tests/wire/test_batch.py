@@ -190,7 +190,7 @@ def test_a_server_without_the_batch_api_is_a_clear_error(tmp_path):
     with ChatServer() as server:
         result = batch(server, pairs, tmp_path)
     assert result.exit_code == 2
-    assert "does this server implement the Batch API?" in result.stderr
+    assert "does this server implement the Batch API (/v1/files, /v1/batches)?" in result.stderr
     assert server.count == 0  # and nothing was judged online instead
 
 
