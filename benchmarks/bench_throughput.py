@@ -372,8 +372,12 @@ def main(argv: list[str] | None = None) -> int:
     # Repeats go round the whole plan, so every limiter meets the machine's load alike; each
     # row shows the median run.
     runs: dict[int, list[dict]] = {i: [] for i in range(len(plan))}
+    order = random.Random(0)
     for _ in range(args.repeat):
-        for i, (shape, limiter, n) in enumerate(plan):
+        # each repeat takes the rows in another order, so no limiter always runs after
+        # another one's load (or always first)
+        for i in order.sample(range(len(plan)), len(plan)):
+            shape, limiter, n = plan[i]
             r = judge_once(shape, limiter, load_items(args.pairs_file, n))
             r["ratio"] = r["wall"] / r["ideal"] if r["ideal"] else 0.0
             runs[i].append(r)
