@@ -123,7 +123,8 @@ def review_totals(records: list[Any], reviews: Mapping[str, Iterable[Any]]) -> d
         published += len(shown)
         latest: dict[int, Any] = {}
         for r in reviews.get(record.run_id, []):  # oldest first, as the store lists them
-            latest[r.claim_index] = r
+            if r.decision != "refused":  # a refused edit kept for the bench is never in force
+                latest[r.claim_index] = r
         for index, r in latest.items():
             if index in shown and r.decision in decided:
                 decided[r.decision] += 1
