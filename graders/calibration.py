@@ -211,10 +211,11 @@ def figures(
 
 
 async def judge_set(
-    verifier, pairs: Sequence[Pair], progress: Callable | None = None
+    verifier, pairs: Sequence[Pair], progress: Callable | None = None, *, repeat: int = 0
 ) -> list[Verdict]:
+    """Every pair judged once; ``repeat`` names the sample (graders/repeats.py)."""
     items = [(p.claim, span_ref(p), p.id) for p in pairs]
-    return await verifier.verify_many(items, progress=progress)
+    return await verifier.verify_many(items, progress=progress, repeat=repeat)
 
 
 async def calibrate(
