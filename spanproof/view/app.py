@@ -506,6 +506,7 @@ async def judges_page(request: Request) -> Response:
             error = f"could not judge {set_name}: {exc}"
     table = ctx._side_by_side.get(key)
     rows = [r for r in table.rows if r.shown(show)] if table else []  # type: ignore[arg-type]
+    from spanproof.view.judge_pairs import describe, paired
     return ctx.render(
         request,
         "judges.html",
@@ -519,6 +520,8 @@ async def judges_page(request: Request) -> Response:
         table=table,
         rows=rows,
         error=error,
+        comparisons=paired(table) if table else [],
+        describe=describe,
     )
 
 
