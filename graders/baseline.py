@@ -344,7 +344,8 @@ def _power(outcomes: GateOutcomes, spec: RowSpec, comparison: RowComparison | No
         noise = _noise_from_repeats(items, spec.outcome)
     return power_of(trials, design_effect=deff, noise=min(noise, 1.0),
                     alpha=settings.alpha / max(1, family), power=settings.power,
-                    tolerance=settings.tolerance, target=settings.target_drop)  # fmt: skip
+                    tolerance=settings.tolerance, target=settings.target_drop,
+                    ).per_item(len(items))  # fmt: skip
 
 
 def _fmt(x: float | None, signed: bool = False) -> str:
@@ -390,9 +391,10 @@ def describe_power(p: Power | None, clusters: int = 0) -> str:
         else f"never sees {p.target:g} (within the tolerance)"
     )  # fmt: skip
     noise = f", run-to-run noise {p.noise:.3f}" if p.noise else ", a repeatable judge assumed"
+    size = f"{p.n_items} items" + (f", {p.trials} judgements" if p.trials != p.n_items else "")
     return (
         f"{seen} vs a baseline ({p.power:.0%} power, false alarms {p.alpha:.2g} per row{noise}; "
-        f"{p.n_items} trials, design effect {p.n_items / p.n_effective:.2f}); {need}"
+        f"{size}, design effect {p.trials / p.n_effective:.2f}); {need}"
     )
 
 

@@ -271,7 +271,8 @@ class Power(BaseModel):
     """What one figure's set can see, compared with a baseline run."""
 
     n_items: int
-    n_effective: float  # items over the design effect of their clusters
+    trials: int = 0  # judgements behind the figure (items x repeats; claims of golden answers)
+    n_effective: float  # trials over the design effect of their clusters
     noise: float  # discordance expected between two runs of an unchanged judge
     alpha: float  # the one-sided false-alarm rate this figure is held to
     power: float
@@ -279,6 +280,15 @@ class Power(BaseModel):
     min_detectable: float | None  # None: not even a drop of 1.0 (every item) is seen
     target: float  # the drop a team asked about
     items_for_target: int | None  # None: never, by this rule (the target is within tolerance)
+
+    def per_item(self, items: int) -> Power:
+        """The same statement counted in items rather than trials (``items`` items behind
+        ``n_items`` trials): how many pairs or questions the set would need."""
+        need = self.items_for_target
+        return self.model_copy(update={
+            "n_items": items,
+            "items_for_target": None if need is None else math.ceil(need * items / self.trials),
+        })  # fmt: skip
 
 
 def _detectable(delta: np.ndarray, n_eff: float, noise: float, za: float, zb: float,
@@ -322,7 +332,7 @@ def power_of(
 ) -> Power:  # fmt: skip
     n_eff = n_items / design_effect if design_effect > 0 else 0.0
     return Power(
-        n_items=n_items, n_effective=n_eff, noise=noise, alpha=alpha, power=power,
+        n_items=n_items, trials=n_items, n_effective=n_eff, noise=noise, alpha=alpha, power=power,
         tolerance=tolerance,
         min_detectable=min_detectable_drop(n_eff, noise=noise, alpha=alpha, power=power,
                                            tolerance=tolerance),
