@@ -33,6 +33,9 @@ def test_a_cut_in_the_viewer_becomes_a_reviewed_pair_the_next_gate_measures(
         # Cut a published claim, saying the span supports only part of it.
         browser.get(f"{server.url}/runs/{run_id}/claims/{cut.index}")
         form = browser.find_element(By.ID, "review-form")
+        name = form.find_element(By.NAME, "reviewer")  # the browser may remember another name
+        name.clear()
+        name.send_keys("rev-two")
         Select(form.find_element(By.ID, "cut-label")).select_by_value("PARTIAL")
         form.find_element(By.NAME, "note").send_keys("the span gives only part of this")
         _follow(browser, form.find_element(By.ID, "btn-cut"))
