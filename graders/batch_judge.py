@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from spanproof.graders.cache import cache_key_for
+from spanproof.graders.judges import current_repeat
 from spanproof.graders.openai_judge import OpenAIJudge
 from spanproof.graders.verdict import SpanRef, Verdict
 
@@ -57,7 +58,8 @@ class BatchedJudge:
         return getattr(self.inner, name)
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
-        verdict = self.verdicts.get(cache_key_for(self.inner, claim, span))
+        key = cache_key_for(self.inner, claim, span, current_repeat.get())
+        verdict = self.verdicts.get(key)
         if verdict is None:
             return await self.inner.judge(claim, span)
         return verdict.model_copy(deep=True)
@@ -113,22 +115,26 @@ async def judge_in_batch(
     state_dir: Path,
     poll_s: float = 30.0,
     say: Callable[[str], None] | None = None,
+    repeats: int = 1,
 ) -> tuple[list[BatchSummary], list[BatchJob]]:
     """Batch every ``openai:`` judge's uncached pairs of ``items`` ((claim, span[, id])) and
-    put its BatchedJudge in the verifier. Returns one summary per openai: judge, and the jobs
-    whose records the caller forgets (``job.forget()``) once the verdicts are stored."""
+    put its BatchedJudge in the verifier; with ``repeats`` (``--repeat N``) each pair is asked
+    N times, each sample its own request under its own cache key. Returns one summary per
+    openai: judge, and the jobs whose records the caller forgets (``job.forget()``) once the
+    verdicts are stored."""
     say = say or (lambda _m: None)
     summaries, jobs = [], []
     for i, judge in enumerate(verifier.judges):
         if not isinstance(judge, OpenAIJudge):
             continue
         pending: dict[str, tuple[str, SpanRef]] = {}
-        for item in items:
-            claim, span = item[0], item[1]
-            key = cache_key_for(judge, claim, span)
-            if key in pending or (verifier.cache is not None and verifier.cache.get(key)):
-                continue
-            pending[key] = (claim, span)
+        for repeat in range(repeats):
+            for item in items:
+                claim, span = item[0], item[1]
+                key = cache_key_for(judge, claim, span, repeat)
+                if key in pending or (verifier.cache is not None and verifier.cache.get(key)):
+                    continue
+                pending[key] = (claim, span)
         if not pending:
             summaries.append(BatchSummary(judge=judge.id))
             continue

@@ -18,6 +18,8 @@ def batch_then(
     home: str | None,
     poll_s: float,
     summaries: list,
+    *,
+    repeats: int = 1,
 ) -> Coroutine:
     """A coroutine that runs the batch, then ``then`` (the verification), then forgets the
     batch's record (its verdicts are stored). Exit 2 at once when no judge can be batched."""
@@ -39,7 +41,7 @@ def batch_then(
 
         try:
             found, jobs = await judge_in_batch(verifier, items, state_dir=state_dir,
-                                               poll_s=poll_s, say=err)  # fmt: skip
+                                               poll_s=poll_s, say=err, repeats=repeats)  # fmt: skip
         except BatchError as exc:
             then.close()
             # the batch could not run: every verdict would be missing, as with a judge

@@ -250,3 +250,13 @@ def test_a_gate_whose_batch_cannot_run_fails_closed_without_judging_online(tmp_p
     assert result.exit_code == 2
     assert data["checks"][0]["status"] == "error" and "judge batch" in data["checks"][0]["detail"]
     assert server.count == 0
+
+
+def test_repeats_are_batched_as_their_own_requests(tmp_path):
+    pairs = write_pairs(tmp_path / "pairs.jsonl", 3)
+    with BatchServer() as server:
+        result = batch(server, pairs, tmp_path, "--repeat", "2", "--json")
+    assert result.exit_code == 0, result.output
+    assert server.batches_created == 1 and server.count == 0
+    assert next(iter(server.batches.values()))["request_counts"]["total"] == 6
+    assert json.loads(result.stdout)["model_calls"] == 6
