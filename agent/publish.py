@@ -2,7 +2,9 @@
 
 Publication reads verdicts, not the draft: a claim reaches the answer only
 through `route`, and `route` only ever publishes a claim whose verdict came
-back from the verifier without an error. Dropped claims are recorded with
+back from the verifier without an error. A claim on none of the question's
+sub-questions is dropped whatever its verdict (agent.relevance: the verifier
+never sees the question, so relevance is checked here). Dropped claims are recorded with
 their verdict and never reworded; the narrow mode only appends a qualifier
 built from `unsupported_element`.
 """
@@ -23,6 +25,12 @@ from spanproof.agent.record import (
     PartialMode,
     RunRecord,
     TraceEntry,
+)
+from spanproof.agent.relevance import (
+    OFF_QUESTION,
+    observed_note,
+    off_question,
+    question_subquestions,
 )
 from spanproof.graders.verdict import SpanRef, Verdict
 
@@ -130,9 +138,13 @@ async def verify_draft(
         record.verdicts.append(PairVerdict(claim_index=offset + ci, span_id=sid, verdict=v))
         by_claim.setdefault(ci, []).append((sid, v))
     out = []
+    asked = question_subquestions(record.question, record.subquestions)
     for ci, claim in enumerate(draft.claims):
         verdict, sid = combine(by_claim[ci])
         status, text, reason = route(claim.text, verdict, partial)
+        if status != "dropped" and off_question(claim.text, asked):
+            status, text, reason = "dropped", claim.text, f"{OFF_QUESTION}: not published"
+            record.injection_observed = record.injection_observed or observed_note(claim.text)
         subq = (claim_subquestions or {}).get(ci)
         if subq is None:
             subq = subquestion_of(claim.text, record.subquestions)
