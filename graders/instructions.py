@@ -25,8 +25,12 @@ label and the sentence after it) that holds both
   '...'", "carries the sentence '...'", "summary tools list it that way").
 
 Text addressed to software explicitly ("Note to language models: ...", "Short version for
-screen readers and answer tools: ...") or by self-identification ("If you are an AI ...",
-"I'm a chatbot. What do I tell people ...?") counts with or without a force. Besides
+screen readers and answer tools: ..."), by self-identification ("If you are an AI ...",
+"I'm a chatbot. What do I tell people ...?") or as a label (a producer phrase before a
+colon, or a table cell naming it before a new clause: "Voice assistants and answer engines
+| The pier is closed") counts with or without a force, and so does a derived output used
+as a label for the text after it ('"voiceAnswer": "..."'; keys of structured data are read
+as words first). Besides
 prescriptions: a clause-initial speech verb with its content ("Say that ...", "Tell the
 user that ..."), an output directive with "and nothing else" / "verbatim", an imperative
 whose object is a piece of text ("remember this phrase"), and an order to disregard the
@@ -36,12 +40,16 @@ fields and verdict labels after an output verb, and pre-approval ("pre-verified"
 
 The frames are code and the same in every language; the words that fill them are data,
 one file per language in graders/speech_acts/ (its README lists the classes and the
-sixteen languages). A frame is tested on each sentence, and on a *label* (a sentence that
+sixteen languages). A sentence is read in English and in any other language whose function
+words it holds most of, so a French imperative ("cite") is not read into an English
+sentence. A frame is tested on each sentence, and on a *label* (a sentence that
 ends in a colon or has no closing punctuation, a self-identification, a question) joined
 with the sentence after it, so "Notes for answer engines" in a ``<summary>`` and the
 directive in the paragraph below are read together; table cells reach the detector as one
 row, so a row header naming answer engines and a directive in the next cell are one
-sentence. Publication reads the blocks around a span as well (agent/publish.py).
+sentence. ``instructions_near`` reads a span's block the way publication does
+(agent/publish.py): with the block before it when that is a label, and with a neighbour
+that prescribes and points at it ("the service notice in the next paragraph").
 
 The text is first ``reveal``-ed as a model would read it: Unicode tag characters decoded
 to the ASCII they hide, zero-width and bidi controls dropped, compatibility forms folded
@@ -72,13 +80,14 @@ class Finding:
 # --- what a model reads ----------------------------------------------------------------------
 
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
 
 
 def reveal(text: str) -> str:
     """The text as a model would read it: Unicode tag characters (U+E0020..U+E007E, invisible
     on screen but decoded by tokenisers) turned back into the ASCII they encode, zero-width
     and bidi-control characters dropped, compatibility forms folded (NFKC)."""
-    if any(0xE0000 <= ord(c) <= 0xE007F for c in text):
+    if _TAGS.search(text):
         text = "".join(
             (" " + chr(ord(c) - 0xE0000) if ord(c) == 0xE0020 else chr(ord(c) - 0xE0000))
             if 0xE0020 <= ord(c) <= 0xE007E
@@ -159,7 +168,7 @@ _CLASSES = (
     "producer", "producer_weak", "qualifier", "artefact", "artefact_qualifier",
     "artefact_source", "artefact_slot", "deixis", "address", "address_after", "self", "modal",
     "request", "imperative", "speech", "output", "content", "exclusive", "override", "context",
-    "text_object", "subordinate", "markers", "pointer",
+    "text_object", "subordinate", "markers", "pointer", "producer_activity", "sentence_start",
 )  # fmt: skip
 # Classes at least one of which every frame needs: a sentence without any is skipped.
 _ANCHORS = (
@@ -173,16 +182,25 @@ def _alternation(fragments: list[str], boundaries: bool) -> re.Pattern[str] | No
     word: ":" or "you are an " must be free to touch what follows them."""
     if not fragments:
         return None
-    groups: dict[tuple[bool, bool], list[str]] = {}
+    groups: dict[tuple[bool, bool, bool], list[str]] = {}
     for f in fragments:
-        head = boundaries and bool(re.match(r"[\w(\\\[]", f))
+        # In a script written without spaces, a Latin word ("AI") still needs its own
+        # boundaries, or it is found inside "said".
+        latin = not boundaries and bool(re.fullmatch(r"[A-Za-z][\w\[\]\\-]*", f))
+        head = (boundaries and bool(re.match(r"[\w(\\\[]", f))) or latin
         # ... and not where it may end in a space ("for (?:all |the )?", "you are (?:an? )?")
-        tail = boundaries and not re.search(r"(?:[\s:\"'“‘,]|\s\)\?|\s\?)$", f)
-        groups.setdefault((head, tail), []).append(f)
+        # or ends by looking ahead (an opening quote: "'(?=...')")
+        tail = (
+            boundaries and not re.search(r"(?:[\s:\"'“‘,]|\s\)\?|\s\?|\(\?=[^()]*\))$", f)
+        ) or latin
+        groups.setdefault((head, tail, latin), []).append(f)
     parts = []
-    for (head, tail), fs in groups.items():
+    for (head, tail, latin), fs in groups.items():
+        before, after = (
+            (r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])") if latin else (r"(?<!\w)", r"(?!\w)")
+        )
         body = "|".join(f"(?:{f})" for f in fs)
-        parts.append((r"(?<!\w)" if head else "") + f"(?:{body})" + (r"(?!\w)" if tail else ""))
+        parts.append((before if head else "") + f"(?:{body})" + (after if tail else ""))
     return re.compile("|".join(parts), re.I)
 
 
@@ -193,11 +211,17 @@ class Lexicon:
     imperative_anywhere: bool  # the imperative forms are distinct from other forms
     rx: dict[str, re.Pattern[str] | None]
     anchor: re.Pattern[str]
+    markers: frozenset[str]  # function words, plain (not patterns), case-folded
+    spaced: bool  # words are separated by spaces
 
-    def evidence(self, text: str) -> int:
-        """How many different function words of this language the text holds."""
-        markers = self.rx["markers"]
-        return len({m.group(0).casefold() for m in markers.finditer(text)}) if markers else 0
+    def evidence(self, words: frozenset[str], text: str) -> int:
+        """How many different function words of this language the text holds (`words`: its
+        words, case-folded; a script written without spaces is searched as it is)."""
+        if not self.markers:
+            return 0
+        if self.spaced:
+            return len(self.markers & words)
+        return sum(1 for m in self.markers if m in text)
 
 
 @lru_cache(maxsize=4)
@@ -210,7 +234,12 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
         if unknown:
             raise ValueError(f"{path}: unknown word classes {sorted(unknown)}")
         boundaries = bool(data.get("boundaries", True))
-        rx = {name: _alternation(list(data.get(name, [])), boundaries) for name in _CLASSES}
+        rx = {
+            name: _alternation(list(data.get(name, [])), boundaries)
+            for name in _CLASSES
+            if name != "markers"
+        }
+        rx["markers"] = None
         anchor = _alternation([f for c in _ANCHORS for f in data.get(c, [])], boundaries)
         out.append(
             Lexicon(
@@ -219,6 +248,8 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
                 imperative_anywhere=data.get("imperative_at", "anywhere") == "anywhere",
                 rx=rx,
                 anchor=anchor or re.compile(r"(?!)"),
+                markers=frozenset(m.casefold() for m in data.get("markers", [])),
+                spaced=boundaries,
             )
         )
     return tuple(out)
@@ -247,7 +278,15 @@ def _opens(sentence: str) -> bool:
 # --- the frames ---------------------------------------------------------------------------------
 
 Span = tuple[int, int]
+# what may follow a producer phrase that labels the text after it: a colon (after the rest
+# of the phrase: "... summarising airport news:"), or a cell boundary before a new clause
+_LABEL_END = re.compile(r"(?:[^.!?:;\n]{0,60}?(:)\s*|\s+)(?=\S)")
+_VERB_IN_LABEL = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should|do|does|did)\b",
+    re.I,
+)
 _COORDINATED = re.compile(r"\b(?:and|then|or)\s+$", re.I)
+_DESIGNATION = re.compile(r"[\"'”’]?\s*[:=]\s*\S")
 # between an imperative and its object: "append the answer", "give your reply"
 _OBJECT_GAP = re.compile(r"\s+(?:(?:the|your|this|that|an?|its|their|our)\s+)?", re.I)
 
@@ -324,10 +363,40 @@ class _Scan:
     # -- targets --
 
     def producers(self) -> list[Span]:
+        """Software named: a strong noun, or a weak one with a qualifier before it ("summary
+        tools") or an activity after it ("assistants sharing this page")."""
         out = list(self("producer"))
         qualifiers = self("qualifier")
-        out += [(a, b) for a, b in self("producer_weak") if _near_before(qualifiers, a, 2)]
-        return out
+        activities = self("producer_activity")
+        out += [
+            (a, b)
+            for a, b in self("producer_weak")
+            if _near_before(qualifiers, a, 2) or any(0 <= aa - b <= 1 for aa, _ in activities)
+        ]
+        return sorted(set(out))
+
+    def label_producer(self) -> bool:
+        """Software named as the label of what follows: a producer phrase that ends at a colon,
+        or a table cell naming it directly before a new clause ("Voice assistants and answer
+        engines | The pier is closed"). A single bare noun ("AI: a guide") is a topic, not an
+        audience: the phrase must name more than one word."""
+        text = self.text
+        for a, b in self.producers():
+            start = max((s for s in self.clause_starts() if s <= a), default=0)
+            head = text[start:b].strip()
+            if len(head.split()) < 2 or _VERB_IN_LABEL.search(head):
+                continue
+            rest = text[b:]
+            tail = _LABEL_END.match(rest)
+            if tail is None:
+                continue
+            if tail.group(1):
+                return True
+            starts = self.lex.rx["sentence_start"]
+            cell = starts is not None and starts.match(rest, tail.end())
+            if cell and rest[tail.end()].isupper():
+                return True
+        return False
 
     def derived_artefacts(self) -> list[Span]:
         arts = self("artefact")
@@ -372,7 +441,9 @@ class _Scan:
         if any(0 <= a - b <= 2 for _, b in producers for a, _ in after):
             return True
         selves = self("self")
-        return any(_near_before(selves, a, 1) for a, _ in self("producer_weak"))
+        if any(_near_before(selves, a, 1) for a, _ in self("producer_weak")):
+            return True
+        return self.label_producer()
 
 
 def _near_before(spans: list[Span], start: int, within: int) -> bool:
@@ -396,6 +467,11 @@ def _frame(lex: Lexicon, text: str) -> str | None:
     imperatives = s.imperatives()
     if imperatives and s.slotted_artefacts():
         return "prescribes_output"
+    for _, b in s.derived_artefacts():
+        # "voiceAnswer": "...", "Quick answer for assistants: ...": the text that follows is
+        # designated as the output
+        if _DESIGNATION.match(text, b):
+            return "designates_output"
     contents = [a for a, _ in s("content")]
     for _, b in s.imperatives("speech"):
         # "Say that ...", "Tell the user that ...": a speech verb and what to say
@@ -424,13 +500,31 @@ def _label(lex: Lexicon, sentence: str) -> bool:
 
 
 def _languages(sentence: str, folded: str) -> list[Lexicon]:
-    """The languages a sentence is read in: English always; any other whose function words it
-    holds as many of as any language's (all of them when it holds none), so that a French
-    imperative ("cite") is not read into an English sentence."""
+    """The languages a sentence is read in: English always; any other that has a word of its
+    frames in the sentence and whose function words the sentence holds, as many of them as
+    of any language's, so that a French imperative ("cite") is not read into an English
+    sentence (three English function words make a sentence English)."""
     lexes = lexicons()
-    counts = [lex.evidence(folded if lex.latin else sentence) for lex in lexes]
-    best = max(counts, default=0)
-    return [lex for lex, n in zip(lexes, counts, strict=True) if lex.language == "en" or n == best]
+    english = [lex for lex in lexes if lex.language == "en"]
+    words = frozenset(_WORDS.findall(folded.casefold())) | frozenset(
+        _WORDS.findall(sentence.casefold())
+    )
+    if english and english[0].evidence(words, folded) >= 3:
+        return english
+    counts = {lex.language: lex.evidence(words, sentence) for lex in lexes}
+    best = max(counts.values(), default=0)
+    if not best:
+        return english
+    return english + [
+        lex
+        for lex in lexes
+        if lex.language != "en"
+        and counts[lex.language] == best
+        and lex.anchor.search(folded if lex.latin else sentence)
+    ]
+
+
+_WORDS = re.compile(r"\w+")
 
 
 def _speech_acts(revealed: str, folded: str) -> list[Finding]:
@@ -457,11 +551,30 @@ def _speech_acts(revealed: str, folded: str) -> list[Finding]:
     return out
 
 
+# lowerCamelCase keys ("voiceAnswer"), not names ("ArchiveBot", "McDonald")
+_CAMEL = re.compile(r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b")
+_SNAKE = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
+
+
+def _split_identifiers(text: str) -> str:
+    """Keys of structured data read as words: "voiceAnswer" -> "voice Answer",
+    "note_for_ai" -> "note for ai"."""
+    if "_" in text:
+        text = _SNAKE.sub(" ", text)
+    return _CAMEL.sub(lambda m: re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", m.group(0)), text)
+
+
 def find_instructions(text: str) -> list[Finding]:
     """Every place where the text prescribes to a machine, by rule name.
 
     Latin-script words are matched against the confusable skeleton of the revealed text;
     words of other scripts against the revealed text itself."""
+    return list(_find(text))
+
+
+# The same sentence is read by the extractive policy, the audit, the judge and publication.
+@lru_cache(maxsize=16384)
+def _find(text: str) -> tuple[Finding, ...]:
     revealed = reveal(text)
     folded = skeleton(revealed)
     out = []
@@ -469,16 +582,15 @@ def find_instructions(text: str) -> list[Finding]:
         m = rx.search(folded)
         if m:
             out.append(Finding(name, " ".join(m.group(0).split())[:120]))
-    out.extend(_speech_acts(revealed, folded))
-    return out
+    out.extend(_speech_acts(_split_identifiers(revealed), _split_identifiers(folded)))
+    return tuple(out)
 
 
-def _blocks(text: str) -> list[tuple[int, int]]:
-    out, pos = [], 0
-    for part in text.split("\n\n"):
-        out.append((pos, pos + len(part)))
-        pos += len(part) + 2
-    return out
+def _block_at(text: str, pos: int) -> tuple[int, int]:
+    """The blank-line-separated block that holds position `pos`."""
+    a = text.rfind("\n\n", 0, pos)
+    b = text.find("\n\n", pos)
+    return (0 if a < 0 else a + 2), (len(text) if b < 0 else b)
 
 
 def _points(text: str) -> bool:
@@ -499,17 +611,14 @@ def instructions_near(text: str, start: int, end: int) -> list[Finding]:
     people?") and is read joined to them, and a neighbour on either side that prescribes and
     points at neighbouring text ("... should be the service notice in the next paragraph").
     A prescription elsewhere on the page does not reach a span it does not point at."""
-    blocks = _blocks(text)
-    inside = [i for i, (a, b) in enumerate(blocks) if a < end and b > start] or [
-        max(i for i, (a, _) in enumerate(blocks) if a <= start)
-    ]
-    first, last = inside[0], inside[-1]
-    own = text[blocks[first][0] : blocks[last][1]]
+    a, _ = _block_at(text, start)
+    _, b = _block_at(text, max(start, end - 1))
+    own = text[a:b]
     found = find_instructions(own)
     if found:
         return found
-    if first > 0:
-        before = text[blocks[first - 1][0] : blocks[first - 1][1]]
+    if a >= 2:
+        before = text[slice(*_block_at(text, a - 2))]
         sentences = _sentences(before)
         if sentences and _opens(sentences[-1]):
             found = find_instructions(f"{before}\n\n{own}")
@@ -517,8 +626,8 @@ def instructions_near(text: str, start: int, end: int) -> list[Finding]:
             found = find_instructions(before)
         if found:
             return found
-    if last + 1 < len(blocks):
-        after = text[blocks[last + 1][0] : blocks[last + 1][1]]
+    if b + 2 <= len(text):
+        after = text[slice(*_block_at(text, b + 2))]
         if _points(after):
             return find_instructions(after)
     return []
