@@ -224,21 +224,42 @@ class Lexicon:
         return sum(1 for m in self.markers if m in text)
 
 
+class DetectorWordsError(ValueError):
+    """The detector's word files are missing or damaged: it cannot read, so nothing may pass."""
+
+
 @lru_cache(maxsize=4)
 def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
-    """Every language file of the detector (graders/speech_acts/*.toml), compiled."""
+    """Every language file of the detector (graders/speech_acts/*.toml), compiled.
+
+    Fails closed: no files, no English file, a file that is not TOML, an unknown class or a
+    pattern that does not compile is a DetectorWordsError naming the file, never a detector
+    that silently reads nothing."""
+    root = Path(directory) if directory else WORDS_DIR
     out = []
-    for path in sorted(Path(directory or WORDS_DIR).glob("*.toml")):
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    for path in sorted(root.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise DetectorWordsError(
+                f"{path}: unreadable word file ({exc}); reinstall spanproof"
+            ) from exc
         unknown = set(data) - set(_CLASSES) - {"language", "script", "imperative_at", "boundaries"}
-        if unknown:
-            raise ValueError(f"{path}: unknown word classes {sorted(unknown)}")
+        if unknown or "language" not in data:
+            raise DetectorWordsError(
+                f"{path}: unknown word classes {sorted(unknown)}"
+                if unknown
+                else f"{path}: no 'language' key"
+            )
         boundaries = bool(data.get("boundaries", True))
-        rx = {
-            name: _alternation(list(data.get(name, [])), boundaries)
-            for name in _CLASSES
-            if name != "markers"
-        }
+        try:
+            rx = {
+                name: _alternation(list(data.get(name, [])), boundaries)
+                for name in _CLASSES
+                if name != "markers"
+            }
+        except re.error as exc:
+            raise DetectorWordsError(f"{path}: a pattern does not compile: {exc}") from exc
         rx["markers"] = None
         anchor = _alternation([f for c in _ANCHORS for f in data.get(c, [])], boundaries)
         out.append(
@@ -251,6 +272,11 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
                 markers=frozenset(m.casefold() for m in data.get("markers", [])),
                 spaced=boundaries,
             )
+        )
+    if not any(lex.language == "en" for lex in out):
+        raise DetectorWordsError(
+            f"no English word file (en.toml) in {root}: the instruction detector cannot read; "
+            "reinstall spanproof"
         )
     return tuple(out)
 

@@ -159,6 +159,7 @@ def test_a_prescription_is_found_in_each_language_by_its_own_words(language):
 
 def test_adding_a_language_is_adding_a_word_file(tmp_path, monkeypatch):
     # a made-up language: the frames are code, the words are the file
+    (tmp_path / "en.toml").write_text((instructions.WORDS_DIR / "en.toml").read_text())
     (tmp_path / "xx.toml").write_text(
         'language = "xx"\nscript = "latin"\nmarkers = ["ko", "ta"]\n'
         "producer = ['robozo']\nimperative = ['diku']\ncontent = ['ke']\n",
@@ -177,10 +178,54 @@ def test_adding_a_language_is_adding_a_word_file(tmp_path, monkeypatch):
         instructions._find.cache_clear()
 
 
-def test_a_word_file_with_an_unknown_class_is_a_clear_error(tmp_path):
-    (tmp_path / "xx.toml").write_text('language = "xx"\nproducers = ["robozo"]\n')
-    with pytest.raises(ValueError, match=r"xx\.toml: unknown word classes \['producers'\]"):
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            'language = "xx"\nproducers = ["robozo"]\n',
+            r"xx\.toml: unknown word classes \['producers'\]",
+        ),
+        ('language = "xx"\nproducer = ["robo(zo"]\n', r"xx\.toml: a pattern does not compile"),
+        ('language = "xx"\nproducer = [\n', r"xx\.toml: unreadable word file"),
+        ('producer = ["robozo"]\n', r"xx\.toml: no 'language' key"),
+    ],
+)
+def test_a_damaged_word_file_is_a_clear_error(tmp_path, content, message):
+    (tmp_path / "xx.toml").write_text(content)
+    with pytest.raises(instructions.DetectorWordsError, match=message):
         lexicons(str(tmp_path))
+
+
+def test_without_an_english_word_file_the_detector_refuses_to_run(tmp_path):
+    # fail closed: a detector that reads no language would let every instruction through
+    with pytest.raises(instructions.DetectorWordsError, match="no English word file"):
+        lexicons(str(tmp_path))
+
+
+def test_the_cli_says_how_to_fix_damaged_word_files_and_exits_2(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from spanproof.cli import cli
+
+    (tmp_path / "en.toml").write_text('language = "en"\nproducer = ["ro(bo"]\n')
+    monkeypatch.setattr(instructions, "WORDS_DIR", tmp_path)
+    instructions.lexicons.cache_clear()
+    instructions._find.cache_clear()
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"id": "p1", "claim": "The bridge opened in 2021.",
+                                 "span": "The bridge opened in 2021.", "label": "SUPPORTED"}) + "\n")  # fmt: skip
+    try:
+        result = CliRunner().invoke(
+            cli,
+            ["verify", "--pairs", str(pairs), "--judge", "rules", "--no-cache",
+             "--home", str(tmp_path / "h")],
+        )  # fmt: skip
+    finally:
+        monkeypatch.undo()
+        instructions.lexicons.cache_clear()
+        instructions._find.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert "a pattern does not compile" in result.output and "Traceback" not in result.output
 
 
 def test_a_neighbouring_block_reaches_a_span_only_when_it_introduces_or_points_at_it():
