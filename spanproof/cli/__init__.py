@@ -95,6 +95,7 @@ class LazyGroup(click.Group):
         # Any command: a storage problem or a judge that cannot work as configured is a
         # one-line fix on stderr and exit 2, never a traceback (commands that catch it
         # themselves say the same).
+        from spanproof.graders.instructions import DetectorWordsError
         from spanproof.graders.judges import JudgeConfigError
         from spanproof.store.errors import StoreError
 
@@ -103,7 +104,7 @@ class LazyGroup(click.Group):
         except StoreError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except JudgeConfigError as exc:
+        except (JudgeConfigError, DetectorWordsError) as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
 
