@@ -85,6 +85,10 @@ class SnapshotDamaged(RuntimeError):
     """A stored document whose bytes are missing or altered; the message names it and the fix."""
 
     def __init__(self, doc_id: str, warc: Path, detail: str):
+        # The detail may quote the damaged bytes (a WARC reader shows the first line it could
+        # not parse): keep it printable and short, it goes to a terminal.
+        detail = "".join(c if c.isprintable() else "?" for c in detail)
+        detail = detail[:160] + ("…" if len(detail) > 160 else "")
         super().__init__(
             f"The stored snapshot of {doc_id} in {warc} is damaged ({detail}); its text is not "
             f"served. Move {warc.parent} aside (or delete it) and fetch the page again."
