@@ -8,6 +8,7 @@ import sys
 import click
 
 from spanproof.cli.options import (
+    CommandStop,
     db_option,
     echo_json,
     endpoint_options,
@@ -81,9 +82,12 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
 
     \b
     Exit codes: 0 every check passed; 1 a threshold failed; 2 the gate could
-    not run (bad config, missing input, unreachable judge, --deadline reached) - the
-    message says what to do; 130 interrupted (Ctrl-C): the checks that finished are
-    recorded with the run.
+    not run (bad config, missing input, unreachable judge, the store lost, --deadline
+    reached; default deadline_s 3600 in the config) - the message says what to do;
+    130 interrupted (Ctrl-C); 143 stopped by SIGTERM (how CI cancels a job).
+    However it ends, the checks that finished are recorded with the run, the others
+    are marked, and --junit / --markdown / --report are written. A model endpoint
+    that a phase proves dead stops the phases that would call it.
     Options override the config file. Judge verdicts are cached in the store (--db, default
     SQLite in the home), so a rerun with nothing changed makes no model calls - on any
     runner that shares the database. Each gate run is recorded with its provenance.
@@ -111,7 +115,8 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     wire = wire_options()
     overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions,
                  "concurrency": wire.get("concurrency"), "timeout_s": wire.get("timeout_s"),
-                 "response_format": wire.get("response_format")}  # fmt: skip
+                 "response_format": wire.get("response_format"),
+                 "deadline_s": wire.get("deadline_s")}  # fmt: skip
     try:
         cfg, source = load_config(config_path, overrides=overrides)
     except GateConfigError as exc:
@@ -127,11 +132,15 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
         response_format=cfg.response_format,
     )  # fmt: skip
     progress = progress_printer(as_json)
+    # Ctrl-C, SIGTERM and the deadline stop the gate through `stop`: it records what finished
+    # and returns, so the files below are written on every way the gate ends.
+    stop = CommandStop(cfg.deadline_s)
     result = run_async(
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint,
-                 db=db),
+                 db=db, stop=stop),
         quiet=as_json,
         what="gate",
+        stop=stop,
     )  # fmt: skip
     if junit:
         from spanproof.reports.junit import write_junit
@@ -153,6 +162,11 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
         echo_json(result.public())
     else:
         click.echo(terminal_table(result))
+    if stop.reason:
+        err(stop.message("gate"))
+    not_recorded = result.artifacts.get("not_recorded")
+    if not_recorded:
+        err(f"error: {not_recorded['message']}")
     sys.exit(result.exit_code)
 
 

@@ -20,7 +20,8 @@ way, with the server's own explanation shown to the person.
 - Circuit breaker: ``breaker_after`` calls in a row that fail at the endpoint (timeouts,
   connection errors, 5xx, rate limits after retries) open the circuit, also after earlier
   successes; every later call raises ``CircuitOpen`` with the cause at once. An endpoint that
-  never answered opens it after ``NEVER_REACHED_AFTER`` calls.
+  never answered opens it after ``NEVER_REACHED_AFTER`` calls; a refused key or an unknown
+  model (``EndpointConfigError``) opens it at once.
 - Structured output (``structured()``): the first call tries json_schema, then json_object with
   the schema attached (llama.cpp, vLLM and Ollama accept it), then plain json_object, then no
   response_format (the prompt asks for JSON), moving on only when the server's error says the
@@ -192,6 +193,11 @@ class ModelClient:
     def reached(self) -> bool:
         return self.counters.responses > 0
 
+    @property
+    def open_cause(self) -> str | None:
+        """Why the circuit is open (no more calls are made), or None while it is closed."""
+        return self._open_cause
+
     def _openai(self):
         import openai
 
@@ -329,6 +335,8 @@ class ModelClient:
                     return resp
             if isinstance(verdict, EndpointConfigError):
                 self.counters.error(verdict.kind)
+                # Every later call would be refused the same way: stop calling, say why.
+                self._open_cause = self._open_cause or str(verdict)
                 raise verdict
             if isinstance(verdict, EndpointRefused):
                 self.counters.error(verdict.kind)
