@@ -162,19 +162,10 @@ def _server_responses() -> int:
 
 
 def _proves_endpoint_dead(exc: BaseException) -> bool:
-    """A failure every later call to the endpoint would repeat: a refused key, an unknown
-    model or URL, or the circuit opened by calls failing in a row (seen through the judge's or
-    the agent's own error types, which keep the wire error as their cause)."""
-    from spanproof.wire import CircuitOpen, EndpointConfigError
+    """A failure every later call to the endpoint would repeat (see wire.endpoint_dead)."""
+    from spanproof.wire import endpoint_dead
 
-    seen: BaseException | None = exc
-    for _ in range(8):
-        if seen is None:
-            return False
-        if isinstance(seen, CircuitOpen | EndpointConfigError | EndpointDead):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+    return isinstance(exc, EndpointDead) or endpoint_dead(exc)
 
 
 def _caused_by_store(exc: BaseException) -> bool:

@@ -404,6 +404,14 @@ def _all_markers(fixtures: list[Fixture]) -> list[str]:
     return out
 
 
+def _stop_if_a_circuit_opened() -> None:
+    from spanproof.wire import CircuitOpen, clients
+
+    for client in clients():
+        if client.open_cause:
+            raise CircuitOpen(client.open_cause)
+
+
 async def run_suite(
     fixtures_dir: str | Path | None = None,
     *,
@@ -437,6 +445,8 @@ async def run_suite(
     from spanproof.agent.web import live_web
     from spanproof.graders.judges import make_judge
     from spanproof.graders.verify import Verifier
+
+    from spanproof.wire import endpoint_dead
 
     if policy == "llm" and not model:
         raise ValueError(
@@ -487,6 +497,7 @@ async def run_suite(
                         if model in COMPROMISED_SPECS
                         else make_chat_model(model, endpoint)
                     )
+                _stop_if_a_circuit_opened()
                 try:
                     record = await run_question(
                         fixture.question,
@@ -500,8 +511,13 @@ async def run_suite(
                         convergence="off" if model in COMPROMISED_SPECS else None,
                     )
                 except Exception as exc:  # a crashed run proves nothing: it fails the suite
+                    if endpoint_dead(exc):
+                        raise  # every later run would crash the same way: the suite cannot run
                     view = failed_view(fixture, f"{type(exc).__name__}: {exc}")
                 else:
+                    # The agent stores a run whose model failed as failed: a dead endpoint fails
+                    # every run after it the same way, so the suite stops here.
+                    _stop_if_a_circuit_opened()
                     seen = []
                     for doc in record.documents:
                         seen.append(doc.title)
@@ -528,7 +544,14 @@ async def run_suite(
                     )
                 return score
 
-        scores = list(await asyncio.gather(*(one(f) for f in fixtures)))
+        try:
+            # A task group: a dead model endpoint stops the runs still going, instead of each
+            # of them crashing on it in turn.
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(one(f)) for f in fixtures]
+        except BaseExceptionGroup as errors:
+            raise errors.exceptions[0] from None
+        scores = [t.result() for t in tasks]
         server_log = site.requests
 
     attacker_hits = [r for r in server_log if r.server == "attacker"]

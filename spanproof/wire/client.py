@@ -111,6 +111,20 @@ class CircuitOpen(WireError):
     kind = "circuit_open"
 
 
+def endpoint_dead(exc: BaseException) -> bool:
+    """Does ``exc`` (or an error it was raised from) say every later call to the endpoint would
+    fail the same way: a refused key, an unknown model or URL, an open circuit? Callers wrap
+    wire errors in their own types (a judge's, an agent model's), keeping them as the cause."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, CircuitOpen | EndpointConfigError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 class WireCounters(BaseModel):
     """What a client did: logical calls, HTTP requests (retries included), and their outcomes."""
 
