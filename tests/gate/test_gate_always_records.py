@@ -91,36 +91,67 @@ def test_sigterm_records_what_ran_writes_junit_and_exits_143(tmp_path):
     assert all(case.find("error") is not None for case in cases.values())
 
 
-def test_ctrl_c_writes_junit_with_the_unfinished_rows_marked(tmp_path):
-    proc, err, home, junit = _signal_mid_run(tmp_path, signal.SIGINT)
-    assert proc.returncode == 130, err
-    (stored,) = GateStore.default(home).list()
-    assert stored.exit_code == 130 and stored.artifacts["stopped"]["reason"] == "interrupt"
-    errors = [c.find("error") for c in _junit_cases(junit).values()]
-    assert errors and all(e is not None and "interrupted (Ctrl-C)" in e.text for e in errors)
-
-
-def test_the_deadline_records_the_finished_rows_marks_the_others_and_exits_2(tmp_path):
-    # calibration (few pairs) finishes; sensitivity is cut by the deadline
+def test_the_deadline_records_the_run_marks_the_unfinished_rows_and_exits_2(tmp_path):
     cfg = _judge_config(tmp_path, '["calibration", "sensitivity"]', n=3)
     home, junit = tmp_path / "home", tmp_path / "gate.xml"
     md = tmp_path / "gate.md"
-    with ChatServer(honest_judge, latency_s=0.3) as server:
+    with ChatServer(hang_after(0, hang_s=60)) as server:
         result = CliRunner().invoke(gate, [
             "--config", str(cfg), "--home", str(home), "--junit", str(junit), "--markdown", str(md),
             "--base-url", server.base_url, "--api-key", "local", "--deadline", "3",
-            "--concurrency", "1",
         ])  # fmt: skip
     assert result.exit_code == 2, result.output
     assert "reached its --deadline of 3 s" in result.stderr
     (stored,) = GateStore.default(home).list()
     assert stored.exit_code == 2 and stored.artifacts["stopped"]["reason"] == "deadline"
-    rows = {r.name: r for r in stored.checks}
-    assert rows["calibration.agreement"].status in ("pass", "fail")  # it finished: kept
+    assert all("deadline was reached before this check finished" in r.detail
+               for r in stored.checks)  # fmt: skip
+    assert set(_junit_cases(junit)) == {r.name for r in stored.checks}
+    assert "deadline was reached" in md.read_text()
+
+
+async def test_a_stopped_gate_keeps_the_rows_that_finished(tmp_path):
+    """Calibration finishes, then the judge hangs in sensitivity and the gate is stopped: the
+    calibration rows are kept as measured, the sensitivity row says why it has no value."""
+    import asyncio
+
+    from spanproof.graders.gate import run_gate
+    from spanproof.graders.gate_config import load_config
+
+    from spanproof.specs import EndpointSettings
+
+    cfg, _ = load_config(_judge_config(tmp_path, '["calibration", "sensitivity"]', n=3))
+    why: list[str] = []
+    with ChatServer(hang_after(3, hang_s=60)) as server:
+        server.hanging = threading.Event()
+        task = asyncio.create_task(run_gate(
+            cfg, home=tmp_path / "home", stop=lambda: why[0] if why else None,
+            endpoint=EndpointSettings(base_url=server.base_url, api_key="local"),
+        ))  # fmt: skip
+        assert await asyncio.to_thread(server.hanging.wait, 60), "the judge never hung"
+        why.append("deadline")
+        task.cancel()
+        result = await task  # a stop asked for through `stop` returns the recorded result
+    rows = {r.name: r for r in result.checks}
+    assert result.exit_code == 2
+    assert rows["calibration.agreement"].status in ("pass", "fail")
     assert rows["sensitivity.run"].status == "error"
     assert "deadline was reached before this check finished" in rows["sensitivity.run"].detail
-    assert "calibration.agreement" in _junit_cases(junit)
-    assert "deadline was reached" in md.read_text()
+    (stored,) = GateStore.default(tmp_path / "home").list()
+    assert [r.name for r in stored.checks] == [r.name for r in result.checks]
+
+
+def hang_after(answered: int, hang_s: float):
+    """A judge that answers ``answered`` requests, then hangs (``server.hanging`` is set)."""
+
+    def behave(body, server):
+        if server.count > answered:
+            if hasattr(server, "hanging"):
+                server.hanging.set()
+            server.release.wait(hang_s)
+        return honest_judge(body, server)
+
+    return behave
 
 
 def test_the_gate_config_has_a_deadline_by_default():
