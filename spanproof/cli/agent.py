@@ -16,6 +16,7 @@ from spanproof.cli.options import (
     endpoint_options,
     endpoint_settings,
     err,
+    fetch_timeout_option,
     home_option,
     json_option,
     model_options,
@@ -423,11 +424,12 @@ async def recheck_record(record, env) -> list[dict]:
     "--live", is_flag=True, help="Re-fetch over the network (egress allowlist = the run's hosts)."
 )
 @allow_network_option
+@fetch_timeout_option
 @json_option("Print the findings as JSON.")
 @home_option()
 @db_option()
 @storage_errors
-def recheck(run_id, corpus, live, allow_networks, as_json, home, db):
+def recheck(run_id, corpus, live, allow_networks, fetch_timeout_s, as_json, home, db):
     """Re-fetch each URL a run cited, compare with the stored snapshot, and confirm each
     quote is still on the page (whitespace and quotation marks normalised).
 
@@ -453,7 +455,8 @@ def recheck(run_id, corpus, live, allow_networks, as_json, home, db):
 
         hosts = sorted({urlsplit(s.url).hostname or "" for s in record.spans} - {""})
         try:
-            env = live_web(home_dir, hosts, StaticSearch([]), allow_networks=list(allow_networks))
+            env = live_web(home_dir, hosts, StaticSearch([]), allow_networks=list(allow_networks),
+                           page_timeout_s=fetch_timeout_s)  # fmt: skip
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     else:

@@ -82,6 +82,20 @@ def allow_network_option(command):
     )(command)
 
 
+def fetch_timeout_option(command):
+    """--fetch-timeout SECONDS: the deadline for one whole fetched page (every byte, every
+    redirect hop), not per read: a page that trickles one byte a second is given up."""
+    return click.option(
+        "--fetch-timeout",
+        "fetch_timeout_s",
+        type=click.FloatRange(min=0, min_open=True),
+        envvar="SPANPROOF_FETCH_TIMEOUT",
+        default=None,
+        help="With --live: seconds for one whole page, all of it (default 30) "
+        "[env: SPANPROOF_FETCH_TIMEOUT].",
+    )(command)
+
+
 def err(message: str) -> None:
     click.echo(message, err=True)
 

@@ -12,9 +12,13 @@ way, with the server's own explanation shown to the person.
   when latency says the server queues). The openai SDK's own retries are off: retries happen
   here, inside the limit, so a retry never piles onto a server still computing the request
   the client gave up on.
-- Retries: timeouts (once), connection errors (once the endpoint has answered), 408, 429 and
-  5xx, with exponential backoff and the server's Retry-After honoured up to
-  ``MAX_RETRY_AFTER_S``; a longer wait fails the call.
+- ``timeout_s`` bounds a whole reply, not each read: a server that sends one byte a second
+  cannot keep a call alive. A reply whose headers came but whose body did not finish in time
+  (a trickle) is not retried and opens the circuit at once (every call would take the whole
+  timeout). A reply larger than ``max_reply_bytes`` is refused while it streams.
+- Retries: timeouts with no reply yet (once), connection errors (once the endpoint has
+  answered), 408, 429 and 5xx, with exponential backoff and the server's Retry-After honoured
+  up to ``MAX_RETRY_AFTER_S``; a longer wait fails the call.
 - A request error that belongs to one call (a 400 for a context that is too long, a 422) is
   that call's error (``EndpointRefused``) and changes nothing for later calls.
 - Circuit breaker: ``breaker_after`` calls in a row that fail at the endpoint (timeouts,
@@ -32,10 +36,12 @@ way, with the server's own explanation shown to the person.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import random
 import re
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -141,6 +147,78 @@ class WireCounters(BaseModel):
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
+class ReplyTooLarge(Exception):
+    """A reply body passed the size cap while it streamed (or declared a larger length)."""
+
+    def __init__(self, limit: int, seen: int):
+        super().__init__(f"the reply passed {limit} bytes ({seen} read); refused")
+        self.limit, self.seen = limit, seen
+
+
+class _ReplyProgress:
+    """How far the current request's reply came: its headers, and the bytes of its body."""
+
+    def __init__(self) -> None:
+        self.headers = False
+        self.bytes = 0
+
+
+_REPLY: contextvars.ContextVar[_ReplyProgress | None] = contextvars.ContextVar(
+    "model_reply_progress", default=None
+)
+
+
+def _guarded_transport(limit: int) -> Any:
+    """The model client's transport: notes when a reply's headers came and caps its body while
+    it streams. Built on the HTTP library the installed openai SDK uses (httpx, or its fork
+    httpx2 in newer SDKs), whose transport and stream types the SDK's client checks."""
+    import importlib
+
+    import openai
+
+    hx = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0])
+
+    class CappedBody(hx.AsyncByteStream):
+        def __init__(self, inner: Any, progress: _ReplyProgress | None) -> None:
+            self.inner, self.progress = inner, progress
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            async for chunk in self.inner:
+                seen += len(chunk)
+                if self.progress is not None:
+                    self.progress.bytes = seen
+                if seen > limit:
+                    raise ReplyTooLarge(limit, seen)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    class ReplyGuard(hx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            from openai._base_client import DEFAULT_CONNECTION_LIMITS
+
+            self.inner = hx.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
+
+        async def handle_async_request(self, request: Any) -> Any:
+            response = await self.inner.handle_async_request(request)
+            progress = _REPLY.get()
+            if progress is not None:
+                progress.headers = True
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                await response.aclose()
+                raise ReplyTooLarge(limit, int(declared))
+            response.stream = CappedBody(response.stream, progress)
+            return response
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return ReplyGuard()
+
+
 def server_message(exc: Any) -> str:
     """The server's own explanation from an openai APIStatusError (JSON or not), one line."""
     body = getattr(exc, "body", None)
@@ -224,6 +302,9 @@ class ModelClient:
                 base_url=self.settings.base_url,
                 timeout=self.settings.timeout_s,
                 max_retries=0,  # retries happen in chat(), inside the concurrency limit
+                http_client=openai.DefaultAsyncHttpxClient(
+                    transport=_guarded_transport(self.settings.max_reply_bytes)
+                ),
             )
             self._clients[key] = client
         return client
@@ -247,12 +328,26 @@ class ModelClient:
 
     # --- one logical call ------------------------------------------------------------------
 
-    def _classify(self, exc: Exception) -> WireError | tuple[str, float | None, str]:
+    def _classify(
+        self, exc: Exception, progress: _ReplyProgress | None = None
+    ) -> WireError | tuple[str, float | None, str]:
         """A final error, or (kind, retry_after, message) for a retryable one."""
         import openai
 
-        if isinstance(exc, openai.APITimeoutError):
-            return ("timeout", None, f"no answer within {self.settings.timeout_s:g} s")
+        timeout = self.settings.timeout_s
+        if isinstance(exc, TimeoutError | openai.APITimeoutError):
+            if progress is not None and progress.headers:
+                return EndpointFailed(
+                    f"{self.label}: the reply did not finish within {timeout:g} s although the "
+                    f"server had answered ({progress.bytes} bytes of it came): a server that "
+                    "trickles its reply would hold every call for the whole --timeout",
+                    kind="slow_reply",
+                )
+            return ("timeout", None, f"no answer within {timeout:g} s")
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(exc, ReplyTooLarge) or isinstance(cause, ReplyTooLarge):
+            big = exc if isinstance(exc, ReplyTooLarge) else cause
+            return EndpointFailed(f"{self.label}: {big}", kind="reply_too_large")
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc
             return ("connection", None, f"connection error: {cause}")
@@ -324,12 +419,19 @@ class ModelClient:
                 self.counters.requests += 1
                 if attempt:
                     self.counters.retries += 1
+                progress = _ReplyProgress()
+                token = _REPLY.set(progress)
+                # Made (and its modules imported) before the clock starts: the deadline is the
+                # server's, not this process's first-call setup.
+                completions = self._openai().chat.completions
                 try:
-                    resp = await self._openai().chat.completions.create(**kwargs)
+                    # The whole reply within timeout_s: httpx's own timeout is per read.
+                    async with asyncio.timeout(self.settings.timeout_s):
+                        resp = await completions.create(**kwargs)
                 except Exception as exc:
-                    if getattr(exc, "status_code", None) is not None:
+                    if getattr(exc, "status_code", None) is not None or progress.headers:
                         self.counters.responses += 1
-                    verdict = self._classify(exc)
+                    verdict = self._classify(exc, progress)
                     kind = verdict.kind if isinstance(verdict, WireError) else verdict[0]
                     if kind in ("timeout",) or kind == "rate_limited" or kind == "http_503":
                         outcome["kind"] = "timeout" if kind == "timeout" else "overloaded"
@@ -347,6 +449,8 @@ class ModelClient:
                         )
                     self._succeeded(resp)
                     return resp
+                finally:
+                    _REPLY.reset(token)
             if isinstance(verdict, EndpointConfigError):
                 self.counters.error(verdict.kind)
                 # Every later call would be refused the same way: stop calling, say why.
@@ -358,6 +462,12 @@ class ModelClient:
                 raise verdict
             if isinstance(verdict, WireError):
                 self._failed(verdict.kind, str(verdict))
+                if verdict.kind == "slow_reply":
+                    # Each call would hold for the whole timeout again: stop calling at once.
+                    self._open_cause = self._open_cause or (
+                        f"{verdict} - stopped calling it. Check the server and the network "
+                        "between it and this machine."
+                    )
                 raise verdict
             kind, retry_after, message = verdict
             if kind == "timeout":
