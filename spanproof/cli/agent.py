@@ -235,6 +235,10 @@ def _pct(x: float | None) -> str:
 @click.option("--tool-calls", type=int, default=None, help="Tool-call budget (default 14).")
 @click.option("--spans", type=int, default=None, help="Span budget (default 11).")
 @click.option("--tokens", type=int, default=None, help="Token budget (default 200000).")
+@click.option("--max-cost", "max_cost", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="USD", help="Dollar budget for the agent model (research and convergence "
+              "calls, priced by the price table; judges are counted apart): once spent, the run "
+              "drafts with what it has. Default: none.")  # fmt: skip
 @click.option("--no-targeted-round", is_flag=True,
               help="Skip the extra search round for sub-questions whose support was pruned.")  # fmt: skip
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
@@ -250,8 +254,8 @@ def _pct(x: float | None) -> str:
 @model_options()
 @storage_errors
 def ask(question, policy, model_spec, judges, corpus, partial, convergence, convergence_model,
-        searches, fetches, tool_calls, spans, tokens, no_targeted_round, config_path, as_json,
-        markdown_file, home, db, base_url, api_key):  # fmt: skip
+        searches, fetches, tool_calls, spans, tokens, max_cost, no_targeted_round, config_path,
+        as_json, markdown_file, home, db, base_url, api_key):  # fmt: skip
     """Answer QUESTION; every published claim carries a quote, a URL, a retrieval time and a verdict.
 
     Offline (no model, no network) it runs the extractive baseline over the shipped corpus,
@@ -266,6 +270,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
       spanproof ask "Who did the Odessa Jackalopes hire as head coach in May 2019?"
       spanproof ask "When did former congresswoman Liz Patterson die?" --json
       OPENAI_API_KEY=... spanproof ask "..." --model openai:gpt-4o-mini --judge openai:gpt-4o-mini
+      spanproof ask "..." --model openai:gpt-4o --max-cost 0.05 --tokens 50000   # both budgets
     """
     from spanproof.agent.record import Budgets
     from spanproof.agent.run import run_question
@@ -281,7 +286,8 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         raise click.UsageError("--policy llm needs --model, e.g. --model openai:gpt-4o-mini.")
     endpoint = endpoint_settings(base_url, api_key)
     budget_args = {k: v for k, v in dict(searches=searches, fetches=fetches, tool_calls=tool_calls,
-                                         spans=spans, tokens=tokens).items() if v is not None}  # fmt: skip
+                                         spans=spans, tokens=tokens,
+                                         cost_usd=max_cost).items() if v is not None}  # fmt: skip
     from spanproof.graders.gate_config import GateConfigError, load_config
 
     try:

@@ -36,6 +36,7 @@ way, with the server's own explanation shown to the person.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import random
 import re
@@ -131,6 +132,68 @@ def endpoint_dead(exc: BaseException) -> bool:
     return False
 
 
+# Usage a server reports is what budgets and costs rest on: missing, negative or non-integer
+# counts are replaced by an estimate from the text (about four characters a token), and the
+# reply says so (``usage_estimated``). Counts that are merely small are kept: a provider bills
+# what it counts, and the reply size cap bounds what a reply can add to the next request.
+CHARS_PER_TOKEN = 4
+
+
+def _estimate(text_chars: int) -> int:
+    return -(-text_chars // CHARS_PER_TOKEN)
+
+
+def checked_usage(resp: Any, request: dict[str, Any]) -> str | None:
+    """Make ``resp.usage`` usable (non-negative integers); None when the server's counts were
+    kept, else why they were replaced by the estimate from the request's and the reply's text.
+    The reason is also left on the reply as ``usage_estimated``."""
+    import json
+
+    from openai.types import CompletionUsage
+
+    prompt_chars = len(json.dumps(request.get("messages", []), default=str)) + len(
+        json.dumps(request.get("tools", []), default=str)
+    )
+    reply_chars = 0
+    for choice in getattr(resp, "choices", None) or []:
+        msg = getattr(choice, "message", None)
+        reply_chars += len(getattr(msg, "content", None) or "")
+        for call in getattr(msg, "tool_calls", None) or []:
+            fn = getattr(call, "function", None)
+            reply_chars += len(getattr(fn, "name", "") or "") + len(
+                str(getattr(fn, "arguments", "") or "")
+            )
+    estimate = {
+        "prompt_tokens": _estimate(prompt_chars),
+        "completion_tokens": _estimate(reply_chars),
+    }
+    usage = getattr(resp, "usage", None)
+    why = None
+    if usage is None:
+        why = "missing"
+    else:
+        for field in estimate:
+            value = getattr(usage, field, None)
+            if value is None:
+                why = f"missing ({field})"
+            elif isinstance(value, bool) or not isinstance(value, int):
+                why = f"not an integer ({field} {value!r})"
+            elif value < 0:
+                why = f"negative ({field} {value})"
+            if why:
+                break
+    if why is None:
+        return None
+    resp.usage = CompletionUsage(
+        prompt_tokens=estimate["prompt_tokens"],
+        completion_tokens=estimate["completion_tokens"],
+        total_tokens=sum(estimate.values()),
+    )
+    with contextlib.suppress(AttributeError, TypeError, ValueError):
+        resp.usage_estimated = why  # a reply type that takes no new attribute: counters say it
+    return why
+
+
 class WireCounters(BaseModel):
     """What a client did: logical calls, HTTP requests (retries included), and their outcomes."""
 
@@ -141,6 +204,7 @@ class WireCounters(BaseModel):
     responses: int = 0  # HTTP responses received, any status: the server was reached
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    usage_estimated: int = 0  # replies whose token counts were estimated (see checked_usage)
     errors: dict[str, int] = Field(default_factory=dict)
 
     def error(self, kind: str) -> None:
@@ -447,7 +511,7 @@ class ModelClient:
                             f"{str(resp)[:120]!r})",
                             kind="bad_response",
                         )
-                    self._succeeded(resp)
+                    self._succeeded(resp, kwargs)
                     return resp
                 finally:
                     _REPLY.reset(token)
@@ -495,13 +559,20 @@ class ModelClient:
                 delay *= 0.5 + random.random() / 2
             await asyncio.sleep(delay)
 
-    def _succeeded(self, resp: Any) -> None:
+    def _succeeded(self, resp: Any, request: dict[str, Any]) -> None:
         self._failures_in_row = 0
         self.reported_model = getattr(resp, "model", None) or self.reported_model
-        usage = getattr(resp, "usage", None)
-        if usage is not None:
-            self.counters.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
-            self.counters.completion_tokens += getattr(usage, "completion_tokens", 0) or 0
+        why = checked_usage(resp, request)
+        if why:
+            self.counters.usage_estimated += 1
+            self.notice(
+                f"{self.label}: the server's token counts were {why}; tokens (and what they "
+                f"cost, and the token budget) are estimated from the text length, "
+                f"{CHARS_PER_TOKEN} characters a token"
+            )
+        usage = resp.usage
+        self.counters.prompt_tokens += usage.prompt_tokens
+        self.counters.completion_tokens += usage.completion_tokens
 
     def _failed(self, kind: str, detail: str = "") -> None:
         self.counters.error(kind)
@@ -576,7 +647,8 @@ class ModelClient:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(c.errors.items())) or "none"
         return (
             f"{self.label}: {c.calls} calls, {c.requests} HTTP requests ({c.retries} retries, "
-            f"{c.reasks} re-asks), tokens {c.prompt_tokens} in / {c.completion_tokens} out, "
+            f"{c.reasks} re-asks), tokens {c.prompt_tokens} in / {c.completion_tokens} out"
+            f"{f' ({c.usage_estimated} replies estimated)' if c.usage_estimated else ''}, "
             f"errors: {errors}; response format {self.mode}"
             f"{'' if self.format_settled else ' (not yet negotiated)'}; {self.limiter.describe()}"
         )
@@ -630,7 +702,7 @@ def totals() -> WireCounters:
     for client in clients():
         c = client.counters
         for field in ("calls", "requests", "retries", "reasks", "responses", "prompt_tokens",
-                      "completion_tokens"):  # fmt: skip
+                      "completion_tokens", "usage_estimated"):  # fmt: skip
             setattr(out, field, getattr(out, field) + getattr(c, field))
         errors.update(c.errors)
     out.errors = dict(errors)
