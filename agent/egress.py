@@ -419,6 +419,16 @@ class Fetcher:
             started = time.perf_counter()
             try:
                 request = client.build_request("GET", current)
+            except httpx.InvalidURL as exc:
+                # A host httpx cannot read (999.1.1.1, the octal 0177.0.0.1): never contacted.
+                raise self._refuse(
+                    current,
+                    "URL_NOT_ALLOWED",
+                    f"malformed URL ({exc})",
+                    f"{current} is not a URL that can be fetched ({exc}). Pick another search hit.",
+                    retryable=False,
+                ) from exc
+            try:
                 response = await client.send(request, stream=True)
             except ToolFailure:
                 raise

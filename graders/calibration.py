@@ -119,6 +119,8 @@ class JudgeSetResult(BaseModel):
     # Agreement per pair kind (e.g. scope_creep, modality_slip): where a judge falls short.
     # Shown in tables; left out of --json so the published schema stays as documented.
     by_kind: dict[str, KindAgreement] = Field(default_factory=dict, exclude=True)
+    # The first judge error's text, for the message that says why pairs errored (not in --json).
+    first_error: str | None = Field(default=None, exclude=True)
 
 
 def no_confidence_note(judge) -> str:
@@ -264,6 +266,7 @@ async def calibrate(
                 judge_only=judge_only_of(own),
                 confidence=rel,
                 confidence_note=None if rel is not None else no_confidence_note(judge),
+                first_error=next((v.error for v in verdicts if v.error), None),
             )
             if set_name in gated:
                 result.passed = judge_passes(result, thresholds)

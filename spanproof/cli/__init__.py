@@ -87,9 +87,10 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module_name), attr)
 
     def invoke(self, ctx: click.Context):
-        # Any command: a storage problem or a judge that cannot work as configured is a
-        # one-line fix on stderr and exit 2, never a traceback (commands that catch it
-        # themselves say the same).
+        # Any command: a storage problem, a damaged snapshot file or a judge that cannot work
+        # as configured is a one-line fix on stderr and exit 2, never a traceback (commands
+        # that catch it themselves say the same).
+        from spanproof.agent.snapshots import SnapshotDamaged
         from spanproof.graders.judges import JudgeConfigError
         from spanproof.store.errors import StoreError
 
@@ -98,7 +99,7 @@ class LazyGroup(click.Group):
         except StoreError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except JudgeConfigError as exc:
+        except (JudgeConfigError, SnapshotDamaged) as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
 

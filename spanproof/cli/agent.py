@@ -149,29 +149,32 @@ def render_answer(record, *, rich_ok: bool) -> None:
     )
     if rich_ok:
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
+        # Questions, answers and reasons hold page and model text: printed as text, never read
+        # as rich markup (a "[/x]" in a page would otherwise stop the command).
         console = Console()
-        console.print(f"[bold]{record.question}[/bold]")
+        console.print(f"[bold]{escape(record.question)}[/bold]")
         if a.label:
-            console.print(f"[dim]{a.label}[/dim]")
+            console.print(f"[dim]{escape(a.label)}[/dim]")
         console.print()
-        console.print(a.summary)
+        console.print(escape(a.summary))
         for n, claim in enumerate(a.shown, start=1):
             if claim.status != "published":
-                console.print(f"[yellow][{n}] {claim.status}: {claim.reason}[/yellow]")
+                console.print(f"[yellow]\\[{n}] {claim.status}: {escape(claim.reason)}[/yellow]")
         for note in _notes(record):
-            console.print(f"[red]{note}[/red]")
+            console.print(f"[red]{escape(note)}[/red]")
         if a.gaps:
             console.print()
             for gap in a.gaps:
-                console.print(f"[dim]- {gap}[/dim]")
+                console.print(f"[dim]- {escape(gap)}[/dim]")
         table = Table(title="Citations", show_lines=True)
         for name in headers:
             # URLs and times are citations: never truncate them, wrap instead.
             table.add_column(name, overflow="fold", ratio=4 if name == "quote" else None)
         for row in _citation_rows(record):
-            table.add_row(*row)
+            table.add_row(*(escape(cell) for cell in row))
         console.print(table)
         console.print(f"[dim]{metrics_line}[/dim]")
         console.print(

@@ -132,9 +132,14 @@ def _not_found(ctx: ViewContext, request: Request, what: str) -> HTMLResponse:
 # --- runs -----------------------------------------------------------------------------------
 
 
+# Beyond any real store (an offset past 2**63 overflows the database's integer); a page past
+# the last one shows the last one.
+MAX_PAGE = 1_000_000
+
+
 def _page_number(request: Request) -> int:
     try:
-        return max(1, int(request.query_params.get("page", "1")))
+        return min(MAX_PAGE, max(1, int(request.query_params.get("page", "1"))))
     except ValueError:
         return 1
 
@@ -158,6 +163,10 @@ def runs_list(request: Request) -> Response:
         )
     number = _page_number(request)
     result = ctx.data.list_runs(f, number, ctx.settings.per_page)
+    last = Paging(result.total, number, ctx.settings.per_page).pages
+    if number > last:
+        number = last
+        result = ctx.data.list_runs(f, number, ctx.settings.per_page)
     query = {k: v for k, v in f.model_dump().items() if v}
 
     def page_link(n: int) -> str:
