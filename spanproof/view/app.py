@@ -407,7 +407,8 @@ def ledger_markdown(request: Request) -> Response:
 
 def gates_list(request: Request) -> Response:
     ctx: ViewContext = request.app.state.ctx
-    return ctx.render(request, "gates.html", title="Gate results", gates=ctx.data.gate_results())
+    return ctx.render(request, "gates.html", title="Gate results", gates=ctx.data.gate_results(),
+                      runners=ctx.data.gate_runners())  # fmt: skip
 
 
 def _load_gate(ctx: ViewContext, gate_id: str):

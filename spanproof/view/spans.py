@@ -16,6 +16,7 @@ from spanproof.agent.evidence import Span
 
 DEFAULT_CONTEXT = 800
 MAX_CONTEXT = 200_000
+LEAD_CHARS = 240  # context shown open right above the span (about three lines)
 
 _QUOTE_CLASS = {
     '"': '["“”„‟«»]',
@@ -46,6 +47,21 @@ class SpanContext(BaseModel):
     @property
     def highlighted(self) -> str:
         return self.span_before_quote + self.quote + self.span_after_quote
+
+    @property
+    def lead(self) -> str:
+        """The last few lines before the span, shown open above it: the box opens at the span,
+        not at the top of the context (which could put the span below the box's fold)."""
+        if len(self.before) <= LEAD_CHARS:
+            return self.before
+        cut = len(self.before) - LEAD_CHARS
+        space = self.before.find(" ", cut)
+        return self.before[space + 1 if 0 <= space < cut + 40 else cut :]
+
+    @property
+    def earlier(self) -> str:
+        """The rest of the context before the span, folded away (one click shows it)."""
+        return self.before[: len(self.before) - len(self.lead)]
 
 
 def _quote_pattern(quote: str) -> re.Pattern[str]:
