@@ -474,7 +474,9 @@ async def run_suite(
     slots = asyncio.Semaphore(concurrency)
 
     from spanproof.adversarial_fixtures.server import PREFERRED_PORT
+    from spanproof.agent.egress import EgressPolicy, guarded_transport
 
+    networks = EgressPolicy(allow_hosts=[], allow_networks=LOOPBACK_NETWORKS).networks()
     with FixtureSite(fixtures_dir, port=port or PREFERRED_PORT) as site:
         static = StaticSearch(site.search_hits())
         attacker_hosts = sorted({h for f in site.fixtures for h in site.attacker_hosts(f)})
@@ -489,6 +491,9 @@ async def run_suite(
                     allow_hosts=site.allow_hosts,
                     search=search,
                     allow_networks=LOOPBACK_NETWORKS,
+                    # the address guard as for any live fetch, reaching the servers where
+                    # they listen if the fixture port was taken
+                    transport=site.transport(guarded_transport(networks)),
                 )
                 chat = None
                 if policy == "llm":
