@@ -128,6 +128,34 @@ def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> lis
     return rows
 
 
+def reviewed_answer(record: RunRecord, reviews: Iterable[ReviewLike]) -> RunRecord:
+    """The run as a reader should now see it: each claim's latest reviewer decision applied to
+    the answer (an edit's wording replaces the claim's in the claim and in the answer text; a
+    cut claim's sentence is struck from the answer text). Reviews come oldest first."""
+    latest: dict[int, ReviewLike] = {}
+    for r in reviews:
+        latest[r.claim_index] = r
+    if not latest:
+        return record
+    answer = record.answer.model_copy(deep=True)
+    for claim in answer.claims:
+        review = latest.get(claim.index)
+        if review is None or review.decision == "approve":
+            continue
+        if review.decision == "edit" and review.edited_text:
+            answer.summary = answer.summary.replace(claim.text, review.edited_text)
+            claim.reason = (claim.reason + "; " if claim.reason else "") + (
+                f"edited by {review.reviewer} (was: {claim.text})"
+            )
+            claim.text = review.edited_text
+        elif review.decision == "cut":
+            answer.summary = answer.summary.replace(claim.text, f"(cut by {review.reviewer})")
+            claim.reason = (claim.reason + "; " if claim.reason else "") + (
+                f"cut by {review.reviewer}"
+            )
+    return record.model_copy(update={"answer": answer})
+
+
 def md(text: object) -> str:
     """Untrusted text (a page's words, a model's claim) as markdown that shows it as written: a
     `<script>` in a claim is text, not markup, in any renderer; one line; table-safe pipes."""

@@ -615,13 +615,14 @@ def runs_show(run_id, as_json, markdown_file, home, db):
     """
     import json
 
-    from spanproof.agent.ledger import answer_markdown, ledger_with_reviews
+    from spanproof.agent.ledger import answer_markdown, ledger_with_reviews, reviewed_answer
 
     home_dir = resolve_home(home)
     store = _store(home_dir, db)
     record = _get_run(store, run_id)
     reviews = store.store.list_reviews(record.run_id)
-    reviewed = record.model_copy(update={"ledger": ledger_with_reviews(record, reviews)})
+    reviewed = reviewed_answer(record, reviews)
+    reviewed = reviewed.model_copy(update={"ledger": ledger_with_reviews(record, reviews)})
     if markdown_file:
         from spanproof.files import write_atomic
 
@@ -633,17 +634,21 @@ def runs_show(run_id, as_json, markdown_file, home, db):
         payload["reviews"] = [r.model_dump(mode="json") for r in reviews]
         echo_json(payload)
         return
-    render_answer(record, rich_ok=sys.stdout.isatty())
+    render_answer(reviewed, rich_ok=sys.stdout.isatty())
     for note in snapshot_notes(record, home_dir, db):
         err(note)
     if reviews:
         from tabulate import tabulate
 
+        # Claims are numbered as in the citations above ([1] is the first shown claim); a
+        # decision on a claim that is not shown names its place in the draft.
+        number = {c.index: f"[{n}]" for n, c in enumerate(record.answer.shown, start=1)}
         click.echo("\nReviewer decisions (latest per claim is in force):")
         click.echo(
             tabulate(
-                [[r.decided_at.isoformat(timespec="seconds"), r.claim_index, r.decision, r.reviewer,
-                  r.edited_text or "", r.note] for r in reviews],
+                [[r.decided_at.isoformat(timespec="seconds"),
+                  number.get(r.claim_index, f"draft claim {r.claim_index + 1}"), r.decision,
+                  r.reviewer, r.edited_text or "", r.note] for r in reviews],
                 headers=["when", "claim", "decision", "reviewer", "edited text", "note"],
             )
         )  # fmt: skip

@@ -132,8 +132,9 @@ def render_tables(result, tablefmt: str = "simple") -> str:
     "judges",
     multiple=True,
     envvar="SPANPROOF_JUDGE",
-    help="Grader spec, repeatable for side-by-side columns: rules (default) | presence | "
-    "blind | openai:<model> | scripted:<path>.",
+    help="Grader spec, repeatable for side-by-side columns: rules (default) | presence (the "
+    "straw man: passes any link to an allowlisted page that loads, never reads it) | blind | "
+    "openai:<model> | scripted:<path>.",
 )
 @click.option(
     "--plant",
