@@ -57,6 +57,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Run the agent against locally served injection pages.",
     ),
     "gate": ("spanproof.cli.gate", "gate", "Run every check and fail when a threshold drops."),
+    "goldens": (
+        "spanproof.cli.goldens",
+        "goldens",
+        "Golden data in the repository: add reviewers' decisions as labelled pairs.",
+    ),
     "report": ("spanproof.cli.gate", "report", "Reports built from the run store (weekly)."),
     "grade": (
         "spanproof.cli.grade",
