@@ -243,8 +243,9 @@ def test_judges_page_shows_the_same_paired_comparison_as_calibrate(tmp_path):
 
     from spanproof.view.judges import shipped_calibration_set
 
-    client, _ = _client(tmp_path)
-    page = client.get("/judges?judge=rules&judge=blind&show=all")
+    client, app = _client(tmp_path)
+    page = client.post("/judges/run", data={"judge": ["rules", "blind"], "show": "all",
+                                            "csrf_token": app.state.ctx.csrf_token})  # fmt: skip
     assert page.status_code == 200 and "blind against rules, pair by pair" in page.text
     pairs = load_pairs(shipped_calibration_set())
     result = asyncio.run(calibrate({"judge_calibration": pairs},
