@@ -61,15 +61,20 @@ def test_the_gate_detail_column_follows_the_terminal_width():
     assert max(len(line) for line in narrow.splitlines()[:3]) <= 120
 
 
+@pytest.fixture(scope="module")
+def asked_clone(tmp_path_factory):
+    """A fresh clone whose user has asked the README's first question."""
+    root, env = fresh_clone(tmp_path_factory.mktemp("asked"))
+    done = spanproof(root, env, "ask", "When did former congresswoman Liz Patterson die?")
+    assert done.returncode == 0, done.stderr
+    return root, env
+
+
 # --- 2. store migrate with an unset variable ---------------------------------------------
 
 
-def test_store_migrate_to_an_unset_variable_names_the_variable_not_the_source(tmp_path):
-    root, env = fresh_clone(tmp_path)
-    assert (
-        spanproof(root, env, "ask", "When did former congresswoman Liz Patterson die?").returncode
-        == 0
-    )
+def test_store_migrate_to_an_unset_variable_names_the_variable_not_the_source(asked_clone):
+    root, env = asked_clone
     # the README's command, as a shell runs it with SPANPROOF_DB unset
     done = subprocess.run(["bash", "-c", f'"{SPANPROOF}" store migrate --from "$SPANPROOF_HOME" '
                            '--to "$SPANPROOF_DB"'], cwd=root, env=env, capture_output=True,
@@ -83,14 +88,10 @@ def test_store_migrate_to_an_unset_variable_names_the_variable_not_the_source(tm
 # --- 3. runs show after a review ------------------------------------------------------------
 
 
-def test_runs_show_numbers_decisions_as_its_citations_and_shows_the_edited_wording(tmp_path):
+def test_runs_show_numbers_decisions_as_its_citations_and_shows_the_edited_wording(asked_clone):
     from spanproof.store import open_store
 
-    root, env = fresh_clone(tmp_path)
-    assert (
-        spanproof(root, env, "ask", "When did former congresswoman Liz Patterson die?").returncode
-        == 0
-    )
+    root, env = asked_clone
     store = open_store(home=env["SPANPROOF_HOME"])
     record = json.loads(spanproof(root, env, "runs", "show", "last", "--json").stdout)
     first = record["answer"]["claims"][0]
@@ -131,11 +132,15 @@ def test_ask_lists_no_gap_that_a_shown_claim_answers_and_the_trace_claims_no_cov
 
 
 def test_judge_training_says_how_far_it_has_got():
-    from spanproof.judge_training.data import training_rows
+    from spanproof.judge_training.data import Row
     from spanproof.judge_training.training import features
 
+    rows = [Row(id=f"r{i}", claim=f"The council approved {i} new parks.",
+                span=f"On Monday the council approved {i} new parks for the city.",
+                label="SUPPORTED", origin="wice", group=f"g{i}", fold=i % 5)
+            for i in range(20)]  # fmt: skip
     said: list[str] = []
-    features(training_rows()[:20], progress=said.append)
+    features(rows, progress=said.append)
     assert any(re.match(r"\s+measuring: \d+/20 pairs", s) for s in said), said
     assert any(re.match(r"\s+auditing: \d+/20 pairs", s) for s in said), said
 

@@ -3,20 +3,66 @@ shown around it: the snapshot box opens at the span, not at the top of the page'
 
 from __future__ import annotations
 
-from spanproof.agent.runstore import RunStore, default_runstore_path
+import asyncio
+
+import pytest
+
+from tests.view.conftest import LiveServer, free_port
 
 
-def test_the_highlighted_span_is_visible_in_its_box_without_scrolling(built_home, live_view,
-                                                                      browser):  # fmt: skip
-    home, run_id = built_home["home"], built_home["ask_run"]
-    record = RunStore(default_runstore_path(home)).get(run_id)
-    shown = [c for c in record.answer.claims if c.supporting_span_id]
-    # the claim whose span sits deepest in its page: the one most likely to open out of view
-    claim = max(shown, key=lambda c: record.span(c.supporting_span_id).char_start)
-    span = record.span(claim.supporting_span_id)
-    assert span.char_start > 1000, "precondition: a span far enough down its page"
-    for context in (800, 200_000):  # the default window, and "whole page"
-        browser.get(f"{live_view.url}/runs/{run_id}/claims/{claim.index}?context={context}")
+def _deep_span_run(home):
+    """A run whose one claim cites a sentence 6,000 characters into its page."""
+    from spanproof.agent.evidence import Span, make_span_id
+    from spanproof.agent.record import (
+        AnswerClaim,
+        DocumentRecord,
+        PairVerdict,
+        RunConfig,
+        RunRecord,
+    )
+    from spanproof.agent.runstore import RunStore
+    from spanproof.agent.snapshots import SnapshotStore
+    from spanproof.agent.web import SNAPSHOT_DIR
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verdict import SpanRef
+    from spanproof.graders.verify import Verifier
+
+    filler = "".join(f"Paragraph {i} of the council's minutes records routine business.\n\n"
+                     for i in range(90))  # fmt: skip
+    sentence = "The council approved the new bridge on 3 March 2024."
+    body = filler + sentence + "\n\nThe meeting closed at nine.\n"
+    doc = SnapshotStore(home / SNAPSHOT_DIR).put(
+        "https://council.example/minutes", body.encode(), content_type="text/plain"
+    )
+    start = doc.text.index(sentence)
+    span = Span(span_id=make_span_id(doc.doc_id, start, start + len(sentence)),
+                doc_id=doc.doc_id, url=doc.url, text=sentence, char_start=start,
+                char_end=start + len(sentence), retrieved_at=doc.retrieved_at)  # fmt: skip
+    verdict = asyncio.run(Verifier([make_judge("rules")]).verify(
+        sentence, SpanRef(text=sentence, url=span.url, retrieved_at=span.retrieved_at)))  # fmt: skip
+    record = RunRecord(
+        run_id="run_deep_span", question="When was the bridge approved?", status="complete",
+        config=RunConfig(policy="extractive", judges=["rules"]), spans=[span],
+        documents=[DocumentRecord(doc_id=doc.doc_id, url=doc.url, final_url=doc.final_url,
+                                  retrieved_at=doc.retrieved_at, sha256=doc.sha256)],
+        verdicts=[PairVerdict(claim_index=0, span_id=span.span_id, verdict=verdict)],
+    )  # fmt: skip
+    record.answer.claims = [
+        AnswerClaim(index=0, text=sentence, draft_text=sentence, span_ids=[span.span_id],
+                    supporting_span_id=span.span_id, verdict=verdict, status="published"),
+    ]  # fmt: skip
+    RunStore.default(home).save(record)
+    return record.run_id, span
+
+
+@pytest.mark.parametrize("context", [800, 200_000])  # the default window, and "whole page"
+def test_the_highlighted_span_is_visible_in_its_box_without_scrolling(tmp_path, browser,
+                                                                      context):  # fmt: skip
+    from spanproof.view.settings import ViewSettings
+
+    run_id, span = _deep_span_run(tmp_path)
+    with LiveServer(ViewSettings(home=tmp_path, port=free_port())) as server:
+        browser.get(f"{server.url}/runs/{run_id}/claims/0?context={context}")
         box_top, box_height, mark_top, mark_bottom = browser.execute_script(
             "const box = document.getElementById(arguments[0]);"
             "const mark = document.getElementById(arguments[1]);"
@@ -24,12 +70,12 @@ def test_the_highlighted_span_is_visible_in_its_box_without_scrolling(built_home
             "return [b.top, box.clientHeight, m.top, m.bottom];",
             f"doc-{span.span_id}", f"hl-{span.span_id}",
         )  # fmt: skip
-        assert box_top <= mark_top and mark_top - box_top < box_height / 2, (
-            f"context {context}: the span starts {mark_top - box_top:.0f}px into a box "
-            f"{box_height}px tall"
-        )
-        # every character of the context is still there, folded above the span
         text = browser.execute_script(
             "return document.getElementById(arguments[0]).textContent", f"doc-{span.span_id}"
         )
-        assert span.text in text
+    # the whole highlight inside the part of the box shown when the page opens
+    assert box_top <= mark_top and mark_bottom <= box_top + box_height, (
+        f"the span ends {mark_bottom - box_top:.0f}px into a box showing {box_height}px"
+    )
+    # every character of the context is still there, folded above the span
+    assert "Paragraph 89 of the council" in text and span.text in text
