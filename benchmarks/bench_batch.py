@@ -72,8 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         with BatchServer(hold=True) as server:
             cmd = command(server.base_url, pairs, home, tmp_path / "batch.jsonl", batch=True)
             t0 = time.perf_counter()
+            # SIGINT as a terminal delivers it, even when this script runs as a background
+            # job (which starts with SIGINT ignored, and its children inherit that)
             first = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)  # fmt: skip
+                                     stderr=subprocess.PIPE, text=True,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                      signal.SIG_DFL))  # fmt: skip
             while server.batches_created == 0 and first.poll() is None:
                 time.sleep(0.1)
             time.sleep(1.0)  # waiting on the batch now

@@ -107,7 +107,9 @@ def test_ctrl_c_while_waiting_exits_130_and_the_next_run_collects_the_same_batch
                "--pairs", str(pairs), "--judge", "openai:fake", "--base-url", server.base_url,
                "--api-key", "local", "--home", str(tmp_path), "--batch", "--batch-poll", "0.05"]  # fmt: skip
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+                                text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                # as a terminal delivers Ctrl-C, also under a background runner
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
         deadline = time.monotonic() + 60
         while server.batches_created == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
