@@ -53,6 +53,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from spanproof.memo import memo_list
+
 _VERDICT_WORDS = r"(?:SUPPORTED|NOT[_ ]SUPPORTED|PARTIAL|VERIFIED|APPROVED|PASS(?:ED)?|TRUE)"
 _MACHINE = (
     r"(?:AI|A\.I\.|LLM|language model|model|assistant|chatbot|bot|agent|verifier|grader|judge|"
@@ -399,6 +401,7 @@ def _structural_findings(revealed: str, folded: str) -> list[Finding]:
     return out
 
 
+@memo_list()  # the judge and the audit both read every span; planted pairs share spans
 def find_instructions(text: str) -> list[Finding]:
     """Every place where the text addresses a machine, by rule name.
 
