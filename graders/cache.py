@@ -30,10 +30,12 @@ import json
 import os
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spanproof.graders.verdict import SpanRef, Verdict
 
-from spanproof.store import Store, open_store, store_for_url
+if TYPE_CHECKING:
+    from spanproof.store import Store
 
 
 def cache_key(
@@ -75,6 +77,14 @@ def cache_key_for(judge: object, claim: str, span: SpanRef) -> str:
     )
 
 
+def _store(target: Store | str | os.PathLike[str]) -> Store:
+    # The store (SQLAlchemy) is imported when a cache is opened, not with this module: a
+    # process that only computes keys or judges (verify's worker processes) never loads it.
+    from spanproof.store import Store, store_for_url
+
+    return target if isinstance(target, Store) else store_for_url(str(target))
+
+
 class VerdictCache:
     """Judge verdicts by cache key. ``target``: a Store, a database URL or a SQLite file path.
 
@@ -83,12 +93,14 @@ class VerdictCache:
     """
 
     def __init__(self, target: Store | str | os.PathLike[str]) -> None:
-        self.store = target if isinstance(target, Store) else store_for_url(str(target))
+        self.store = _store(target)
         self.used_keys: set[str] = set()
         self._lock = threading.Lock()
 
     @classmethod
     def default(cls, home: str | Path | None = None, db: str | None = None) -> VerdictCache:
+        from spanproof.store import open_store
+
         return cls(open_store(home=home, db=db))
 
     @property
@@ -124,10 +136,12 @@ class UsefulnessCache:
     """Rubric scores (JSON) by key, in the same store as the verdicts; insert-or-ignore."""
 
     def __init__(self, target: Store | str | os.PathLike[str]) -> None:
-        self.store = target if isinstance(target, Store) else store_for_url(str(target))
+        self.store = _store(target)
 
     @classmethod
     def default(cls, home: str | Path | None = None, db: str | None = None) -> UsefulnessCache:
+        from spanproof.store import open_store
+
         return cls(open_store(home=home, db=db))
 
     def get(self, key: str) -> str | None:
