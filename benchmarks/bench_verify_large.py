@@ -1,0 +1,185 @@
+"""`spanproof verify` on a large pair file: wall time, CPU per process, peak memory.
+
+    python benchmarks/make_verify_pairs.py --n 100000 --out /tmp/pairs-100k.jsonl
+    python benchmarks/bench_verify_large.py --pairs /tmp/pairs-100k.jsonl
+
+Runs the command a user types (``spanproof verify --pairs FILE --judge rules --json``, a
+fresh home, the JSON document to a file) and samples its process tree every 0.2 s from
+/proc: the resident memory of each process and of the whole tree (the parent and its
+worker processes together; ``/usr/bin/time -v`` reports only the largest single process),
+and each process's CPU time, so "both cores busy" is a measured share, not a claim. With
+``--check N`` it also judges the file's first N pairs with --workers 1 and compares those
+rows with the pool's, byte for byte.
+
+Targets: at most 300 s on two cores, at most 300 MB for the whole tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_S = 300.0
+TARGET_MB = 300.0
+PAGE = os.sysconf("SC_PAGE_SIZE")
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = Path(f"/proc/{pid}/task").iterdir()
+        out: list[int] = []
+        for t in tasks:
+            out += [int(c) for c in (t / "children").read_text().split()]
+        return out
+    except OSError:
+        return []
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += _children(p)
+    return out
+
+
+def _sample(pid: int) -> tuple[int, float] | None:
+    """(resident bytes, CPU seconds) of one process, or None when it is gone."""
+    try:
+        rss = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return rss, (int(fields[11]) + int(fields[12])) / TICK
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class Watch(threading.Thread):
+    """Samples a process tree until it ends: peak tree RSS, peak single RSS, CPU per pid."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak_tree = 0
+        self.peak_one = 0
+        self.cpu: dict[int, float] = {}
+        self.rss: dict[int, int] = {}  # peak per process
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            total = 0
+            for p in _tree(self.pid):
+                s = _sample(p)
+                if s is None:
+                    continue
+                total += s[0]
+                self.peak_one = max(self.peak_one, s[0])
+                self.rss[p] = max(self.rss.get(p, 0), s[0])
+                self.cpu[p] = max(self.cpu.get(p, 0.0), s[1])
+            self.peak_tree = max(self.peak_tree, total)
+            self.stop.wait(0.2)
+
+
+def verify(pairs: Path, home: Path, out: Path, extra: list[str]) -> tuple[float, int, Watch]:
+    cmd = [sys.executable, "-c", "from spanproof.cli import main; main()", "verify",
+           "--pairs", str(pairs), "--judge", "rules", "--json", "--home", str(home), *extra]  # fmt: skip
+    t0 = time.perf_counter()
+    with out.open("w") as stdout:
+        proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        watch = Watch(proc.pid)
+        watch.start()
+        _, err = proc.communicate()
+    wall = time.perf_counter() - t0
+    watch.stop.set()
+    watch.join()
+    if proc.returncode not in (0, 1):
+        print(err, file=sys.stderr)
+    return wall, proc.returncode, watch
+
+
+_RESULTS = ', "results": ['
+
+
+def _summary(doc: Path) -> tuple[dict, int]:
+    """The summary of a --json document without loading its rows, and where the rows start."""
+    with doc.open(encoding="utf-8") as f:
+        head = f.read(1 << 20)
+    at = head.find(_RESULTS)
+    if at < 0:
+        return json.loads(head), 0
+    return json.loads(head[:at] + "}"), at + len(_RESULTS)
+
+
+def _rows(doc: Path, start: int, n: int) -> list[dict]:
+    """The first ``n`` rows of the document's results, decoded one at a time."""
+    decoder = json.JSONDecoder()
+    with doc.open(encoding="utf-8") as f:
+        text = f.read(start + n * 20000)
+    out, pos = [], start
+    while len(out) < n:
+        row, pos = decoder.raw_decode(text, pos)
+        out.append(row)
+        pos += 2  # ", "
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=Path, required=True)
+    ap.add_argument("--workers", type=int, default=None, help="default: the command's own")
+    ap.add_argument("--check", type=int, default=2000,
+                    help="compare the first N rows with a --workers 1 run (0: skip)")  # fmt: skip
+    args = ap.parse_args(argv)
+    n = sum(1 for line in args.pairs.open(encoding="utf-8") if line.strip())
+    extra = ["--workers", str(args.workers)] if args.workers else []
+    with tempfile.TemporaryDirectory(prefix="bench-verify-large-") as tmp:
+        tmp_path = Path(tmp)
+        doc = tmp_path / "out.json"
+        wall, code, watch = verify(args.pairs, tmp_path / "home", doc, extra)
+        summary, rows_at = _summary(doc) if code in (0, 1) else ({}, 0)
+        cpu = sum(watch.cpu.values())
+        parent = watch.cpu.get(watch.pid, 0.0)
+        workers = sorted((c for p, c in watch.cpu.items() if p != watch.pid), reverse=True)
+        print(f"spanproof verify --judge rules --json on {n} pairs ({args.pairs.name}), "
+              f"{os.cpu_count()} CPUs, load average before {os.getloadavg()[0]:.1f}")  # fmt: skip
+        print(f"  exit {code}; wall {wall:.1f} s = {1000 * wall / n:.2f} ms a pair; "
+              f"verdicts {summary.get('verdicts')}")  # fmt: skip
+        print(f"  CPU {cpu:.1f} s in all: parent {parent:.1f} s, workers "
+              f"{', '.join(f'{c:.1f}' for c in workers) or 'none'} s; "
+              f"{cpu / wall:.2f} cores busy on average")  # fmt: skip
+        others = sorted((r for p, r in watch.rss.items() if p != watch.pid), reverse=True)
+        print(f"  peak RSS: whole tree {watch.peak_tree / 1e6:.0f} MB; parent "
+              f"{watch.rss.get(watch.pid, 0) / 1e6:.0f} MB, others "
+              f"{', '.join(f'{r / 1e6:.0f}' for r in others) or 'none'} MB")  # fmt: skip
+        identical = None
+        if args.check and code in (0, 1):
+            head = tmp_path / "head.jsonl"
+            with args.pairs.open(encoding="utf-8") as src, head.open("w", encoding="utf-8") as dst:
+                for i, line in enumerate(src):
+                    if i >= args.check:
+                        break
+                    dst.write(line)
+            serial = tmp_path / "serial.json"
+            verify(head, tmp_path / "home-serial", serial, ["--workers", "1", "--no-cache"])
+            serial_rows = json.loads(serial.read_text(encoding="utf-8"))["results"]
+            pool_rows = _rows(doc, rows_at, len(serial_rows))
+            identical = pool_rows == serial_rows
+            print(f"  first {len(serial_rows)} rows identical to --workers 1: {identical}")
+        ok_time, ok_mem = wall <= TARGET_S, watch.peak_tree <= TARGET_MB * 1e6
+        print(f"  targets: wall <= {TARGET_S:.0f} s {'met' if ok_time else 'MISSED'}; "
+              f"tree RSS <= {TARGET_MB:.0f} MB {'met' if ok_mem else 'MISSED'}")  # fmt: skip
+    return 0 if ok_time and ok_mem and identical is not False and code in (0, 1) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
