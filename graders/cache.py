@@ -25,10 +25,12 @@ runner, CI job, sanitiser version, judge, model id, prompt hash).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -90,12 +92,44 @@ class VerdictCache:
 
     ``used_keys`` collects every key read with a hit or written, so a gate run can record
     which verdicts its result rests on (pruning keeps those).
+
+    ``batch(keys)``: for a set of pairs judged together, one query reads every key's verdict
+    and the new verdicts are written in one transaction when the last batch open ends (or
+    every ``FLUSH_EVERY``), instead of a round trip and a commit per verdict. A verdict not
+    yet written is lost if the process dies: it is judged again next time, as any miss.
     """
+
+    FLUSH_EVERY = 256
 
     def __init__(self, target: Store | str | os.PathLike[str]) -> None:
         self.store = _store(target)
         self.used_keys: set[str] = set()
         self._lock = threading.Lock()
+        self._batches = 0
+        self._read: dict[str, str] = {}
+        self._looked_up: set[str] = set()  # keys a batch read, found or not
+        self._unwritten: list[tuple[str, str, dict]] = []
+
+    @contextlib.contextmanager
+    def batch(self, keys: Iterable[str]) -> Iterator[None]:
+        wanted = [k for k in dict.fromkeys(keys) if k not in self._looked_up]
+        self._read.update(self.store.get_verdicts(wanted) if wanted else {})
+        self._looked_up.update(wanted)
+        self._batches += 1
+        try:
+            yield
+        finally:
+            self._batches -= 1
+            if not self._batches:
+                self._read.clear()
+                self._looked_up.clear()
+                self.flush()
+
+    def flush(self) -> None:
+        """Write the verdicts a batch holds back."""
+        items, self._unwritten = self._unwritten, []
+        if items:
+            self.store.put_verdicts(items)
 
     @classmethod
     def default(cls, home: str | Path | None = None, db: str | None = None) -> VerdictCache:
@@ -108,7 +142,10 @@ class VerdictCache:
         return self.store.display_url
 
     def get(self, key: str) -> Verdict | None:
-        text = self.store.get_verdict(key)
+        if self._batches and key in self._looked_up:
+            text = self._read.get(key)
+        else:
+            text = self.store.get_verdict(key)
         if text is None:
             return None
         with self._lock:
@@ -118,10 +155,17 @@ class VerdictCache:
     def put(self, key: str, verdict: Verdict) -> None:
         if verdict.error is not None:
             return
-        self.store.put_verdict(key, verdict.model_dump_json(), {
-            "judge": verdict.judge, "model_id": verdict.model_id,
-            "prompt_sha256": verdict.prompt_sha256,
-        })  # fmt: skip
+        text = verdict.model_dump_json()
+        meta = {"judge": verdict.judge, "model_id": verdict.model_id,
+                "prompt_sha256": verdict.prompt_sha256}  # fmt: skip
+        if self._batches:
+            self._read[key] = text  # the same pair again in this batch is a hit
+            self._looked_up.add(key)
+            self._unwritten.append((key, text, meta))
+            if len(self._unwritten) >= self.FLUSH_EVERY:
+                self.flush()
+        else:
+            self.store.put_verdict(key, text, meta)
         with self._lock:
             self.used_keys.add(key)
 
