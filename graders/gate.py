@@ -60,6 +60,7 @@ from spanproof.graders.gate_judge_checks import (
     SensitivityInput,
     UsefulnessInput,
 )
+from spanproof.graders.gate_memo import REPLAYED_CHECKS
 from spanproof.graders.gate_result import (
     CheckRow,
     GateResult,
@@ -170,6 +171,8 @@ class _State(BaseModel):
     phase_calls: dict[str, int] = Field(default_factory=dict)
     db: str | None = None  # the store: --db / $SPANPROOF_DB / SQLite under the home
     phase_errors: dict[str, int] = Field(default_factory=dict)
+    memo: Any = None  # graders.gate_memo.GateMemo: phases replayed when nothing changed
+    fresh: bool = False  # --fresh: recompute every phase
 
     def calls_now(self) -> int:
         return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
@@ -192,11 +195,16 @@ async def run_gate(
     endpoint: Any = None,
     record: bool = True,
     db: str | None = None,
+    fresh: bool = False,
 ) -> GateResult:
     """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
 
     ``db``: the store for runs, verdicts and the gate run (default $SPANPROOF_DB, else SQLite
     under ``home``); a storage error while recording the result propagates as a StoreError.
+
+    A deterministic gate (local judge, extractive policy) whose inputs all match a complete
+    earlier run in this home replays that run's agent runs and its calibration, sensitivity
+    and injection measurements (graders.gate_memo); ``fresh`` recomputes everything.
 
     An interrupt (Ctrl-C, or the command's deadline cancelling it) stops the gate at once: the
     checks that finished keep their rows, the others get "interrupted" error rows, the run is
@@ -204,7 +212,7 @@ async def run_gate(
     """
     t0 = time.perf_counter()
     started = utc_now_iso()
-    state = _State(progress=progress, db=db)
+    state = _State(progress=progress, db=db, fresh=fresh)
     views: list[RunView] = []
     records: list[Any] = []
     try:
@@ -217,14 +225,37 @@ async def run_gate(
         _say(progress, f"[gate] interrupted; recorded {result.gate_id} with what ran")
         raise
     result = _result(cfg, state, t0, started, config_source, views, records, home)
+    _keep_memo(state, result)
     if record:
         _save(result, state, home)
     return result
 
 
+def _used_verdict_keys(state: _State) -> set[str]:
+    used = set(getattr(getattr(state.verifier, "cache", None), "used_keys", None) or ())
+    if state.memo is not None and state.memo.replayed:
+        used |= set(state.memo.verdict_keys())  # a replayed figure rests on these too
+    return used
+
+
 def _save(result: GateResult, state: _State, home: Path) -> None:
-    used = getattr(getattr(state.verifier, "cache", None), "used_keys", None) or set()
-    GateStore.default(home, state.db).save(result, verdict_keys=used)
+    GateStore.default(home, state.db).save(result, verdict_keys=_used_verdict_keys(state))
+
+
+def _keep_memo(state: _State, result: GateResult) -> None:
+    """Keep this run's slow phases for a rerun with nothing changed: only a complete run,
+    every phase measured (a phase that failed or a check that could not run is never kept)."""
+    memo = state.memo
+    if memo is None or state.failed_phase or state.debug:
+        return
+    if any(r.status == "error" for r in result.checks):
+        return
+    try:
+        memo.save(result.gate_id, sorted(_used_verdict_keys(state)))
+    except OSError as exc:  # a memo not written only costs a recomputation next time
+        _say(state.progress, f"[gate] note: could not keep this run for replay: {exc}")
+    if memo.note:
+        _say(state.progress, f"[gate] note: {memo.note}")
 
 
 async def _run_phases(
@@ -244,6 +275,7 @@ async def _run_phases(
         cache = VerdictCache.default(home, state.db)
         verifier = Verifier([judge], cache=cache, concurrency=cfg.concurrency)
         state.verifier = verifier
+        state.memo = _open_memo(cfg, judge, home, state)
 
     ctx = _Inputs(cfg=cfg, home=home, state=state, endpoint=endpoint, verifier=verifier,
                   judge=judge, views=views, records=records)  # fmt: skip
@@ -251,8 +283,13 @@ async def _run_phases(
     if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
         with _Phase(state, "agent runs", [*AGENT_CHECKS, *scored]):
-            await _agent_runs(cfg, home, verifier, state, endpoint, views, records, ctx.questions)
-            env = state.artifacts.pop("_env", None)
+            if not _replay_agent_runs(cfg, home, state, views, records, ctx.questions):
+                await _agent_runs(cfg, home, verifier, state, endpoint, views, records,
+                                  ctx.questions)  # fmt: skip
+                env = state.artifacts.pop("_env", None)
+                if state.memo is not None:
+                    state.memo.keep_agent_runs(records, [v.question_id for v in views],
+                                               _allow_hosts(env))  # fmt: skip
 
     if views:
         ctx.snapshot_text = _snapshot_reader(env, home)
@@ -287,7 +324,70 @@ async def _run_phases(
         if check.name != "usefulness" and verifier is None:
             continue  # the judge setup failed; its reason is each check's row
         with _Phase(state, check.name, [check.name]):
-            state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+            if not _replay_check(state, check.name):
+                state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+                if state.memo is not None and check.name in REPLAYED_CHECKS:
+                    state.memo.keep_check(check.name, state.rows[check.name],
+                                          state.artifacts.get(check.name))  # fmt: skip
+
+
+def _open_memo(cfg: GateConfig, judge: Any, home: Path, state: _State) -> Any:
+    """This gate's memo (graders.gate_memo), or None: never replayed, or not readable."""
+    from spanproof.graders.gate_memo import GateMemo
+
+    try:
+        memo = GateMemo.for_gate(cfg, judge, home=home, db=state.db, resolve=_resolve,
+                                 fresh=state.fresh)  # fmt: skip
+    except (OSError, ValueError) as exc:  # replay is an optimisation: without it, recompute
+        _say(state.progress, f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
+        return None
+    if memo is not None and memo.note:
+        _say(state.progress, f"[gate] note: {memo.note}")
+    return memo
+
+
+def _replay_agent_runs(
+    cfg: GateConfig, home: Path, state: _State, views: list, records: list,
+    questions: dict[str, GoldenQuestion],
+) -> bool:  # fmt: skip
+    if state.memo is None:
+        return False
+    from spanproof.store import open_store
+
+    replay = state.memo.agent_runs(open_store(home=home, db=state.db))
+    if replay is None:
+        if state.memo.note:
+            _say(state.progress, f"[gate] note: {state.memo.note}")
+        return False
+    replayed, question_ids, allow = replay
+    golden = load_questions(_resolve(cfg.questions), cfg.max_questions)
+    questions.update({q.id: q for q in golden})
+    for record, qid in zip(replayed, question_ids, strict=True):
+        records.append(record)
+        views.append(view_from_record(record, question_id=qid, allow_hosts=allow))
+    _say(state.progress, f"[gate]   replayed {len(records)} agent runs of gate "
+         f"{state.memo.replayed['agent runs']} (nothing they read changed; --fresh reruns)")  # fmt: skip
+    return True
+
+
+def _replay_check(state: _State, name: str) -> bool:
+    if state.memo is None or name not in REPLAYED_CHECKS:
+        return False
+    saved = state.memo.check(name)
+    if saved is None:
+        return False
+    state.rows[name], artifact = saved
+    if artifact is not None:
+        state.artifacts[name] = artifact
+    _say(state.progress, f"[gate]   replayed {name} of gate {state.memo.replayed[name]} "
+         "(nothing it reads changed; --fresh reruns)")  # fmt: skip
+    return True
+
+
+def _allow_hosts(env: Any) -> list[str]:
+    return list(
+        getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
+    )
 
 
 @dataclass
@@ -369,6 +469,12 @@ def _result(
         }
     if interrupted:
         result.artifacts["interrupted"] = True
+    if state.memo is not None and state.memo.replayed:
+        result.artifacts["replayed"] = {
+            "phases": dict(state.memo.replayed),
+            "why": "every input unchanged (code, versions, config, goldens, corpus, judge, "
+            "store); spanproof gate --fresh recomputes",
+        }
     if state.debug:
         result.artifacts["errors"] = [d[-2000:] for d in state.debug]
     return result

@@ -61,13 +61,18 @@ from spanproof.cli.options import (
     type=click.Path(dir_okay=False),
     help="Write the markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set).",
 )
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Recompute every phase, even those an offline rerun with nothing changed replays.",
+)
 @home_option()
 @db_option()
 @endpoint_options
 @model_options()
 @storage_errors
-def gate(config_path, judge, policy, model, max_questions, as_json, junit, report_dir, markdown_path, home,
-         db, base_url, api_key) -> None:  # fmt: skip
+def gate(config_path, judge, policy, model, max_questions, as_json, junit, report_dir, markdown_path,
+         fresh, home, db, base_url, api_key) -> None:  # fmt: skip
     """Run every check and fail when a threshold drops.
 
     \b
@@ -87,12 +92,17 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     Options override the config file. Judge verdicts are cached in the store (--db, default
     SQLite in the home), so a rerun with nothing changed makes no model calls - on any
     runner that shares the database. Each gate run is recorded with its provenance.
+    Offline (a local judge, the extractive policy), a rerun in the same home whose every
+    input is unchanged - code and installed versions, config, goldens, corpus, fixtures,
+    judge, store - replays the agent runs and the calibration, sensitivity and injection
+    measurements of the earlier run and says so; --fresh recomputes them.
 
     \b
     Examples:
       spanproof gate                                  # offline: corpus, rules judge, extractive agent
       spanproof gate --junit out/gate.xml --report out/gate
       spanproof gate --judge blind                    # must fail: sensitivity catches a blind judge
+      spanproof gate --fresh                          # recompute every phase, replay nothing
       spanproof gate --db postgresql+psycopg://ci:PASS@db.internal/spanproof   # a team's shared store
     """
     from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
@@ -129,7 +139,7 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     progress = progress_printer(as_json)
     result = run_async(
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint,
-                 db=db),
+                 db=db, fresh=fresh),
         quiet=as_json,
         what="gate",
     )  # fmt: skip
@@ -153,6 +163,10 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
         echo_json(result.public())
     else:
         click.echo(terminal_table(result))
+        replayed = result.artifacts.get("replayed")
+        if replayed:
+            phases = ", ".join(sorted(replayed["phases"]))
+            click.echo(f"replayed: {phases} (nothing they read changed; --fresh recomputes)")
     sys.exit(result.exit_code)
 
 
