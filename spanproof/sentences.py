@@ -21,6 +21,8 @@ from functools import lru_cache
 import pysbd
 from pysbd.lang.english import English
 
+from spanproof.memo import memo_list
+
 _segmenter: pysbd.Segmenter | None = None
 
 # pysbd compiles a pattern for each abbreviation it meets in a text (several hundred in all),
@@ -185,6 +187,7 @@ def _split_missed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, in
     return out
 
 
+@memo_list(4096)  # the agent splits the same page blocks again for every sub-question and run
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every non-blank sentence of ``text``, surrounding whitespace excluded."""
     return _split_missed(text, _join_clock_times(text, _pysbd_spans(text)))
