@@ -10,8 +10,8 @@ repository, installed (not editable) into a temporary directory; ``--after`` is 
 (default: this one, as installed). The runs alternate between the versions, so both see the
 same machine load. For each run: wall time, CPU time of the command and its children, and
 the gate's own time per phase (read from the gate run it recorded). Then every check row of
-the four runs (value, threshold, pass, detail) is compared: the figures must be the same to
-the last digit.
+the four runs (value, threshold, pass, detail; run ids, new on every computed run, masked)
+is compared: the figures must be the same to the last digit.
 
 Targets (after): cold <= 20 s on two cores; warm <= 5 s; identical figures.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -34,6 +35,8 @@ from tabulate import tabulate
 ROOT = Path(__file__).resolve().parent.parent
 COLD_TARGET_S, WARM_TARGET_S = 20.0, 5.0
 FIGURE_FIELDS = ("name", "value", "threshold", "passed", "detail", "status")
+# Run ids are new uuids on every computed run ("worst run <id>"): an id is not a figure.
+RUN_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def install(revision: str, into: Path) -> Path:
@@ -78,7 +81,13 @@ def gate(site: Path | None, home: Path, cwd: Path) -> dict:
         "wall": wall,
         "cpu": cpu,
         "exit": proc.returncode,
-        "rows": [{k: c[k] for k in FIGURE_FIELDS} for c in public["checks"]],
+        "rows": [
+            {
+                k: RUN_ID.sub("<run id>", c[k]) if isinstance(c[k], str) else c[k]
+                for k in FIGURE_FIELDS
+            }
+            for c in public["checks"]
+        ],
         "phases": mine.get("phase_seconds", {}),
         "notes": mine.get("artifacts", {}).get("replayed"),
     }

@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
             pool_rows = _rows(doc, rows_at, len(serial_rows))
             identical = pool_rows == serial_rows
             print(f"  first {len(serial_rows)} rows identical to --workers 1: {identical}")
+        if code not in (0, 1):
+            print(f"  verify could not run (exit {code}): no figure")
+            return 2
         ok_time, ok_mem = wall <= TARGET_S, watch.peak_tree <= TARGET_MB * 1e6
         print(f"  targets: wall <= {TARGET_S:.0f} s {'met' if ok_time else 'MISSED'}; "
               f"tree RSS <= {TARGET_MB:.0f} MB {'met' if ok_mem else 'MISSED'}")  # fmt: skip

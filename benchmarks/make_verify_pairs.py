@@ -109,7 +109,7 @@ def generate(n: int, seed: int):
             break
         sentences = pages[wid]["sentences"][start:end]
         span = " ".join(sentences)
-        if len(span) > MAX_SPAN_CHARS or span in seen_spans:
+        if not span.strip() or len(span) > MAX_SPAN_CHARS or span in seen_spans:
             continue
         inside = [s for s in sentences if _prose(s)]
         kind = rng.choices(kinds, weights)[0]

@@ -18,7 +18,9 @@ them from it and judges only the rest.
 from __future__ import annotations
 
 import contextlib
+import math
 import tempfile
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -78,7 +80,7 @@ def stream_pairs(path: Path) -> Iterator[tuple[StreamPair, str | None]]:
 
 @dataclass(frozen=True, slots=True)
 class _Figures:
-    """What graders.calibration.figures reads of a verdict."""
+    """What graders.calibration.figures reads of a verdict (the error only as present or not)."""
 
     verdict: str
     judge_verdict: str | None
@@ -87,7 +89,12 @@ class _Figures:
 
 
 class Tally:
-    """The summary's counts, built one judged pair at a time."""
+    """The summary's counts, built one judged pair at a time. For the agreement metrics each
+    pair keeps five small numbers (a label, two verdicts, a confidence, an error flag), not
+    its verdict: a few bytes a pair, however large the file."""
+
+    _CODES = {label: i for i, label in enumerate(LABELS)}
+    _NONE = len(LABELS)
 
     def __init__(self, *, keep_for_metrics: bool) -> None:
         self.n = 0
@@ -96,8 +103,11 @@ class Tally:
         self.first_error: str | None = None
         self.contains_instructions = 0
         self.keep = keep_for_metrics
-        self.labels: list[str] = []
-        self.figures: list[_Figures] = []
+        self._labels = bytearray()
+        self._verdicts = bytearray()
+        self._judge_verdicts = bytearray()
+        self._failed = bytearray()
+        self._confidence = array("d")
 
     def add(self, j: Judged, label: str | None) -> None:
         self.n += 1
@@ -107,13 +117,29 @@ class Tally:
             self.first_error = self.first_error or j.error
         self.contains_instructions += j.contains_instructions
         if self.keep and label is not None:
-            self.labels.append(label)
-            self.figures.append(_Figures(j.verdict, j.judge_verdict, j.error, j.confidence))
+            code = self._CODES
+            self._labels.append(code[label])
+            self._verdicts.append(code[j.verdict])
+            self._judge_verdicts.append(code.get(j.judge_verdict or "", self._NONE))
+            self._failed.append(j.error is not None)
+            self._confidence.append(math.nan if j.confidence is None else j.confidence)
 
     def metrics(self, label_metrics: Callable[[list[str], list], dict]) -> dict[str, Any] | None:
-        if not self.keep or not self.labels or len(self.labels) != self.n:
+        if not self.keep or not self._labels or len(self._labels) != self.n:
             return None
-        return label_metrics(self.labels, self.figures)
+        labels = [LABELS[c] for c in self._labels]
+        figures = [
+            _Figures(
+                LABELS[v],
+                LABELS[jv] if jv != self._NONE else None,
+                "judge error" if failed else None,
+                None if math.isnan(conf) else conf,
+            )
+            for v, jv, failed, conf in zip(
+                self._verdicts, self._judge_verdicts, self._failed, self._confidence, strict=True
+            )
+        ]
+        return label_metrics(labels, figures)
 
     def verdicts(self) -> dict[str, int]:
         return {label: self.counts.get(label, 0) for label in LABELS}

@@ -199,3 +199,25 @@ def test_ctrl_c_keeps_what_finished_and_leaves_no_worker_behind(tmp_path):
             break
         time.sleep(0.2)
     assert left == ""
+
+
+def test_the_compact_tally_gives_the_metrics_of_the_verdicts_themselves():
+    from spanproof.graders.verdict import Verdict
+    from spanproof.graders.verify_stream import judged
+
+    from spanproof.cli.verify import label_metrics
+    from spanproof.cli.verify_run import Tally
+
+    verdicts = [
+        Verdict(verdict="SUPPORTED", judge_verdict="SUPPORTED", confidence=0.8),
+        Verdict(verdict="PARTIAL", judge_verdict="SUPPORTED", confidence=0.55),
+        Verdict(verdict="NOT_SUPPORTED", judge_verdict=None, confidence=None),
+        Verdict(verdict="NOT_SUPPORTED", error="TimeoutError: no reply"),
+        Verdict(verdict="NOT_SUPPORTED", judge_verdict="PARTIAL", confidence=0.4),
+    ]
+    labels = ["SUPPORTED", "PARTIAL", "NOT_SUPPORTED", "SUPPORTED", "NOT_SUPPORTED"]
+    tally = Tally(keep_for_metrics=True)
+    for i, (v, label) in enumerate(zip(verdicts, labels, strict=True)):
+        tally.add(judged(str(i), v), label)
+    assert tally.metrics(label_metrics) == label_metrics(labels, verdicts)
+    assert (tally.errors, tally.first_error) == (1, "TimeoutError: no reply")
