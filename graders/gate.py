@@ -13,6 +13,7 @@ every deterministic check walks the saved records and the snapshot store.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import time
 import traceback
@@ -60,7 +61,7 @@ from spanproof.graders.gate_judge_checks import (
     SensitivityInput,
     UsefulnessInput,
 )
-from spanproof.graders.gate_memo import REPLAYED_CHECKS
+from spanproof.graders.gate_memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
 from spanproof.graders.gate_result import (
     CheckRow,
     GateResult,
@@ -325,10 +326,12 @@ async def _run_phases(
             continue  # the judge setup failed; its reason is each check's row
         with _Phase(state, check.name, [check.name]):
             if not _replay_check(state, check.name):
+                keep = state.memo is not None and check.name in REPLAYED_CHECKS
+                before = copy.deepcopy(state.artifacts) if keep else {}
                 state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
-                if state.memo is not None and check.name in REPLAYED_CHECKS:
+                if keep:
                     state.memo.keep_check(check.name, state.rows[check.name],
-                                          state.artifacts.get(check.name))  # fmt: skip
+                                          artifacts_patch(before, state.artifacts))  # fmt: skip
 
 
 def _open_memo(cfg: GateConfig, judge: Any, home: Path, state: _State) -> Any:
@@ -376,9 +379,8 @@ def _replay_check(state: _State, name: str) -> bool:
     saved = state.memo.check(name)
     if saved is None:
         return False
-    state.rows[name], artifact = saved
-    if artifact is not None:
-        state.artifacts[name] = artifact
+    state.rows[name], patch = saved
+    apply_patch(state.artifacts, patch)
     _say(state.progress, f"[gate]   replayed {name} of gate {state.memo.replayed[name]} "
          "(nothing it reads changed; --fresh reruns)")  # fmt: skip
     return True

@@ -31,6 +31,7 @@ everything. The gate result names what it replayed and the gate run that compute
 from __future__ import annotations
 
 import contextlib
+import copy
 import gzip
 import hashlib
 import importlib.metadata
@@ -45,11 +46,11 @@ from typing import Any
 
 from spanproof.graders.gate_result import CheckRow
 
-FORMAT = 1
+FORMAT = 2
 FOLDER = "gate-memo"
 KEEP = 4  # memo files kept per home (the newest)
 # The checks whose work is replayed (the agent checks are recomputed from replayed runs).
-REPLAYED_CHECKS = ("calibration", "sensitivity", "injection")
+REPLAYED_CHECKS = ("calibration", "reviewed", "sensitivity", "injection")
 DETERMINISTIC_JUDGES = ("rules", "blind", "scripted")
 PACKAGES = (
     "spanproof",
@@ -129,12 +130,11 @@ def inputs(cfg: Any, judge: Any, *, db: str | None, resolve) -> dict[str, Any]:
     """Everything the key covers, as readable values (``resolve``: the gate's path rule)."""
     from spanproof.specs import parse_spec
 
+    # every setting that names a file or folder (questions, the sets, fixtures, a corpus ...):
+    # its bytes, whichever setting a later version adds
     files: dict[str, str] = {}
-    for name in ("questions", "calibration_set", "sensitivity_set"):
-        files[name] = tree_sha256(resolve(getattr(cfg, name)))
-    for name in ("injection_fixtures", "corpus_dir"):
-        value = getattr(cfg, name)
-        if value:
+    for name, value in cfg:
+        if isinstance(value, str) and value and resolve(value).exists():
             files[name] = tree_sha256(resolve(value))
     spec = parse_spec(cfg.judge)
     if spec.kind == "scripted":
@@ -147,6 +147,7 @@ def inputs(cfg: Any, judge: Any, *, db: str | None, resolve) -> dict[str, Any]:
         "code": code_sha256(),
         **_environment(),
         "config": cfg.sha256(),
+        "config_set": sorted(cfg.model_fields_set),  # a setting given, even at its default
         "files": files,
         "judge": [
             getattr(judge, a, None)
@@ -176,6 +177,7 @@ class GateMemo:
         self.note: str | None = None  # why an existing memo was not used
         self._old = self._load() if replay else None
         self._new: dict[str, Any] = {"agent": None, "checks": {}}
+        self.unsaveable = False
 
     @classmethod
     def for_gate(cls, cfg: Any, judge: Any, *, home: Path, db: str | None, resolve,
@@ -245,8 +247,8 @@ class GateMemo:
 
     # -- the replayed checks
 
-    def check(self, name: str) -> tuple[list[CheckRow], Any] | None:
-        """(rows, artifact) of a check the last complete run measured."""
+    def check(self, name: str) -> tuple[list[CheckRow], list[Any]] | None:
+        """(rows, artifacts patch) of a check the last complete run measured."""
         saved = ((self._old or {}).get("checks") or {}).get(name)
         if not saved:
             return None
@@ -256,12 +258,19 @@ class GateMemo:
             self.note = f"memo's {name} rows unreadable; recomputed"
             return None
         self.replayed[name] = str(saved.get("gate_id"))
-        return rows, saved.get("artifact")
+        return rows, list(saved.get("artifacts") or [])
 
-    def keep_check(self, name: str, rows: list[CheckRow], artifact: Any) -> None:
+    def keep_check(self, name: str, rows: list[CheckRow], patch: list[Any]) -> None:
+        """``patch``: what the check wrote into the result's artifacts (``artifacts_patch``)."""
+        try:
+            json.dumps(patch)
+        except (TypeError, ValueError):
+            self.note = f"{name} wrote artifacts that are not JSON; not memoised"
+            self.unsaveable = True
+            return
         self._new["checks"][name] = {
             "rows": [r.model_dump(mode="json") for r in rows],
-            "artifact": artifact,
+            "artifacts": patch,
         }
 
     # -- written after a complete run
@@ -269,6 +278,8 @@ class GateMemo:
     def save(self, gate_id: str, verdict_keys: list[str]) -> Path | None:
         """Write what this run computed or replayed, unless a module came from outside the
         hashed folders (then the key did not cover it). Returns the file, or None."""
+        if self.unsaveable:
+            return None
         if _unhashed_modules():
             self.note = "modules from outside the installed packages were loaded; not memoised"
             return None
@@ -304,6 +315,33 @@ class GateMemo:
         for old in files[:-KEEP]:
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+def artifacts_patch(before: dict[str, Any], after: dict[str, Any]) -> list[list[Any]]:
+    """``[path, value]`` for every value a phase added or changed in the result's artifacts:
+    dictionaries are walked (a phase adds its set to ``outcomes["sets"]``), anything else is
+    one value. ``before`` is a deep copy taken before the phase."""
+    out: list[list[Any]] = []
+
+    def walk(b: dict[str, Any], a: dict[str, Any], path: list[str]) -> None:
+        for k, v in a.items():
+            if k not in b:
+                out.append([[*path, k], v])
+            elif isinstance(v, dict) and isinstance(b[k], dict):
+                walk(b[k], v, [*path, k])
+            elif v != b[k]:
+                out.append([[*path, k], v])
+
+    walk(before, after, [])
+    return out
+
+
+def apply_patch(artifacts: dict[str, Any], patch: list[Any]) -> None:
+    for path, value in patch:
+        node = artifacts
+        for k in path[:-1]:
+            node = node.setdefault(k, {})
+        node[path[-1]] = copy.deepcopy(value)
 
 
 def _unhashed_modules() -> list[str]:

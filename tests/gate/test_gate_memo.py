@@ -100,8 +100,9 @@ def test_a_rerun_with_nothing_changed_replays_the_same_figures(computed, home):
     assert _figures(again) == _figures(first)
     assert (again["model_calls"], again["cache_hits"]) == (0, 0)  # nothing judged again
     assert stored["run_ids"] == stored_first["run_ids"]
-    for name in ("calibration", "sensitivity", "injection", "groundedness"):
-        assert stored["artifacts"][name] == stored_first["artifacts"][name]
+    # every artifact a replayed phase wrote (its items, outcome sets, ...) is there, as it was
+    artifacts = {k: v for k, v in stored["artifacts"].items() if k != "replayed"}
+    assert artifacts == stored_first["artifacts"]
     # --fresh recomputes every phase (verdicts from the cache) with the same figures
     fresh, stored_fresh = _gate(files, home, "--fresh")
     assert "replayed" not in stored_fresh["artifacts"]
@@ -194,6 +195,7 @@ def test_a_damaged_memo_is_recomputed_not_trusted(computed, home):
     assert _figures(data) == _figures(first)
     # ... and a memo of another key under this key's name is not trusted either
     body = json.loads(gzip.decompress(memo.read_bytes()))
+    assert body["format"] == gate_memo.FORMAT
     body["key"] = "0" * 64
     memo.write_bytes(gzip.compress(json.dumps(body).encode()))
     assert "replayed" not in _gate(files, home)[1]["artifacts"]
@@ -239,3 +241,20 @@ def test_the_code_hash_covers_every_file_of_a_package_folder(tmp_path):
     assert {f.name for f in gate_memo.package_folders()} >= {"spanproof", "agent", "graders",
                                                               "goldens", "adversarial_fixtures"}  # fmt: skip
     assert gate_memo._unhashed_modules() == []
+
+
+def test_a_phase_s_artifacts_are_replayed_down_to_the_nested_sets_it_added():
+    before = {"groundedness": {"runs": [1]}, "outcomes": {"format": 1, "sets": {"a": {"n": 1}}}}
+    after = json.loads(json.dumps(before))
+    after["calibration"] = {"items": [{"id": "p1"}]}
+    after["outcomes"]["sets"]["calibration"] = {"n": 99}
+    after["repeats"] = {"n": 3, "unstable": [{"id": "p1"}]}
+    patch = gate_memo.artifacts_patch(before, after)
+    assert {tuple(path) for path, _ in patch} == {
+        ("outcomes", "sets", "calibration"),
+        ("calibration",),
+        ("repeats",),
+    }  # only what the phase wrote: the groundedness runs and the other set are untouched
+    replayed = json.loads(json.dumps(before))
+    gate_memo.apply_patch(replayed, json.loads(json.dumps(patch)))
+    assert replayed == after
