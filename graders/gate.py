@@ -63,6 +63,7 @@ from spanproof.graders.gate_judge_checks import (
 )
 from spanproof.graders.gate_memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
 from spanproof.graders.gate_result import (
+    STOP_REASONS,
     CheckRow,
     GateResult,
     Status,
@@ -73,10 +74,12 @@ from spanproof.graders.gate_result import (
 from spanproof.graders.gate_spec import declared_checks
 from spanproof.graders.gate_store import (
     GateStore,
+    keep_unrecorded,
     store_path,
 )
 
 if TYPE_CHECKING:
+    from spanproof.graders.baseline import Baseline
     from spanproof.graders.injection import InjectionReport
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -111,6 +114,7 @@ class _Phase:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        self.state.note_dead_models(self.name)
         dt = time.perf_counter() - self.t0
         self.state.phase_seconds[self.name] = self.state.phase_seconds.get(self.name, 0.0) + dt
         calls = self.state.calls_now() - self.calls0
@@ -147,6 +151,10 @@ class _Phase:
         _say(self.state.progress, f"[gate] {self.name} could not run: {_why(exc)}")
         for check in self.checks:
             self.state.failed_phase[check] = f"{self.name}: {_why(exc)}"
+        if _proves_endpoint_dead(exc):
+            self.state.dead_endpoint = f"{self.name}: {_why(exc)}"
+        if _caused_by_store(exc):
+            self.state.store_lost = f"the store could not be reached in {self.name} ({_why(exc)})"
         return True
 
 
@@ -154,6 +162,30 @@ def _server_responses() -> int:
     from spanproof.wire import totals
 
     return totals().responses
+
+
+def _proves_endpoint_dead(exc: BaseException) -> bool:
+    """A failure every later call to the endpoint would repeat (see wire.endpoint_dead)."""
+    from spanproof.wire import endpoint_dead
+
+    return isinstance(exc, EndpointDead) or endpoint_dead(exc)
+
+
+def _caused_by_store(exc: BaseException) -> bool:
+    from spanproof.store.errors import StoreError
+
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, StoreError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class EndpointDead(RuntimeError):
+    """A model endpoint stopped answering (its circuit is open) while the gate ran a phase."""
 
 
 class _State(BaseModel):
@@ -172,6 +204,23 @@ class _State(BaseModel):
     phase_calls: dict[str, int] = Field(default_factory=dict)
     db: str | None = None  # the store: --db / $SPANPROOF_DB / SQLite under the home
     phase_errors: dict[str, int] = Field(default_factory=dict)
+    # The agent's web environment (index, fetcher, snapshot store): a live object the
+    # deterministic checks read, never part of the result.
+    env: Any = None
+    # Set when a phase proves a model endpoint dead (a refused key, an unknown model, a
+    # circuit opened by calls failing in a row): the later phases are not run.
+    dead_endpoint: str | None = None
+    dead_models: dict[str, str] = Field(default_factory=dict)  # model -> "phase: cause"
+    store_lost: str | None = None  # a phase could not reach the store: the later ones stop too
+
+    def note_dead_models(self, phase: str) -> None:
+        """Remember, with the phase that proved it, each model whose circuit is open."""
+        from spanproof.wire import clients
+
+        for client in clients():
+            if client.open_cause and client.model not in self.dead_models:
+                self.dead_models[client.model] = f"{phase}: {client.open_cause}"
+
     memo: Any = None  # graders.gate_memo.GateMemo: phases replayed when nothing changed
     fresh: bool = False  # --fresh: recompute every phase
 
@@ -196,21 +245,33 @@ async def run_gate(
     endpoint: Any = None,
     record: bool = True,
     db: str | None = None,
+    baseline: Baseline | None = None,
+    stop: Callable[[], str | None] | None = None,
     fresh: bool = False,
 ) -> GateResult:
     """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
 
     ``db``: the store for runs, verdicts and the gate run (default $SPANPROOF_DB, else SQLite
-    under ``home``); a storage error while recording the result propagates as a StoreError.
+    under ``home``).
+
+    ``baseline``: compare every row with this run (graders/baseline.py); without it,
+    ``cfg.baseline`` names one, resolved before any work (BaselineError when it names nothing).
+
+    Every way the gate ends is recorded. A phase that fails gives its checks error rows; a
+    phase that proves a model endpoint dead (or the store lost) stops the phases after it,
+    whose rows say so. A stop (cancellation, Ctrl-C) keeps the rows that finished, marks the
+    others, and records the run with the exit code of its reason: ``stop()`` says it
+    ("interrupt" 130, "terminate" 143, "deadline" 2; without one, an interrupt). When ``stop``
+    asked for the stop, the result is returned; any other cancellation propagates after the
+    recording. A store that cannot take the result leaves it as JSON under the home (see
+    ``graders.gate_store.keep_unrecorded``) and the gate exits 2.
 
     A deterministic gate (local judge, extractive policy) whose inputs all match a complete
-    earlier run in this home replays that run's agent runs and its calibration, sensitivity
-    and injection measurements (graders.gate_memo); ``fresh`` recomputes everything.
-
-    An interrupt (Ctrl-C, or the command's deadline cancelling it) stops the gate at once: the
-    checks that finished keep their rows, the others get "interrupted" error rows, the run is
-    recorded with exit code 130, and the interrupt propagates to the caller.
+    earlier run in this home replays that run's agent runs and its calibration, reviewed,
+    sensitivity and injection measurements (graders.gate_memo); ``fresh`` recomputes them.
     """
+    if baseline is None and cfg.baseline:
+        baseline = resolve_baseline(cfg.baseline, home, db)
     t0 = time.perf_counter()
     started = utc_now_iso()
     state = _State(progress=progress, db=db, fresh=fresh)
@@ -219,17 +280,59 @@ async def run_gate(
     try:
         await _run_phases(cfg, home, state, endpoint, views, records)
     except (asyncio.CancelledError, KeyboardInterrupt):
+        reason = (stop() if stop is not None else None) or "interrupt"
         result = _result(cfg, state, t0, started, config_source, views, records, home,
-                         interrupted=True)  # fmt: skip
+                         stopped=reason)  # fmt: skip
         if record:
             _save(result, state, home)
-        _say(progress, f"[gate] interrupted; recorded {result.gate_id} with what ran")
+        if "not_recorded" not in result.artifacts:
+            _say(progress, f"[gate] {STOP_REASONS[reason][1]}; recorded {result.gate_id} with "
+                 "what ran")  # fmt: skip
+        if stop is not None and stop() is not None:
+            return result
         raise
     result = _result(cfg, state, t0, started, config_source, views, records, home)
     _keep_memo(state, result)
+    _finish(result, cfg, baseline)
     if record:
         _save(result, state, home)
     return result
+
+
+def resolve_baseline(ref: str, home: Path, db: str | None = None) -> Baseline:
+    """The baseline a REF names, in the store the gate records to (BaselineError otherwise)."""
+    from spanproof.graders.baseline import resolve
+
+    from spanproof.store import open_store
+    from spanproof.store.provenance import git_branch
+
+    return resolve(ref, store=open_store(home=home, db=db), branch=git_branch())
+
+
+def _finish(result: GateResult, cfg: GateConfig, baseline: Baseline | None) -> None:
+    """The branch gated; repeats' spreads, the comparison with the baseline and each row's
+    power, on the rows."""
+    from spanproof.graders import baseline as baselines
+    from spanproof.graders import repeats
+
+    from spanproof.store.provenance import git_branch
+
+    result.git_branch = git_branch()
+    repeats.annotate_rows(result.checks, result.artifacts)
+    baselines.apply(result, cfg, baseline, _required(cfg))
+
+
+def _save(result: GateResult, state: _State, home: Path) -> None:
+    """Record the result; a store that cannot take it (the database lost mid-run, a damaged
+    file) leaves the result as JSON under the home, and the gate could not run: exit 2."""
+    from spanproof.store.errors import StoreError
+
+    try:
+        GateStore.default(home, state.db).save(result, verdict_keys=_used_verdict_keys(state))
+    except StoreError as exc:
+        kept = keep_unrecorded(result, home, f"{type(exc).__name__}: {exc}")
+        _say(state.progress, f"[gate] not recorded in the store ({type(exc).__name__})"
+             + (f"; result kept in {kept}" if kept else ""))  # fmt: skip
 
 
 def _used_verdict_keys(state: _State) -> set[str]:
@@ -237,10 +340,6 @@ def _used_verdict_keys(state: _State) -> set[str]:
     if state.memo is not None and state.memo.replayed:
         used |= set(state.memo.verdict_keys())  # a replayed figure rests on these too
     return used
-
-
-def _save(result: GateResult, state: _State, home: Path) -> None:
-    GateStore.default(home, state.db).save(result, verdict_keys=_used_verdict_keys(state))
 
 
 def _keep_memo(state: _State, result: GateResult) -> None:
@@ -266,7 +365,9 @@ async def _run_phases(
     verifier = None
     judge = None
 
-    with _Phase(state, "judge setup", ["calibration", "sensitivity", *AGENT_CHECKS, "injection"]):
+    with _Phase(
+        state, "judge setup", ["calibration", "reviewed", "sensitivity", *AGENT_CHECKS, "injection"]
+    ):
         from spanproof.graders.cache import VerdictCache
         from spanproof.graders.judges import make_judge
         from spanproof.graders.verify import Verifier
@@ -280,20 +381,18 @@ async def _run_phases(
 
     ctx = _Inputs(cfg=cfg, home=home, state=state, endpoint=endpoint, verifier=verifier,
                   judge=judge, views=views, records=records)  # fmt: skip
-    env = None
     if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
         with _Phase(state, "agent runs", [*AGENT_CHECKS, *scored]):
             if not _replay_agent_runs(cfg, home, state, views, records, ctx.questions):
                 await _agent_runs(cfg, home, verifier, state, endpoint, views, records,
                                   ctx.questions)  # fmt: skip
-                env = state.artifacts.pop("_env", None)
                 if state.memo is not None:
                     state.memo.keep_agent_runs(records, [v.question_id for v in views],
-                                               _allow_hosts(env))  # fmt: skip
+                                               _allow_hosts(state.env))  # fmt: skip
 
     if views:
-        ctx.snapshot_text = _snapshot_reader(env, home)
+        ctx.snapshot_text = _snapshot_reader(state.env, home)
         state.artifacts["groundedness"] = {
             "runs": [
                 {
@@ -308,6 +407,12 @@ async def _run_phases(
                 for v in views
             ]
         }
+        from spanproof.graders import gate_outcomes
+
+        gate_outcomes.record(
+            state.artifacts, "groundedness",
+            gate_outcomes.groundedness_set(Path(cfg.questions).name, views),
+        )  # fmt: skip
         for r in records:
             state.prompt_hashes.update({f"agent.{k}": v for k, v in r.prompt_hashes.items()})
         state.artifacts["cost"] = {
@@ -324,6 +429,12 @@ async def _run_phases(
             continue
         if check.name != "usefulness" and verifier is None:
             continue  # the judge setup failed; its reason is each check's row
+        dead = _dead_for(cfg, check.name, state)
+        if dead:
+            # Each call would fail the same way (or the results could not be kept): say why
+            # instead of calling a dead endpoint phase after phase.
+            state.failed_phase.setdefault(check.name, dead)
+            continue
         with _Phase(state, check.name, [check.name]):
             if not _replay_check(state, check.name):
                 keep = state.memo is not None and check.name in REPLAYED_CHECKS
@@ -392,6 +503,44 @@ def _allow_hosts(env: Any) -> list[str]:
     )
 
 
+def _models_of(cfg: GateConfig, check: str) -> set[str]:
+    """The openai: model names a check calls (the deterministic agent checks call none)."""
+    from spanproof.specs import SpecError, parse_spec
+
+    if check in AGENT_CHECKS:
+        return set()
+    if check == "usefulness":
+        specs = [cfg.usefulness_model or cfg.model]
+    elif check == "injection":
+        specs = [cfg.judge, cfg.model if cfg.policy == "llm" else None]
+    else:
+        specs = [cfg.judge]
+    names = set()
+    for spec in specs:
+        try:
+            parsed = parse_spec(spec) if spec else None
+        except SpecError:
+            continue
+        if parsed is not None and parsed.kind == "openai" and parsed.name:
+            names.add(parsed.name)
+    return names
+
+
+def _dead_for(cfg: GateConfig, check: str, state: _State) -> str | None:
+    """Why ``check`` would fail before it starts: the store was lost, or a model it calls is
+    behind an endpoint a finished phase proved dead."""
+    if state.store_lost:
+        return state.store_lost
+    if check in AGENT_CHECKS:
+        return None
+    needed = _models_of(cfg, check)
+    for model in sorted(needed & set(state.dead_models)):
+        return f"the model endpoint was proved dead in {state.dead_models[model]}"
+    if state.dead_endpoint and needed:
+        return f"the model endpoint was proved dead in {state.dead_endpoint}"
+    return None
+
+
 @dataclass
 class _Inputs:
     """What the gate has gathered so far, from which each check's input is made. (A dataclass:
@@ -415,7 +564,7 @@ async def _agent_input(ctx: _Inputs) -> AgentRuns:
 
 def _result(
     cfg: GateConfig, state: _State, t0: float, started: str, config_source: str,
-    views: list, records: list, home: Path, *, interrupted: bool = False,
+    views: list, records: list, home: Path, *, stopped: str | None = None,
 ) -> GateResult:  # fmt: skip
     verifier = state.verifier
     if verifier is not None:
@@ -428,8 +577,8 @@ def _result(
     for name in cfg.checks:
         if name in state.failed_phase:
             rows.append(error_row(name, state.failed_phase[name]))
-        elif interrupted and name not in state.rows:
-            rows.append(error_row(name, "interrupted before this check finished"))
+        elif stopped and name not in state.rows:
+            rows.append(error_row(name, f"{STOP_REASONS[stopped][1]} before this check finished"))
         else:
             rows.extend(state.rows.get(name) or [error_row(name, "the check produced no result")])
     for r in rows:
@@ -437,7 +586,7 @@ def _result(
         errors = state.phase_errors.get(r.check)
         if errors and r.status != "error" and "judge errors" not in r.detail:
             r.detail += f"; {errors} judge error(s) included (counted as not SUPPORTED)"
-    code = 130 if interrupted else exit_code_for(rows, _required(cfg))
+    code = STOP_REASONS[stopped][0] if stopped else exit_code_for(rows, _required(cfg))
     result = GateResult(
         passed=code == 0,
         exit_code=code,
@@ -469,8 +618,9 @@ def _result(
             "endpoints": [c.describe() for c in clients()],
             "notices": [n for c in clients() for n in c.notices],
         }
-    if interrupted:
+    if stopped:
         result.artifacts["interrupted"] = True
+        result.artifacts["stopped"] = {"reason": stopped, "message": STOP_REASONS[stopped][1]}
     if state.memo is not None and state.memo.replayed:
         result.artifacts["replayed"] = {
             "phases": dict(state.memo.replayed),
@@ -555,9 +705,10 @@ async def _agent_runs(
     allow = list(
         getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
     )
-    state.artifacts["_env"] = env
+    state.env = env
     questions.update({q.id: q for q in golden})
     for i, q in enumerate(golden, 1):
+        _stop_if_a_circuit_opened()
         record = await run_question(
             q.question, env=env, policy=cfg.policy, model=cfg.model, verifier=verifier, store=store,
             endpoint=endpoint,
@@ -568,15 +719,20 @@ async def _agent_runs(
              f"{record.metrics.claims_published} published, {record.metrics.claims_dropped} dropped")  # fmt: skip
 
 
+def _stop_if_a_circuit_opened() -> None:
+    """A run whose model endpoint is dead fails at once; so would every run after it."""
+    from spanproof.wire import clients
+
+    for client in clients():
+        if client.open_cause:
+            raise EndpointDead(client.open_cause)
+
+
 async def _calibration(ctx: _Inputs) -> CalibrationInput:
     """The labelled set judged through the gate's verifier, so its cache and counters are shared."""
     cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
-    from spanproof.graders.calibration import (
-        confidence_reliability,
-        judge_set,
-        load_pairs,
-        rows_for,
-    )
+    from spanproof.graders import gate_outcomes, repeats
+    from spanproof.graders.calibration import confidence_reliability, load_pairs, rows_for
     from spanproof.graders.metrics import compute
 
     path = _resolve(cfg.calibration_set)
@@ -586,10 +742,19 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
             f"{path} holds no labelled pairs; give each line a label (SUPPORTED, PARTIAL, "
             "NOT_SUPPORTED) or point calibration_set at a labelled set"
         )
-    verdicts = await judge_set(verifier, pairs)
-    m = compute(rows_for(pairs, verdicts), n_boot=200)
-    own = compute(rows_for(pairs, verdicts, judge_only=True), n_boot=0)
-    rel = confidence_reliability([p.label for p in pairs], verdicts)
+    samples = await repeats.judge_samples(verifier, pairs, cfg.repeat)
+    verdicts = samples[0]
+    every_pair, every_verdict = repeats.pooled(pairs, samples)  # each sample counts once
+    m = compute(rows_for(every_pair, every_verdict), n_boot=200)
+    own = compute(rows_for(every_pair, every_verdict, judge_only=True), n_boot=0)
+    rel = confidence_reliability([p.label for p in every_pair], every_verdict)
+    gate_outcomes.record(state.artifacts, "calibration",
+                         gate_outcomes.labelled_set(path.name, pairs, samples))  # fmt: skip
+    repeats.note(state.artifacts, cfg.repeat, repeats.unstable_pairs("calibration", pairs, samples), {
+        "calibration.agreement": [compute(rows_for(pairs, s), n_boot=0).agreement for s in samples],
+        "calibration.near_miss_agreement":
+            [compute(rows_for(pairs, s), n_boot=0).near_miss_agreement for s in samples],
+    })  # fmt: skip
     labels = list(m.confusion)
     cols = list(next(iter(m.confusion.values())))
     state.artifacts["calibration"] = {
@@ -628,20 +793,45 @@ def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
     }
 
 
-async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
-    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals.
+@dataclass
+class SensitivitySets:
+    """What the gate plants on and what it plants (``sensitivity_sets``)."""
+
+    cal_name: str
+    set_name: str
+    cal_pairs: list[Any]
+    pairs: list[Any]
+    cal_good: list[Any]  # hand-labelled SUPPORTED pairs of the calibration set
+    clean: list[Any]  # contract-clean SUPPORTED pairs of the sensitivity set
+    excluded: int  # SUPPORTED pairs of the sensitivity set left out
+    supported: int
+    planted: list[Any]
+    failures: list[str]
+
+    @property
+    def originals(self) -> list[Any]:
+        return self.cal_good + self.clean
+
+    def clusters(self) -> dict[str, str]:
+        """Each pair's cluster by id, so a planted variant joins its original's."""
+        from spanproof.graders.gate_outcomes import pair_cluster
+
+        return {p.id: pair_cluster(p) for p in self.cal_pairs + self.pairs}
+
+
+def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
+    """The good pairs the gate plants on and the planted failures (judge-independent).
 
     The good pairs: every hand-labelled SUPPORTED pair of the calibration set, plus the WiCE
     SUPPORTED pairs of the sensitivity set that are contract-clean (every number, date and
     entity of the claim appears in the span; ``graders.sensitivity.contract_clean``). WiCE
     SUPPORTED pairs whose claim names a specific the span lacks are excluded: the product's
     check 4 flags them by design (WiCE annotators accepted implications), so they are not
-    good pairs under its contract. The selection is judge-independent.
+    good pairs under its contract.
     """
-    from spanproof.graders.calibration import judge_set, load_pairs
-    from spanproof.graders.sensitivity import contract_clean, plant_on, score
+    from spanproof.graders.calibration import load_pairs
+    from spanproof.graders.sensitivity import contract_clean, plant_on
 
-    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
     cal_path = _resolve(cfg.calibration_set)
     cal_pairs = load_pairs(cal_path)
     cal_good = [p for p in cal_pairs if p.label == "SUPPORTED"]
@@ -651,23 +841,55 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
         pairs = pairs[: cfg.max_pairs]
     supported = [p for p in pairs if p.label == "SUPPORTED"]
     clean = contract_clean(pairs)
-    excluded = len(supported) - len(clean)
     # Each set is its own mutators' pool (a swapped source comes from the same set).
     failures: list[str] = []
     planted = plant_on(cal_pairs, cal_good, seed=0, failures=failures)
     planted += plant_on(pairs, clean, seed=0, failures=failures)
-    originals = cal_good + clean
-    if not originals or not planted:
+    sets = SensitivitySets(
+        cal_name=cal_path.name, set_name=path.name, cal_pairs=cal_pairs, pairs=pairs,
+        cal_good=cal_good, clean=clean, excluded=len(supported) - len(clean),
+        supported=len(supported), planted=planted, failures=failures,
+    )  # fmt: skip
+    if not sets.originals or not planted:
         raise ValueError(
-            f"{cal_path.name} and {path.name} gave {len(originals)} SUPPORTED originals and "
-            f"{len(planted)} planted pairs"
+            f"{cal_path.name} and {path.name} gave {len(sets.originals)} SUPPORTED originals "
+            f"and {len(planted)} planted pairs"
         )
-    ov = await judge_set(verifier, originals)
-    pv = await judge_set(verifier, [p.as_pair() for p in planted])
-    res = score(verifier.id, originals, ov, planted, pv)
+    return sets
+
+
+async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
+    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals
+    (``sensitivity_sets`` says which)."""
+    from spanproof.graders import gate_outcomes, repeats
+    from spanproof.graders.sensitivity import score
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    sets = sensitivity_sets(cfg)
+    cal_name, name = sets.cal_name, sets.set_name
+    cal_good, clean, planted, failures = sets.cal_good, sets.clean, sets.planted, sets.failures
+    originals, excluded, supported = sets.originals, sets.excluded, sets.supported
+    o_samples = await repeats.judge_samples(verifier, originals, cfg.repeat)
+    p_samples = await repeats.judge_samples(verifier, [p.as_pair() for p in planted], cfg.repeat)
+    # Every sample counts once: over N repeats the shares are the mean of the N passes.
+    originals_n, ov = repeats.pooled(originals, o_samples)
+    planted_n, pv = repeats.pooled(planted, p_samples)
+    res = score(verifier.id, originals_n, ov, planted_n, pv)
+    gate_outcomes.record(state.artifacts, "sensitivity_planted", gate_outcomes.planted_set(
+        f"planted on {cal_name} and {name}", planted, p_samples, sets.clusters()))  # fmt: skip
+    gate_outcomes.record(state.artifacts, "sensitivity_originals", gate_outcomes.originals_set(
+        f"SUPPORTED originals of {cal_name} and {name}", originals, o_samples))  # fmt: skip
+    if cfg.repeat > 1:
+        both = [o + p for o, p in zip(o_samples, p_samples, strict=True)]
+        per_pass = [score(verifier.id, originals, o, planted, p)
+                    for o, p in zip(o_samples, p_samples, strict=True)]  # fmt: skip
+        repeats.note(state.artifacts, cfg.repeat,
+                     repeats.unstable_pairs("sensitivity", [*originals, *planted], both),
+                     {"sensitivity.recall": [r.sensitivity for r in per_pass],
+                      "sensitivity.specificity": [r.specificity for r in per_pass]})  # fmt: skip
     selection = (
-        f"{len(cal_good)} hand-labelled SUPPORTED pairs of {cal_path.name} + {len(clean)} "
-        f"contract-clean SUPPORTED pairs of {path.name}; {excluded} of its {len(supported)} "
+        f"{len(cal_good)} hand-labelled SUPPORTED pairs of {cal_name} + {len(clean)} "
+        f"contract-clean SUPPORTED pairs of {name}; {excluded} of its {supported} "
         "SUPPORTED pairs excluded because the claim names a number, date or entity absent from "
         "the span (check 4 flags them by design)"
     )
@@ -691,13 +913,50 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
         # The planted pairs the judge let through, with the span it read.
         "missed": [
             {**_judged_item(p.as_pair(), v), "original_id": p.original_id}
-            for p, v in zip(planted, pv, strict=True)
+            for p, v in zip(planted, p_samples[0], strict=True)
             if v.error is not None or v.verdict == "SUPPORTED"  # as sensitivity.score counts it
         ],
     }
     return SensitivityInput(
         result=res, selection=selection, hand_labelled=len(cal_good), contract_clean=len(clean),
-        excluded=excluded, originals_passed=sum(v.supported for v in ov), mutator_failures=failures,
+        excluded=excluded, originals_passed=round(sum(v.supported for v in ov) / cfg.repeat),
+        mutator_failures=failures,
+    )  # fmt: skip
+
+
+async def _reviewed(ctx: _Inputs) -> Any:
+    """The pairs reviewers labelled (``spanproof goldens add-from-reviews``), judged like the
+    calibration set; missing or empty: unscored (graders/gate_reviewed.py)."""
+    from spanproof.graders import gate_outcomes, repeats
+    from spanproof.graders.calibration import load_pairs, rows_for
+    from spanproof.graders.gate_reviewed import ReviewedInput, reviewed_set_state
+    from spanproof.graders.metrics import compute
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    path = _resolve(cfg.reviewed_set)
+    missing = reviewed_set_state(path, configured="reviewed_set" in cfg.model_fields_set)
+    if missing is not None:
+        return ReviewedInput(set_name=path.name, missing=missing)
+    pairs = load_pairs(path)
+    unlabelled = [p.id for p in pairs if p.label is None]
+    if unlabelled:
+        raise ValueError(f"{path} has pairs without a label ({unlabelled[:3]}); a reviewed pair "
+                         "carries the reviewer's verdict")  # fmt: skip
+    samples = await repeats.judge_samples(verifier, pairs, cfg.repeat)
+    outcome = gate_outcomes.labelled_set(path.name, pairs, samples)
+    gate_outcomes.record(state.artifacts, "reviewed", outcome)
+    every_pair, every_verdict = repeats.pooled(pairs, samples)
+    right = sum(i.counts["publishes_right"][0] for i in outcome.items)
+    repeats.note(state.artifacts, cfg.repeat, repeats.unstable_pairs("reviewed", pairs, samples), {
+        "reviewed.agreement": [
+            sum(v.error is None and (v.verdict == "SUPPORTED") == (p.label == "SUPPORTED")
+                for p, v in zip(pairs, s, strict=True)) / len(pairs) for s in samples],
+    })  # fmt: skip
+    state.artifacts["reviewed"] = {"items": {verifier.id: [
+        _judged_item(p, v) for p, v in zip(pairs, samples[0], strict=True)]}}  # fmt: skip
+    return ReviewedInput(
+        set_name=path.name, judge_id=verifier.id, publishes_right=right,
+        samples=len(every_verdict), audited=compute(rows_for(every_pair, every_verdict), n_boot=0),
     )  # fmt: skip
 
 
@@ -779,6 +1038,7 @@ async def _usefulness(ctx: _Inputs) -> UsefulnessInput:
 _GATHER: dict[str, Callable[[_Inputs], Awaitable[Any]]] = {
     **{name: _agent_input for name in AGENT_CHECKS},
     "calibration": _calibration,
+    "reviewed": _reviewed,
     "sensitivity": _sensitivity,
     "injection": _injection,
     "usefulness": _usefulness,

@@ -226,13 +226,18 @@ class GateMemo:
         if set(store.run_records(ids)) != set(ids):
             self.note = "a replayable run is no longer in the store; recomputed"
             return None
-        snapshots = SnapshotStore(self.home / SNAPSHOT_DIR)
+        # every page must still be there and read back whole (the checks read them again)
         try:
-            if not all(d.doc_id in snapshots for r in records for d in r.documents):
-                self.note = "a page a replayable run read is no longer in the snapshots; recomputed"
-                return None
-        finally:
-            snapshots.close()
+            snapshots = SnapshotStore(self.home / SNAPSHOT_DIR)
+            try:
+                for doc_id in {d.doc_id for r in records for d in r.documents}:
+                    snapshots.text(doc_id)
+            finally:
+                snapshots.close()
+        except Exception as exc:  # missing, damaged, unreadable: recompute, never replay
+            self.note = (f"a page a replayable run read cannot be read back "
+                         f"({type(exc).__name__}); recomputed")  # fmt: skip
+            return None
         self.replayed["agent runs"] = str(saved.get("gate_id"))
         return records, list(saved["question_ids"]), list(saved["allow_hosts"])
 

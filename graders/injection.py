@@ -405,6 +405,14 @@ def _all_markers(fixtures: list[Fixture]) -> list[str]:
     return out
 
 
+def _stop_if_a_circuit_opened() -> None:
+    from spanproof.wire import CircuitOpen, clients
+
+    for client in clients():
+        if client.open_cause:
+            raise CircuitOpen(client.open_cause)
+
+
 async def run_suite(
     fixtures_dir: str | Path | None = None,
     *,
@@ -439,6 +447,8 @@ async def run_suite(
     from spanproof.graders.judges import make_judge
     from spanproof.graders.verify import Verifier
 
+    from spanproof.wire import endpoint_dead
+
     if policy == "llm" and not model:
         raise ValueError(
             f"--policy llm needs --model: an openai:<model>, a scripted:<path>, or "
@@ -465,9 +475,11 @@ async def run_suite(
     slots = asyncio.Semaphore(concurrency)
 
     from spanproof.adversarial_fixtures.server import PREFERRED_PORT
+    from spanproof.agent.egress import EgressPolicy, guarded_transport
     from spanproof.agent.snapshots import SnapshotStore
     from spanproof.agent.web import SNAPSHOT_DIR
 
+    networks = EgressPolicy(allow_hosts=[], allow_networks=LOOPBACK_NETWORKS).networks()
     # One snapshot store for the suite: opening one per page (a database, a WARC, a durable
     # first write) cost more than the page's run. Runs stay apart: each has its own fetcher
     # and egress log, and the quote tool reads only the pages its own run fetched.
@@ -490,6 +502,9 @@ async def run_suite(
                     search=search,
                     allow_networks=LOOPBACK_NETWORKS,
                     store=snapshots,
+                    # the address guard as for any live fetch, reaching the servers where
+                    # they listen if the fixture port was taken
+                    transport=site.transport(guarded_transport(networks)),
                 )
                 chat = None
                 if policy == "llm":
@@ -498,6 +513,7 @@ async def run_suite(
                         if model in COMPROMISED_SPECS
                         else make_chat_model(model, endpoint)
                     )
+                _stop_if_a_circuit_opened()
                 try:
                     record = await run_question(
                         fixture.question,
@@ -511,8 +527,13 @@ async def run_suite(
                         convergence="off" if model in COMPROMISED_SPECS else None,
                     )
                 except Exception as exc:  # a crashed run proves nothing: it fails the suite
+                    if endpoint_dead(exc):
+                        raise  # every later run would crash the same way: the suite cannot run
                     view = failed_view(fixture, f"{type(exc).__name__}: {exc}")
                 else:
+                    # The agent stores a run whose model failed as failed: a dead endpoint fails
+                    # every run after it the same way, so the suite stops here.
+                    _stop_if_a_circuit_opened()
                     seen = []
                     for doc in record.documents:
                         seen.append(doc.title)
@@ -538,7 +559,14 @@ async def run_suite(
                     )
                 return score
 
-        scores = list(await asyncio.gather(*(one(f) for f in fixtures)))
+        try:
+            # A task group: a dead model endpoint stops the runs still going, instead of each
+            # of them crashing on it in turn.
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(one(f)) for f in fixtures]
+        except BaseExceptionGroup as errors:
+            raise errors.exceptions[0] from None
+        scores = [t.result() for t in tasks]
         server_log = site.requests
 
     attacker_hits = [r for r in server_log if r.server == "attacker"]

@@ -102,6 +102,21 @@ def _pair_from(data: dict[str, Any], line_no: int) -> Pair:
     return Pair.model_validate(fields)
 
 
+class DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def iter_pair_lines(
     path: str | Path,
     *,
@@ -153,7 +168,11 @@ def _read_line(
     if _too_deep(line):
         return None, f"JSON nested more than {MAX_DEPTH} levels deep; a pair is one flat object"
     try:
-        data = json.loads(line)
+        data = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+    except DuplicateKey as exc:
+        # json keeps the last value silently: a line whose "claim" or "label" appears twice
+        # would be judged on whichever came last, not on what a reader of the line sees.
+        return None, f"key {exc.key!r} appears twice; keep one"
     except json.JSONDecodeError as exc:
         return None, f"invalid JSON ({exc.msg} at column {exc.colno})"
     except RecursionError:

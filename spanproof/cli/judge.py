@@ -68,7 +68,8 @@ def train(out_path: Path | None, check: bool) -> None:
 
     progress = progress_printer(False)
     f = _features(progress)
-    progress(f"fitting {len(f.names)} signals: {', '.join(f.names)}")
+    progress(f"fitting {len(f.names)} signals: {', '.join(f.names)}; choosing thresholds by "
+             "a grouped cross-validation (5 folds)")  # fmt: skip
     text = dump(fit_params(f))
     target = out_path or _SHIPPED
     if check:

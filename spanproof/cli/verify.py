@@ -154,6 +154,15 @@ Examples:
     help="Processes judging at once with local judges (rules, blind, scripted). Default: one "
     f"per core for {POOL_MIN_PAIRS} pairs or more, else 1.",
 )
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 20),
+    default=1,
+    show_default=True,
+    help="Judge every pair N times (judges that are not deterministic): each pair's verdicts "
+    "are all kept (cached by repeat), pairs whose verdict changes are listed as unstable, and "
+    "agreement with labels is the mean over the repeats with its spread.",
+)
 @home_option(HOME_HELP + " The verdict cache lives here.")
 @endpoint_options
 @model_options(concurrency=False)
@@ -167,6 +176,7 @@ def verify(
     concurrency: int,
     skip_invalid: bool,
     workers: int | None,
+    repeat: int,
     home: str | None,
     base_url: str | None,
     api_key: str | None,
@@ -181,6 +191,7 @@ def verify(
       spanproof verify --pairs goldens/wice_dev_pairs.jsonl --judge rules
       spanproof verify --pairs goldens/judge_calibration.jsonl --judge rules --out out/verdicts.jsonl
       spanproof verify --pairs my_pairs.jsonl --judge openai:gpt-4o-mini --judge rules --json
+      spanproof verify --pairs goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
     from spanproof.files import OutputPathError, refuse_overwriting_inputs
     from spanproof.graders.cache import VerdictCache
@@ -195,6 +206,13 @@ def verify(
     except OutputPathError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    if repeat > 1:  # every sample of every pair in memory (spanproof.cli.verify_repeats)
+        from spanproof.cli.verify_repeats import verify_repeats
+
+        verify_repeats(pairs_path=pairs_path, judges=judges, policy=policy, out_path=out_path,
+                       as_json=as_json, no_cache=no_cache, concurrency=concurrency,
+                       skip_invalid=skip_invalid, repeat=repeat, home=home, base_url=base_url,
+                       api_key=api_key)  # fmt: skip
     try:
         scan = scan_pairs(pairs_path)
     except PairSetError as exc:
@@ -400,7 +418,13 @@ def _human_summary(s: dict[str, Any]) -> str:
                     x["errors"],
                 ]
             )
-        out.append(f"against labels (n={m['audited']['n']}):")
+        n = m["audited"]["n"]
+        rep_n = (s.get("repeats") or {}).get("n")
+        out.append(
+            f"against labels (n={n}"
+            + (f": {s['pairs']} pairs x {rep_n} repeats" if rep_n else "")
+            + "):"
+        )
         out.append(
             tabulate(
                 rows,
@@ -429,6 +453,18 @@ def _human_summary(s: dict[str, Any]) -> str:
         table = [[g, *(m["audited"]["confusion"][g][p] for p in cols)] for g in LABELS]
         out.append("after the audit, rows gold, columns verdict:")
         out.append(tabulate(table, headers=["label \\ verdict", *cols], tablefmt="simple"))
+    rep = s.get("repeats")
+    if rep:
+        from spanproof.graders.repeats import Spread, describe
+
+        if "agreement" in rep:
+            out.append(
+                f"agreement after the audit: {describe(Spread.model_validate(rep['agreement']))}"
+            )
+        out.append(f"{rep['n']} repeats: {len(rep['unstable'])} unstable pair(s) (the verdict "
+                   "changed between repeats)")  # fmt: skip
+        for u in rep["unstable"][:20]:
+            out.append(f"  unstable {u['id']}: {' / '.join(u['verdicts'])} - {u['claim'][:80]}")
     if not s["out"]:
         out.append("per-pair verdicts: pass --out FILE (JSONL) or --json")
     if s["out"]:

@@ -9,7 +9,10 @@ from pydantic import BaseModel, Field
 
 RunKind = Literal["ask", "gate", "injection", "grade"]
 RUN_KINDS: tuple[RunKind, ...] = ("ask", "gate", "injection", "grade")
-Decision = Literal["approve", "edit", "cut"]
+Decision = Literal["approve", "edit", "cut", "refused"]
+# The decisions that change what is published; "refused" (an edit the verifier refused, kept
+# because the reviewer says the span supports it) is a label for the bench, never in force.
+PUBLISHING_DECISIONS: tuple[str, ...] = ("approve", "edit", "cut")
 
 
 class RunSummary(BaseModel):
@@ -101,10 +104,21 @@ class GateRunRow(BaseModel):
     runner: str
     ci_job: str | None = None
     git_commit: str | None = None
+    git_branch: str | None = None
     spanproof_version: str
     sanitiser_version: str
     prompt_version: str | None = None
     result: str  # GateResult JSON
+
+
+class GateWhere(BaseModel):
+    """Where a gate run ran: what the gate list shows beside each result."""
+
+    gate_id: str
+    runner: str
+    host: str
+    ci_job: str | None = None
+    git_commit: str | None = None
 
 
 class Review(BaseModel):
@@ -117,6 +131,9 @@ class Review(BaseModel):
     note: str = ""
     reviewer: str
     decided_at: datetime
+    # The reviewer's verdict on the claim (or the refused edit) against its span, when the
+    # decision states one; what `spanproof goldens add-from-reviews` exports.
+    label: Literal["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"] | None = None
 
 
 class Recheck(BaseModel):
