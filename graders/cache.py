@@ -91,7 +91,8 @@ class VerdictCache:
     """Judge verdicts by cache key. ``target``: a Store, a database URL or a SQLite file path.
 
     ``used_keys`` collects every key read with a hit or written, so a gate run can record
-    which verdicts its result rests on (pruning keeps those).
+    which verdicts its result rests on (pruning keeps those); ``track_used=False`` (verify,
+    which records no run) keeps none: 100,000 keys are 15 MB.
 
     ``batch(keys)``: for a set of pairs judged together, one query reads every key's verdict
     and the new verdicts are written in one transaction when the last batch open ends (or
@@ -101,9 +102,10 @@ class VerdictCache:
 
     FLUSH_EVERY = 256
 
-    def __init__(self, target: Store | str | os.PathLike[str]) -> None:
+    def __init__(self, target: Store | str | os.PathLike[str], *, track_used: bool = True) -> None:
         self.store = _store(target)
         self.used_keys: set[str] = set()
+        self.track_used = track_used
         self._lock = threading.Lock()
         self._batches = 0
         self._read: dict[str, str] = {}
@@ -132,10 +134,17 @@ class VerdictCache:
             self.store.put_verdicts(items)
 
     @classmethod
-    def default(cls, home: str | Path | None = None, db: str | None = None) -> VerdictCache:
+    def default(
+        cls, home: str | Path | None = None, db: str | None = None, *, track_used: bool = True
+    ) -> VerdictCache:
         from spanproof.store import open_store
 
-        return cls(open_store(home=home, db=db))
+        return cls(open_store(home=home, db=db), track_used=track_used)
+
+    def note_used(self, keys: Iterable[str]) -> None:
+        if self.track_used:
+            with self._lock:
+                self.used_keys.update(keys)
 
     @property
     def path(self) -> str:
@@ -148,8 +157,7 @@ class VerdictCache:
             text = self.store.get_verdict(key)
         if text is None:
             return None
-        with self._lock:
-            self.used_keys.add(key)
+        self.note_used((key,))
         return Verdict.model_validate_json(text)
 
     def put(self, key: str, verdict: Verdict) -> None:
@@ -166,8 +174,7 @@ class VerdictCache:
                 self.flush()
         else:
             self.store.put_verdict(key, text, meta)
-        with self._lock:
-            self.used_keys.add(key)
+        self.note_used((key,))
 
     def __len__(self) -> int:
         return self.store.count("verdicts")

@@ -13,7 +13,8 @@ judging in one process:
   once, so memory holds a few chunks whatever the file's size.
 
 Each worker builds its judges once (the rules judge reads its parameters once per process)
-and ignores Ctrl-C: the parent alone stops the work, writes what finished, and says so. A
+and ignores Ctrl-C and SIGTERM: the parent alone stops the work (killing its workers), writes
+what finished, and says so. A
 worker that dies (killed, out of memory) is a ``WorkerCrashed`` error naming how far the
 stream got; an exception inside a worker (a scripted judge without an entry for a pair)
 reaches the parent as itself.
@@ -107,8 +108,10 @@ _worker: _Worker | None = None
 
 def _start_worker(specs: list[str], policy: str, cached: bool) -> None:
     global _worker
-    # Ctrl-C goes to the whole process group; the parent decides what stops and what is kept.
+    # Ctrl-C and a CI's SIGTERM go to the whole process group; the parent decides what stops
+    # and what is kept (and stops the workers itself).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     cache = _ChunkCache() if cached else None
     judges = [make_judge(s) for s in specs]
     verifier = Verifier(judges, cache=cache, concurrency=1, policy=policy)  # type: ignore[arg-type]
@@ -159,7 +162,7 @@ def _stop(pool: ProcessPoolExecutor, out: deque[Future[ChunkResult]]) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
-            process.terminate()
+            process.kill()  # workers ignore SIGINT and SIGTERM: only the parent stops them
     for process in processes:
         process.join(timeout=5)
 
@@ -204,13 +207,13 @@ class PoolJudging:
             return {}
         keys = [cache_key_for(j, *p.item()[:2]) for p in chunk for j in self.judges]
         hits = self.cache.store.get_verdicts(keys)
-        self.cache.used_keys.update(hits)
+        self.cache.note_used(hits)
         return hits
 
     def _store(self, result: ChunkResult) -> None:
         if self.cache is not None and result.puts:
             self.cache.store.put_verdicts(result.puts)
-            self.cache.used_keys.update(k for k, _, _ in result.puts)
+            self.cache.note_used(k for k, _, _ in result.puts)
         c = result.counters
         self.counters.model_calls += c.model_calls
         self.counters.cache_hits += c.cache_hits

@@ -27,10 +27,11 @@ from spanproof.graders.verify import Verifier
 
 from spanproof.memo import clear_text_memos
 
-# Memos of text analysis are emptied after this many pairs: a long stream of distinct spans
-# fills them to their bounds (hundreds of megabytes) while pairs that share a span are
-# usually next to each other in a file.
-CLEAR_MEMOS_EVERY = 512
+# Memos of text analysis are emptied after this many pairs (a worker's chunk): a long stream
+# of distinct spans fills them to their bounds (hundreds of megabytes) while pairs that share
+# a span are usually next to each other in a file. Measured on distinct WiCE windows, a worker
+# grew 41 MB emptying them every 512 pairs and 21 MB every 128, and judged no slower.
+CLEAR_MEMOS_EVERY = 128
 
 
 @dataclass(frozen=True, slots=True)

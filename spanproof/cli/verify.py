@@ -254,7 +254,8 @@ def verify(
         sys.exit(2)
     if workers is None:
         workers = default_workers() if local and scan.count >= POOL_MIN_PAIRS else 1
-    cache = None if no_cache else VerdictCache.default(resolve_home(home))
+    # verify records no run: the keys it used need not be kept (the gate keeps them)
+    cache = None if no_cache else VerdictCache.default(resolve_home(home), track_used=False)
     verifier = Verifier(judge_objs, cache=cache, concurrency=concurrency, policy=policy)
     pool = None
     if workers > 1:
