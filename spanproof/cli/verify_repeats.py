@@ -1,9 +1,11 @@
-"""`verify --repeat N`: every pair judged N times, in memory.
+"""`verify --repeat N` and `verify --batch`: every pair judged N times, or sent as one Batch
+API job, in memory.
 
 Sampling a judge that is not deterministic keeps all N verdicts of every pair (each cached
 under its repeat index), lists the pairs whose verdict changes and reports agreement as the
-mean over the repeats with its spread. It holds the file's pairs and their samples in memory;
-a single judgement (the default) streams instead (spanproof.cli.verify_run).
+mean over the repeats with its spread. A batch (spanproof.cli.verify_batch) submits every
+uncached pair in one request file. Both hold the file's pairs and their verdicts in memory; a
+single online or local judgement (the default) streams instead (spanproof.cli.verify_run).
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ def verify_repeats(
     concurrency: int,
     skip_invalid: bool,
     repeat: int,
+    batch: bool,
+    batch_poll: float,
     home: str | None,
     base_url: str | None,
     api_key: str | None,
@@ -105,14 +109,19 @@ def verify_repeats(
     ]
 
     show_progress = not as_json and sys.stderr.isatty()
-    samples = run_async(
-        _run_repeats(verifier, items, show_progress, repeat), quiet=True, what="verification"
-    )
+    run = _run_repeats(verifier, items, show_progress, repeat)
+    batched: list = []
+    if batch:
+        from spanproof.cli.verify_batch import batch_then
+
+        run = batch_then(verifier, items, run, home, batch_poll, batched, repeats=repeat)
+    samples = run_async(run, what="verification")
     verdicts = samples[0]
 
     rows = [{"id": p.id, **v.model_dump(mode="json")} for p, v in zip(pairs, verdicts, strict=True)]
-    for i, row in enumerate(rows):
-        row["samples"] = [s[i].verdict if s[i].error is None else "ERROR" for s in samples]
+    if repeat > 1:
+        for i, row in enumerate(rows):
+            row["samples"] = [s[i].verdict if s[i].error is None else "ERROR" for s in samples]
     labelled = [(p.label, v) for p, v in zip(pairs, verdicts, strict=True) if p.label]
     metrics = None
     if labelled and len(labelled) == len(pairs):
@@ -135,8 +144,11 @@ def verify_repeats(
         "verdicts": {label: counts.get(label, 0) for label in LABELS},
         "metrics": metrics,
         "out": str(out_path) if out_path else None,
-        "repeats": _repeat_summary(pairs, samples, bool(metrics)),
     }
+    if repeat > 1:
+        summary["repeats"] = _repeat_summary(pairs, samples, bool(metrics))
+    if batch:
+        summary["batch"] = [b.model_dump() for b in batched]
 
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     if out_path:
