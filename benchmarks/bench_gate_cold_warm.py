@@ -62,6 +62,7 @@ def gate(site: Path | None, home: Path, cwd: Path) -> dict:
     if site is not None:
         env["PYTHONPATH"] = str(site)
     code = "from spanproof.cli import main; main()"
+    load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", code, "gate", "--json", "--home", str(home)],
@@ -80,6 +81,7 @@ def gate(site: Path | None, home: Path, cwd: Path) -> dict:
     return {
         "wall": wall,
         "cpu": cpu,
+        "load": (load, os.getloadavg()[0]),
         "exit": proc.returncode,
         "rows": [
             {
@@ -151,8 +153,15 @@ def report(runs: dict[tuple[str, str], dict], before: str) -> None:
           f"{os.getloadavg()[0]:.1f}; before = {before}, after = this checkout")  # fmt: skip
     rows = []
     for (which, kind), r in runs.items():
-        rows.append([which, kind, f"{r['wall']:.1f}", f"{r['cpu']:.1f}", r["exit"]])
-    print(tabulate(rows, headers=["version", "home", "wall s", "CPU s", "exit"]))
+        rows.append([which, kind, f"{r['wall']:.1f}", f"{r['cpu']:.1f}",
+                     f"{r['cpu'] / r['wall']:.2f}", "{:.1f} / {:.1f}".format(*r["load"]),
+                     r["exit"]])  # fmt: skip
+    print(tabulate(rows, headers=["version", "home", "wall s", "CPU s", "cores busy",
+                                  "load before / after", "exit"]))  # fmt: skip
+    print(
+        "(CPU s: the command and its children; other work on the machine (the load "
+        "average) slows the wall time, much less the CPU time)"
+    )
     phases = sorted({p for r in runs.values() for p in r["phases"]},
                     key=lambda p: -runs[("before", "cold")]["phases"].get(p, 0.0))  # fmt: skip
     table = [[p, *(f"{runs[k]['phases'].get(p, 0.0):.2f}" for k in runs)] for p in phases]

@@ -7,7 +7,12 @@ Runs the command a user types (``spanproof verify --pairs FILE --judge rules --j
 fresh home, the JSON document to a file) and samples its process tree every 0.2 s from
 /proc: the resident memory of each process and of the whole tree (the parent and its
 worker processes together; ``/usr/bin/time -v`` reports only the largest single process),
-and each process's CPU time, so "both cores busy" is a measured share, not a claim. With
+and each process's CPU time, so "both cores busy" is a measured share, not a claim. Each
+process's life is split three ways from /proc/PID/schedstat: on a CPU, runnable but waiting
+for one (other work on the machine), and asleep (a worker waiting for the parent to hand it
+pairs, or the parent waiting for the workers): a worker asleep much of the time means the
+parent is the bottleneck, a worker waiting for a CPU means the machine is busy. The load
+average is printed before, during (the mean of the samples) and after the run. With
 ``--check N`` it also judges the file's first N pairs with --workers 1 and compares those
 rows with the pool's, byte for byte.
 
@@ -53,14 +58,20 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _sample(pid: int) -> tuple[int, float] | None:
-    """(resident bytes, CPU seconds) of one process, or None when it is gone."""
+def _sample(pid: int) -> tuple[int, float, float | None] | None:
+    """(resident bytes, CPU seconds, seconds waiting for a CPU or None where the kernel does
+    not say) of one process, or None when it is gone."""
     try:
         rss = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return rss, (int(fields[11]) + int(fields[12])) / TICK
+        cpu = (int(fields[11]) + int(fields[12])) / TICK
     except (OSError, IndexError, ValueError):
         return None
+    try:
+        wait: float | None = int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        wait = None
+    return rss, cpu, wait
 
 
 class Watch(threading.Thread):
@@ -73,11 +84,15 @@ class Watch(threading.Thread):
         self.peak_one = 0
         self.cpu: dict[int, float] = {}
         self.rss: dict[int, int] = {}  # peak per process
+        self.wait: dict[int, float] = {}  # seconds runnable but waiting for a CPU
+        self.alive: dict[int, list[float]] = {}  # first and last time seen
+        self.loads: list[float] = []
         self.stop = threading.Event()
 
     def run(self) -> None:
         while not self.stop.is_set():
             total = 0
+            now = time.perf_counter()
             for p in _tree(self.pid):
                 s = _sample(p)
                 if s is None:
@@ -86,7 +101,11 @@ class Watch(threading.Thread):
                 self.peak_one = max(self.peak_one, s[0])
                 self.rss[p] = max(self.rss.get(p, 0), s[0])
                 self.cpu[p] = max(self.cpu.get(p, 0.0), s[1])
+                if s[2] is not None:
+                    self.wait[p] = max(self.wait.get(p, 0.0), s[2])
+                self.alive.setdefault(p, [now, now])[1] = now
             self.peak_tree = max(self.peak_tree, total)
+            self.loads.append(os.getloadavg()[0])
             self.stop.wait(0.2)
 
 
@@ -141,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare the first N rows with a --workers 1 run (0: skip)")  # fmt: skip
     args = ap.parse_args(argv)
     n = sum(1 for line in args.pairs.open(encoding="utf-8") if line.strip())
+    load_before = os.getloadavg()[0]
     extra = ["--workers", str(args.workers)] if args.workers else []
     with tempfile.TemporaryDirectory(prefix="bench-verify-large-") as tmp:
         tmp_path = Path(tmp)
@@ -150,13 +170,29 @@ def main(argv: list[str] | None = None) -> int:
         cpu = sum(watch.cpu.values())
         parent = watch.cpu.get(watch.pid, 0.0)
         workers = sorted((c for p, c in watch.cpu.items() if p != watch.pid), reverse=True)
+        during = sum(watch.loads) / len(watch.loads) if watch.loads else float("nan")
         print(f"spanproof verify --judge rules --json on {n} pairs ({args.pairs.name}), "
-              f"{os.cpu_count()} CPUs, load average before {os.getloadavg()[0]:.1f}")  # fmt: skip
+              f"{os.cpu_count()} CPUs; load average before {load_before:.1f}, during "
+              f"{during:.1f}, after {os.getloadavg()[0]:.1f} (other work on the machine "
+              "slows the wall time)")  # fmt: skip
         print(f"  exit {code}; wall {wall:.1f} s = {1000 * wall / n:.2f} ms a pair; "
               f"verdicts {summary.get('verdicts')}")  # fmt: skip
         print(f"  CPU {cpu:.1f} s in all: parent {parent:.1f} s, workers "
               f"{', '.join(f'{c:.1f}' for c in workers) or 'none'} s; "
               f"{cpu / wall:.2f} cores busy on average")  # fmt: skip
+        for p in sorted(watch.cpu, key=lambda p: (p != watch.pid, -watch.cpu[p])):
+            life = watch.alive[p][1] - watch.alive[p][0]
+            if life < 1:
+                continue  # a helper process (the spawn tracker) or one seen once
+            name = "parent" if p == watch.pid else f"process {p}"
+            wait = watch.wait.get(p)
+            split = (
+                f"{watch.cpu[p]:.1f} s on a CPU, {wait:.1f} s waiting for a CPU, "
+                f"{max(0.0, life - watch.cpu[p] - wait):.1f} s asleep"
+                if wait is not None
+                else f"{watch.cpu[p]:.1f} s on a CPU (no schedstat here)"
+            )
+            print(f"    {name}: alive {life:.1f} s: {split}")
         others = sorted((r for p, r in watch.rss.items() if p != watch.pid), reverse=True)
         print(f"  peak RSS: whole tree {watch.peak_tree / 1e6:.0f} MB; parent "
               f"{watch.rss.get(watch.pid, 0) / 1e6:.0f} MB, others "
