@@ -44,8 +44,10 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import ipaddress
 import socket
+import ssl
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -137,9 +139,16 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default certificate verification, built once per process: every fetcher (the
+    injection suite makes one per page) used to load the CA bundle again, 40 ms each."""
+    return httpx.create_ssl_context()
+
+
 def guarded_transport(allow_networks=()) -> httpx.AsyncHTTPTransport:
     """httpx's own transport with the address guard under its connection pool."""
-    transport = httpx.AsyncHTTPTransport()
+    transport = httpx.AsyncHTTPTransport(verify=_tls_context())
     pool = getattr(transport, "_pool", None)
     if pool is None or not hasattr(pool, "_network_backend"):
         # Fail closed: never fetch live without the guard because httpx changed shape.

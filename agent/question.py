@@ -212,7 +212,12 @@ def same_term(a: str, b: str) -> bool:
 
 def matched(want: set[str], have: set[str]) -> set[str]:
     """The terms of `want` that `have` holds (allowing `same_term`)."""
-    return {w for w in want if w in have or any(same_term(w, h) for h in have)}
+    return set(_matched(frozenset(want), frozenset(have)))
+
+
+@lru_cache(maxsize=16384)  # the same sub-question against the same sentences, run after run
+def _matched(want: frozenset[str], have: frozenset[str]) -> frozenset[str]:
+    return frozenset(w for w in want if w in have or any(same_term(w, h) for h in have))
 
 
 # --- what the sub-question expects ---------------------------------------------------------

@@ -60,6 +60,7 @@ Choices, and why:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
@@ -257,6 +258,7 @@ def flatten_markdown(text: str) -> str:
     return strip_urls(text)
 
 
+@lru_cache(maxsize=16384)  # a site's navigation and footer blocks recur on every page
 def _clean_block(block: str) -> str:
     block = flatten_markdown(_WS.sub(" ", strip_invisible(block)))
     return _WS.sub(" ", block).strip()

@@ -77,13 +77,16 @@ def live_web(
     policy: EgressPolicy | None = None,
     allow_networks: list[str] | None = None,
     page_timeout_s: float | None = None,
+    store: SnapshotStore | None = None,
 ) -> WebEnv:
     """The live web through the egress policy; ``record_to`` also writes a replayable WARC.
 
     Only public addresses are reached unless ``allow_networks`` (CIDRs) names others;
-    ``page_timeout_s`` bounds each whole page (default: the policy's)."""
+    ``page_timeout_s`` bounds each whole page (default: the policy's). ``store``: a snapshot
+    store shared with other environments (its owner closes it); by default one of its own
+    under ``home``."""
     home = Path(home)
-    store = SnapshotStore(home / SNAPSHOT_DIR)
+    store = store if store is not None else SnapshotStore(home / SNAPSHOT_DIR)
     timeout = {"page_timeout_s": page_timeout_s} if page_timeout_s else {}
     policy = policy or EgressPolicy(
         allow_hosts=allow_hosts, allow_networks=allow_networks or [], **timeout

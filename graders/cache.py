@@ -25,15 +25,19 @@ runner, CI job, sanitiser version, judge, model id, prompt hash).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spanproof.graders.verdict import SpanRef, Verdict
 
-from spanproof.store import Store, open_store, store_for_url
+if TYPE_CHECKING:
+    from spanproof.store import Store
 
 
 def cache_key(
@@ -75,43 +79,102 @@ def cache_key_for(judge: object, claim: str, span: SpanRef, repeat: int = 0) -> 
     )
 
 
+def _store(target: Store | str | os.PathLike[str]) -> Store:
+    # The store (SQLAlchemy) is imported when a cache is opened, not with this module: a
+    # process that only computes keys or judges (verify's worker processes) never loads it.
+    from spanproof.store import Store, store_for_url
+
+    return target if isinstance(target, Store) else store_for_url(str(target))
+
+
 class VerdictCache:
     """Judge verdicts by cache key. ``target``: a Store, a database URL or a SQLite file path.
 
     ``used_keys`` collects every key read with a hit or written, so a gate run can record
-    which verdicts its result rests on (pruning keeps those).
+    which verdicts its result rests on (pruning keeps those); ``track_used=False`` (verify,
+    which records no run) keeps none: 100,000 keys are 15 MB.
+
+    ``batch(keys)``: for a set of pairs judged together, one query reads every key's verdict
+    and the new verdicts are written in one transaction when the last batch open ends (or
+    every ``FLUSH_EVERY``), instead of a round trip and a commit per verdict. A verdict not
+    yet written is lost if the process dies: it is judged again next time, as any miss.
     """
 
-    def __init__(self, target: Store | str | os.PathLike[str]) -> None:
-        self.store = target if isinstance(target, Store) else store_for_url(str(target))
+    FLUSH_EVERY = 256
+
+    def __init__(self, target: Store | str | os.PathLike[str], *, track_used: bool = True) -> None:
+        self.store = _store(target)
         self.used_keys: set[str] = set()
+        self.track_used = track_used
         self._lock = threading.Lock()
+        self._batches = 0
+        self._read: dict[str, str] = {}
+        self._looked_up: set[str] = set()  # keys a batch read, found or not
+        self._unwritten: list[tuple[str, str, dict]] = []
+
+    @contextlib.contextmanager
+    def batch(self, keys: Iterable[str]) -> Iterator[None]:
+        wanted = [k for k in dict.fromkeys(keys) if k not in self._looked_up]
+        self._read.update(self.store.get_verdicts(wanted) if wanted else {})
+        self._looked_up.update(wanted)
+        self._batches += 1
+        try:
+            yield
+        finally:
+            self._batches -= 1
+            if not self._batches:
+                self._read.clear()
+                self._looked_up.clear()
+                self.flush()
+
+    def flush(self) -> None:
+        """Write the verdicts a batch holds back."""
+        items, self._unwritten = self._unwritten, []
+        if items:
+            self.store.put_verdicts(items)
 
     @classmethod
-    def default(cls, home: str | Path | None = None, db: str | None = None) -> VerdictCache:
-        return cls(open_store(home=home, db=db))
+    def default(
+        cls, home: str | Path | None = None, db: str | None = None, *, track_used: bool = True
+    ) -> VerdictCache:
+        from spanproof.store import open_store
+
+        return cls(open_store(home=home, db=db), track_used=track_used)
+
+    def note_used(self, keys: Iterable[str]) -> None:
+        if self.track_used:
+            with self._lock:
+                self.used_keys.update(keys)
 
     @property
     def path(self) -> str:
         return self.store.display_url
 
     def get(self, key: str) -> Verdict | None:
-        text = self.store.get_verdict(key)
+        if self._batches and key in self._looked_up:
+            text = self._read.get(key)
+        else:
+            text = self.store.get_verdict(key)
         if text is None:
             return None
-        with self._lock:
-            self.used_keys.add(key)
+        self.note_used((key,))
         return Verdict.model_validate_json(text)
 
     def put(self, key: str, verdict: Verdict) -> None:
         if verdict.error is not None:
             return
-        self.store.put_verdict(key, verdict.model_dump_json(), {
-            "judge": verdict.judge, "model_id": verdict.model_id,
-            "prompt_sha256": verdict.prompt_sha256,
-        })  # fmt: skip
-        with self._lock:
-            self.used_keys.add(key)
+        text = verdict.model_dump_json()
+        meta = {"judge": verdict.judge, "model_id": verdict.model_id,
+                "prompt_sha256": verdict.prompt_sha256}  # fmt: skip
+        if self._batches:
+            self._read[key] = text  # the same pair again in this batch is a hit
+            self._looked_up.add(key)
+            self._unwritten.append((key, text, meta))
+            if len(self._unwritten) >= self.FLUSH_EVERY:
+                self.flush()
+        else:
+            self.store.put_verdict(key, text, meta)
+        self.note_used((key,))
 
     def __len__(self) -> int:
         return self.store.count("verdicts")
@@ -124,10 +187,12 @@ class UsefulnessCache:
     """Rubric scores (JSON) by key, in the same store as the verdicts; insert-or-ignore."""
 
     def __init__(self, target: Store | str | os.PathLike[str]) -> None:
-        self.store = target if isinstance(target, Store) else store_for_url(str(target))
+        self.store = _store(target)
 
     @classmethod
     def default(cls, home: str | Path | None = None, db: str | None = None) -> UsefulnessCache:
+        from spanproof.store import open_store
+
         return cls(open_store(home=home, db=db))
 
     def get(self, key: str) -> str | None:

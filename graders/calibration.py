@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -178,14 +179,18 @@ def rows_for(
     """Metric rows: the audited verdicts (what publishes), or with ``judge_only`` the
     judges' own labels before the audit. An error is an error on both sides."""
     return [
-        Row(
-            gold=p.label,
-            predicted=judged_label(v) if judge_only else v.verdict,
-            near_miss=p.near_miss,
-            error=v.error is not None,
+        _row(
+            p.label, judged_label(v) if judge_only else v.verdict, p.near_miss, v.error is not None
         )
         for p, v in zip(pairs, verdicts, strict=True)
     ]
+
+
+@lru_cache(maxsize=256)
+def _row(gold: str, predicted: str, near_miss: bool, error: bool) -> Row:
+    # A row is frozen and there are at most 60 different ones: shared, 100,000 rows (verify
+    # on a large file) are a list of references instead of 100,000 models.
+    return Row(gold=gold, predicted=predicted, near_miss=near_miss, error=error)
 
 
 def confidence_reliability(golds: Sequence[str], verdicts: Sequence[Verdict]) -> Reliability | None:
@@ -199,6 +204,12 @@ def confidence_reliability(golds: Sequence[str], verdicts: Sequence[Verdict]) ->
     )
 
 
+@lru_cache(maxsize=16)
+def _gold(label: str, near_miss: bool) -> Pair:
+    # What rows_for reads of a pair (its label, near-miss or not), one shared object per value.
+    return Pair(id="gold", claim="", span="", label=label, near_miss=near_miss)
+
+
 def figures(
     labels: Sequence[str],
     verdicts: Sequence[Verdict],
@@ -210,10 +221,7 @@ def figures(
     """Every agreement figure twice — after the audit and judge-only — plus the confidence's
     reliability: the one computation verify, calibrate and the gate share."""
     near = list(near_miss) if near_miss is not None else [False] * len(labels)
-    pairs = [
-        Pair(id=str(i), claim="", span="", label=g, near_miss=n)
-        for i, (g, n) in enumerate(zip(labels, near, strict=True))
-    ]
+    pairs = [_gold(g, n) for g, n in zip(labels, near, strict=True)]
     return {
         "audited": compute(rows_for(pairs, verdicts), seed=seed, n_boot=n_boot),
         "judge_only": compute(rows_for(pairs, verdicts, judge_only=True), seed=seed, n_boot=n_boot),

@@ -13,6 +13,7 @@ every deterministic check walks the saved records and the snapshot store.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import time
 import traceback
@@ -60,6 +61,7 @@ from spanproof.graders.gate_judge_checks import (
     SensitivityInput,
     UsefulnessInput,
 )
+from spanproof.graders.gate_memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
 from spanproof.graders.gate_result import (
     STOP_REASONS,
     CheckRow,
@@ -219,6 +221,9 @@ class _State(BaseModel):
             if client.open_cause and client.model not in self.dead_models:
                 self.dead_models[client.model] = f"{phase}: {client.open_cause}"
 
+    memo: Any = None  # graders.gate_memo.GateMemo: phases replayed when nothing changed
+    fresh: bool = False  # --fresh: recompute every phase
+
     def calls_now(self) -> int:
         return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
 
@@ -242,6 +247,7 @@ async def run_gate(
     db: str | None = None,
     baseline: Baseline | None = None,
     stop: Callable[[], str | None] | None = None,
+    fresh: bool = False,
 ) -> GateResult:
     """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
 
@@ -259,12 +265,16 @@ async def run_gate(
     asked for the stop, the result is returned; any other cancellation propagates after the
     recording. A store that cannot take the result leaves it as JSON under the home (see
     ``graders.gate_store.keep_unrecorded``) and the gate exits 2.
+
+    A deterministic gate (local judge, extractive policy) whose inputs all match a complete
+    earlier run in this home replays that run's agent runs and its calibration, reviewed,
+    sensitivity and injection measurements (graders.gate_memo); ``fresh`` recomputes them.
     """
     if baseline is None and cfg.baseline:
         baseline = resolve_baseline(cfg.baseline, home, db)
     t0 = time.perf_counter()
     started = utc_now_iso()
-    state = _State(progress=progress, db=db)
+    state = _State(progress=progress, db=db, fresh=fresh)
     views: list[RunView] = []
     records: list[Any] = []
     try:
@@ -282,6 +292,7 @@ async def run_gate(
             return result
         raise
     result = _result(cfg, state, t0, started, config_source, views, records, home)
+    _keep_memo(state, result)
     _finish(result, cfg, baseline)
     if record:
         _save(result, state, home)
@@ -316,13 +327,35 @@ def _save(result: GateResult, state: _State, home: Path) -> None:
     file) leaves the result as JSON under the home, and the gate could not run: exit 2."""
     from spanproof.store.errors import StoreError
 
-    used = getattr(getattr(state.verifier, "cache", None), "used_keys", None) or set()
     try:
-        GateStore.default(home, state.db).save(result, verdict_keys=used)
+        GateStore.default(home, state.db).save(result, verdict_keys=_used_verdict_keys(state))
     except StoreError as exc:
         kept = keep_unrecorded(result, home, f"{type(exc).__name__}: {exc}")
         _say(state.progress, f"[gate] not recorded in the store ({type(exc).__name__})"
              + (f"; result kept in {kept}" if kept else ""))  # fmt: skip
+
+
+def _used_verdict_keys(state: _State) -> set[str]:
+    used = set(getattr(getattr(state.verifier, "cache", None), "used_keys", None) or ())
+    if state.memo is not None and state.memo.replayed:
+        used |= set(state.memo.verdict_keys())  # a replayed figure rests on these too
+    return used
+
+
+def _keep_memo(state: _State, result: GateResult) -> None:
+    """Keep this run's slow phases for a rerun with nothing changed: only a complete run,
+    every phase measured (a phase that failed or a check that could not run is never kept)."""
+    memo = state.memo
+    if memo is None or state.failed_phase or state.debug:
+        return
+    if any(r.status == "error" for r in result.checks):
+        return
+    try:
+        memo.save(result.gate_id, sorted(_used_verdict_keys(state)))
+    except OSError as exc:  # a memo not written only costs a recomputation next time
+        _say(state.progress, f"[gate] note: could not keep this run for replay: {exc}")
+    if memo.note:
+        _say(state.progress, f"[gate] note: {memo.note}")
 
 
 async def _run_phases(
@@ -344,13 +377,19 @@ async def _run_phases(
         cache = VerdictCache.default(home, state.db)
         verifier = Verifier([judge], cache=cache, concurrency=cfg.concurrency)
         state.verifier = verifier
+        state.memo = _open_memo(cfg, judge, home, state)
 
     ctx = _Inputs(cfg=cfg, home=home, state=state, endpoint=endpoint, verifier=verifier,
                   judge=judge, views=views, records=records)  # fmt: skip
     if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
         with _Phase(state, "agent runs", [*AGENT_CHECKS, *scored]):
-            await _agent_runs(cfg, home, verifier, state, endpoint, views, records, ctx.questions)
+            if not _replay_agent_runs(cfg, home, state, views, records, ctx.questions):
+                await _agent_runs(cfg, home, verifier, state, endpoint, views, records,
+                                  ctx.questions)  # fmt: skip
+                if state.memo is not None:
+                    state.memo.keep_agent_runs(records, [v.question_id for v in views],
+                                               _allow_hosts(state.env))  # fmt: skip
 
     if views:
         ctx.snapshot_text = _snapshot_reader(state.env, home)
@@ -405,9 +444,73 @@ async def _run_phases(
             state.failed_phase.setdefault(check.name, dead)
             continue
         with _Phase(state, check.name, [check.name]):
-            state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+            if not _replay_check(state, check.name):
+                keep = state.memo is not None and check.name in REPLAYED_CHECKS
+                before = copy.deepcopy(state.artifacts) if keep else {}
+                state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+                if keep:
+                    state.memo.keep_check(check.name, state.rows[check.name],
+                                          artifacts_patch(before, state.artifacts))  # fmt: skip
     for job in batch_jobs:
         job.forget()  # its verdicts are in the cache now
+
+
+def _open_memo(cfg: GateConfig, judge: Any, home: Path, state: _State) -> Any:
+    """This gate's memo (graders.gate_memo), or None: never replayed, or not readable."""
+    from spanproof.graders.gate_memo import GateMemo
+
+    try:
+        memo = GateMemo.for_gate(cfg, judge, home=home, db=state.db, resolve=_resolve,
+                                 fresh=state.fresh)  # fmt: skip
+    except (OSError, ValueError) as exc:  # replay is an optimisation: without it, recompute
+        _say(state.progress, f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
+        return None
+    if memo is not None and memo.note:
+        _say(state.progress, f"[gate] note: {memo.note}")
+    return memo
+
+
+def _replay_agent_runs(
+    cfg: GateConfig, home: Path, state: _State, views: list, records: list,
+    questions: dict[str, GoldenQuestion],
+) -> bool:  # fmt: skip
+    if state.memo is None:
+        return False
+    from spanproof.store import open_store
+
+    replay = state.memo.agent_runs(open_store(home=home, db=state.db))
+    if replay is None:
+        if state.memo.note:
+            _say(state.progress, f"[gate] note: {state.memo.note}")
+        return False
+    replayed, question_ids, allow = replay
+    golden = load_questions(_resolve(cfg.questions), cfg.max_questions)
+    questions.update({q.id: q for q in golden})
+    for record, qid in zip(replayed, question_ids, strict=True):
+        records.append(record)
+        views.append(view_from_record(record, question_id=qid, allow_hosts=allow))
+    _say(state.progress, f"[gate]   replayed {len(records)} agent runs of gate "
+         f"{state.memo.replayed['agent runs']} (nothing they read changed; --fresh reruns)")  # fmt: skip
+    return True
+
+
+def _replay_check(state: _State, name: str) -> bool:
+    if state.memo is None or name not in REPLAYED_CHECKS:
+        return False
+    saved = state.memo.check(name)
+    if saved is None:
+        return False
+    state.rows[name], patch = saved
+    apply_patch(state.artifacts, patch)
+    _say(state.progress, f"[gate]   replayed {name} of gate {state.memo.replayed[name]} "
+         "(nothing it reads changed; --fresh reruns)")  # fmt: skip
+    return True
+
+
+def _allow_hosts(env: Any) -> list[str]:
+    return list(
+        getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
+    )
 
 
 def _models_of(cfg: GateConfig, check: str) -> set[str]:
@@ -528,6 +631,12 @@ def _result(
     if stopped:
         result.artifacts["interrupted"] = True
         result.artifacts["stopped"] = {"reason": stopped, "message": STOP_REASONS[stopped][1]}
+    if state.memo is not None and state.memo.replayed:
+        result.artifacts["replayed"] = {
+            "phases": dict(state.memo.replayed),
+            "why": "every input unchanged (code, versions, config, goldens, corpus, judge, "
+            "store); spanproof gate --fresh recomputes",
+        }
     if state.debug:
         result.artifacts["errors"] = [d[-2000:] for d in state.debug]
     return result

@@ -29,6 +29,7 @@ purpose: the grader must not share code with the control it grades.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -475,9 +476,18 @@ async def run_suite(
 
     from spanproof.adversarial_fixtures.server import PREFERRED_PORT
     from spanproof.agent.egress import EgressPolicy, guarded_transport
+    from spanproof.agent.snapshots import SnapshotStore
+    from spanproof.agent.web import SNAPSHOT_DIR
 
     networks = EgressPolicy(allow_hosts=[], allow_networks=LOOPBACK_NETWORKS).networks()
-    with FixtureSite(fixtures_dir, port=port or PREFERRED_PORT) as site:
+    # One snapshot store for the suite: opening one per page (a database, a WARC, a durable
+    # first write) cost more than the page's run. Runs stay apart: each has its own fetcher
+    # and egress log, and the quote tool reads only the pages its own run fetched.
+    snapshots = SnapshotStore(home / SNAPSHOT_DIR)
+    with (
+        contextlib.closing(snapshots),
+        FixtureSite(fixtures_dir, port=port or PREFERRED_PORT) as site,
+    ):
         static = StaticSearch(site.search_hits())
         attacker_hosts = sorted({h for f in site.fixtures for h in site.attacker_hosts(f)})
         attacker_hostnames = {_host_port(f"http://{h}/")[0] for h in attacker_hosts}
@@ -491,6 +501,7 @@ async def run_suite(
                     allow_hosts=site.allow_hosts,
                     search=search,
                     allow_networks=LOOPBACK_NETWORKS,
+                    store=snapshots,
                     # the address guard as for any live fetch, reaching the servers where
                     # they listen if the fixture port was taken
                     transport=site.transport(guarded_transport(networks)),
@@ -533,7 +544,6 @@ async def run_suite(
                     view = view_of(record, fixture, known_urls=search.urls, seen_text=seen)
                 finally:
                     await env.aclose()
-                    env.store.close()
                 score = score_run(
                     view,
                     allow_hosts=site.allow_hosts,

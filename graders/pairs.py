@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,8 @@ class PairSetError(ValueError):
 
 def _too_deep(line: str, limit: int = MAX_DEPTH) -> bool:
     """Does the JSON text nest brackets deeper than ``limit``? (strings skipped)"""
+    if line.count("[") + line.count("{") <= limit:
+        return False  # no deeper than its brackets in all (the walk below is per character)
     depth = 0
     in_string = escaped = False
     for ch in line:
@@ -114,6 +117,78 @@ def _no_duplicate_keys(items: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def iter_pair_lines(
+    path: str | Path,
+    *,
+    max_span_chars: int | None = MAX_SPAN_CHARS,
+    max_claim_chars: int | None = MAX_CLAIM_CHARS,
+) -> Iterator[tuple[int, Pair | None, str | None]]:
+    """``(line number, pair, None)`` for each good line and ``(line number, None, "line N: what
+    is wrong")`` for each bad one, read one line at a time: a file of any size is read in the
+    memory of one line (and the ids seen, for duplicates)."""
+    path = Path(path)
+    if not path.is_file():
+        raise PairSetError(
+            f"Pair file {str(path)!r} not found - pass a JSONL file of pairs (DESIGN.md format)."
+        )
+    with path.open("rb") as f:
+        if b"\x00" in f.read(8192):
+            raise PairSetError(
+                f"{path} is not a text file (it holds NUL bytes); a pair file is UTF-8 JSONL, one "
+                f"{PAIR_FIELDS} per line."
+            )
+        f.seek(0)
+        seen: dict[str, int] = {}
+        for n, chunk in enumerate(f, start=1):
+            pair, problem = _read_line(
+                chunk.removesuffix(b"\n"), n, max_span_chars, max_claim_chars
+            )
+            if pair is not None and pair.id in seen:
+                pair, problem = None, f"duplicate id {pair.id!r} (first on line {seen[pair.id]})"
+            if problem is not None:
+                yield n, None, f"line {n}: {problem}"
+            elif pair is not None:
+                seen[pair.id] = n
+                yield n, pair, None
+
+
+def _read_line(
+    chunk: bytes, n: int, max_span_chars: int | None, max_claim_chars: int | None
+) -> tuple[Pair | None, str | None]:
+    """The pair on one line, or what is wrong with it; (None, None) for a blank line."""
+    try:
+        line = chunk.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, (
+            f"not UTF-8 text (byte 0x{chunk[exc.start]:02x} at column {exc.start + 1}); "
+            "save the file as UTF-8"
+        )
+    if not line.strip():
+        return None, None
+    if _too_deep(line):
+        return None, f"JSON nested more than {MAX_DEPTH} levels deep; a pair is one flat object"
+    try:
+        data = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+    except DuplicateKey as exc:
+        # json keeps the last value silently: a line whose "claim" or "label" appears twice
+        # would be judged on whichever came last, not on what a reader of the line sees.
+        return None, f"key {exc.key!r} appears twice; keep one"
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:
+        return None, "JSON nested too deeply; a pair is one flat object"
+    if not isinstance(data, dict):
+        return None, f"expected a JSON object, got {type(data).__name__}"
+    problem = _problem_in(data, max_span_chars, max_claim_chars)
+    if problem is not None:
+        return None, problem
+    try:
+        return _pair_from(data, n), None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        return None, f"{'.'.join(map(str, err['loc'])) or 'line'}: {err['msg']}"
+
+
 def read_pair_lines(
     path: str | Path,
     *,
@@ -121,67 +196,15 @@ def read_pair_lines(
     max_claim_chars: int | None = MAX_CLAIM_CHARS,
 ) -> tuple[list[tuple[int, Pair]], list[str]]:
     """(line number, pair) for every good line, and ``"line N: what is wrong"`` for each bad one."""
-    path = Path(path)
-    if not path.is_file():
-        raise PairSetError(
-            f"Pair file {str(path)!r} not found - pass a JSONL file of pairs (DESIGN.md format)."
-        )
-    raw = path.read_bytes()
-    if b"\x00" in raw[:8192]:
-        raise PairSetError(
-            f"{path} is not a text file (it holds NUL bytes); a pair file is UTF-8 JSONL, one "
-            f"{PAIR_FIELDS} per line."
-        )
     pairs: list[tuple[int, Pair]] = []
     problems: list[str] = []
-    seen: dict[str, int] = {}
-    for n, chunk in enumerate(raw.split(b"\n"), start=1):
-        try:
-            line = chunk.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(
-                f"line {n}: not UTF-8 text (byte 0x{chunk[exc.start]:02x} at column {exc.start + 1}); "
-                "save the file as UTF-8"
-            )
-            continue
-        if not line.strip():
-            continue
-        if _too_deep(line):
-            problems.append(
-                f"line {n}: JSON nested more than {MAX_DEPTH} levels deep; a pair is one flat object"
-            )
-            continue
-        try:
-            data = json.loads(line, object_pairs_hook=_no_duplicate_keys)
-        except DuplicateKey as exc:
-            # json keeps the last value silently: a line whose "claim" or "label" appears twice
-            # would be judged on whichever came last, not on what a reader of the line sees.
-            problems.append(f"line {n}: key {exc.key!r} appears twice; keep one")
-            continue
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {n}: invalid JSON ({exc.msg} at column {exc.colno})")
-            continue
-        except RecursionError:
-            problems.append(f"line {n}: JSON nested too deeply; a pair is one flat object")
-            continue
-        if not isinstance(data, dict):
-            problems.append(f"line {n}: expected a JSON object, got {type(data).__name__}")
-            continue
-        problem = _problem_in(data, max_span_chars, max_claim_chars)
-        if problem is None:
-            try:
-                pair = _pair_from(data, n)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                problem = f"{'.'.join(map(str, err['loc'])) or 'line'}: {err['msg']}"
+    for n, pair, problem in iter_pair_lines(
+        path, max_span_chars=max_span_chars, max_claim_chars=max_claim_chars
+    ):
         if problem is not None:
-            problems.append(f"line {n}: {problem}")
-            continue
-        if pair.id in seen:
-            problems.append(f"line {n}: duplicate id {pair.id!r} (first on line {seen[pair.id]})")
-            continue
-        seen[pair.id] = n
-        pairs.append((n, pair))
+            problems.append(problem)
+        elif pair is not None:
+            pairs.append((n, pair))
     return pairs, problems
 
 

@@ -160,4 +160,10 @@ class Verifier:
                 progress(i, v)
             return v
 
-        return list(await asyncio.gather(*(run(i, it) for i, it in enumerate(items))))
+        batch = getattr(self.cache, "batch", None)
+        if batch is None:
+            return list(await asyncio.gather(*(run(i, it) for i, it in enumerate(items))))
+        # one read of every verdict these pairs have, one write of the new ones
+        keys = [cache_key_for(j, it[0], it[1], repeat) for it in items for j in self.judges]
+        with batch(keys):
+            return list(await asyncio.gather(*(run(i, it) for i, it in enumerate(items))))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from functools import lru_cache
 
 from spanproof.graders.verdict import Pair
 from spanproof.planted_failures.pages import page_for
@@ -27,7 +28,12 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*")
 
 
 def content_words(text: str) -> set[str]:
-    return {w.lower().strip("'") for w in _WORD.findall(text) if w.lower() not in _STOP}
+    return set(_content_words(text))
+
+
+@lru_cache(maxsize=4096)  # swap_source reads every span of the pool for every pair
+def _content_words(text: str) -> frozenset[str]:
+    return frozenset(w.lower().strip("'") for w in _WORD.findall(text) if w.lower() not in _STOP)
 
 
 def _match_case(original: str, new: str) -> str:

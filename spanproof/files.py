@@ -47,27 +47,60 @@ def refuse_overwriting_inputs(
             )
 
 
+class AtomicWriter:
+    """A file written piece by piece that appears whole or not at all: the pieces go to a
+    temporary file in the target's directory; ``commit`` flushes, fsyncs and replaces the
+    target in one rename; ``abandon`` removes the temporary file, or keeps what was written
+    under another name (``keep_as``) for a run that stopped half way."""
+
+    def __init__(self, path: str | Path, *, encoding: str = "utf-8") -> None:
+        self.target = Path(path)
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(
+            prefix=f".{self.target.name}.", suffix=".tmp", dir=self.target.parent
+        )
+        self.tmp = Path(name)
+        self.encoding = encoding
+        self._fh = os.fdopen(fd, "wb")
+
+    def write(self, data: str | bytes) -> None:
+        self._fh.write(data.encode(self.encoding) if isinstance(data, str) else data)
+
+    def commit(self) -> Path:
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            if self.target.exists():
+                # keep the permissions the user gave the file they are replacing
+                os.chmod(self.tmp, self.target.stat().st_mode & 0o7777)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(self.tmp, 0o666 & ~umask)
+            os.replace(self.tmp, self.target)
+        except BaseException:
+            self.abandon()
+            raise
+        return self.target
+
+    def abandon(self, keep_as: str | Path | None = None) -> Path | None:
+        with contextlib.suppress(OSError):
+            self._fh.close()
+        if keep_as is not None and self.tmp.exists():
+            os.replace(self.tmp, keep_as)
+            return Path(keep_as)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.tmp)
+        return None
+
+
 def write_atomic(path: str | Path, data: str | bytes, *, encoding: str = "utf-8") -> Path:
     """Write ``data`` to ``path`` via a temporary file and one rename; parents are created."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode(encoding) if isinstance(data, str) else data
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    writer = AtomicWriter(path, encoding=encoding)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if target.exists():
-            # keep the permissions the user gave the file they are replacing
-            os.chmod(tmp_name, target.stat().st_mode & 0o7777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp_name, 0o666 & ~umask)
-        os.replace(tmp_name, target)
+        writer.write(data)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
+        writer.abandon()
         raise
-    return target
+    return writer.commit()

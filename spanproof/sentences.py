@@ -19,8 +19,20 @@ import re
 from functools import lru_cache
 
 import pysbd
+from pysbd.lang.english import English
+
+from spanproof.memo import memo_list
 
 _segmenter: pysbd.Segmenter | None = None
+
+# pysbd compiles a pattern for each abbreviation it meets in a text (several hundred in all),
+# with ``re``'s module-level functions; with the patterns of the judge and the audit that is
+# more than ``re`` keeps (512), and once full it drops the oldest, so every span compiled
+# hundreds of patterns again (a quarter of the rules judge's time). A larger cache holds them
+# all; what it holds is bounded by the patterns the code can build.
+_RE_CACHE = 4096
+if getattr(re, "_MAXCACHE", _RE_CACHE) < _RE_CACHE:
+    re._MAXCACHE = _RE_CACHE  # type: ignore[attr-defined]
 
 # A clock time's "a.m."/"p.m." ends a sentence only when what follows could start one.
 _CLOCK_SUFFIX = re.compile(r"\b\d{1,2}(?::\d{2})?\s*[ap]\.m\.$", re.I)
@@ -48,13 +60,85 @@ _SENTENCE_STARTERS = (
 _MISSED_BOUNDARY = re.compile(rf"{_ENDING_ABBREVIATION}(\s+)(?=(?:{_SENTENCE_STARTERS})\b[^.])")
 
 
-def _pysbd_spans(text: str) -> list[tuple[int, int]]:
+class _English(English):
+    """pysbd's English, with its abbreviation pass skipping what cannot change the text.
+
+    For every line, pysbd tries each of its ~190 abbreviations that occurs in the line at
+    all ("a", "no", "st" occur inside most words), with two regular expressions and a
+    substitution per occurrence. Every substitution it can make replaces the period right
+    after the abbreviation, so an abbreviation of letters and digits that the line never
+    writes with a period after it changes nothing, and is skipped here. Lines with other than
+    ASCII characters (where case-insensitive matching is Unicode's) and the abbreviations
+    holding a period themselves ("e.g", "ph.d") take pysbd's own path."""
+
+    class AbbreviationReplacer(English.AbbreviationReplacer):
+        def search_for_abbreviations_in_string(self, text: str) -> str:
+            if not text.isascii():
+                return super().search_for_abbreviations_in_string(text)
+            lowered = text.lower()
+            for stripped, needle in _ABBREVIATIONS:
+                if needle not in lowered:
+                    continue
+                found = re.findall(rf"(?:^|\s|\r|\n){stripped}", text, flags=re.IGNORECASE)
+                if not found:
+                    continue
+                next_chars = re.findall(r"(?<={" + re.escape(stripped) + "} ).{1}", text)
+                for i, match in enumerate(found):
+                    text = self.scan_for_replacements(text, match, i, next_chars)
+            return text
+
+
+# pysbd's abbreviations in its order, each with what a line must hold for it to matter
+_ABBREVIATIONS = [
+    (a.strip(), a.strip() + "." if re.fullmatch(r"[a-z0-9]+", a.strip()) else a.strip())
+    for a in English.Abbreviation.ABBREVIATIONS
+]
+
+
+def _pysbd_segments(text: str) -> list[str]:
+    r"""What ``pysbd.Segmenter(language="en", clean=False).segment(text)`` returns: each
+    sentence with the whitespace after it.
+
+    pysbd finds each sentence again in the text by compiling a regular expression of the
+    sentence itself (``re.escape(sentence) + r"\s*"``). Every sentence is a new pattern, so
+    besides the compiling, each one pushes a pattern out of ``re``'s cache, pysbd's own rules
+    and the audit's included, which are then compiled again and again. The same search is
+    done here with ``str.find``: the first occurrence, scanning without overlaps from the
+    start, that ends after the previous one (``\s`` in a ``str`` pattern is ``str.isspace``).
+    tests/test_sentences_pysbd_search.py holds it equal to pysbd's own on real pages."""
     global _segmenter
     if _segmenter is None:  # built on first use: nothing pays for it at import
         _segmenter = pysbd.Segmenter(language="en", clean=False)
+        _segmenter.language_module = _English
+    if not text:
+        return []
+    out: list[str] = []
+    prior_end = 0
+    for sent in _segmenter.processor(text).process():
+        if not sent:  # rare: pysbd's own search for an empty segment, exactly as it does it
+            for m in re.finditer(r"\s*", text):
+                if m.end() > prior_end:
+                    out.append(m.group())
+                    prior_end = m.end()
+                    break
+            continue
+        at = 0
+        while (found := text.find(sent, at)) >= 0:
+            end = found + len(sent)
+            while end < len(text) and text[end].isspace():
+                end += 1
+            if end > prior_end:
+                out.append(text[found:end])
+                prior_end = end
+                break
+            at = end
+    return out
+
+
+def _pysbd_spans(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     pos = 0
-    for sent in _segmenter.segment(text):
+    for sent in _pysbd_segments(text):
         # Offsets are found from where the last segment ended: pysbd's own char_span searches
         # from the start and lands on an earlier repeat of the same characters.
         found = text.find(sent, pos)
@@ -103,6 +187,7 @@ def _split_missed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, in
     return out
 
 
+@memo_list(4096)  # the agent splits the same page blocks again for every sub-question and run
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every non-blank sentence of ``text``, surrounding whitespace excluded."""
     return _split_missed(text, _join_clock_times(text, _pysbd_spans(text)))

@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
+from spanproof.memo import memo_list
+
 __all__ = [
     "STOPWORDS",
     "PassageIndex",
@@ -57,6 +59,7 @@ def normalise_ws(text: str) -> str:
     return " ".join(text.split())
 
 
+@memo_list(8192)  # every signal and audit check tokenises the same claim and span again
 def words(text: str) -> list[str]:
     """Lower-case word tokens, outer ``.'’-`` stripped ("U.S." -> "u.s", "1990s" kept)."""
     return [w.strip(".'’-").lower() for w in _WORD_RE.findall(text)]
@@ -84,11 +87,13 @@ def stem(word: str) -> str:
     return w
 
 
+@memo_list(8192)
 def content_stems(text: str) -> list[str]:
     """Stems of the words that are not stopwords (single letters dropped), in text order."""
     return [stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1]
 
 
+@lru_cache(maxsize=65536)
 def fold(token: str) -> str:
     """Lower-case, curly apostrophe straightened, accents stripped: "Bruzón" -> "bruzon"."""
     token = unicodedata.normalize("NFKD", token.lower().replace("’", "'"))

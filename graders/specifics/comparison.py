@@ -47,6 +47,7 @@ from spanproof.graders.specifics.wording import (
     period_conflicts,
 )
 
+from spanproof.memo import memo_list
 from spanproof.text import STOPWORDS, fold, stem
 
 
@@ -103,6 +104,7 @@ def century_established(q: Quantity, claim: str, s: Specifics) -> bool:
 # ---------------------------------------------------------------- contradiction
 
 
+@memo_list()
 def contradictions(claim: str, span: str) -> list[Mismatch]:
     """Claim specifics the span *contradicts* rather than omits (DESIGN: contradiction is
     NOT_SUPPORTED, silence is PARTIAL).
@@ -352,6 +354,7 @@ def _in_address(entity: str, span: str) -> bool:
     )
 
 
+@memo_list()
 def unestablished(
     claim: str, span: str, *, strict_entities: bool = False, ordinal_words: bool = False
 ) -> list[Mismatch]:
@@ -486,6 +489,7 @@ _MODAL_HEDGES = {"may", "might", "could", "can", "expected to", "believed to", "
                  "said to", "likely", "possibly", "probably"}  # fmt: skip
 
 
+@memo_list()
 def stronger_than_span(claim: str, span: str) -> list[Mismatch]:
     """What makes the claim a different assertion from the span's: a speaker the span does
     not name while it names another, an opinion in the span stated as fact, an obligation or

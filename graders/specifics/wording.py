@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from spanproof.graders.specifics import lexicon
 
+from spanproof.memo import memo_list
 from spanproof.text import STOPWORDS, stem, words
 
 QUANTIFIER_GROUPS: dict[str, set[str]] = {
@@ -48,6 +49,7 @@ def has_phrase(low: str, phrases) -> str | None:
     return None
 
 
+@memo_list()
 def opposites(claim: str, span: str) -> list[tuple[str, str]]:
     """(claim word, span word) pairs where the span uses the opposite and never the claim's word."""
     cw, sw = set(words(claim)), set(words(span))
@@ -91,6 +93,7 @@ def _negated_stems(text: str) -> tuple[set[str], set[str]]:
     return negated, content
 
 
+@memo_list()
 def negation_conflicts(claim: str, span: str) -> list[tuple[str, bool]]:
     """Words negated on one side and asserted on the other.
 
@@ -117,6 +120,7 @@ _HEDGE_RE = re.compile(
 )
 
 
+@memo_list()
 def hedges_dropped(claim: str, span: str) -> list[tuple[str, str]]:
     """(hedge, word): the span hedges a word the claim states flatly.
 
@@ -145,6 +149,7 @@ def hedges_dropped(claim: str, span: str) -> list[tuple[str, str]]:
     return out
 
 
+@memo_list()
 def period_conflicts(claim: str, span: str) -> list[tuple[str, str]]:
     """(claim word, span word) where one text says now and the other says only in the past.
 

@@ -85,13 +85,18 @@ from spanproof.cli.options import (
     type=click.Path(dir_okay=False),
     help="Write the markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set).",
 )
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Recompute every phase, even those an offline rerun with nothing changed replays.",
+)
 @home_option()
 @db_option()
 @endpoint_options
 @model_options()
 @storage_errors
 def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_baseline, repeat, as_json,
-         junit, report_dir, markdown_path, home, db, base_url, api_key) -> None:  # fmt: skip
+         junit, report_dir, markdown_path, fresh, home, db, base_url, api_key) -> None:  # fmt: skip
     """Run every check and fail when a threshold drops.
 
     \b
@@ -124,6 +129,10 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
     Options override the config file. Judge verdicts are cached in the store (--db, default
     SQLite in the home), so a rerun with nothing changed makes no model calls - on any
     runner that shares the database. Each gate run is recorded with its provenance.
+    Offline (a local judge, the extractive policy), a rerun in the same home whose every
+    input is unchanged - code and installed versions, config, goldens, corpus, fixtures,
+    judge, store - replays the agent runs and the calibration, sensitivity and injection
+    measurements of the earlier run and says so; --fresh recomputes them.
 
     \b
     Examples:
@@ -134,6 +143,7 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
       spanproof gate --baseline goldens/gate_baseline.json        # worse than that run?
       spanproof gate --baseline last-passed           # the newest passing run on this branch
       spanproof gate --judge openai:gpt-4o-mini --repeat 3   # judge each pair 3 times
+      spanproof gate --fresh                          # recompute every phase, replay nothing
       spanproof gate --db postgresql+psycopg://ci:PASS@db.internal/spanproof   # a team's shared store
     """
     from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
@@ -192,7 +202,7 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
     stop = CommandStop(cfg.deadline_s)
     result = run_async(
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint,
-                 db=db, baseline=baseline, stop=stop),
+                 db=db, baseline=baseline, stop=stop, fresh=fresh),
         quiet=as_json,
         what="gate",
         stop=stop,
@@ -229,6 +239,10 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
         echo_json(result.public())
     else:
         click.echo(terminal_table(result))
+        replayed = result.artifacts.get("replayed")
+        if replayed:
+            phases = ", ".join(sorted(replayed["phases"]))
+            click.echo(f"replayed: {phases} (nothing they read changed; --fresh recomputes)")
     if stop.reason:
         err(stop.message("gate"))
     not_recorded = result.artifacts.get("not_recorded")

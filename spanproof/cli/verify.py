@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -18,37 +16,19 @@ from spanproof.cli.options import (
     model_options,
     run_async,
 )
-from spanproof.graders.pairs import PairSetError, read_pair_lines
-from spanproof.graders.verdict import Pair
+from spanproof.cli.verify_run import (
+    POOL_MIN_PAIRS,
+    Rows,
+    Scan,
+    Tally,
+    judge_file,
+    scan_pairs,
+)
+from spanproof.graders.pairs import PairSetError, iter_pair_lines  # noqa: F401  (the one reader)
+from spanproof.graders.verify_pool import default_workers
+from spanproof.graders.verify_stream import counters_of
 
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
-
-
-# ---------------------------------------------------------------- input
-
-
-class PairLine:
-    """A pair as verify uses it: id, claim, span, label, and where the span came from."""
-
-    def __init__(self, line_no: int, pair: Pair) -> None:
-        self.line_no = line_no
-        self.id = pair.id
-        self.claim = pair.claim
-        self.span = pair.span
-        self.label: str | None = pair.label
-        source = pair.source or {}
-        self.url = source.get("url")
-        self.retrieved_at = source.get("retrieved_at")
-
-
-def read_pairs(path: Path) -> tuple[list[PairLine], list[str]]:
-    """Every valid pair, and one message per bad line (with its line number): the one pair-file
-    reader (graders/pairs.py), which caps claims and spans."""
-    try:
-        good, problems = read_pair_lines(path)
-    except PairSetError as exc:
-        return [], [str(exc)]
-    return [PairLine(n, pair) for n, pair in good], problems
 
 
 # ---------------------------------------------------------------- agreement with labels
@@ -101,6 +81,13 @@ gives a confidence, its expected calibration error. Verdicts are cached under --
 (verdicts.sqlite): a second identical run makes zero model calls.
 
 \b
+Files of any size: pairs are read and verdict rows written as a stream (memory holds a
+window of pairs, not the file). Local judges (rules, blind, scripted) judge in one worker
+process per core once a file has 1000 pairs or more (--workers to choose); the rows are the
+same as in one process. A run stopped half way (Ctrl-C, --deadline) keeps the rows judged so
+far in OUT.partial and their verdicts in the cache.
+
+\b
 Exit status: 0 ok; 1 some or all judge calls gave an error instead of a verdict (counted
 in the summary, named on stderr); 2 could not run: bad input or options, an endpoint that
 cannot be reached or keeps failing (the circuit breaker), the deadline.
@@ -109,6 +96,7 @@ cannot be reached or keeps failing (the circuit breaker), the deadline.
 Examples:
   spanproof verify --pairs goldens/wice_dev_pairs.jsonl --judge rules
   spanproof verify --pairs pairs.jsonl --judge rules --judge openai:gpt-4o-mini --out v.jsonl
+  spanproof verify --pairs big.jsonl --judge rules --workers 2 --json --out big-verdicts.jsonl
   OPENAI_BASE_URL=http://localhost:8000/v1 OPENAI_API_KEY=local \\
     spanproof verify --pairs pairs.jsonl --judge openai:qwen2.5-7b-instruct --json
   spanproof verify --pairs big.jsonl --judge openai:gpt-4o-mini --batch --out v.jsonl
@@ -170,6 +158,13 @@ pair's error says to run it again without --batch.
     "--skip-invalid", is_flag=True, help="Skip bad input lines (reported) instead of stopping."
 )
 @click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes judging at once with local judges (rules, blind, scripted). Default: one "
+    f"per core for {POOL_MIN_PAIRS} pairs or more, else 1.",
+)
+@click.option(
     "--repeat",
     type=click.IntRange(1, 20),
     default=1,
@@ -205,6 +200,7 @@ def verify(
     no_cache: bool,
     concurrency: int,
     skip_invalid: bool,
+    workers: int | None,
     repeat: int,
     batch: bool,
     batch_poll: float,
@@ -224,11 +220,11 @@ def verify(
       spanproof verify --pairs my_pairs.jsonl --judge openai:gpt-4o-mini --judge rules --json
       spanproof verify --pairs goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
-    from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
+    from spanproof.files import OutputPathError, refuse_overwriting_inputs
     from spanproof.graders.cache import VerdictCache
     from spanproof.graders.judges import make_judge
-    from spanproof.graders.verdict import SpanRef
     from spanproof.graders.verify import Verifier
+    from spanproof.graders.verify_pool import WorkerCrashed, runs_locally
     from spanproof.home import resolve_home
     from spanproof.specs import SpecError
 
@@ -237,7 +233,21 @@ def verify(
     except OutputPathError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    pairs, problems = read_pairs(pairs_path)
+    if repeat > 1 or batch:
+        # every sample of every pair, or the batch's whole request file, in memory
+        # (spanproof.cli.verify_repeats); a single online or local judgement streams
+        from spanproof.cli.verify_repeats import verify_repeats
+
+        verify_repeats(pairs_path=pairs_path, judges=judges, policy=policy, out_path=out_path,
+                       as_json=as_json, no_cache=no_cache, concurrency=concurrency,
+                       skip_invalid=skip_invalid, repeat=repeat, batch=batch,
+                       batch_poll=batch_poll, home=home, base_url=base_url,
+                       api_key=api_key)  # fmt: skip
+    try:
+        scan = scan_pairs(pairs_path)
+    except PairSetError as exc:
+        scan = Scan(problems=[str(exc)])
+    problems = scan.problems
     if problems:
         for p in problems[:50]:
             click.echo(f"{pairs_path}: {p}", err=True)
@@ -250,7 +260,7 @@ def verify(
                 err=True,
             )
             sys.exit(2)
-    if not pairs:
+    if not scan.count:
         click.echo(
             f"error: no valid pairs in {pairs_path}; each line is a JSON object with non-empty "
             '"claim" and "span" strings',
@@ -264,71 +274,74 @@ def verify(
     except SpecError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    cache = None if no_cache else VerdictCache.default(resolve_home(home))
+    local = runs_locally(judges)
+    if workers and workers > 1 and not local:
+        click.echo(
+            "error: --workers applies to local judges (rules, blind, scripted); a model "
+            "judge's calls already run side by side in one process (--concurrency).",
+            err=True,
+        )
+        sys.exit(2)
+    if workers is None:
+        workers = default_workers() if local and scan.count >= POOL_MIN_PAIRS else 1
+    # verify records no run: the keys it used need not be kept (the gate keeps them)
+    cache = None if no_cache else VerdictCache.default(resolve_home(home), track_used=False)
     verifier = Verifier(judge_objs, cache=cache, concurrency=concurrency, policy=policy)
-    items = [
-        (p.claim, SpanRef(text=p.span, url=p.url, retrieved_at=p.retrieved_at), p.id) for p in pairs
-    ]
+    pool = None
+    if workers > 1:
+        from spanproof.graders.verify_pool import PoolJudging
 
+        pool = PoolJudging(list(judges), judge_objs, policy=policy, cache=cache, workers=workers)
+
+    rows = Rows(out_path, spool=as_json)
+    tally = Tally(keep_for_metrics=scan.all_labelled)
     show_progress = not as_json and sys.stderr.isatty()
-    run = _run_repeats(verifier, items, show_progress, repeat)
-    batched: list = []
-    if batch:
-        from spanproof.cli.verify_batch import batch_then
+    finished = False
+    try:
+        run_async(
+            _run(pairs_path, verifier, pool, rows, tally, scan.count, concurrency, show_progress),
+            what="verification",
+        )
+        finished = True
+    except WorkerCrashed as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        if not finished:
+            _say_stopped(rows, tally.n, scan.count)
+    rows.commit()
 
-        run = batch_then(verifier, items, run, home, batch_poll, batched, repeats=repeat)
-    samples = run_async(run, what="verification")
-    verdicts = samples[0]
-
-    rows = [{"id": p.id, **v.model_dump(mode="json")} for p, v in zip(pairs, verdicts, strict=True)]
-    if repeat > 1:
-        for i, row in enumerate(rows):
-            row["samples"] = [s[i].verdict if s[i].error is None else "ERROR" for s in samples]
-    labelled = [(p.label, v) for p, v in zip(pairs, verdicts, strict=True) if p.label]
-    metrics = None
-    if labelled and len(labelled) == len(pairs):
-        golds = [p.label for _ in samples for p in pairs]
-        metrics = label_metrics(golds, [v for s in samples for v in s])  # each sample counts once
-    counts = Counter(v.verdict for v in verdicts)
+    counters = pool.counters if pool is not None else counters_of(verifier)
     summary = {
-        "pairs": len(pairs),
+        "pairs": scan.count,
         "invalid_lines": problems,
         "judges": list(judges),
         "policy": policy,
-        "model_calls": verifier.model_calls,
-        "cache_hits": verifier.cache_hits,
-        "tokens": {"prompt": verifier.prompt_tokens, "completion": verifier.completion_tokens},
+        "model_calls": counters.model_calls,
+        "cache_hits": counters.cache_hits,
+        "tokens": {"prompt": counters.prompt_tokens, "completion": counters.completion_tokens},
         # HTTP traffic of openai: judges: requests (retries included), retries and re-asks
         # counted apart, so "model calls" (pairs asked) is never mistaken for requests made.
         "http": _http_summary(
-            verifier.model_calls, verifier.prompt_tokens + verifier.completion_tokens
+            counters.model_calls, counters.prompt_tokens + counters.completion_tokens
         ),
-        "errors": sum(1 for v in verdicts if v.error),
-        "contains_instructions": sum(1 for v in verdicts if v.contains_instructions),
-        "verdicts": {label: counts.get(label, 0) for label in LABELS},
-        "metrics": metrics,
+        "errors": tally.errors,
+        "contains_instructions": tally.contains_instructions,
+        "verdicts": tally.verdicts(),
+        "metrics": tally.metrics(label_metrics),
         "out": str(out_path) if out_path else None,
     }
-    if repeat > 1:
-        summary["repeats"] = _repeat_summary(pairs, samples, bool(metrics))
-    if batch:
-        summary["batch"] = [b.model_dump() for b in batched]
-
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    if out_path:
-        write_atomic(out_path, lines)
     if as_json:
-        if not out_path:
-            summary["results"] = rows
-        click.echo(json.dumps(summary, ensure_ascii=False))
+        rows.echo_json(summary)
     else:
         click.echo(_human_summary(summary))
-    errors = [v.error for s in samples for v in s if v.error]
-    if errors:
-        every = len(errors) == len(verdicts)
+    rows.close()
+    if tally.errors:
+        every = tally.errors == tally.n
         click.echo(
-            f"error: {len(errors)} of {len(verdicts)} pairs got a judge error, not a verdict "
-            f"(first: {errors[0][:200]}); they count as wrong in every figure above. "
+            f"error: {tally.errors} of {tally.n} pairs got a judge error, not a verdict "
+            f"(first: {(tally.first_error or '')[:200]}); they count as wrong in every figure "
+            "above. "
             + (
                 "No pair got a verdict: check the judge spec and its replies (--json shows "
                 "each pair's error)."
@@ -339,6 +352,20 @@ def verify(
         )
         sys.exit(1)
     sys.exit(0)
+
+
+def _say_stopped(rows: Rows, judged: int, total: int) -> None:
+    """What a run that stopped half way kept: the rows written so far, the cached verdicts."""
+    kept = rows.stop()
+    rows.close()
+    if not judged:
+        return
+    where = f"their rows are in {kept}; " if kept else ""
+    click.echo(
+        f"verify stopped after {judged} of {total} pairs: {where}rerun to finish (pairs "
+        "already judged are answered from the verdict cache).",
+        err=True,
+    )
 
 
 def _http_summary(live_pairs: int, tokens: int) -> dict[str, Any] | None:
@@ -361,33 +388,27 @@ def _http_summary(live_pairs: int, tokens: int) -> dict[str, Any] | None:
     }
 
 
-async def _run_repeats(verifier, items, show_progress: bool, repeat: int):
-    """One list of verdicts per repeat (each repeat cached under its own key)."""
-    out = [await _run(verifier, items, show_progress)]
-    for r in range(1, repeat):
-        out.append(await verifier.verify_many(items, repeat=r))
-    return out
+async def _run(
+    pairs_path: Path,
+    verifier,
+    pool,
+    rows: Rows,
+    tally: Tally,
+    total: int,
+    concurrency: int,
+    show_progress: bool,
+) -> None:
+    from functools import partial
 
+    from spanproof.graders.verify_stream import stream_in_process
 
-def _repeat_summary(pairs, samples, labelled: bool) -> dict[str, Any]:
-    from spanproof.graders.repeats import spread, unstable_pairs
-
-    unstable = unstable_pairs("pairs", pairs, samples)
-    out: dict[str, Any] = {
-        "n": len(samples),
-        "unstable": [u.model_dump(exclude={"set"}) for u in unstable],
-    }
-    if labelled:
-        out["agreement"] = spread(
-            [sum(v.error is None and v.verdict == p.label for p, v in zip(pairs, s, strict=True))
-             / len(pairs) for s in samples]
-        ).model_dump()  # fmt: skip
-    return out
-
-
-async def _run(verifier, items, show_progress: bool):
+    if pool is not None:
+        judging = pool.stream
+    else:
+        judging = partial(stream_in_process, verifier, window=max(64, 4 * concurrency))
     if not show_progress:
-        return await verifier.verify_many(items)
+        await judge_file(pairs_path, judging, rows, tally)
+        return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -399,8 +420,8 @@ async def _run(verifier, items, show_progress: bool):
         console=Console(stderr=True),
         transient=True,
     ) as progress:
-        task = progress.add_task("verify", total=len(items))
-        return await verifier.verify_many(items, progress=lambda _i, _v: progress.advance(task))
+        task = progress.add_task("verify", total=total)
+        await judge_file(pairs_path, judging, rows, tally, lambda: progress.advance(task))
 
 
 def _human_summary(s: dict[str, Any]) -> str:

@@ -71,10 +71,11 @@ def test_rerun_with_nothing_changed_makes_no_model_calls(tmp_path, corpus_dir):
     home = str(tmp_path / "h")
     _, first = _run(["--config", cfg, "--json", "--home", home])
     assert first["model_calls"] > 0
-    result, second = _run(["--config", cfg, "--json", "--home", home])
+    # --fresh: every phase recomputed (none replayed), every verdict from the cache
+    result, second = _run(["--config", cfg, "--json", "--home", home, "--fresh"])
     assert second["model_calls"] == 0 and second["cache_hits"] >= first["model_calls"]
     assert [c["value"] for c in second["checks"]] == [c["value"] for c in first["checks"]]
-    text = CliRunner().invoke(gate, ["--config", cfg, "--home", home])
+    text = CliRunner().invoke(gate, ["--config", cfg, "--home", home, "--fresh"])
     assert "no model calls" in text.stdout
 
 

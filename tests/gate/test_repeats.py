@@ -51,8 +51,9 @@ def test_gate_repeat_lists_unstable_pairs_and_reports_means_with_their_spread(tm
     (unstable,) = data["repeats"]["unstable"]
     assert unstable["id"] == "c1" and unstable["verdicts"] == ["SUPPORTED", "PARTIAL", "SUPPORTED"]
     assert data["model_calls"] == 18  # 6 pairs x 3 samples
-    # Every sample is cached under its repeat index: a rerun asks the judge nothing.
-    again = json.loads(CliRunner().invoke(gate, [*args, "--json"]).stdout)
+    # Every sample is cached under its repeat index: a rerun that recomputes (--fresh: no
+    # phase replayed) asks the judge nothing.
+    again = json.loads(CliRunner().invoke(gate, [*args, "--json", "--fresh"]).stdout)
     assert again["model_calls"] == 0 and again["cache_hits"] == 18
     table = CliRunner().invoke(gate, args).stdout
     assert "1 unstable pair(s)" in table and "unstable calibration c1" in table

@@ -10,6 +10,18 @@ import asyncio
 import pytest
 from spanproof.graders.injection import COMPROMISED_SPEC, InjectionReport, run_suite
 
+from spanproof.memo import clear_text_memos
+
+
+@pytest.fixture(autouse=True)
+def memos_follow_patches():
+    """Tests here break a control by patching a function that memoised text work is built on
+    (the sanitiser's block cleaning): answers kept from the real function must not stand in for
+    the patched one, nor the patched one's answers outlive the test."""
+    clear_text_memos()
+    yield
+    clear_text_memos()
+
 
 def run(tmp_path, **kw) -> InjectionReport:
     return asyncio.run(run_suite(home=tmp_path / "home", **kw))
@@ -120,6 +132,7 @@ def test_with_sanitising_disabled_the_markdown_image_url_reaches_a_span(tmp_path
 
     monkeypatch.setattr(sanitise, "flatten_markdown", lambda text: text)
     monkeypatch.setattr(sanitise, "strip_urls", lambda text: text)
+    clear_text_memos()  # the blocks the real sanitiser cleaned above are cleaned again
     report = run(tmp_path / "off", policy="llm", model=COMPROMISED_SPEC, only=fid)
     after = by_id(report)[fid[0]]
     assert after.attack_reached

@@ -91,4 +91,4 @@ def test_one_loader_serves_calibration_and_verify():
 
     assert calibration.load_pairs is pairs.load_pairs
     assert calibration.PairSetError is pairs.PairSetError
-    assert verify.read_pair_lines is pairs.read_pair_lines
+    assert verify.iter_pair_lines is pairs.iter_pair_lines
