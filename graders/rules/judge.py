@@ -43,7 +43,9 @@ def _source_hash() -> str:
     root = graders.parent / "spanproof"
     files = sorted((graders / "rules").rglob("*")) + sorted((graders / "specifics").rglob("*"))
     files += [graders / "instructions.py", graders / "quoting.py", graders / "clauses.py"]
-    files += [root / "text.py", *sorted((root / "data").glob("*"))]
+    # the audit's findings are among its signals (graders.audit.findings)
+    files += [graders / "audit.py", graders / "verdict.py"]
+    files += [root / "text.py", root / "sentences.py", *sorted((root / "data").glob("*"))]
     h = hashlib.sha256()
     for path in files:
         if path.is_file() and "__pycache__" not in path.parts:
