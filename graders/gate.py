@@ -478,10 +478,14 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
             f"{path} holds no labelled pairs; give each line a label (SUPPORTED, PARTIAL, "
             "NOT_SUPPORTED) or point calibration_set at a labelled set"
         )
+    from spanproof.graders.audit_figures import code_changes, flag_figures
+
     verdicts = await judge_set(verifier, pairs)
     m = compute(rows_for(pairs, verdicts), n_boot=200)
     own = compute(rows_for(pairs, verdicts, judge_only=True), n_boot=0)
     rel = confidence_reliability([p.label for p in pairs], verdicts)
+    changes = code_changes([p.label for p in pairs], verdicts)
+    flags = flag_figures([p.label for p in pairs], verdicts)
     labels = list(m.confusion)
     cols = list(next(iter(m.confusion.values())))
     state.artifacts["calibration"] = {
@@ -494,13 +498,15 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
                 "near_miss": m.near_miss_agreement,
                 "judge_only": {"agreement": own.agreement, "near_miss": own.near_miss_agreement},
                 "reliability": rel.model_dump() if rel is not None else None,
+                "code_changes": changes.model_dump(),
+                "flags": flags.model_dump(),
             }
         },
         # Each pair with its gold label and verdict, so a viewer can list the pairs behind
         # any cell of the confusion matrix.
         "items": {verifier.id: [_judged_item(p, v) for p, v in zip(pairs, verdicts, strict=True)]},
     }
-    return CalibrationInput(verifier.id, path.name, m, own, rel)
+    return CalibrationInput(verifier.id, path.name, m, own, rel, changes, flags)
 
 
 def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
@@ -516,6 +522,9 @@ def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
         "unsupported_element": verdict.unsupported_element,
         "quote_used": verdict.quote_used,
         "fired": [c.name for c in verdict.checks if c.fired],
+        "judge_verdict": verdict.judge_verdict,
+        "proofs": [p.reason for p in verdict.proofs],
+        "flags": [f.reason for f in verdict.flags],
         "error": verdict.error,
     }
 
@@ -567,6 +576,7 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
         "judge": verifier.id,
         "per_kind": {k: r.sensitivity for k, r in res.by_kind.items() if r.sensitivity is not None},
         "counts": {k: [r.caught, r.n] for k, r in res.by_kind.items()},
+        "flag_only": {k: r.flag_only for k, r in res.by_kind.items()},
         "specificity": res.specificity,
         "judge_only": {
             "per_kind": {

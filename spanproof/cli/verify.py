@@ -93,12 +93,15 @@ reported with their line numbers; the command stops before any model call unless
 
 \b
 Output: a readable summary on stdout. Per-pair verdicts (the input id plus the verdict
-fields, with judge_verdict = the judge's own label before the audit, and confidence when
-the judge gives one) go to --out as JSONL, or inside the --json document. With labels
-present, agreement, macro-F1, SUPPORTED-vs-rest balanced accuracy and kappa are shown twice:
-after the code audit (what publishes) and judge-only (what the judge read); for a judge that
-gives a confidence, its expected calibration error. Verdicts are cached under --home
-(verdicts.sqlite): a second identical run makes zero model calls.
+fields, with judge_verdict = the judge's own label, proofs = what code established against
+it, with offsets, flags = what a person should look at, and confidence when the judge gives
+one) go to --out as JSONL, or inside the --json document. With labels present, agreement,
+macro-F1, SUPPORTED-vs-rest balanced accuracy and kappa are shown twice: final (the judge's
+verdict lowered only by code's proofs) and judge-only (what the judge read); then what code's
+proofs changed (and how often rightly), and the flag rate and flag precision per kind. For a
+judge that gives a confidence, its expected calibration error. A file holding pairs the rules
+judge was fitted on says so, with its cross-validated figure. Verdicts are cached under
+--home (verdicts.sqlite): a second identical run makes zero model calls.
 
 \b
 Exit status: 0 ok; 1 some or all judge calls gave an error instead of a verdict (counted
@@ -241,6 +244,12 @@ def verify(
     if labelled and len(labelled) == len(pairs):
         metrics = label_metrics([g for g, _ in labelled], [v for _, v in labelled])
     counts = Counter(v.verdict for v in verdicts)
+    from spanproof.graders.audit_figures import code_changes, flag_figures
+    from spanproof.graders.rules.fitted import training_overlap
+
+    labels = [p.label for p in pairs]
+    overlap = training_overlap(judges, [(p.claim, p.span) for p in pairs])
+    fitted = overlap.model_dump() if overlap else None
     summary = {
         "pairs": len(pairs),
         "invalid_lines": problems,
@@ -258,6 +267,11 @@ def verify(
         "contains_instructions": sum(1 for v in verdicts if v.contains_instructions),
         "verdicts": {label: counts.get(label, 0) for label in LABELS},
         "metrics": metrics,
+        # what code proved (changing verdicts) and flagged (a person looks), against the
+        # labels when the file has them (graders.audit_figures)
+        "code_changes": code_changes(labels, verdicts).model_dump(),
+        "flags": flag_figures(labels, verdicts).model_dump(),
+        "fitted_on": fitted,
         "out": str(out_path) if out_path else None,
     }
 
@@ -336,9 +350,13 @@ def _human_summary(s: dict[str, Any]) -> str:
     if s["invalid_lines"]:
         out.append(f"skipped {len(s['invalid_lines'])} invalid line(s)")
     m = s["metrics"]
+    if s.get("fitted_on"):
+        from spanproof.graders.rules.fitted import TrainingOverlap
+
+        out.append(TrainingOverlap.model_validate(s["fitted_on"]).warning())
     if m:
         rows = []
-        for side, name in (("audited", "after the audit"), ("judge_only", "judge only")):
+        for side, name in (("audited", "final (after proofs)"), ("judge_only", "judge only")):
             x = m[side]
             rows.append(
                 [
@@ -377,8 +395,13 @@ def _human_summary(s: dict[str, Any]) -> str:
             out.append("confidence: none (the judge gives no probability with its verdicts)")
         cols = [*LABELS, "ERROR"]
         table = [[g, *(m["audited"]["confusion"][g][p] for p in cols)] for g in LABELS]
-        out.append("after the audit, rows gold, columns verdict:")
+        out.append("final verdicts (after proofs), rows gold, columns verdict:")
         out.append(tabulate(table, headers=["label \\ verdict", *cols], tablefmt="simple"))
+    from spanproof.graders.audit_figures import CodeChanges, FlagFigures, describe
+
+    out += describe(
+        CodeChanges.model_validate(s["code_changes"]), FlagFigures.model_validate(s["flags"])
+    )
     if not s["out"]:
         out.append("per-pair verdicts: pass --out FILE (JSONL) or --json")
     if s["out"]:

@@ -91,6 +91,11 @@ async def test_blind_judge_fails_sensitivity():
     # The claim-level kinds the audit cannot see slip past blind entirely.
     assert result.by_kind["quantifier_inflation"].caught == 0
     assert any(m.kind == "modality_slip" for m in result.missed)
+    # a flag holds some of the missed ones back for a person; they still count as missed
+    assert 0 < result.caught_only_by_flag <= len(result.missed)
+    assert result.flag_only_share == result.caught_only_by_flag / result.n_planted
+    for k in result.by_kind.values():
+        assert k.caught + k.flag_only <= k.n
 
 
 async def test_always_not_supported_judge_fails_specificity():
