@@ -31,14 +31,16 @@ NO_ANSWER = "I could not source an answer to this question from the pages I read
 
 
 def combine(verdicts: list[tuple[str, Verdict]]) -> tuple[Verdict, str | None]:
-    """A claim's verdict from its spans': SUPPORTED if any span supports it fully.
+    """A claim's verdict from its spans': SUPPORTED if any span supports it fully, a span
+    with no flag first.
 
     Otherwise a judge error wins (nothing is published on an error), then PARTIAL,
     then NOT_SUPPORTED. Returns (verdict, the span id it came from).
     """
-    for span_id, v in verdicts:
-        if v.supported:
-            return v, span_id
+    for flagged_ok in (False, True):
+        for span_id, v in verdicts:
+            if v.supported and (flagged_ok or not v.flagged):
+                return v, span_id
     for span_id, v in verdicts:
         if v.error is not None:
             return v, span_id
@@ -50,13 +52,28 @@ def combine(verdicts: list[tuple[str, Verdict]]) -> tuple[Verdict, str | None]:
 
 
 def route(text: str, verdict: Verdict, partial: PartialMode) -> tuple[str, str, str]:
-    """(status, published text, reason) for one claim."""
+    """(status, published text, reason) for one claim.
+
+    Only a SUPPORTED verdict with no flag publishes. A flagged SUPPORTED claim (a specific
+    the span does not state literally, a dropped hedge...: ``Verdict.flags``) is routed as a
+    PARTIAL one — flagged, narrowed or dropped by ``partial``, never reworded — and is marked
+    ``needs_human`` with the flags' reasons (``needs_look``)."""
     if verdict.error is not None:
         return "dropped", text, f"judge error: {verdict.error}"
-    if verdict.verdict == "SUPPORTED":
+    if verdict.verdict == "SUPPORTED" and not verdict.flagged:
         return "published", text, ""
-    if verdict.verdict == "PARTIAL":
-        element = (verdict.unsupported_element or "every part of this claim").strip().rstrip(".")
+    if verdict.verdict in ("SUPPORTED", "PARTIAL"):
+        element = (
+            (
+                verdict.unsupported_element
+                or (verdict.flags[0].claim_words if verdict.flags else "")
+                or "every part of this claim"
+            )
+            .strip()
+            .rstrip(".")
+        )
+        if verdict.verdict == "SUPPORTED":  # held back by a flag, not by the judge
+            element = f"needs a look - {verdict.flag_reasons()}"
         if partial == "flag":
             return "flagged", text, f"partial: not established - {element}"
         if partial == "narrow":
@@ -72,6 +89,13 @@ def route(text: str, verdict: Verdict, partial: PartialMode) -> tuple[str, str, 
         else "not supported by the span"
     )
     return "dropped", text, f"not supported: {why}"
+
+
+def needs_look(verdict: Verdict) -> str | None:
+    """Why a person should look at a claim that was not dropped: its verdict's flags."""
+    if verdict.error is not None or verdict.verdict == "NOT_SUPPORTED" or not verdict.flagged:
+        return None
+    return verdict.flag_reasons()
 
 
 def subquestion_of(text: str, subquestions: list[str]) -> int | None:
@@ -136,8 +160,11 @@ async def verify_draft(
         subq = (claim_subquestions or {}).get(ci)
         if subq is None:
             subq = subquestion_of(claim.text, record.subquestions)
+        look = needs_look(verdict) if status != "dropped" else None
         out.append(
             AnswerClaim(
+                needs_human=look is not None,
+                needs_human_reason=look,
                 index=offset + ci,
                 text=text,
                 draft_text=claim.text,
