@@ -159,9 +159,17 @@ def test_rules_verdicts():
         "The city council approved a $2 million budget in March 2024 by 7 votes.", span
     )
     assert partial.verdict == "PARTIAL" and partial.unsupported_element == "7 votes"
-    contradicted = _rules("The city council approved a $3 million budget in March 2024.", span)
+    # the span states another amount for the budget: proven, whatever the judge said
+    contradicted = _rules("The city council approved the new budget of $3 million.", span)
     assert contradicted.verdict == "NOT_SUPPORTED"
-    assert contradicted.unsupported_element == "$3 million (span: $2 million)"
+    assert [(p.claim_value.text, p.span_value.text) for p in contradicted.proofs] == [
+        ("$3 million", "$2 million")
+    ]
+    # said in other words ("a $3 million budget"), code cannot prove the role: it flags the
+    # amount, and the judge reads the pair itself
+    reworded = _rules("The city council approved a $3 million budget in March 2024.", span)
+    assert reworded.proofs == [] and reworded.verdict != "SUPPORTED"
+    assert [f.claim_words for f in reworded.flags] == ["$3 million"]
     assert _rules("Whales migrate south every winter to breed.", span).verdict == "NOT_SUPPORTED"
     injected = _rules(
         "The council approved the budget.",
