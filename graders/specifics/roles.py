@@ -230,6 +230,11 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
         t for t in reversed(lay.toks) if phrase[0] <= t.start and t.end <= lead_end and t.key
     )
     after = tuple(t for t in lay.toks if v.end <= t.start and t.end <= phrase[1] and t.key)
+    if not after and not before and re.match(r"\s*,", lay.text[v.end :]):
+        # a fronted value ("In 2018, the film was selected"): what follows is its statement
+        nxt = _around(lay.phrases, lay.text.index(",", v.end) + 1 + 1)
+        if nxt[0] < clause[1]:
+            after = tuple(t for t in lay.toks if nxt[0] <= t.start and t.end <= nxt[1] and t.key)
     prior = [
         w.lower()
         for w in re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])

@@ -98,6 +98,18 @@ def test_a_value_changed_in_a_real_wice_claim_is_proven_and_the_original_is_not(
     assert _at(pair.span, p.span_value) == span_value and _at(pair.span, p.rests_on) == rests_on
 
 
+def test_a_fronted_date_is_read_with_the_statement_after_it():
+    # the WiCE film-registry claim's form: "In 2018, the film was selected ..."
+    span = "In 2018, the film was selected for preservation by the Library of Congress."
+    v = _proof("In 2020, the film was selected for preservation by the Library of Congress.", span)
+    assert [(p.claim_value.text, _at(span, p.rests_on)) for p in v.proofs] == [
+        ("2020", "2018, the film")
+    ]
+    # another year that the sentence gives to another statement is not a rival
+    both = span.rstrip(".") + ", and in 2020 it was restored."
+    assert _proof("In 2020, the film was selected for preservation.", both).proofs == []
+
+
 def test_a_date_outside_a_real_wice_list_of_dates_is_proven():
     pair = _pair("wice-dev03027")  # "scheduled for December 2019 and January 2020"
     assert _proof(pair.claim, pair.span).proofs == []
