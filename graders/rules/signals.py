@@ -9,11 +9,11 @@ The audit's findings are signals like any other (``graders.audit.findings``): th
 it flags as not stated, its wording flags, its proven contradictions. Since flags no longer
 lower any verdict, the judge reads them and decides for itself.
 
-Candidates the selection leaves out (on every row): the plain negation
-count, contradicted specifics weighted by alignment (the audit's proofs replaced them), the
-aligned quantifier and wording-flag counts and reference codes. Signals removed earlier and
-no longer candidates: the order of the claim's words in the span, clause-by-clause alignment,
-the best covered clause, a span that is only a question or navigation.
+Signals tried and removed because the held-out figure of the whole procedure was better
+without them as candidates: claim values none of the span's values of the same kind agrees
+with, whatever their role (nested objective 0.692 with it, 0.704 without). Removed earlier:
+the order of the claim's words in the span, clause-by-clause alignment, the best covered
+clause, a span that is only a question or navigation.
 """
 
 from __future__ import annotations
