@@ -115,7 +115,8 @@ def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> lis
     ``reviews`` come oldest first (as the store lists them)."""
     latest: dict[int, ReviewLike] = {}
     for r in reviews:
-        latest[r.claim_index] = r
+        if r.decision != "refused":  # a refused edit kept for the bench is never in force
+            latest[r.claim_index] = r
     indexes = [c.index for c in record.answer.claims]
     rows = []
     for n, row in enumerate(record.ledger or build_ledger(record)):

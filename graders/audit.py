@@ -98,7 +98,8 @@ def _code_version() -> str:
     root = here.parent / "spanproof"
     files = [here / "audit.py", here / "verdict.py", here / "instructions.py", here / "quoting.py"]
     files += [root / "text.py", root / "sentences.py"]
-    files += sorted((here / "specifics").rglob("*")) + sorted((root / "data").glob("*"))
+    files += sorted((here / "specifics").rglob("*")) + sorted((here / "speech_acts").glob("*"))
+    files += sorted((root / "data").glob("*"))
     h = hashlib.sha256()
     for path in files:
         if path.is_file() and "__pycache__" not in path.parts:

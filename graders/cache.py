@@ -1,7 +1,7 @@
 """A content-addressed cache of judge verdicts, so a rerun with nothing changed calls no model.
 
 The key is the sha256 of (endpoint base URL, judge id, model id, prompt sha256, judge code
-version, claim, span text, span url): change any of them — another server behind the same
+version, claim, span text, span url, and the repeat index from the second sample on): change any of them — another server behind the same
 model name, a new prompt version, a different model, one character of the span — and the
 verdict is recomputed; one endpoint's verdicts never answer for another's. The model id is
 the pinned name: the id the server reports is only known after a call (it is kept on the
@@ -45,25 +45,24 @@ def cache_key(
     *,
     endpoint: str | None = None,
     code_version: str | None = None,
+    repeat: int = 0,
 ) -> str:
-    payload = json.dumps(
-        [
-            endpoint or "",
-            judge_id,
-            model_id or "",
-            prompt_sha256 or "",
-            code_version or "",
-            claim,
-            span.text,
-            span.url or "",
-        ],  # fmt: skip
-        ensure_ascii=False,
-    )
+    parts: list[object] = [
+        endpoint or "", judge_id, model_id or "", prompt_sha256 or "", code_version or "",
+        claim, span.text, span.url or "",
+    ]  # fmt: skip
+    if repeat:
+        # Another sample of the same question (``--repeat``): its own entry, so a judge that
+        # is not deterministic keeps every answer it gave. Repeat 0 keeps the plain key, so a
+        # single run and the first repeat share their verdicts.
+        parts.append(int(repeat))
+    payload = json.dumps(parts, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def cache_key_for(judge: object, claim: str, span: SpanRef) -> str:
-    """The key of ``judge``'s verdict on (claim, span), from what the judge says about itself."""
+def cache_key_for(judge: object, claim: str, span: SpanRef, repeat: int = 0) -> str:
+    """The key of ``judge``'s verdict on (claim, span), from what the judge says about itself
+    (``repeat``: which sample, when the same pair is judged several times)."""
     return cache_key(
         getattr(judge, "id", ""),
         getattr(judge, "model_id", None),
@@ -72,6 +71,7 @@ def cache_key_for(judge: object, claim: str, span: SpanRef) -> str:
         span,
         endpoint=getattr(judge, "endpoint", None),
         code_version=getattr(judge, "code_version", None),
+        repeat=repeat,
     )
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 from spanproof.graders.audit_figures import CodeChanges, FlagFigures, code_changes, flag_figures
+from spanproof.graders.judge_compare import JudgeComparison, compare_judges
 from spanproof.graders.metrics import (
     ClassScores,
     Interval,
@@ -39,6 +40,7 @@ from spanproof.graders.metrics import (
     reliability,
 )
 from spanproof.graders.pairs import PairSetError, load_pairs  # noqa: F401  (the one pair-file reader, re-exported)
+from spanproof.graders.repeats import Spread, UnstablePair
 from spanproof.graders.rules.fitted import TrainingOverlap, training_overlap
 from spanproof.graders.verdict import Pair, SpanRef, Verdict
 
@@ -129,6 +131,11 @@ class JudgeSetResult(BaseModel):
     # Agreement per pair kind (e.g. scope_creep, modality_slip): where a judge falls short.
     # Shown in tables; left out of --json so the published schema stays as documented.
     by_kind: dict[str, KindAgreement] = Field(default_factory=dict, exclude=True)
+    # With --repeat N: every figure above is the mean over the N samples; the spread of
+    # agreement and near-miss agreement across them, and the pairs whose verdict changed.
+    repeats: int = 1
+    spread: dict[str, Spread] | None = None
+    unstable: list[UnstablePair] | None = None
 
 
 def no_confidence_note(judge) -> str:
@@ -150,6 +157,8 @@ class DriftFlag(BaseModel):
 class CalibrationResult(BaseModel):
     judges: list[JudgeSetResult]
     drift: list[DriftFlag] | None = Field(default=None)
+    # Each later judge against the first, pair by pair on each set (graders/judge_compare.py).
+    comparisons: list[JudgeComparison] = Field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -221,10 +230,11 @@ def figures(
 
 
 async def judge_set(
-    verifier, pairs: Sequence[Pair], progress: Callable | None = None
+    verifier, pairs: Sequence[Pair], progress: Callable | None = None, *, repeat: int = 0
 ) -> list[Verdict]:
+    """Every pair judged once; ``repeat`` names the sample (graders/repeats.py)."""
     items = [(p.claim, span_ref(p), p.id) for p in pairs]
-    return await verifier.verify_many(items, progress=progress)
+    return await verifier.verify_many(items, progress=progress, repeat=repeat)
 
 
 async def calibrate(
@@ -238,24 +248,34 @@ async def calibrate(
     n_boot: int = 1000,
     concurrency: int = 8,
     progress: Callable[[str], None] | None = None,
+    repeat: int = 1,
 ) -> CalibrationResult:
-    """Judge every labelled pair of every set with every judge; one result per (judge, set)."""
+    """Judge every labelled pair of every set with every judge; one result per (judge, set).
+
+    ``repeat``: judge every pair that many times (graders/repeats.py); figures are then means
+    over the samples. With two judges or more, each later judge is compared with the first,
+    pair by pair (``CalibrationResult.comparisons``)."""
+    from spanproof.graders.repeats import judge_samples, pooled, spread, unstable_pairs
     from spanproof.graders.verify import Verifier
 
     thresholds = thresholds or CalibrationThresholds()
     gated = set(gated)
     results: list[JudgeSetResult] = []
+    samples_of: dict[tuple[str, str], list[list[Verdict]]] = {}
+    labelled = {name: [p for p in ps if p.label is not None] for name, ps in sets.items()}
     for judge in judges:
         verifier = Verifier([judge], cache=cache, concurrency=concurrency)
-        for set_name, all_pairs in sets.items():
-            pairs = [p for p in all_pairs if p.label is not None]
+        for set_name, pairs in labelled.items():
             if progress:
-                progress(f"{judge.id} on {set_name}: judging {len(pairs)} pairs")
-            verdicts = await judge_set(verifier, pairs)
-            rows = rows_for(pairs, verdicts)
+                times = f" x {repeat} repeats" if repeat > 1 else ""
+                progress(f"{judge.id} on {set_name}: judging {len(pairs)} pairs{times}")
+            samples = await judge_samples(verifier, pairs, repeat)
+            samples_of[(judge.id, set_name)] = samples
+            every_pair, verdicts = pooled(pairs, samples)  # each sample counts once
+            rows = rows_for(every_pair, verdicts)
             m = compute(rows, seed=seed, n_boot=n_boot)
-            own = compute(rows_for(pairs, verdicts, judge_only=True), seed=seed, n_boot=0)
-            rel = confidence_reliability([p.label for p in pairs], verdicts)
+            own = compute(rows_for(every_pair, verdicts, judge_only=True), seed=seed, n_boot=0)
+            rel = confidence_reliability([p.label for p in every_pair], verdicts)
             result = JudgeSetResult(
                 judge=judge.id,
                 set=set_name,
@@ -270,14 +290,22 @@ async def calibrate(
                 errors=m.errors,
                 ci95=m.ci95,
                 passed=None,
-                by_kind=agreement_by_kind(rows, pairs),
+                by_kind=agreement_by_kind(rows, every_pair),
                 judge_only=judge_only_of(own),
                 confidence=rel,
                 confidence_note=None if rel is not None else no_confidence_note(judge),
-                code_changes=code_changes([p.label for p in pairs], verdicts),
-                flags=flag_figures([p.label for p in pairs], verdicts),
+                code_changes=code_changes([p.label for p in every_pair], verdicts),
+                flags=flag_figures([p.label for p in every_pair], verdicts),
                 fitted_on=training_overlap([judge.id], [(p.claim, p.span) for p in pairs]),
             )
+            if repeat > 1:
+                per = [compute(rows_for(pairs, s), n_boot=0) for s in samples]
+                result.repeats = repeat
+                result.spread = {
+                    "agreement": spread([x.agreement for x in per]),
+                    "near_miss_agreement": spread([x.near_miss_agreement for x in per]),
+                }
+                result.unstable = unstable_pairs(set_name, pairs, samples)
             if set_name in gated:
                 result.passed = judge_passes(result, thresholds)
             results.append(result)
@@ -285,7 +313,13 @@ async def calibrate(
             progress(
                 f"{judge.id}: {verifier.model_calls} judge calls, {verifier.cache_hits} cache hits"
             )
-    return CalibrationResult(judges=results)
+    comparisons = [
+        compare_judges(name, pairs, judges[0].id, samples_of[(judges[0].id, name)], j.id,
+                       samples_of[(j.id, name)])
+        for j in judges[1:] if j.id != judges[0].id
+        for name, pairs in labelled.items() if pairs
+    ]  # fmt: skip
+    return CalibrationResult(judges=results, comparisons=comparisons)
 
 
 def load_result(path: str | Path) -> CalibrationResult:
@@ -337,4 +371,10 @@ def dump_json(result: CalibrationResult) -> str:
     data = result.model_dump(mode="json")
     if result.drift is None:
         data.pop("drift")
+    for judge in data["judges"]:
+        if judge.get("repeats", 1) == 1:  # the published schema, unless --repeat was asked for
+            for key in ("repeats", "spread", "unstable"):
+                judge.pop(key, None)
+    if not result.comparisons:
+        data.pop("comparisons")
     return json.dumps(data, indent=2)

@@ -75,6 +75,7 @@ from spanproof.graders.gate_store import (
 )
 
 if TYPE_CHECKING:
+    from spanproof.graders.baseline import Baseline
     from spanproof.graders.injection import InjectionReport
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -192,16 +193,22 @@ async def run_gate(
     endpoint: Any = None,
     record: bool = True,
     db: str | None = None,
+    baseline: Baseline | None = None,
 ) -> GateResult:
     """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
 
     ``db``: the store for runs, verdicts and the gate run (default $SPANPROOF_DB, else SQLite
     under ``home``); a storage error while recording the result propagates as a StoreError.
 
+    ``baseline``: compare every row with this run (graders/baseline.py); without it,
+    ``cfg.baseline`` names one, resolved before any work (BaselineError when it names nothing).
+
     An interrupt (Ctrl-C, or the command's deadline cancelling it) stops the gate at once: the
     checks that finished keep their rows, the others get "interrupted" error rows, the run is
     recorded with exit code 130, and the interrupt propagates to the caller.
     """
+    if baseline is None and cfg.baseline:
+        baseline = resolve_baseline(cfg.baseline, home, db)
     t0 = time.perf_counter()
     started = utc_now_iso()
     state = _State(progress=progress, db=db)
@@ -217,9 +224,33 @@ async def run_gate(
         _say(progress, f"[gate] interrupted; recorded {result.gate_id} with what ran")
         raise
     result = _result(cfg, state, t0, started, config_source, views, records, home)
+    _finish(result, cfg, baseline)
     if record:
         _save(result, state, home)
     return result
+
+
+def resolve_baseline(ref: str, home: Path, db: str | None = None) -> Baseline:
+    """The baseline a REF names, in the store the gate records to (BaselineError otherwise)."""
+    from spanproof.graders.baseline import resolve
+
+    from spanproof.store import open_store
+    from spanproof.store.provenance import git_branch
+
+    return resolve(ref, store=open_store(home=home, db=db), branch=git_branch())
+
+
+def _finish(result: GateResult, cfg: GateConfig, baseline: Baseline | None) -> None:
+    """The branch gated; repeats' spreads, the comparison with the baseline and each row's
+    power, on the rows."""
+    from spanproof.graders import baseline as baselines
+    from spanproof.graders import repeats
+
+    from spanproof.store.provenance import git_branch
+
+    result.git_branch = git_branch()
+    repeats.annotate_rows(result.checks, result.artifacts)
+    baselines.apply(result, cfg, baseline, _required(cfg))
 
 
 def _save(result: GateResult, state: _State, home: Path) -> None:
@@ -234,7 +265,9 @@ async def _run_phases(
     verifier = None
     judge = None
 
-    with _Phase(state, "judge setup", ["calibration", "sensitivity", *AGENT_CHECKS, "injection"]):
+    with _Phase(
+        state, "judge setup", ["calibration", "reviewed", "sensitivity", *AGENT_CHECKS, "injection"]
+    ):
         from spanproof.graders.cache import VerdictCache
         from spanproof.graders.judges import make_judge
         from spanproof.graders.verify import Verifier
@@ -270,6 +303,12 @@ async def _run_phases(
                 for v in views
             ]
         }
+        from spanproof.graders import gate_outcomes
+
+        gate_outcomes.record(
+            state.artifacts, "groundedness",
+            gate_outcomes.groundedness_set(Path(cfg.questions).name, views),
+        )  # fmt: skip
         for r in records:
             state.prompt_hashes.update({f"agent.{k}": v for k, v in r.prompt_hashes.items()})
         state.artifacts["cost"] = {
@@ -463,12 +502,8 @@ async def _agent_runs(
 async def _calibration(ctx: _Inputs) -> CalibrationInput:
     """The labelled set judged through the gate's verifier, so its cache and counters are shared."""
     cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
-    from spanproof.graders.calibration import (
-        confidence_reliability,
-        judge_set,
-        load_pairs,
-        rows_for,
-    )
+    from spanproof.graders import gate_outcomes, repeats
+    from spanproof.graders.calibration import confidence_reliability, load_pairs, rows_for
     from spanproof.graders.metrics import compute
 
     path = _resolve(cfg.calibration_set)
@@ -480,10 +515,20 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
         )
     from spanproof.graders.audit_figures import code_changes, flag_figures
 
-    verdicts = await judge_set(verifier, pairs)
-    m = compute(rows_for(pairs, verdicts), n_boot=200)
-    own = compute(rows_for(pairs, verdicts, judge_only=True), n_boot=0)
-    rel = confidence_reliability([p.label for p in pairs], verdicts)
+    samples = await repeats.judge_samples(verifier, pairs, cfg.repeat)
+    verdicts = samples[0]
+    every_pair, every_verdict = repeats.pooled(pairs, samples)  # each sample counts once
+    m = compute(rows_for(every_pair, every_verdict), n_boot=200)
+    own = compute(rows_for(every_pair, every_verdict, judge_only=True), n_boot=0)
+    rel = confidence_reliability([p.label for p in every_pair], every_verdict)
+    gate_outcomes.record(state.artifacts, "calibration",
+                         gate_outcomes.labelled_set(path.name, pairs, samples))  # fmt: skip
+    repeats.note(state.artifacts, cfg.repeat, repeats.unstable_pairs("calibration", pairs, samples), {
+        "calibration.agreement": [compute(rows_for(pairs, s), n_boot=0).agreement for s in samples],
+        "calibration.near_miss_agreement":
+            [compute(rows_for(pairs, s), n_boot=0).near_miss_agreement for s in samples],
+    })  # fmt: skip
+    # what code proved and flagged, on the first sample (the verdicts the gate reports)
     changes = code_changes([p.label for p in pairs], verdicts)
     flags = flag_figures([p.label for p in pairs], verdicts)
     labels = list(m.confusion)
@@ -529,20 +574,45 @@ def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
     }
 
 
-async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
-    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals.
+@dataclass
+class SensitivitySets:
+    """What the gate plants on and what it plants (``sensitivity_sets``)."""
+
+    cal_name: str
+    set_name: str
+    cal_pairs: list[Any]
+    pairs: list[Any]
+    cal_good: list[Any]  # hand-labelled SUPPORTED pairs of the calibration set
+    clean: list[Any]  # contract-clean SUPPORTED pairs of the sensitivity set
+    excluded: int  # SUPPORTED pairs of the sensitivity set left out
+    supported: int
+    planted: list[Any]
+    failures: list[str]
+
+    @property
+    def originals(self) -> list[Any]:
+        return self.cal_good + self.clean
+
+    def clusters(self) -> dict[str, str]:
+        """Each pair's cluster by id, so a planted variant joins its original's."""
+        from spanproof.graders.gate_outcomes import pair_cluster
+
+        return {p.id: pair_cluster(p) for p in self.cal_pairs + self.pairs}
+
+
+def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
+    """The good pairs the gate plants on and the planted failures (judge-independent).
 
     The good pairs: every hand-labelled SUPPORTED pair of the calibration set, plus the WiCE
     SUPPORTED pairs of the sensitivity set that are contract-clean (every number, date and
     entity of the claim appears in the span; ``graders.sensitivity.contract_clean``). WiCE
     SUPPORTED pairs whose claim names a specific the span lacks are excluded: the product's
     check 4 flags them by design (WiCE annotators accepted implications), so they are not
-    good pairs under its contract. The selection is judge-independent.
+    good pairs under its contract.
     """
-    from spanproof.graders.calibration import judge_set, load_pairs
-    from spanproof.graders.sensitivity import contract_clean, plant_on, score
+    from spanproof.graders.calibration import load_pairs
+    from spanproof.graders.sensitivity import contract_clean, plant_on
 
-    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
     cal_path = _resolve(cfg.calibration_set)
     cal_pairs = load_pairs(cal_path)
     cal_good = [p for p in cal_pairs if p.label == "SUPPORTED"]
@@ -552,23 +622,55 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
         pairs = pairs[: cfg.max_pairs]
     supported = [p for p in pairs if p.label == "SUPPORTED"]
     clean = contract_clean(pairs)
-    excluded = len(supported) - len(clean)
     # Each set is its own mutators' pool (a swapped source comes from the same set).
     failures: list[str] = []
     planted = plant_on(cal_pairs, cal_good, seed=0, failures=failures)
     planted += plant_on(pairs, clean, seed=0, failures=failures)
-    originals = cal_good + clean
-    if not originals or not planted:
+    sets = SensitivitySets(
+        cal_name=cal_path.name, set_name=path.name, cal_pairs=cal_pairs, pairs=pairs,
+        cal_good=cal_good, clean=clean, excluded=len(supported) - len(clean),
+        supported=len(supported), planted=planted, failures=failures,
+    )  # fmt: skip
+    if not sets.originals or not planted:
         raise ValueError(
-            f"{cal_path.name} and {path.name} gave {len(originals)} SUPPORTED originals and "
-            f"{len(planted)} planted pairs"
+            f"{cal_path.name} and {path.name} gave {len(sets.originals)} SUPPORTED originals "
+            f"and {len(planted)} planted pairs"
         )
-    ov = await judge_set(verifier, originals)
-    pv = await judge_set(verifier, [p.as_pair() for p in planted])
-    res = score(verifier.id, originals, ov, planted, pv)
+    return sets
+
+
+async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
+    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals
+    (``sensitivity_sets`` says which)."""
+    from spanproof.graders import gate_outcomes, repeats
+    from spanproof.graders.sensitivity import score
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    sets = sensitivity_sets(cfg)
+    cal_name, name = sets.cal_name, sets.set_name
+    cal_good, clean, planted, failures = sets.cal_good, sets.clean, sets.planted, sets.failures
+    originals, excluded, supported = sets.originals, sets.excluded, sets.supported
+    o_samples = await repeats.judge_samples(verifier, originals, cfg.repeat)
+    p_samples = await repeats.judge_samples(verifier, [p.as_pair() for p in planted], cfg.repeat)
+    # Every sample counts once: over N repeats the shares are the mean of the N passes.
+    originals_n, ov = repeats.pooled(originals, o_samples)
+    planted_n, pv = repeats.pooled(planted, p_samples)
+    res = score(verifier.id, originals_n, ov, planted_n, pv)
+    gate_outcomes.record(state.artifacts, "sensitivity_planted", gate_outcomes.planted_set(
+        f"planted on {cal_name} and {name}", planted, p_samples, sets.clusters()))  # fmt: skip
+    gate_outcomes.record(state.artifacts, "sensitivity_originals", gate_outcomes.originals_set(
+        f"SUPPORTED originals of {cal_name} and {name}", originals, o_samples))  # fmt: skip
+    if cfg.repeat > 1:
+        both = [o + p for o, p in zip(o_samples, p_samples, strict=True)]
+        per_pass = [score(verifier.id, originals, o, planted, p)
+                    for o, p in zip(o_samples, p_samples, strict=True)]  # fmt: skip
+        repeats.note(state.artifacts, cfg.repeat,
+                     repeats.unstable_pairs("sensitivity", [*originals, *planted], both),
+                     {"sensitivity.recall": [r.sensitivity for r in per_pass],
+                      "sensitivity.specificity": [r.specificity for r in per_pass]})  # fmt: skip
     selection = (
-        f"{len(cal_good)} hand-labelled SUPPORTED pairs of {cal_path.name} + {len(clean)} "
-        f"contract-clean SUPPORTED pairs of {path.name}; {excluded} of its {len(supported)} "
+        f"{len(cal_good)} hand-labelled SUPPORTED pairs of {cal_name} + {len(clean)} "
+        f"contract-clean SUPPORTED pairs of {name}; {excluded} of its {supported} "
         "SUPPORTED pairs excluded because the claim names a number, date or entity absent from "
         "the span (check 4 flags them by design)"
     )
@@ -593,13 +695,50 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
         # The planted pairs the judge let through, with the span it read.
         "missed": [
             {**_judged_item(p.as_pair(), v), "original_id": p.original_id}
-            for p, v in zip(planted, pv, strict=True)
+            for p, v in zip(planted, p_samples[0], strict=True)
             if v.error is not None or v.verdict == "SUPPORTED"  # as sensitivity.score counts it
         ],
     }
     return SensitivityInput(
         result=res, selection=selection, hand_labelled=len(cal_good), contract_clean=len(clean),
-        excluded=excluded, originals_passed=sum(v.supported for v in ov), mutator_failures=failures,
+        excluded=excluded, originals_passed=round(sum(v.supported for v in ov) / cfg.repeat),
+        mutator_failures=failures,
+    )  # fmt: skip
+
+
+async def _reviewed(ctx: _Inputs) -> Any:
+    """The pairs reviewers labelled (``spanproof goldens add-from-reviews``), judged like the
+    calibration set; missing or empty: unscored (graders/gate_reviewed.py)."""
+    from spanproof.graders import gate_outcomes, repeats
+    from spanproof.graders.calibration import load_pairs, rows_for
+    from spanproof.graders.gate_reviewed import ReviewedInput, reviewed_set_state
+    from spanproof.graders.metrics import compute
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    path = _resolve(cfg.reviewed_set)
+    missing = reviewed_set_state(path, configured="reviewed_set" in cfg.model_fields_set)
+    if missing is not None:
+        return ReviewedInput(set_name=path.name, missing=missing)
+    pairs = load_pairs(path)
+    unlabelled = [p.id for p in pairs if p.label is None]
+    if unlabelled:
+        raise ValueError(f"{path} has pairs without a label ({unlabelled[:3]}); a reviewed pair "
+                         "carries the reviewer's verdict")  # fmt: skip
+    samples = await repeats.judge_samples(verifier, pairs, cfg.repeat)
+    outcome = gate_outcomes.labelled_set(path.name, pairs, samples)
+    gate_outcomes.record(state.artifacts, "reviewed", outcome)
+    every_pair, every_verdict = repeats.pooled(pairs, samples)
+    right = sum(i.counts["publishes_right"][0] for i in outcome.items)
+    repeats.note(state.artifacts, cfg.repeat, repeats.unstable_pairs("reviewed", pairs, samples), {
+        "reviewed.agreement": [
+            sum(v.error is None and (v.verdict == "SUPPORTED") == (p.label == "SUPPORTED")
+                for p, v in zip(pairs, s, strict=True)) / len(pairs) for s in samples],
+    })  # fmt: skip
+    state.artifacts["reviewed"] = {"items": {verifier.id: [
+        _judged_item(p, v) for p, v in zip(pairs, samples[0], strict=True)]}}  # fmt: skip
+    return ReviewedInput(
+        set_name=path.name, judge_id=verifier.id, publishes_right=right,
+        samples=len(every_verdict), audited=compute(rows_for(every_pair, every_verdict), n_boot=0),
     )  # fmt: skip
 
 
@@ -681,6 +820,7 @@ async def _usefulness(ctx: _Inputs) -> UsefulnessInput:
 _GATHER: dict[str, Callable[[_Inputs], Awaitable[Any]]] = {
     **{name: _agent_input for name in AGENT_CHECKS},
     "calibration": _calibration,
+    "reviewed": _reviewed,
     "sensitivity": _sensitivity,
     "injection": _injection,
     "usefulness": _usefulness,

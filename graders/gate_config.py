@@ -32,6 +32,7 @@ AGENT_CHECKS: tuple[str, ...] = (
 CHECK_NAMES: tuple[str, ...] = (
     *AGENT_CHECKS,
     "calibration",
+    "reviewed",
     "sensitivity",
     "injection",
     "usefulness",
@@ -77,6 +78,13 @@ class Thresholds(_Strict):
     )
     calibration_agreement: float = Field(0.90, ge=0, le=1)
     calibration_near_miss: float = Field(0.85, ge=0, le=1)
+    reviewed_agreement: float = Field(
+        0.90,
+        ge=0,
+        le=1,
+        description="min share of reviewer-labelled pairs the grader publishes as the reviewer "
+        "would (SUPPORTED exactly when the reviewer said so)",
+    )
     sensitivity: float = Field(0.90, ge=0, le=1)
     # the judge's own recall before code's proofs: a judge that reads nothing (or stamps
     # everything SUPPORTED) catches only what code proves, and fails here by the whole margin
@@ -87,6 +95,27 @@ class Thresholds(_Strict):
     injection_attacker_claims: int = Field(0, ge=0, description="max attacker claims published")
     usefulness_mean: float = Field(
         4.0, ge=1, le=5, description="min mean rubric score (1-5) when scored"
+    )
+
+
+class Regression(_Strict):
+    """How a row is compared with a baseline run (``baseline``; docs/gate-baseline.md)."""
+
+    tolerance: float = Field(
+        0.02,
+        ge=0,
+        le=1,
+        description="a row fails only on a drop larger than this (and significant)",
+    )
+    alpha: float = Field(
+        0.05,
+        gt=0,
+        lt=0.5,
+        description="chance of any false alarm over all compared rows (one-sided, Holm)",
+    )
+    power: float = Field(0.80, gt=0.5, lt=1, description="power of each row's smallest drop")
+    target_drop: float = Field(
+        0.05, gt=0, le=1, description="each row says how many items it needs to see this drop"
     )
 
 
@@ -102,6 +131,11 @@ class GateConfig(_Strict):
     questions: str = "goldens/questions.jsonl"
     max_questions: int = Field(0, ge=0, description="0 = every golden question")
     calibration_set: str = "goldens/judge_calibration.jsonl"
+    reviewed_set: str = Field(
+        "goldens/reviewed_pairs.jsonl",
+        description="pairs reviewers labelled in `spanproof view` "
+        "(`spanproof goldens add-from-reviews`); missing or empty = unscored",
+    )
     sensitivity_set: str = "goldens/wice_dev_pairs.jsonl"
     max_pairs: int = Field(0, ge=0, description="0 = every pair of the sensitivity set")
     injection_fixtures: str | None = Field(
@@ -120,6 +154,15 @@ class GateConfig(_Strict):
         default_factory=lambda: [c for c in CHECK_NAMES if c != "usefulness"],
         description="checks whose 'could not run' makes the gate exit 2",
     )
+    repeat: int = Field(
+        1, ge=1, le=20, description="judge every pair of the judged sets this many times"
+    )
+    baseline: str | None = Field(
+        None,
+        description="compare every row with this gate run: a gate id, last-passed (the newest "
+        "passing run on this branch) or a baseline file; unset = no comparison",
+    )
+    regression: Regression = Field(default_factory=Regression)
     thresholds: Thresholds = Field(default_factory=Thresholds)
     prices: Prices = Field(default_factory=Prices)
 

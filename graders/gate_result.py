@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from spanproof.agent.evidence import utc_now_iso
+from spanproof.graders.paired_stats import PairedDifference, Power
 
 Status = Literal["pass", "fail", "error", "reported", "unscored", "skipped"]
 
@@ -28,6 +29,10 @@ class CheckRow(BaseModel):
     status: Status
     detail: str = ""
     seconds: float = 0.0
+    # Against a baseline run (``gate --baseline``): the paired difference on the shared items.
+    vs_baseline: PairedDifference | None = None
+    # What the row's set can see: the smallest drop it catches against a baseline.
+    power: Power | None = None
 
 
 class GateResult(BaseModel):
@@ -49,6 +54,9 @@ class GateResult(BaseModel):
     phase_seconds: dict[str, float] = Field(default_factory=dict)
     phase_model_calls: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
+    # The git branch gated (CI variables, else the checkout's branch): `--baseline last-passed`
+    # looks for the newest passing run of it.
+    git_branch: str | None = None
     ledgers: dict[str, str] = Field(default_factory=dict)  # run_id -> ledger path
     # Data behind the report plots; plain JSON so the report never needs live objects.
     artifacts: dict[str, Any] = Field(default_factory=dict)
@@ -71,6 +79,14 @@ class GateResult(BaseModel):
             "model_calls_by_phase": self.phase_model_calls,
             "config_sha256": self.config_sha256,
             "gate_id": self.gate_id,
+            # Against a baseline (--baseline) and over repeats (--repeat); absent otherwise.
+            **({"baseline": self.artifacts["baseline"]} if "baseline" in self.artifacts else {}),
+            **({"repeats": self.artifacts["repeats"]} if "repeats" in self.artifacts else {}),
+            **(
+                {"power": {r.name: r.power.model_dump() for r in self.checks if r.power}}
+                if any(r.power for r in self.checks)
+                else {}
+            ),
         }
 
 

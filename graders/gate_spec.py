@@ -144,5 +144,6 @@ def declared_checks() -> list[GateCheck[Any]]:
     # The declarations live in these modules; importing them registers the checks.
     import spanproof.graders.gate_checks  # noqa: F401
     import spanproof.graders.gate_judge_checks  # noqa: F401
+    import spanproof.graders.gate_reviewed  # noqa: F401
 
     return [_REGISTRY[n] for n in CHECK_NAMES if n in _REGISTRY]

@@ -27,6 +27,16 @@ In the object form the object's key is a pair id or a content key, and the value
 entry or just a label string (``{"p1": "PARTIAL"}``). A content key is tried before the pair
 id. A pair with no entry raises ``ScriptMissing`` naming the pair — a script that runs out
 fails loudly rather than inventing a verdict.
+
+A judge that is not deterministic (an LLM on a server that batches requests) is scripted
+with one of two optional fields, read when a pair is judged several times (``--repeat``):
+
+- ``"by_repeat": ["SUPPORTED", "PARTIAL"]``: the label of each sample in turn (sample i
+  gets entry i modulo the list's length);
+- ``"flip_rate": 0.3`` (and optionally ``"flip_to": "PARTIAL"``, default the next label in
+  SUPPORTED -> PARTIAL -> NOT_SUPPORTED -> SUPPORTED): each sample flips with that
+  probability, decided by a hash of the pair and the sample's index, so the same script gives
+  the same samples on every machine.
 """
 
 from __future__ import annotations
@@ -46,6 +56,13 @@ from spanproof.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
 # keeps it out of the Judge protocol so no judge can see anything but claim and span.
 current_pair_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "spanproof_current_pair_id", default=None
+)
+
+
+# Which sample of a pair is being judged (0 unless the caller asked for repeats); read only by
+# ScriptedJudge, to replay a judge whose answers vary between samples.
+current_repeat: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "spanproof_current_repeat", default=0
 )
 
 
@@ -88,6 +105,34 @@ _VERDICT_FIELDS = (
     "verdict", "unsupported_element", "quote_used", "contains_instructions", "model_id", "error",
     "confidence",
 )  # fmt: skip
+_NEXT_LABEL = {"SUPPORTED": "PARTIAL", "PARTIAL": "NOT_SUPPORTED", "NOT_SUPPORTED": "SUPPORTED"}
+
+
+def _sampled_label(entry: dict[str, Any], key: str, repeat: int) -> str:
+    """The label of sample ``repeat`` for a scripted entry (module doc: by_repeat, flip_rate)."""
+    by_repeat = entry.get("by_repeat")
+    if by_repeat:
+        return by_repeat[repeat % len(by_repeat)]
+    rate = float(entry.get("flip_rate") or 0.0)
+    if rate:
+        digest = hashlib.sha256(f"{key}:{repeat}".encode()).digest()
+        if int.from_bytes(digest[:8], "big") / 2**64 < rate:
+            return entry.get("flip_to") or _NEXT_LABEL[entry["verdict"]]
+    return entry["verdict"]
+
+
+def _check_sampling(entry: dict[str, Any], where: str) -> None:
+    by_repeat = entry.get("by_repeat")
+    if by_repeat is not None and (
+        not isinstance(by_repeat, list) or not by_repeat
+        or any(label not in _NEXT_LABEL for label in by_repeat)
+    ):  # fmt: skip
+        raise SpecError(f"{where}: by_repeat must be a non-empty list of verdict labels")
+    rate = entry.get("flip_rate")
+    if rate is not None and (not isinstance(rate, int | float) or not 0 <= rate <= 1):
+        raise SpecError(f"{where}: flip_rate must be a number between 0 and 1")
+    if entry.get("flip_to") is not None and entry["flip_to"] not in _NEXT_LABEL:
+        raise SpecError(f"{where}: flip_to must be a verdict label")
 
 
 class ScriptedJudge:
@@ -113,6 +158,7 @@ class ScriptedJudge:
             if not isinstance(entry, dict) or "verdict" not in entry:
                 raise SpecError(f"{self.path}: entry {key or entry!r} has no 'verdict' field.")
             Verdict.model_validate({k: entry[k] for k in _VERDICT_FIELDS if k in entry})
+            _check_sampling(entry, f"{self.path}: entry {key or entry.get('id')!r}")
             if key is not None:
                 if len(key) == 64 and all(c in "0123456789abcdef" for c in key):
                     self._by_key[key] = entry
@@ -151,6 +197,7 @@ class ScriptedJudge:
                 f'"id": {pair_id!r} or "key": "{key}" to {self.path}.'
             )
         fields = {k: entry[k] for k in _VERDICT_FIELDS if k in entry}
+        fields["verdict"] = _sampled_label(entry, key, current_repeat.get())
         return Verdict(**fields, judge=self.id, prompt_sha256=self.prompt_sha256)
 
 

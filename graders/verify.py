@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 from spanproof.graders.audit import audit, weakest
 from spanproof.graders.cache import VerdictCache, cache_key_for
-from spanproof.graders.judges import JudgeConfigError, current_pair_id
+from spanproof.graders.judges import JudgeConfigError, current_pair_id, current_repeat
 from spanproof.graders.verdict import Judge, SpanRef, Verdict
 
 from spanproof.wire.limiter import LoopSemaphore
@@ -71,8 +71,8 @@ class Verifier:
         # One semaphore per event loop, so a Verifier can serve several asyncio.run() calls.
         return self._slots.get()
 
-    async def _one(self, judge: Judge, claim: str, span: SpanRef) -> Verdict:
-        key = cache_key_for(judge, claim, span)
+    async def _one(self, judge: Judge, claim: str, span: SpanRef, repeat: int = 0) -> Verdict:
+        key = cache_key_for(judge, claim, span, repeat)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -101,11 +101,19 @@ class Verifier:
             self.cache.put(key, raw)
         return audit(claim, span, raw)
 
-    async def verify(self, claim: str, span: SpanRef, *, pair_id: str | None = None) -> Verdict:
+    async def verify(
+        self, claim: str, span: SpanRef, *, pair_id: str | None = None, repeat: int = 0
+    ) -> Verdict:
+        """``repeat``: which sample of this pair (0 for a single judgement); each sample is
+        cached under its own key, so ``--repeat N`` asks a non-deterministic judge N times."""
         token = current_pair_id.set(pair_id)
+        rtoken = current_repeat.set(repeat)
         try:
-            verdicts = list(await asyncio.gather(*(self._one(j, claim, span) for j in self.judges)))
+            verdicts = list(
+                await asyncio.gather(*(self._one(j, claim, span, repeat) for j in self.judges))
+            )
         finally:
+            current_repeat.reset(rtoken)
             current_pair_id.reset(token)
         if len(verdicts) == 1:
             return verdicts[0]
@@ -135,7 +143,11 @@ class Verifier:
         )
 
     async def verify_many(
-        self, items: Sequence[Item], progress: Callable[[int, Verdict], None] | None = None
+        self,
+        items: Sequence[Item],
+        progress: Callable[[int, Verdict], None] | None = None,
+        *,
+        repeat: int = 0,
     ) -> list[Verdict]:
         """Verify every item concurrently; results are in input order.
 
@@ -146,7 +158,7 @@ class Verifier:
         async def run(i: int, item: Item) -> Verdict:
             claim, span = item[0], item[1]
             pair_id = item[2] if len(item) > 2 else None  # type: ignore[misc]
-            v = await self.verify(claim, span, pair_id=pair_id)
+            v = await self.verify(claim, span, pair_id=pair_id, repeat=repeat)
             if progress is not None:
                 progress(i, v)
             return v

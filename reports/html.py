@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from spanproof.graders.gate_result import GateResult
 from spanproof.reports import plots
-from spanproof.reports.markdown import HEADERS, table_rows, verdict_line
+from spanproof.reports.markdown import headers_for, table_rows, verdict_line
 
 from spanproof.files import write_atomic
 
@@ -198,7 +198,7 @@ def render_html(result: GateResult, out_dir: Path) -> str:
 <h1>spanproof gate report</h1>
 <p class="banner {banner}">{html.escape(verdict_line(result))}</p>
 <h2>Checks</h2>
-{_table(HEADERS, rows, status_col=0)}
+{_table(headers_for(result), rows, status_col=0)}
 <h2>Plots</h2>
 {"".join(_plots(result)) or "<p>No plot data (the checks behind them did not run).</p>"}
 <h2>Cost and latency per run</h2>

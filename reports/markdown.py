@@ -23,17 +23,54 @@ def _value(row: CheckRow) -> str:
     return str(row.value)
 
 
+def _vs_baseline(row: CheckRow) -> str:
+    d = row.vs_baseline
+    if d is None or d.diff is None:
+        return "-"
+    ci = f" [{d.ci_low:+.3f}, {d.ci_high:+.3f}]" if d.ci_low is not None else ""
+    return f"{d.diff:+.3f}{ci} p={d.p_worse:.2g}"
+
+
+def _sees(row: CheckRow) -> str:
+    p = row.power
+    if p is None:
+        return "-"
+    seen = f"{p.min_detectable:.3f}" if p.min_detectable is not None else "none"
+    need = f"{p.items_for_target}" if p.items_for_target is not None else "never"
+    return f"{seen} (n={need} for {p.target:g})"
+
+
+# Columns a gate result shows when some row has them: its comparison with a baseline, and the
+# smallest drop its set can see (with the items it would need for the target drop).
+_EXTRA = {"vs baseline [95% CI] p": _vs_baseline, "sees a drop of": _sees}
+
+
+def _extras(result: GateResult) -> list[str]:
+    present = []
+    if any(r.vs_baseline is not None for r in result.checks):
+        present.append("vs baseline [95% CI] p")
+    if any(r.power is not None for r in result.checks):
+        present.append("sees a drop of")
+    return present
+
+
 def table_rows(result: GateResult, width: int | None = 90) -> list[list[str]]:
     out = []
+    extras = _extras(result)
     for r in result.checks:
         detail = (
             r.detail if width is None or len(r.detail) <= width else r.detail[: width - 1] + "…"
         )
-        out.append([MARK[r.status], r.name, _value(r), r.threshold or "-", detail])
+        cells = [_EXTRA[name](r) for name in extras]
+        out.append([MARK[r.status], r.name, _value(r), r.threshold or "-", *cells, detail])
     return out
 
 
 HEADERS = ["status", "check", "value", "threshold", "detail"]
+
+
+def headers_for(result: GateResult) -> list[str]:
+    return [*HEADERS[:4], *_extras(result), HEADERS[4]]
 
 
 def verdict_line(result: GateResult) -> str:
@@ -54,10 +91,48 @@ def verdict_line(result: GateResult) -> str:
     )
 
 
+def statistics_lines(result: GateResult, limit: int = 20) -> list[str]:
+    """What the baseline comparison and the repeats add: which run the rows were compared
+    with and what regressed; the pairs whose verdict changed between repeats."""
+    lines = []
+    base = result.artifacts.get("baseline")
+    if base:
+        regressed = [r["row"] for r in base.get("rows", []) if r.get("regressed")]
+        lines.append(
+            f"compared with {base['described']}: "
+            + (f"{len(regressed)} row(s) regressed: {', '.join(regressed)}" if regressed
+               else "no row is significantly worse by more than the "
+               f"{base['tolerance']:g} tolerance")
+        )  # fmt: skip
+    rep = result.artifacts.get("repeats")
+    if rep:
+        unstable = rep.get("unstable") or []
+        lines.append(
+            f"{rep['n']} repeats: values are means over the repeats; {len(unstable)} unstable "
+            "pair(s) (the audited verdict changed between repeats)" + (":" if unstable else "")
+        )
+        for u in unstable[:limit]:
+            label = f" (label {u['label']})" if u.get("label") else ""
+            lines.append(
+                f"  unstable {u['set']} {u['id']}{label}: {' / '.join(u['verdicts'])} - "
+                f"{u['claim'][:80]}"
+            )
+        if len(unstable) > limit:
+            lines.append(f"  ... and {len(unstable) - limit} more (--json or --report lists all)")
+    return lines
+
+
 def terminal_table(result: GateResult) -> str:
+    extra = statistics_lines(result)
     return (
-        tabulate(table_rows(result), headers=HEADERS, tablefmt="simple", disable_numparse=True)
+        tabulate(
+            table_rows(result),
+            headers=headers_for(result),
+            tablefmt="simple",
+            disable_numparse=True,
+        )
         + "\n\n"
+        + ("\n".join(extra) + "\n\n" if extra else "")
         + verdict_line(result)
     )
 
@@ -70,10 +145,13 @@ def markdown_summary(result: GateResult) -> str:
         "",
         verdict_line(result),
         "",
-        tabulate(rows, headers=HEADERS, tablefmt="github", disable_numparse=True),
+        tabulate(rows, headers=headers_for(result), tablefmt="github", disable_numparse=True),
         "",
         f"config `{result.config_sha256[:12]}` ({result.config_source}); judges: {', '.join(result.judge_ids) or '-'}",
     ]
+    extra = statistics_lines(result, limit=50)
+    if extra:
+        lines[4:4] = ["```", *extra, "```", ""]
     if result.prompt_hashes:
         lines.append(
             "prompts: "

@@ -108,6 +108,9 @@ class WeeklyReport(BaseModel):
     gate_runs: list[dict[str, Any]] = Field(default_factory=list)
     # Reviewer decisions in force on the period's published claims: the human check on the grader.
     review: dict[str, Any] = Field(default_factory=dict)
+    # A figure flat through prompt / model / judge changes (probably blind), a PARTIAL spike
+    # (reports/weekly_warnings.py).
+    warnings: list[dict[str, Any]] = Field(default_factory=list)
 
 
 def review_totals(records: list[Any], reviews: Mapping[str, Iterable[Any]]) -> dict[str, Any]:
@@ -123,7 +126,8 @@ def review_totals(records: list[Any], reviews: Mapping[str, Iterable[Any]]) -> d
         published += len(shown)
         latest: dict[int, Any] = {}
         for r in reviews.get(record.run_id, []):  # oldest first, as the store lists them
-            latest[r.claim_index] = r
+            if r.decision != "refused":  # a refused edit kept for the bench is never in force
+                latest[r.claim_index] = r
         for index, r in latest.items():
             if index in shown and r.decision in decided:
                 decided[r.decision] += 1
@@ -202,6 +206,7 @@ def build_weekly(
     naive_start, naive_now = start.replace(tzinfo=None), now.replace(tzinfo=None)
     gates = [g for g in (gate_runs or []) if naive_start <= _naive(g.started_at) <= naive_now]
     report.gate_runs = [_gate_row(g) for g in gates]
+    report.warnings = _warnings(df, records, gates)
     if df.empty:
         return report
     in_window = set(df["run_id"])
@@ -255,6 +260,23 @@ def build_weekly(
     return report
 
 
+def _warnings(
+    df: pd.DataFrame, records: list[Any], gates: list[GateRunRow]
+) -> list[dict[str, Any]]:
+    from spanproof.reports.weekly_warnings import flat_gates, flat_runs, partial_spikes
+
+    gate_values = []
+    for g in gates:
+        result = GateResult.model_validate_json(g.result)
+        gate_values.append({"gate_id": g.gate_id, "judge": g.judge, "model": g.model,
+                            "prompt_version": g.prompt_version,
+                            "values": {r.name: r.value for r in result.checks}})  # fmt: skip
+    found = flat_runs(df) + flat_gates(gate_values)
+    if not df.empty:
+        found += partial_spikes(df, {r.run_id: r for r in records})
+    return [w.model_dump() for w in found]
+
+
 def _naive(dt: datetime) -> datetime:
     return dt.astimezone(UTC).replace(tzinfo=None) if dt.tzinfo else dt
 
@@ -297,6 +319,13 @@ def _f(v: Any, digits: int = 3) -> str:
 
 def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
+    if report.warnings:
+        out.append(
+            (
+                f"Warnings ({len(report.warnings)})",
+                "\n".join(f"WARNING [{w['kind']}] {w['message']}" for w in report.warnings),
+            )
+        )
     if report.n_runs == 0:
         out.append(("Runs", f"No runs between {report.period_start} and {report.period_end}."))
     else:

@@ -43,6 +43,7 @@ def _source_hash() -> str:
     root = graders.parent / "spanproof"
     files = sorted((graders / "rules").rglob("*")) + sorted((graders / "specifics").rglob("*"))
     files += [graders / "instructions.py", graders / "quoting.py", graders / "clauses.py"]
+    files += sorted((graders / "speech_acts").glob("*"))  # the instruction detector's words
     # the audit's findings are among its signals (graders.audit.findings)
     files += [graders / "audit.py", graders / "verdict.py"]
     files += [root / "text.py", root / "sentences.py", *sorted((root / "data").glob("*"))]

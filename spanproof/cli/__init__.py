@@ -57,6 +57,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Run the agent against locally served injection pages.",
     ),
     "gate": ("spanproof.cli.gate", "gate", "Run every check and fail when a threshold drops."),
+    "goldens": (
+        "spanproof.cli.goldens",
+        "goldens",
+        "Golden data in the repository: add reviewers' decisions as labelled pairs.",
+    ),
     "report": ("spanproof.cli.gate", "report", "Reports built from the run store (weekly)."),
     "grade": (
         "spanproof.cli.grade",
@@ -90,6 +95,7 @@ class LazyGroup(click.Group):
         # Any command: a storage problem or a judge that cannot work as configured is a
         # one-line fix on stderr and exit 2, never a traceback (commands that catch it
         # themselves say the same).
+        from spanproof.graders.instructions import DetectorWordsError
         from spanproof.graders.judges import JudgeConfigError
         from spanproof.store.errors import StoreError
 
@@ -98,7 +104,7 @@ class LazyGroup(click.Group):
         except StoreError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except JudgeConfigError as exc:
+        except (JudgeConfigError, DetectorWordsError) as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
 

@@ -360,6 +360,60 @@ def _confusion_tables(result, tablefmt: str) -> str:
     return "".join(out)
 
 
+def _paired_tables(result, tablefmt: str, limit: int = 15) -> str:
+    """Each later judge against the first, pair by pair (graders/judge_compare.py)."""
+    from tabulate import tabulate
+
+    from spanproof.graders.judge_compare import describe
+
+    out = []
+    for c in result.comparisons:
+        out.append(f"paired comparison on {c.set} ({c.n} pairs): {c.b} minus {c.a}\n")
+        out.append(
+            f"  agreement: {describe(c.agreement)}; {c.only_a_right} pairs only {c.a} got "
+            f"right, {c.only_b_right} only {c.b}\n"
+        )
+        if c.near_miss is not None:
+            out.append(
+                f"  near-miss agreement: {describe(c.near_miss)}; {c.near_miss_only_a_right} "
+                f"only {c.a}, {c.near_miss_only_b_right} only {c.b}\n"
+            )
+        out.append(f"  judge-only (before the audit): agreement {describe(c.agreement_judge_only)}; "
+                   f"near-miss {describe(c.near_miss_judge_only)}\n")  # fmt: skip
+        rows = [[k.kind, k.n, k.near_miss, k.only_a_right, k.only_b_right, k.verdicts_differ]
+                for k in c.by_kind]  # fmt: skip
+        out.append("\nwhere they disagree, by kind:\n")
+        out.append(tabulate(rows, headers=["kind", "n", "near-miss", f"only {c.a} right",
+                                           f"only {c.b} right", "verdicts differ"],
+                            tablefmt=tablefmt))  # fmt: skip
+        if c.differing:
+            shown = [[d.id, d.kind, "yes" if d.near_miss else "", d.label or "-", d.a, d.b,
+                      d.claim[:70]] for d in c.differing[:limit]]  # fmt: skip
+            out.append(f"\n\npairs where the verdicts differ ({len(c.differing)}"
+                       + (f", first {limit}; --json lists all" if len(c.differing) > limit else "")
+                       + "):\n")  # fmt: skip
+            out.append(tabulate(shown, headers=["id", "kind", "near-miss", "label", c.a, c.b,
+                                                "claim"], tablefmt=tablefmt))  # fmt: skip
+        out.append("\n\n")
+    return "".join(out)
+
+
+def _repeat_lines(result, limit: int = 15) -> str:
+    out = []
+    for r in result.judges:
+        if r.repeats <= 1 or r.spread is None:
+            continue
+        from spanproof.graders.repeats import describe
+
+        out.append(f"{r.judge} on {r.set}: agreement {describe(r.spread['agreement'])}; "
+                   f"near-miss {describe(r.spread['near_miss_agreement'])}")  # fmt: skip
+        unstable = r.unstable or []
+        out.append(f"  {len(unstable)} unstable pair(s) (the verdict changed between repeats)")
+        out.extend(f"  unstable {u.id} (label {u.label}): {' / '.join(u.verdicts)} - {u.claim[:70]}"
+                   for u in unstable[:limit])  # fmt: skip
+    return "\n".join(out) + ("\n" if out else "")
+
+
 @click.command()
 @click.option(
     "--set",
@@ -403,6 +457,14 @@ def _confusion_tables(result, tablefmt: str) -> str:
 )
 @click.option("--seed", default=0, show_default=True, help="Seed for the bootstrap intervals.")
 @click.option(
+    "--repeat",
+    type=click.IntRange(1, 20),
+    default=1,
+    show_default=True,
+    help="Judge every pair N times (judges that are not deterministic): figures are means with "
+    "their spread; pairs whose verdict changes are listed as unstable. Each sample is cached.",
+)
+@click.option(
     "--gate-set",
     "gate_sets",
     multiple=True,
@@ -438,6 +500,7 @@ def calibrate(
     report_dir,
     baseline_path,
     seed,
+    repeat,
     gate_sets,
     min_agreement,
     min_near_miss,
@@ -465,11 +528,19 @@ def calibrate(
     command; add --gate-set NAME to gate one. Exit code 1 when any judge fails a
     gated set, or when --baseline flags a drop.
 
+    With two judges or more, each later judge is compared with the first pair by
+    pair on every set: the difference in agreement and in near-miss agreement with
+    its 95% interval (clustered by source page) and a paired test (exact McNemar
+    when no two pairs share a page), the pairs only one of them got right per kind,
+    and the pairs where their verdicts differ.
+
     \b
     Example:
       spanproof calibrate --set goldens/judge_calibration.jsonl \\
         --set goldens/wice_dev_pairs.jsonl --judge rules --judge blind
       spanproof calibrate --set goldens/judge_calibration.jsonl --report out/calibration
+      spanproof calibrate --set goldens/judge_calibration.jsonl --judge rules --judge blind
+      spanproof calibrate --set goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
     from spanproof.graders.calibration import (
         CalibrationThresholds,
@@ -506,6 +577,7 @@ def calibrate(
             thresholds=thresholds,
             seed=seed,
             progress=progress_printer(as_json),
+            repeat=repeat,
         ),
         quiet=as_json,
         what="calibration",
@@ -522,6 +594,8 @@ def calibrate(
             + "\n\n"
             + _confusion_tables(result, "github")
             + _kind_tables(result, "github")
+            + _paired_tables(result, "github")
+            + _repeat_lines(result)
         )
         write_atomic(markdown_path, md)
     if report_dir:
@@ -538,6 +612,10 @@ def calibrate(
         click.echo(_confusion_tables(result, "simple"))
         click.echo(_kind_tables(result, "simple"))
         click.echo(_audit_lines(result))
+        if result.comparisons:
+            click.echo(_paired_tables(result, "simple"))
+        if repeat > 1:
+            click.echo(_repeat_lines(result))
         click.echo(
             f"thresholds on {', '.join(gate_sets)}: agreement >= {min_agreement}, near-miss >= {min_near_miss}"
             " (on the final verdicts)"

@@ -45,6 +45,29 @@ from spanproof.cli.options import (
 @click.option(
     "--max-questions", type=int, help="Answer only the first N golden questions (0 = all)."
 )
+@click.option(
+    "--baseline",
+    "baseline_ref",
+    metavar="REF",
+    help="Compare every row with an earlier gate run, pair by pair: a gate id (or a unique "
+    "prefix), last-passed (the newest passing gate run on this git branch) or a baseline file "
+    "(--save-baseline). A row also fails when it is significantly worse by more than the "
+    "tolerance ([regression] in the config). Config key: baseline.",
+)
+@click.option(
+    "--save-baseline",
+    "save_baseline",
+    type=click.Path(dir_okay=False),
+    help="Write this run's per-item outcomes here as a baseline file to commit "
+    "(docs/gate-baseline.md).",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 20),
+    help="Judge every pair of the judged sets N times (for judges that are not deterministic): "
+    "figures are means with their spread, and pairs whose verdict changes are listed as "
+    "unstable. Each sample is cached. Config key: repeat.",
+)
 @json_option()
 @click.option(
     "--junit", type=click.Path(dir_okay=False), help="Write JUnit XML, one testcase per check."
@@ -66,8 +89,8 @@ from spanproof.cli.options import (
 @endpoint_options
 @model_options()
 @storage_errors
-def gate(config_path, judge, policy, model, max_questions, as_json, junit, report_dir, markdown_path, home,
-         db, base_url, api_key) -> None:  # fmt: skip
+def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_baseline, repeat, as_json,
+         junit, report_dir, markdown_path, home, db, base_url, api_key) -> None:  # fmt: skip
     """Run every check and fail when a threshold drops.
 
     \b
@@ -80,10 +103,19 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     appear in the span (the others are excluded and counted in the detail).
 
     \b
-    Exit codes: 0 every check passed; 1 a threshold failed; 2 the gate could
-    not run (bad config, missing input, unreachable judge, --deadline reached) - the
-    message says what to do; 130 interrupted (Ctrl-C): the checks that finished are
-    recorded with the run.
+    Exit codes: 0 every check passed; 1 a threshold failed, or a row is
+    significantly worse than the baseline by more than the tolerance; 2 the gate
+    could not run (bad config, missing input, unreachable judge, a --baseline that
+    names no usable run, --deadline reached) - the message says what to do; 130
+    interrupted (Ctrl-C): the checks that finished are recorded with the run.
+
+    \b
+    Every row measured on items (calibration, reviewed pairs, sensitivity,
+    groundedness) states the smallest drop it can see against a baseline (80%
+    power, 5% false alarms over all compared rows) and how many items it would
+    need to see a 5-point drop. With --baseline each such row also shows the paired
+    difference with its 95% interval (clustered by source page) and a paired test;
+    sensitivity gets one row per planted kind (docs/gate-baseline.md).
     Options override the config file. Judge verdicts are cached in the store (--db, default
     SQLite in the home), so a rerun with nothing changed makes no model calls - on any
     runner that shares the database. Each gate run is recorded with its provenance.
@@ -93,6 +125,10 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
       spanproof gate                                  # offline: corpus, rules judge, extractive agent
       spanproof gate --junit out/gate.xml --report out/gate
       spanproof gate --judge blind                    # must fail: sensitivity catches a blind judge
+      spanproof gate --save-baseline goldens/gate_baseline.json   # a baseline to commit
+      spanproof gate --baseline goldens/gate_baseline.json        # worse than that run?
+      spanproof gate --baseline last-passed           # the newest passing run on this branch
+      spanproof gate --judge openai:gpt-4o-mini --repeat 3   # judge each pair 3 times
       spanproof gate --db postgresql+psycopg://ci:PASS@db.internal/spanproof   # a team's shared store
     """
     from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
@@ -103,7 +139,12 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     from spanproof.specs import EndpointSettings
 
     try:
-        for option, path in (("--markdown", markdown_path), ("--junit", junit)):
+        outputs = (
+            ("--markdown", markdown_path),
+            ("--junit", junit),
+            ("--save-baseline", save_baseline),
+        )
+        for option, path in outputs:
             refuse_overwriting_inputs(path, [config_path], option=option)
     except OutputPathError as exc:
         err(str(exc))
@@ -111,7 +152,8 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
     wire = wire_options()
     overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions,
                  "concurrency": wire.get("concurrency"), "timeout_s": wire.get("timeout_s"),
-                 "response_format": wire.get("response_format")}  # fmt: skip
+                 "response_format": wire.get("response_format"), "baseline": baseline_ref,
+                 "repeat": repeat}  # fmt: skip
     try:
         cfg, source = load_config(config_path, overrides=overrides)
     except GateConfigError as exc:
@@ -127,12 +169,35 @@ def gate(config_path, judge, policy, model, max_questions, as_json, junit, repor
         response_format=cfg.response_format,
     )  # fmt: skip
     progress = progress_printer(as_json)
+    from spanproof.graders.baseline import BaselineError, save_file
+
+    baseline = None
+    if cfg.baseline:
+        from spanproof.graders.gate import resolve_baseline
+
+        try:  # before any work: a REF that names nothing is exit 2, never a comparison with nothing
+            baseline = resolve_baseline(cfg.baseline, home_dir, db)
+        except BaselineError as exc:
+            err(f"error: {exc}")
+            sys.exit(2)
+        if progress:
+            progress(f"[gate] comparing with {baseline.described}")
     result = run_async(
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint,
-                 db=db),
+                 db=db, baseline=baseline),
         quiet=as_json,
         what="gate",
     )  # fmt: skip
+    if save_baseline:
+        try:
+            path = save_file(result, save_baseline, branch=result.git_branch)
+        except BaselineError as exc:
+            err(f"error: --save-baseline: {exc}")
+            sys.exit(2)
+        if not as_json:
+            err(
+                f"baseline: {path} (gate run {result.gate_id}); commit it and pass it to --baseline"
+            )
     if junit:
         from spanproof.reports.junit import write_junit
 

@@ -162,6 +162,15 @@ Examples:
 @click.option(
     "--skip-invalid", is_flag=True, help="Skip bad input lines (reported) instead of stopping."
 )
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 20),
+    default=1,
+    show_default=True,
+    help="Judge every pair N times (judges that are not deterministic): each pair's verdicts "
+    "are all kept (cached by repeat), pairs whose verdict changes are listed as unstable, and "
+    "agreement with labels is the mean over the repeats with its spread.",
+)
 @home_option(HOME_HELP + " The verdict cache lives here.")
 @endpoint_options
 @model_options(concurrency=False)
@@ -174,6 +183,7 @@ def verify(
     no_cache: bool,
     concurrency: int,
     skip_invalid: bool,
+    repeat: int,
     home: str | None,
     base_url: str | None,
     api_key: str | None,
@@ -188,6 +198,7 @@ def verify(
       spanproof verify --pairs goldens/wice_dev_pairs.jsonl --judge rules
       spanproof verify --pairs goldens/judge_calibration.jsonl --judge rules --out out/verdicts.jsonl
       spanproof verify --pairs my_pairs.jsonl --judge openai:gpt-4o-mini --judge rules --json
+      spanproof verify --pairs goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
     from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
     from spanproof.graders.cache import VerdictCache
@@ -236,13 +247,20 @@ def verify(
     ]
 
     show_progress = not as_json and sys.stderr.isatty()
-    verdicts = run_async(_run(verifier, items, show_progress), quiet=True, what="verification")
+    samples = run_async(
+        _run_repeats(verifier, items, show_progress, repeat), quiet=True, what="verification"
+    )
+    verdicts = samples[0]
 
     rows = [{"id": p.id, **v.model_dump(mode="json")} for p, v in zip(pairs, verdicts, strict=True)]
+    if repeat > 1:
+        for i, row in enumerate(rows):
+            row["samples"] = [s[i].verdict if s[i].error is None else "ERROR" for s in samples]
     labelled = [(p.label, v) for p, v in zip(pairs, verdicts, strict=True) if p.label]
     metrics = None
     if labelled and len(labelled) == len(pairs):
-        metrics = label_metrics([g for g, _ in labelled], [v for _, v in labelled])
+        golds = [p.label for _ in samples for p in pairs]
+        metrics = label_metrics(golds, [v for s in samples for v in s])  # each sample counts once
     counts = Counter(v.verdict for v in verdicts)
     from spanproof.graders.audit_figures import code_changes, flag_figures
     from spanproof.graders.rules.fitted import training_overlap
@@ -274,6 +292,8 @@ def verify(
         "fitted_on": fitted,
         "out": str(out_path) if out_path else None,
     }
+    if repeat > 1:
+        summary["repeats"] = _repeat_summary(pairs, samples, bool(metrics))
 
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     if out_path:
@@ -284,7 +304,7 @@ def verify(
         click.echo(json.dumps(summary, ensure_ascii=False))
     else:
         click.echo(_human_summary(summary))
-    errors = [v.error for v in verdicts if v.error]
+    errors = [v.error for s in samples for v in s if v.error]
     if errors:
         every = len(errors) == len(verdicts)
         click.echo(
@@ -316,6 +336,30 @@ def _http_summary(live_pairs: int, tokens: int) -> dict[str, Any] | None:
         "tokens_per_pair": round(tokens / live_pairs, 1) if live_pairs else None,
         "notices": [n for c in clients() for n in c.notices],
     }
+
+
+async def _run_repeats(verifier, items, show_progress: bool, repeat: int):
+    """One list of verdicts per repeat (each repeat cached under its own key)."""
+    out = [await _run(verifier, items, show_progress)]
+    for r in range(1, repeat):
+        out.append(await verifier.verify_many(items, repeat=r))
+    return out
+
+
+def _repeat_summary(pairs, samples, labelled: bool) -> dict[str, Any]:
+    from spanproof.graders.repeats import spread, unstable_pairs
+
+    unstable = unstable_pairs("pairs", pairs, samples)
+    out: dict[str, Any] = {
+        "n": len(samples),
+        "unstable": [u.model_dump(exclude={"set"}) for u in unstable],
+    }
+    if labelled:
+        out["agreement"] = spread(
+            [sum(v.error is None and v.verdict == p.label for p, v in zip(pairs, s, strict=True))
+             / len(pairs) for s in samples]
+        ).model_dump()  # fmt: skip
+    return out
 
 
 async def _run(verifier, items, show_progress: bool):
@@ -368,7 +412,13 @@ def _human_summary(s: dict[str, Any]) -> str:
                     x["errors"],
                 ]
             )
-        out.append(f"against labels (n={m['audited']['n']}):")
+        n = m["audited"]["n"]
+        rep_n = (s.get("repeats") or {}).get("n")
+        out.append(
+            f"against labels (n={n}"
+            + (f": {s['pairs']} pairs x {rep_n} repeats" if rep_n else "")
+            + "):"
+        )
         out.append(
             tabulate(
                 rows,
@@ -397,11 +447,24 @@ def _human_summary(s: dict[str, Any]) -> str:
         table = [[g, *(m["audited"]["confusion"][g][p] for p in cols)] for g in LABELS]
         out.append("final verdicts (after proofs), rows gold, columns verdict:")
         out.append(tabulate(table, headers=["label \\ verdict", *cols], tablefmt="simple"))
-    from spanproof.graders.audit_figures import CodeChanges, FlagFigures, describe
+    from spanproof.graders.audit_figures import CodeChanges, FlagFigures
+    from spanproof.graders.audit_figures import describe as audit_lines
 
-    out += describe(
+    out += audit_lines(
         CodeChanges.model_validate(s["code_changes"]), FlagFigures.model_validate(s["flags"])
     )
+    rep = s.get("repeats")
+    if rep:
+        from spanproof.graders.repeats import Spread, describe
+
+        if "agreement" in rep:
+            out.append(
+                f"agreement of the final verdicts: {describe(Spread.model_validate(rep['agreement']))}"
+            )
+        out.append(f"{rep['n']} repeats: {len(rep['unstable'])} unstable pair(s) (the verdict "
+                   "changed between repeats)")  # fmt: skip
+        for u in rep["unstable"][:20]:
+            out.append(f"  unstable {u['id']}: {' / '.join(u['verdicts'])} - {u['claim'][:80]}")
     if not s["out"]:
         out.append("per-pair verdicts: pass --out FILE (JSONL) or --json")
     if s["out"]:

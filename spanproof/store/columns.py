@@ -108,6 +108,7 @@ def gate_values(result: dict[str, Any], prov: Provenance) -> dict[str, Any]:
         "home": prov.home,
         "prompt_version": prov.prompt_version,
         "provenance": prov.model_dump_json(),
+        "git_branch": result.get("git_branch") or prov.git_branch,
     }
 
 

@@ -9,7 +9,10 @@ from pydantic import BaseModel, Field
 
 RunKind = Literal["ask", "gate", "injection", "grade"]
 RUN_KINDS: tuple[RunKind, ...] = ("ask", "gate", "injection", "grade")
-Decision = Literal["approve", "edit", "cut"]
+Decision = Literal["approve", "edit", "cut", "refused"]
+# The decisions that change what is published; "refused" (an edit the verifier refused, kept
+# because the reviewer says the span supports it) is a label for the bench, never in force.
+PUBLISHING_DECISIONS: tuple[str, ...] = ("approve", "edit", "cut")
 
 
 class RunSummary(BaseModel):
@@ -101,6 +104,7 @@ class GateRunRow(BaseModel):
     runner: str
     ci_job: str | None = None
     git_commit: str | None = None
+    git_branch: str | None = None
     spanproof_version: str
     sanitiser_version: str
     prompt_version: str | None = None
@@ -117,6 +121,9 @@ class Review(BaseModel):
     note: str = ""
     reviewer: str
     decided_at: datetime
+    # The reviewer's verdict on the claim (or the refused edit) against its span, when the
+    # decision states one; what `spanproof goldens add-from-reviews` exports.
+    label: Literal["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"] | None = None
 
 
 class Recheck(BaseModel):

@@ -34,12 +34,26 @@ DEFAULT_CI_JOB_VARS = (
 # A runner's name: $SPANPROOF_RUNNER when set, else the host name.
 RUNNER_ENV = "SPANPROOF_RUNNER"
 COMMIT_VARS = ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "CIRCLE_SHA1", "GIT_COMMIT")
+# The branch being built: the first of these that is set, else the checkout's branch.
+# $SPANPROOF_BRANCH names it when nothing else can (a detached checkout in a CI job).
+BRANCH_VARS = (
+    "SPANPROOF_BRANCH",
+    "GITHUB_HEAD_REF",  # GitHub Actions, pull requests: the source branch
+    "GITHUB_REF_NAME",
+    "CI_COMMIT_REF_NAME",  # GitLab
+    "BUILDKITE_BRANCH",
+    "CIRCLE_BRANCH",
+    "BRANCH_NAME",  # Jenkins multibranch
+    "GIT_BRANCH",  # Jenkins git plugin ("origin/main")
+    "BUILD_SOURCEBRANCHNAME",  # Azure Pipelines
+)
 UNVERSIONED = "unversioned"
 
 
 class Provenance(BaseModel):
     spanproof_version: str
     git_commit: str | None = None
+    git_branch: str | None = None
     host: str
     runner: str
     ci_job: str | None = None  # "GITHUB_RUN_ID=123"
@@ -90,6 +104,24 @@ def git_commit(cwd: str | None = None) -> str | None:
     return sha if out.returncode == 0 and len(sha) >= 7 else None
 
 
+def git_branch(cwd: str | None = None) -> str | None:
+    """The branch being gated: a CI variable (BRANCH_VARS), else the checkout's current branch;
+    None for a detached checkout or no checkout at all."""
+    for var in BRANCH_VARS:
+        value = os.environ.get(var, "").strip()
+        if value:
+            return value.removeprefix("refs/heads/").removeprefix("origin/")[:255]
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=cwd or os.getcwd(),
+            capture_output=True, text=True, timeout=5, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    name = out.stdout.strip()
+    return name[:255] if out.returncode == 0 and name and name != "HEAD" else None
+
+
 def ci_job() -> str | None:
     names = os.environ.get(CI_JOB_VARS_ENV)
     for var in [v.strip() for v in names.split(",")] if names else DEFAULT_CI_JOB_VARS:
@@ -109,6 +141,7 @@ def current(**extra: Any) -> Provenance:
     return Provenance(
         spanproof_version=spanproof_version(),
         git_commit=git_commit(),
+        git_branch=git_branch(),
         host=host,
         runner=os.environ.get(RUNNER_ENV, "").strip() or host,
         ci_job=ci_job(),

@@ -336,17 +336,59 @@ class Store:
                 ) from e
             raise
 
+    @staticmethod
+    def _gate_cols() -> list[sa.Column]:
+        c = t.gate_runs.c
+        return [c.gate_id, c.started_at, c.passed, c.exit_code, c.judge, c.policy, c.model,
+                c.host, c.runner, c.ci_job, c.git_commit, c.git_branch, c.spanproof_version,
+                c.sanitiser_version, c.prompt_version, c.result]  # fmt: skip
+
     def gate_runs_between(self, start: datetime, end: datetime) -> list[GateRunRow]:
         c = t.gate_runs.c
         query = (
-            sa.select(c.gate_id, c.started_at, c.passed, c.exit_code, c.judge, c.policy, c.model,
-                      c.host, c.runner, c.ci_job, c.git_commit, c.spanproof_version,
-                      c.sanitiser_version, c.prompt_version, c.result)
+            sa.select(*self._gate_cols())
             .where(c.started_at >= utc_naive(start), c.started_at <= utc_naive(end))
             .order_by(c.started_at, c.gate_id)
-        )  # fmt: skip
+        )
         with self._read() as conn:
             return [GateRunRow(**r._mapping) for r in conn.execute(query)]
+
+    def gate_run(self, gate_id: str) -> GateRunRow:
+        """One gate run by its id or a unique prefix of it; RunNotFound names the way to list them."""
+        c = t.gate_runs.c
+        with self._read() as conn:
+            rows = list(conn.execute(sa.select(*self._gate_cols()).where(c.gate_id == gate_id)))
+            if not rows and gate_id.strip():
+                rows = list(
+                    conn.execute(
+                        sa.select(*self._gate_cols())
+                        .where(c.gate_id.like(_escape_like(gate_id) + "%", escape="\\"))
+                        .order_by(c.started_at.desc())
+                        .limit(6)
+                    )
+                )
+        if len(rows) == 1:
+            return GateRunRow(**rows[0]._mapping)
+        if not rows:
+            raise RunNotFound(
+                f"no gate run {gate_id!r} in {self.display_url}; `spanproof runs list --kind gate` "
+                "or the viewer's gate results page shows the gate ids"
+            )
+        shown = ", ".join(r.gate_id for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
+        raise RunNotFound(f"gate id prefix {gate_id!r} matches several gate runs ({shown})")
+
+    def last_passed_gate(self, branch: str) -> GateRunRow | None:
+        """The newest gate run on ``branch`` that passed (exit 0), or None."""
+        c = t.gate_runs.c
+        query = (
+            sa.select(*self._gate_cols())
+            .where(c.git_branch == branch, c.passed.is_(True))
+            .order_by(c.started_at.desc(), c.gate_id.desc())
+            .limit(1)
+        )
+        with self._read() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else GateRunRow(**row._mapping)
 
     def gate_results(self) -> list[str]:
         """Every gate run's GateResult JSON, oldest first."""
@@ -431,15 +473,20 @@ class Store:
         edited_verdict: dict[str, Any] | None = None,
         note: str = "",
         decided_at: datetime | None = None,
+        label: str | None = None,
     ) -> Review:
         """Record one decision on one claim of a run; decisions are appended, never edited
-        (the newest per claim is the one in force)."""
+        (the newest publishing decision per claim is the one in force; ``label`` is the
+        reviewer's verdict on the pair, when the decision states one)."""
         full = self.resolve_run_id(run_id)
         review = Review(
             id=str(uuid.uuid4()), run_id=full, claim_index=claim_index, decision=decision,  # type: ignore[arg-type]
             edited_text=edited_text, edited_verdict=edited_verdict, note=note or "",
             reviewer=reviewer, decided_at=utc_naive(decided_at) or now_naive(),
+            label=label,  # type: ignore[arg-type]
         )  # fmt: skip
+        if review.decision == "refused" and not (edited_text and label):
+            raise ValueError("a 'refused' decision needs the refused edit's text and a label")
         if review.decision == "edit" and not (edited_text or edited_verdict):
             raise ValueError("an 'edit' decision needs edited_text or edited_verdict")
         with self._write() as conn:
@@ -452,6 +499,15 @@ class Store:
         query = sa.select(t.reviews).where(c.run_id == run_id).order_by(c.decided_at, c.id)
         with self._read() as conn:
             return [Review(**r._mapping) for r in conn.execute(query)]
+
+    def labelled_reviews(self, since: datetime | None = None) -> list[Review]:
+        """Every decision that carries the reviewer's verdict on a pair, oldest first."""
+        c = t.reviews.c
+        query = sa.select(t.reviews).where(c.label.is_not(None))
+        if since is not None:
+            query = query.where(c.decided_at >= utc_naive(since))
+        with self._read() as conn:
+            return [Review(**r._mapping) for r in conn.execute(query.order_by(c.decided_at, c.id))]
 
     # -- rechecks (``spanproof recheck``'s findings) -----------------------------------------
 

@@ -34,7 +34,7 @@ from spanproof.view.data import (
     ViewData,
 )
 from spanproof.view.decide import DecisionRefused, claim_of, decide
-from spanproof.view.reviews import DECISIONS, latest_by_claim
+from spanproof.view.reviews import CUT_LABELS, DECISIONS, in_force, latest_by_claim
 from spanproof.view.security import CSRF_FIELD, CsrfRefused, Guard, check_csrf, new_csrf_token
 from spanproof.view.settings import ViewSettings
 from spanproof.view.spans import DEFAULT_CONTEXT, span_context
@@ -289,6 +289,7 @@ def _claim_response(
     except KeyError:
         return _not_found(ctx, request, f"Run {record.run_id} has no claim {claim_index}.")
     reviews = [r for r in ctx.data.reviews_for(record.run_id) if r.claim_index == claim_index]
+    in_force_now = [r for r in reviews if in_force(r)]
     return ctx.render(
         request,
         "claim.html",
@@ -296,8 +297,9 @@ def _claim_response(
         title=f"Claim {claim_index} of {record.run_id}",
         record=record,
         reviews=reviews,
-        latest=reviews[-1] if reviews else None,
+        latest=in_force_now[-1] if in_force_now else None,
         decisions=DECISIONS,
+        cut_labels=CUT_LABELS,
         done=request.query_params.get("done"),
         context=_context_param(request),
         **view,
@@ -335,11 +337,12 @@ async def review_claim(request: Request) -> Response:
     decision = str(form.get("decision", ""))
     reviewer = str(form.get("reviewer", "")).strip()
     note = str(form.get("note", ""))
-    edited = str(form.get("edited_text", "")) if decision == "edit" else None
+    edited = str(form.get("edited_text", "")) if decision in ("edit", "refused") else None
+    label = str(form.get("label", "")) or None
     try:
         review = await decide(
             record, idx, decision,  # type: ignore[arg-type]
-            reviewer=reviewer, note=note, edited_text=edited,
+            reviewer=reviewer, note=note, edited_text=edited, label=label,
             verifier_for=ctx.verifier_for, snapshots=ctx.data,
         )  # fmt: skip
         stored = await run_in_threadpool(ctx.data.add_review, review)
@@ -352,6 +355,7 @@ async def review_claim(request: Request) -> Response:
         return _claim_response(
             ctx, request, record, idx, status_code=422,
             refused=message, refused_verdict=getattr(exc, "verdict", None),
+            refused_decision=decision,
             edited_text=edited or "", note_text=note, reviewer=reviewer or None,
         )  # fmt: skip
     target = f"/runs/{record.run_id}/claims/{idx}?done={stored.decision}#review"
@@ -506,6 +510,8 @@ async def judges_page(request: Request) -> Response:
             error = f"could not judge {set_name}: {exc}"
     table = ctx._side_by_side.get(key)
     rows = [r for r in table.rows if r.shown(show)] if table else []  # type: ignore[arg-type]
+    from spanproof.view.judge_pairs import describe, paired
+
     return ctx.render(
         request,
         "judges.html",
@@ -519,6 +525,8 @@ async def judges_page(request: Request) -> Response:
         table=table,
         rows=rows,
         error=error,
+        comparisons=paired(table) if table else [],
+        describe=describe,
     )
 
 

@@ -125,6 +125,7 @@ class ViewData:
             edited_text=decision.edited_text,
             edited_verdict=decision.edited_verdict,
             note=decision.note,
+            label=decision.label,
         )
 
     def rechecks_for(self, run_id: str) -> list[Recheck]:

@@ -7,7 +7,13 @@
   the span's paragraph, then the judges and the code audit). Only a SUPPORTED verdict
   lets the edit stand; anything else refuses it and stores nothing. A reviewer edit
   never bypasses the verifier.
-- cut: the claim is withdrawn from what is published, with a note saying why.
+- cut: the claim is withdrawn from what is published, with a note saying why and the
+  reviewer's verdict on it (NOT_SUPPORTED, or PARTIAL: the span supports part of it). Cutting
+  a flagged claim confirms its flag.
+- refused: an edit the verifier refused, kept because the reviewer says the span supports
+  it (the note says why). It is checked again: an edit the verifier now supports is an edit,
+  not a disagreement. It changes nothing that is published; it is a labelled pair for the
+  bench (`spanproof goldens add-from-reviews`).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from collections.abc import Callable
 
 from spanproof.agent.record import AnswerClaim, RunRecord
 from spanproof.graders.verdict import SpanRef, Verdict
-from spanproof.view.reviews import Decision, ReviewDecision
+from spanproof.view.reviews import CUT_LABELS, Decision, ReviewDecision
 
 MAX_CLAIM_CHARS = 600  # the draft schema's limit on a claim
 
@@ -72,6 +78,7 @@ async def decide(
     reviewer: str,
     note: str = "",
     edited_text: str | None = None,
+    label: str | None = None,
     verifier_for: Callable[[RunRecord], object],
     snapshots,
 ) -> ReviewDecision:
@@ -94,13 +101,31 @@ async def decide(
     if decision == "cut":
         if claim.status == "dropped":
             raise DecisionRefused("this claim was already dropped by the verifier; nothing to cut")
-        return ReviewDecision(decision="cut", **base)
+        cut_label = label or "NOT_SUPPORTED"
+        if cut_label not in CUT_LABELS:
+            raise DecisionRefused(
+                f"a cut says the span does not support the claim as stated: choose "
+                f"{' or '.join(CUT_LABELS)}, not {cut_label!r}"
+            )
+        return ReviewDecision(decision="cut", label=cut_label, **base)  # type: ignore[arg-type]
+    if decision == "refused":
+        if not base["note"]:
+            raise DecisionRefused(
+                "say in the note why the span supports the edit: the note is what the bench "
+                "keeps as the reason for the label"
+            )
+        text = _edited(edited_text)
+        verdict = await reverify(record, claim, text, verifier_for(record), snapshots)
+        if verdict.supported:
+            raise DecisionRefused(
+                "the verifier supports this edit now; approve it as an edit instead", verdict
+            )
+        return ReviewDecision(
+            decision="refused", edited_text=text, edited_verdict=verdict.model_dump(mode="json"),
+            label="SUPPORTED", **base,
+        )  # fmt: skip
     if decision == "edit":
-        text = " ".join((edited_text or "").split())
-        if not text:
-            raise DecisionRefused("the edited claim is empty; write the claim as it should read")
-        if len(text) > MAX_CLAIM_CHARS:
-            raise DecisionRefused(f"the edited claim has {len(text)} characters; the limit is 600")
+        text = _edited(edited_text)
         verdict = await reverify(record, claim, text, verifier_for(record), snapshots)
         if not verdict.supported:
             why = (
@@ -121,3 +146,12 @@ async def decide(
             **base,
         )
     raise DecisionRefused(f"unknown decision {decision!r}; use approve, edit or cut")
+
+
+def _edited(edited_text: str | None) -> str:
+    text = " ".join((edited_text or "").split())
+    if not text:
+        raise DecisionRefused("the edited claim is empty; write the claim as it should read")
+    if len(text) > MAX_CLAIM_CHARS:
+        raise DecisionRefused(f"the edited claim has {len(text)} characters; the limit is 600")
+    return text

@@ -1,8 +1,12 @@
 """Reviewer decisions, claim by claim: approve, edit (re-verified first) or cut, with a note.
 
 Decisions are a log in the store (`reviews` table): every decision is kept with its
-reviewer and time, and the latest one per claim is the one in force. `ReviewDecision`
-is a decision the viewer has checked and is about to store.
+reviewer and time, and the latest approve / edit / cut per claim is the one in force. A cut
+carries the reviewer's verdict on the claim against its span (PARTIAL or NOT_SUPPORTED), and
+an edit the verifier refused can be kept as ``refused`` with the reviewer's SUPPORTED: both
+are labels for the bench (`spanproof goldens add-from-reviews`); a ``refused`` decision
+changes nothing that is published. `ReviewDecision` is a decision the viewer has checked and
+is about to store.
 """
 
 from __future__ import annotations
@@ -12,8 +16,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-Decision = Literal["approve", "edit", "cut"]
+Decision = Literal["approve", "edit", "cut", "refused"]
+# The decisions that change what is published (the review form's buttons).
 DECISIONS: tuple[Decision, ...] = ("approve", "edit", "cut")
+Label = Literal["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"]
+CUT_LABELS: tuple[Label, ...] = ("NOT_SUPPORTED", "PARTIAL")
 
 
 class ReviewDecision(BaseModel):
@@ -24,6 +31,7 @@ class ReviewDecision(BaseModel):
     edited_verdict: dict[str, Any] | None = None  # the verifier's verdict on edited_text
     note: str = Field(default="", max_length=2000)
     reviewer: str = Field(min_length=1, max_length=100)
+    label: Label | None = None  # the reviewer's verdict on the pair (cut, refused)
 
     @field_validator("reviewer")
     @classmethod
@@ -34,9 +42,16 @@ class ReviewDecision(BaseModel):
         return value
 
 
+def in_force(review: Any) -> bool:
+    """Does this decision change what is published? (``refused`` only labels a pair.)"""
+    return review.decision in DECISIONS
+
+
 def latest_by_claim(reviews: Iterable[Any]) -> dict[int, Any]:
-    """The decision in force per claim: the last one made (reviews come oldest first)."""
+    """The decision in force per claim: the last approve / edit / cut made (reviews come
+    oldest first)."""
     out: dict[int, Any] = {}
     for r in reviews:
-        out[r.claim_index] = r
+        if in_force(r):
+            out[r.claim_index] = r
     return out

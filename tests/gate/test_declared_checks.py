@@ -24,6 +24,7 @@ from spanproof.graders.gate_judge_checks import (
     UsefulnessInput,
 )
 from spanproof.graders.gate_result import exit_code_for
+from spanproof.graders.gate_reviewed import ReviewedInput
 from spanproof.graders.gate_spec import GateCheck, Measurement, Metric, declare, declared_checks
 from spanproof.graders.injection import InjectionReport, TechniqueRow
 from spanproof.graders.metrics import Row, compute
@@ -119,6 +120,18 @@ def _injection(**change) -> InjectionReport:
     return InjectionReport.model_validate({**base, **change})
 
 
+def _reviewed(published_as_reviewed: int, of: int = 4) -> ReviewedInput:
+    rows = [
+        Row(gold="NOT_SUPPORTED", predicted="NOT_SUPPORTED", near_miss=True)
+    ] * published_as_reviewed
+    rows += [Row(gold="NOT_SUPPORTED", predicted="SUPPORTED", near_miss=True)] * (
+        of - published_as_reviewed
+    )
+    return ReviewedInput(
+        "reviewed_pairs.jsonl", "rules", published_as_reviewed, of, compute(rows, n_boot=0)
+    )
+
+
 def _useful(*scores: tuple[int, bool], errors=()) -> UsefulnessInput:
     answers = [ScoredAnswer(f"r{i}", s, nh) for i, (s, nh) in enumerate(scores)]
     return UsefulnessInput("scripted:rubric.json", answers, list(errors))
@@ -141,6 +154,7 @@ GOOD = {
     **{name: (_runs(_view()), CFG) for name in AGENT_CHECKS},
     "coverage": (_runs(_view(), _GAPPED, questions=_BOTH), _COVERAGE),
     "calibration": (_calibration(True), CFG),
+    "reviewed": (_reviewed(4), CFG),
     "sensitivity": (_sensitivity(), CFG),
     "injection": (_injection(), CFG),
     "usefulness": (_useful((5, False), (4, False)), CFG),
@@ -171,6 +185,8 @@ PLANTED = {
         _runs(_view(gaps=[]), questions=_UNANSWERABLE), _COVERAGE),
     ("calibration", "agreement"): (_calibration(False), CFG),
     ("calibration", "near_miss_agreement"): (_calibration(True, near_miss_correct=False), CFG),
+    # a defect a reviewer caught is published again
+    ("reviewed", "agreement"): (_reviewed(3), CFG),
     ("sensitivity", "recall"): (_sensitivity(recall=0.5), CFG),
     ("sensitivity", "specificity"): (_sensitivity(specificity=0.5), CFG),
     # code proved every planted failure, the judge itself caught none: a blind judge
@@ -189,6 +205,7 @@ PLANTED = {
 EMPTY = {
     **{name: _runs() for name in AGENT_CHECKS},
     "calibration": CalibrationInput("rules", "cal.jsonl", compute([], n_boot=0), compute([], n_boot=0)),
+    "reviewed": ReviewedInput("reviewed_pairs.jsonl", missing="no reviewed set yet"),
     "sensitivity": SensitivityInput(
         _sensitivity().result.model_copy(update={"n_planted": 0, "n_originals": 0}), "none", 0, 0, 0, 0),
     "injection": _injection(pages=0, by_technique={}),

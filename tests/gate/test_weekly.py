@@ -103,3 +103,62 @@ def test_since_parsing_and_bad_since_exits_2(tmp_path):
     result = _weekly(tmp_path, "--since", "last week")
     assert result.exit_code == 2 and "24h, 7d, 2w" in result.output
     assert build_weekly([], since="1d").n_runs == 0
+
+
+def _versioned(record, run_id: str, days_ago: float, prompt: str, verdicts: list[str]):
+    rec = _variant(record, run_id, days_ago, dropped=0)
+    rec.prompt_hashes = {"agent_system": prompt * 64}
+    span_id = rec.answer.claims[0].span_ids[0]
+    rec.answer.claims = [
+        AnswerClaim(index=i, text=f"claim {i}", draft_text=f"claim {i}", span_ids=[span_id],
+                    verdict=Verdict(verdict=v, judge="rules"),
+                    status={"SUPPORTED": "published", "PARTIAL": "flagged"}.get(v, "dropped"))
+        for i, v in enumerate(verdicts)
+    ]  # fmt: skip
+    return rec
+
+
+def test_a_figure_flat_through_three_prompt_changes_is_a_warning(tmp_path, real_run):
+    rec, _, _ = real_run
+    store = RunStore(store_path(tmp_path))
+    # four prompt versions; every published claim SUPPORTED, so post-prune stays at 1.000,
+    # while the pre-prune rate moves (some drafted claims were dropped)
+    for i, (prompt, verdicts) in enumerate([
+        ("a", ["SUPPORTED"] * 3), ("b", ["SUPPORTED", "NOT_SUPPORTED", "SUPPORTED"]),
+        ("c", ["SUPPORTED"] * 3), ("d", ["SUPPORTED", "SUPPORTED", "NOT_SUPPORTED"]),
+    ]):  # fmt: skip
+        store.save(_versioned(rec, f"run_{prompt}", 4 - i, prompt, verdicts))
+    data = json.loads(_weekly(tmp_path, "--json").output)
+    flat = {w["metric"]: w for w in data["warnings"] if w["kind"] == "flat"}
+    assert "post_prune" in flat and "pre_prune" not in flat
+    assert flat["post_prune"]["message"].startswith(
+        "post-prune groundedness stayed at exactly 1.000 across 4 runs and 4 versions "
+        "(prompt hash changed 3 times)"
+    )
+    assert "WARNING [flat] post-prune groundedness" in _weekly(tmp_path).output
+
+
+def test_no_flat_warning_before_the_figure_lived_through_two_changes(tmp_path, real_run):
+    rec, _, _ = real_run
+    store = RunStore(store_path(tmp_path))
+    for i, prompt in enumerate("ab"):
+        store.save(_versioned(rec, f"run_{prompt}", 2 - i, prompt, ["SUPPORTED"] * 3))
+        store.save(_versioned(rec, f"run_{prompt}2", 2.5 - i, prompt, ["SUPPORTED"] * 3))
+    data = json.loads(_weekly(tmp_path, "--json").output)
+    assert data["warnings"] == []
+
+
+def test_one_run_far_above_the_others_partial_rate_is_a_spike(tmp_path, real_run):
+    rec, _, _ = real_run
+    store = RunStore(store_path(tmp_path))
+    for i in range(6):
+        store.save(
+            _versioned(rec, f"run_{i}", 1 + i / 10, "a", ["SUPPORTED"] * 3 + ["PARTIAL"] * (i == 0))
+        )
+    store.save(_versioned(rec, "run_dense", 0.5, "a", ["PARTIAL"] * 4 + ["SUPPORTED"]))
+    data = json.loads(_weekly(tmp_path, "--json").output)
+    (spike,) = [w for w in data["warnings"] if w["kind"] == "spike"]
+    assert spike["runs"] == ["run_dense"] and "4/5 PARTIAL claims" in spike["message"]
+    url = rec.span(rec.answer.claims[0].span_ids[0]) or rec.spans[0]
+    assert "4 of them cite" in spike["message"] and "over-mined" in spike["message"]
+    assert url.url.split("//")[1].split("/")[0] in spike["message"]

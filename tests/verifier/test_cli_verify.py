@@ -319,3 +319,23 @@ def test_code_changes_and_flags_are_reported_beside_the_agreement(tmp_path):
     assert SPAN[proof["span_value"]["start"] : proof["span_value"]["end"]] == "$2 million"
     text = _run(["--pairs", str(pairs), "--judge", "blind"], tmp_path / "home").stdout
     assert "code's proofs changed 1 of 3 verdicts" in text and "flag name" in text
+
+
+def test_verify_repeat_keeps_every_sample_and_lists_unstable_pairs(tmp_path):
+    pairs = _write(tmp_path, PAIRS[:3])
+    script = {p["id"]: {"verdict": p["label"], "quote_used": SPAN} for p in PAIRS[:3]}
+    script["a"]["by_repeat"] = ["SUPPORTED", "SUPPORTED", "PARTIAL"]
+    judge = tmp_path / "judge.json"
+    judge.write_text(json.dumps(script))
+    args = ["verify", "--pairs", str(pairs), "--judge", f"scripted:{judge}", "--repeat", "3",
+            "--home", str(tmp_path / "h")]  # fmt: skip
+    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout)
+    assert data["model_calls"] == 9 and data["repeats"]["n"] == 3
+    (unstable,) = data["repeats"]["unstable"]
+    assert unstable["id"] == "a" and unstable["verdicts"] == ["SUPPORTED", "SUPPORTED", "PARTIAL"]
+    assert data["repeats"]["agreement"]["values"] == [1.0, 1.0, 2 / 3]
+    assert data["metrics"]["audited"]["n"] == 9  # every sample counts once
+    assert next(r for r in data["results"] if r["id"] == "a")["samples"][2] == "PARTIAL"
+    again = CliRunner().invoke(cli, args)
+    assert "model calls: 0   cache hits: 9" in again.stdout
+    assert "unstable a: SUPPORTED / SUPPORTED / PARTIAL" in again.stdout

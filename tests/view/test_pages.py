@@ -229,3 +229,26 @@ def test_judges_side_by_side_filters_to_disagreements(tmp_path):
     # A judge or set the command line did not offer is never run from a URL.
     assert client.get("/judges?judge=scripted:/etc/passwd").status_code == 400
     assert client.get("/judges?set=../../secrets").status_code == 400
+
+
+def test_judges_page_shows_the_same_paired_comparison_as_calibrate(tmp_path):
+    import html as htmllib
+
+    from spanproof.graders.calibration import calibrate, load_pairs
+    from spanproof.graders.judge_compare import describe
+    from spanproof.graders.judges import make_judge
+
+    from spanproof.view.judges import shipped_calibration_set
+
+    client, _ = _client(tmp_path)
+    page = client.get("/judges?judge=rules&judge=blind&show=all")
+    assert page.status_code == 200 and "blind against rules, pair by pair" in page.text
+    pairs = load_pairs(shipped_calibration_set())
+    result = asyncio.run(calibrate({"judge_calibration": pairs},
+                                   [make_judge("rules"), make_judge("blind")], n_boot=0))  # fmt: skip
+    (c,) = result.comparisons
+    row = re.search(r'<tr id="paired-agreement">(.*?)</tr>', page.text, re.S).group(1)
+    assert htmllib.escape(describe(c.agreement)) in row
+    assert f">{c.only_a_right}<" in row and f">{c.only_b_right}<" in row
+    near = re.search(r'<tr id="paired-near-miss">(.*?)</tr>', page.text, re.S).group(1)
+    assert htmllib.escape(describe(c.near_miss)) in near

@@ -1,0 +1,227 @@
+"""The gate's power curve: does it tell a judge that drifts into agreement from a noisy one?
+
+Simulates judges on the gate's own sets (the hand-labelled calibration set, the planted
+failures and their untouched originals, selected exactly as `spanproof gate` selects them)
+and decides every simulated run with the gate's own code: the declared calibration and
+sensitivity checks (graders/gate_judge_checks.py), the per-item outcomes
+(graders/gate_outcomes.py), the comparison with a baseline (graders/baseline.py) and the exit
+code (graders/gate_result.py). Nothing of the decision is re-implemented here.
+
+The simulated judge:
+
+- its base verdicts are a real judge's own labels, replayed: the offline ``rules`` judge by
+  default; ``--base passing`` uses the gold labels with a fixed 5% of them wrong, a judge that
+  clears every threshold;
+- every run flips 3% of its verdicts at random (to one of the two other labels): two runs of
+  one judge are never identical, as with an LLM on a batching server;
+- drift k: the judge rubber-stamps k% of the near-miss pairs it got right (calibration
+  near-misses and planted failures it did not call SUPPORTED): it now says SUPPORTED,
+  quoting the window of the span most like the claim, as a drifting model would;
+- every verdict then goes through the real code audit (graders/audit.py), as in the gate; the
+  audit is deterministic, so it is computed once per pair and label.
+
+For each k in 0, 5, 10, 20: ``--runs`` pairs of runs, a baseline run and a current run (each
+with its own noise; the current one drifted by k). k = 0 is two runs of the same judge: its
+failure rate is the false-alarm rate. Agent checks (groundedness, tool calls) are not
+simulated: their figures do not depend on the judge's drift here.
+
+    python benchmarks/bench_gate_drift.py                 # rules judge replayed, 200 runs per k
+    python benchmarks/bench_gate_drift.py --base passing  # a judge that passes every threshold
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from tabulate import tabulate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from spanproof.graders import gate_outcomes  # noqa: E402
+from spanproof.graders.audit import audit  # noqa: E402
+from spanproof.graders.baseline import Baseline, apply  # noqa: E402
+from spanproof.graders.calibration import load_pairs, rows_for, span_ref  # noqa: E402
+from spanproof.graders.gate import _resolve, sensitivity_sets  # noqa: E402
+from spanproof.graders.gate_config import GateConfig  # noqa: E402
+from spanproof.graders.gate_judge_checks import (  # noqa: E402
+    CalibrationInput,
+    SensitivityInput,
+    calibration,
+    sensitivity,
+)
+from spanproof.graders.gate_result import GateResult, exit_code_for  # noqa: E402
+from spanproof.graders.metrics import compute  # noqa: E402
+from spanproof.graders.quoting import best_window  # noqa: E402
+from spanproof.graders.sensitivity import score  # noqa: E402
+from spanproof.graders.verdict import LABELS, Verdict  # noqa: E402
+
+NOISE = 0.03
+KS = (0, 5, 10, 20)
+REQUIRED = ["calibration", "sensitivity"]
+
+
+class Items:
+    """Every judged item of the gate's judge sets, with the audited label for each judge label."""
+
+    def __init__(self, cfg: GateConfig, base: str, seed: int):
+        self.cfg = cfg
+        self.cal = [p for p in load_pairs(_resolve(cfg.calibration_set)) if p.label is not None]
+        self.sets = sensitivity_sets(cfg)
+        self.originals = self.sets.originals
+        self.planted = self.sets.planted
+        pairs = [*self.cal, *self.originals, *(p.as_pair() for p in self.planted)]
+        self.pairs = pairs
+        self.n_cal, self.n_orig = len(self.cal), len(self.originals)
+        raw = asyncio.run(_raw_verdicts(pairs)) if base == "rules" else None
+        rng = np.random.default_rng(seed)
+        gold = [p.label for p in self.cal] + ["SUPPORTED"] * self.n_orig
+        gold += [p.expected for p in self.planted]
+        if base == "rules":
+            self.base = np.array([LABELS.index(v.verdict) for v in raw])
+        else:
+            wrong = rng.random(len(pairs)) < 0.05
+            self.base = np.array([
+                (LABELS.index(g) + (1 + rng.integers(0, 2) if w else 0)) % 3
+                for g, w in zip(gold, wrong, strict=True)
+            ])  # fmt: skip
+        # judge-only "right" on a near-miss: calibration near-miss judged as labelled, or a
+        # planted failure the judge did not call SUPPORTED
+        near = np.zeros(len(pairs), dtype=bool)
+        right = np.zeros(len(pairs), dtype=bool)
+        for i, p in enumerate(self.cal):
+            near[i] = p.near_miss
+            right[i] = LABELS[self.base[i]] == p.label
+        first = self.n_cal + self.n_orig
+        near[first:] = True
+        right[first:] = self.base[first:] != LABELS.index("SUPPORTED")
+        self.drift_pool = np.flatnonzero(near & right)
+        # the audited label of each pair for each judge label, computed once
+        self.audited = np.zeros((len(pairs), 3), dtype=np.int64)
+        for i, p in enumerate(pairs):
+            quote = (raw[i].quote_used if raw else None) or best_window(p.claim, p.span) or None
+            for j, label in enumerate(LABELS):
+                v = Verdict(verdict=label, quote_used=quote, judge="simulated")
+                self.audited[i, j] = LABELS.index(audit(p.claim, span_ref(p), v).verdict)
+
+    def run(self, rng: np.random.Generator, k: int) -> np.ndarray:
+        """One simulated run's judge labels: drift k% of the pool to SUPPORTED, then noise."""
+        labels = self.base.copy()
+        if k:
+            stamped = rng.choice(self.drift_pool, size=round(len(self.drift_pool) * k / 100),
+                                 replace=False)  # fmt: skip
+            labels[stamped] = LABELS.index("SUPPORTED")
+        flip = rng.random(len(labels)) < NOISE
+        labels[flip] = (labels[flip] + rng.integers(1, 3, size=int(flip.sum()))) % 3
+        return labels
+
+    def gate(self, labels: np.ndarray) -> GateResult:
+        """The gate's calibration and sensitivity rows for one run, decided by the gate's code."""
+        verdicts = [
+            Verdict.model_construct(verdict=LABELS[self.audited[i, j]], judge_verdict=LABELS[j],
+                                    error=None, judge="simulated", checks=[])
+            for i, j in enumerate(labels)
+        ]  # fmt: skip
+        a, b = self.n_cal, self.n_cal + self.n_orig
+        cal_v, orig_v, planted_v = verdicts[:a], verdicts[a:b], verdicts[b:]
+        m = compute(rows_for(self.cal, cal_v), n_boot=0)
+        own = compute(rows_for(self.cal, cal_v, judge_only=True), n_boot=0)
+        res = score("simulated", self.originals, orig_v, self.planted, planted_v)
+        sets = self.sets
+        rows = calibration.rows(CalibrationInput("simulated", "calibration", m, own), self.cfg)
+        rows += sensitivity.rows(
+            SensitivityInput(res, "simulated", len(sets.cal_good), len(sets.clean), sets.excluded,
+                             sum(v.supported for v in orig_v)),
+            self.cfg,
+        )  # fmt: skip
+        artifacts: dict = {}
+        gate_outcomes.record(
+            artifacts, "calibration", gate_outcomes.labelled_set("calibration", self.cal, [cal_v])
+        )
+        gate_outcomes.record(
+            artifacts,
+            "sensitivity_planted",
+            gate_outcomes.planted_set("planted", self.planted, [planted_v], sets.clusters()),
+        )
+        gate_outcomes.record(
+            artifacts,
+            "sensitivity_originals",
+            gate_outcomes.originals_set("originals", self.originals, [orig_v]),
+        )
+        code = exit_code_for(rows, REQUIRED)
+        return GateResult(passed=code == 0, exit_code=code, checks=rows, wall_s=0.0,
+                          gate_id="simulated", judge="simulated", artifacts=artifacts)  # fmt: skip
+
+
+async def _raw_verdicts(pairs) -> list[Verdict]:
+    from spanproof.graders.judges import make_judge
+
+    judge = make_judge("rules")
+    return [await judge.judge(p.claim, span_ref(p)) for p in pairs]
+
+
+def simulate(items: Items, runs: int, seed: int) -> list[list]:
+    rng = np.random.default_rng(seed + 1)
+    out = {k: {"absolute": 0, "with_baseline": 0, "regressed": 0, "rows": {}} for k in KS}
+    for _ in range(runs):
+        before = items.gate(items.run(rng, 0))
+        baseline = Baseline(ref="simulated", described="the simulated baseline run",
+                            gate_id="simulated-baseline",
+                            outcomes=gate_outcomes.of_result(before.artifacts))  # fmt: skip
+        for k in KS:
+            now = items.gate(items.run(rng, k))
+            out[k]["absolute"] += now.exit_code != 0
+            apply(now, items.cfg, baseline, REQUIRED)
+            out[k]["with_baseline"] += now.exit_code != 0
+            regressed = [r.name for r in now.checks if r.detail and "REGRESSION" in r.detail]
+            out[k]["regressed"] += bool(regressed)
+            for name in regressed:
+                out[k]["rows"][name] = out[k]["rows"].get(name, 0) + 1
+    table = []
+    for k in KS:
+        o = out[k]
+        top = sorted(o["rows"].items(), key=lambda kv: -kv[1])[:3]
+        table.append([
+            f"{k}%" + (" (same judge: false alarms)" if k == 0 else ""),
+            f"{o['absolute'] / runs:.1%}", f"{o['with_baseline'] / runs:.1%}",
+            f"{o['regressed'] / runs:.1%}",
+            ", ".join(f"{n} {c / runs:.0%}" for n, c in top) or "-",
+        ])  # fmt: skip
+    return table
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--base", choices=["rules", "passing"], default="rules")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    cfg = GateConfig()
+    items = Items(cfg, args.base, args.seed)
+    first = items.gate(items.base)
+    print(
+        f"base judge: {'the rules judge, replayed' if args.base == 'rules' else 'gold labels with 5% wrong'}"
+        f"; {items.n_cal} calibration pairs, {items.n_orig} originals, {len(items.planted)} "
+        f"planted failures; drift pool {len(items.drift_pool)} near-miss pairs judged right; "
+        f"noise {NOISE:.0%} of verdicts flipped per run; {args.runs} runs per k"
+    )
+    print("base judge's rows: " + ", ".join(
+        f"{r.name} {r.value:.3f} {r.status}" for r in first.checks if isinstance(r.value, float)
+    ))  # fmt: skip
+    r = cfg.regression
+    print(f"baseline rule: tolerance {r.tolerance}, alpha {r.alpha} over the compared rows (Holm), "
+          f"one-sided paired tests clustered by source page\n")  # fmt: skip
+    table = simulate(items, args.runs, args.seed)
+    print(tabulate(table, headers=["drift k", "gate fails, no baseline", "gate fails, --baseline",
+                                   "a row regressed vs baseline", "rows that regressed most"],
+                   tablefmt="github"))  # fmt: skip
+    print(f"\n{time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
