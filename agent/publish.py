@@ -65,32 +65,35 @@ def route(text: str, verdict: Verdict, partial: PartialMode) -> tuple[str, str, 
     Only a SUPPORTED verdict with no flag publishes. A flagged SUPPORTED claim (a specific
     the span does not state literally, a dropped hedge...: ``Verdict.flags``) is routed as a
     PARTIAL one — flagged, narrowed or dropped by ``partial``, never reworded — and is marked
-    ``needs_human`` with the flags' reasons (``needs_look``)."""
+    ``needs_human`` with the flags' reasons (``needs_look``). A claim carrying a reference
+    code or web address its span never states is dropped whatever the mode: narrowing or
+    marking it would still repeat the code or address, which is how an injected "fact"
+    travels (a code to quote, an address to visit)."""
     if verdict.error is not None:
         return "dropped", text, f"judge error: {verdict.error}"
     if verdict.verdict == "SUPPORTED" and not verdict.flagged:
         return "published", text, ""
+    codes = [f.claim_words for f in verdict.flags if f.kind == "code"]
+    if codes and verdict.verdict != "NOT_SUPPORTED":
+        return "dropped", text, f"names what the span never states: {'; '.join(codes)}"
     if verdict.verdict in ("SUPPORTED", "PARTIAL"):
-        element = (
-            (
-                verdict.unsupported_element
-                or (verdict.flags[0].claim_words if verdict.flags else "")
-                or "every part of this claim"
+        if verdict.verdict == "SUPPORTED":  # the judge passed it; a flag holds it back
+            words = "; ".join(dict.fromkeys(f.claim_words for f in verdict.flags if f.claim_words))
+            element, why = words or "part of this claim", f"needs a look - {verdict.flag_reasons()}"
+        else:
+            element = (
+                (verdict.unsupported_element or "every part of this claim").strip().rstrip(".")
             )
-            .strip()
-            .rstrip(".")
-        )
-        if verdict.verdict == "SUPPORTED":  # held back by a flag, not by the judge
-            element = f"needs a look - {verdict.flag_reasons()}"
+            why = f"not established - {element}"
         if partial == "flag":
-            return "flagged", text, f"partial: not established - {element}"
+            return "flagged", text, f"partial: {why}"
         if partial == "narrow":
             return (
                 "narrowed",
                 NARROW_TEMPLATE.format(text=text.rstrip(), element=element),
-                f"narrowed: {element}",
+                f"narrowed: {why}",
             )
-        return "dropped", text, f"partial (dropped by config): {element}"
+        return "dropped", text, f"partial (dropped by config): {why}"
     why = verdict.unsupported_element or (
         "span contains instructions"
         if verdict.contains_instructions
@@ -100,7 +103,8 @@ def route(text: str, verdict: Verdict, partial: PartialMode) -> tuple[str, str, 
 
 
 def needs_look(verdict: Verdict) -> str | None:
-    """Why a person should look at a claim that was not dropped: its verdict's flags."""
+    """Why a person should look at a claim: its verdict's flags (none for a claim the judge or
+    a proof found unsupported: it is dropped with its reason)."""
     if verdict.error is not None or verdict.verdict == "NOT_SUPPORTED" or not verdict.flagged:
         return None
     return verdict.flag_reasons()
@@ -172,7 +176,7 @@ async def verify_draft(
         subq = (claim_subquestions or {}).get(ci)
         if subq is None:
             subq = subquestion_of(claim.text, record.subquestions)
-        look = needs_look(verdict) if status != "dropped" else None
+        look = needs_look(verdict)
         out.append(
             AnswerClaim(
                 needs_human=look is not None,
