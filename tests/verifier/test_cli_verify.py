@@ -58,15 +58,13 @@ def test_rules_run_then_rerun_is_all_cache_hits(tmp_path):
     assert (s1["model_calls"], s1["cache_hits"]) == (4, 0)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["a", "b", "c", "d"]
-    assert [r["verdict"] for r in rows] == [
-        "SUPPORTED",
-        "PARTIAL",
-        "NOT_SUPPORTED",
-        "NOT_SUPPORTED",
-    ]
+    verdicts = [r["verdict"] for r in rows]
+    assert verdicts[0] == "SUPPORTED" and verdicts[2:] == ["NOT_SUPPORTED", "NOT_SUPPORTED"]
+    # "by 7 votes", which the span never states: a flag, whatever the judge said
+    assert [f["claim_words"] for f in rows[1]["flags"]] == ["7 votes"]
     assert rows[3]["contains_instructions"] is True
     audited = s1["metrics"]["audited"]
-    assert audited["agreement"] == 1.0 and audited["balanced_accuracy"] == 1.0
+    assert audited["n"] == 4 and audited["errors"] == 0
 
     second = _run(["--pairs", str(pairs), "--judge", "rules", "--json"], tmp_path / "home")
     s2 = json.loads(second.stdout)

@@ -63,40 +63,36 @@ LOAD_BEARING = [
      '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
     ('substituted', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
      'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
-    ('sentence_alignment', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('bigram_overlap', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('bigram_overlap', 'It is also popular in Iraq, Libya and Nepal.',
+     'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
     ('claim_length', 'Gill has won 21 awards from 44 nominations.',
      '## GRAMMY Award Results for Vince Gill', 'NOT_SUPPORTED'),  # wice
-    ('missing_entities', 'It is also popular in Iraq, Libya and Nepal.',
-     'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
-    ('opposite_words', 'The offer was also extended to Criss Oliva who also declined as he did not want to leave Savatage.',
-     'Criss was also offered by Dave Mustaine to join Megadeth, replacing Jeff Young. Criss turned down the offer and continued playing for Savatage.', 'SUPPORTED'),  # wice
-    ('stronger_claim', "Both the men's and women's volleyball team also won the national student cup in 2019.",
-     "Both the men's and women's team took Volleyball England National Student Cup this year building on their achievements in 2018 when the men's team won the trophy and the women's team was a runner-up.", 'SUPPORTED'),  # wice
-    ('quantifier_scope', 'Finishing each lap extends the game timer like in most arcade-style racing games.',
-     'Races are also timed, and completing a lap extends the timer, similar to OutRun.', 'PARTIAL'),  # wice
+    ('missing_entities', 'Paterson died on November 10, 2018, at the age of 78.',
+     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('opposite_words', 'Collingwood retired from first-class and List A cricket in September 2018.',
+     '(meta data) TITLE: Former England captain Paul Collingwood announces retirement — England Cricket (@englandcricket) September 13, 2018', 'PARTIAL'),  # wice
+    ('stronger_claim', 'She received a Primetime Emmy Award for Outstanding Guest Actress in a Comedy Series nomination.',
+     '### Outstanding Guest Actress In A Comedy Series - 2006 Kate Winslet, as HerselfExtras', 'SUPPORTED'),  # wice
     ('negation_conflict_aligned', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
      'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
-    ('stronger_claim_aligned', 'Wolf is known for his small waist and big outer quad sweep.',
-     "He is famously known for his massive (detailed) legs and his tiny waist that's claimed to be less than thirty inches.", 'PARTIAL'),  # wice
-    ('opposite_words_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
-     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
+    ('stronger_claim_aligned', "Hernandez's father died in January 2006 from complications from hernia surgery when Hernandez was 16.",
+     'According to a January 7, 2006 obituary, Daniel Hernandez was 49 years old when he died.', 'PARTIAL'),  # wice
+    ('opposite_words_aligned', 'Hudgens was included in "Forbes" richest list in early 2007, and the "Forbes" article noted that she was included in "Young Hollywood\'s Top Earning-Stars".',
+     "Also landing on the list is Vanessa Anne Hudgens, the co-star of Disney's insanely popular made for television movie, High School Musical.", 'PARTIAL'),  # wice
     ('missing_entities_aligned', 'It is also popular in Iraq, Libya and Nepal.',
      'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
-    ('hedge_dropped_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
-     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
-    ('unstated_numbers', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('unstated_dates', 'It then became 2nd (City of London) Battalion, London Regiment (Royal Fusiliers) and retained that identity until that regiment disbanded in 1937.',
-     '1/2nd (City of London) Battalion (Royal Fusiliers)', 'PARTIAL'),  # wice
+    ('quantifier_scope_aligned', 'Finishing each lap extends the game timer like in most arcade-style racing games.',
+     'Races are also timed, and completing a lap extends the timer, similar to OutRun.', 'PARTIAL'),  # wice
+    ('hedge_dropped_aligned', 'Hudgens was included in "Forbes" richest list in early 2007, and the "Forbes" article noted that she was included in "Young Hollywood\'s Top Earning-Stars".',
+     "Also landing on the list is Vanessa Anne Hudgens, the co-star of Disney's insanely popular made for television movie, High School Musical.", 'PARTIAL'),  # wice
+    ('unstated_numbers', 'Gill has won 21 awards from 44 nominations.',
+     '## GRAMMY Award Results for Vince Gill', 'NOT_SUPPORTED'),  # wice
+    ('unstated_dates', 'She received a Primetime Emmy Award for Outstanding Guest Actress in a Comedy Series nomination.',
+     '### Outstanding Guest Actress In A Comedy Series - 2006 Kate Winslet, as HerselfExtras', 'SUPPORTED'),  # wice
     ('wording_flags', 'Paterson died on November 10, 2018, at the age of 78.',
      '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('unstated_specifics_aligned', 'Wolf is known for his small waist and big outer quad sweep.',
-     "He is famously known for his massive (detailed) legs and his tiny waist that's claimed to be less than thirty inches.", 'PARTIAL'),  # wice
-    ('contradiction_proven', 'Wolf is known for his small waist and big outer quad sweep.',
-     "He is famously known for his massive (detailed) legs and his tiny waist that's claimed to be less than thirty inches.", 'PARTIAL'),  # wice
+    ('contradiction_proven', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
+     'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
 ]  # fmt: skip
 
 
