@@ -23,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import httpx
 from selectolax.lexbor import LexborHTMLParser
 from spanproof.adversarial_fixtures.manifest import (
     ATTACKER_PLACEHOLDER,
@@ -37,10 +38,11 @@ from spanproof.agent.evidence import SearchHit
 
 SITE_HOST = "127.0.0.1"
 ATTACKER_HOST = "127.0.0.2"
-# The port asked for first, on both addresses. Span URLs carry it, and the verdict cache
-# keys on the span URL, so a stable port makes a rerun of the suite (or of the gate) free.
-# When it is taken (another suite running at the same time) any free port is used instead:
-# the run is the same, only its verdicts are judged afresh.
+# The port the fixture addresses name, on both hosts. Span URLs carry it, and the verdict
+# cache keys on the span URL, so a stable address makes a rerun of the suite (or of the gate)
+# free. When the port is taken (another suite running at the same time) the servers listen
+# on any free port and the suite's fetcher reaches them there (``FixtureSite.transport``):
+# the URLs, and with them the cached verdicts, stay the same.
 PREFERRED_PORT = 47815
 
 _PAD_LINE = (
@@ -151,6 +153,22 @@ def _handler(shared: _Shared, server_name: str) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Listening(httpx.AsyncBaseTransport):
+    """Sends a request for a fixture address to the port its server really listens on."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, moved: dict[str, str]) -> None:
+        self.inner, self.moved = inner, moved
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        actual = self.moved.get(f"{request.url.host}:{request.url.port}")
+        if actual:
+            request.url = request.url.copy_with(port=int(actual.rsplit(":", 1)[1]))
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address) -> None:
         # A client that stops reading (the egress size cap does, on purpose) resets the
@@ -182,6 +200,7 @@ class FixtureSite:
         )
         self._servers: list[ThreadingHTTPServer] = []
         self._threads: list[threading.Thread] = []
+        self.listening: dict[str, str] = {}  # the address a URL names -> where it listens
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -198,8 +217,15 @@ class FixtureSite:
                 "second loopback address (Linux routes all of 127.0.0.0/8 to lo; on macOS run "
                 "`sudo ifconfig lo0 alias 127.0.0.2 up`)."
             ) from exc
-        self._shared.site = f"{SITE_HOST}:{site.server_address[1]}"
-        self._shared.attacker = f"{ATTACKER_HOST}:{attacker.server_address[1]}"
+        # The addresses the pages, the search hits and the allowlist name; where each server
+        # really listens, when that differs, is what `transport` maps them to.
+        named = self.port or None
+        self._shared.site = f"{SITE_HOST}:{named or site.server_address[1]}"
+        self._shared.attacker = f"{ATTACKER_HOST}:{named or attacker.server_address[1]}"
+        self.listening = {
+            self._shared.site: f"{SITE_HOST}:{site.server_address[1]}",
+            self._shared.attacker: f"{ATTACKER_HOST}:{attacker.server_address[1]}",
+        }
         for server in (site, attacker):
             thread = threading.Thread(target=server.serve_forever, daemon=True)
             thread.start()
@@ -235,6 +261,12 @@ class FixtureSite:
         self.stop()
 
     # -- addresses ----------------------------------------------------------
+
+    def transport(self, inner: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
+        """``inner`` reaching the servers where they listen, for URLs that name the fixture
+        addresses (the same as the names unless the preferred port was taken)."""
+        moved = {k: v for k, v in self.listening.items() if k != v}
+        return _Listening(inner, moved) if moved else inner
 
     @property
     def site(self) -> str:

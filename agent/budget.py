@@ -22,6 +22,7 @@ class BudgetMeter:
         self._spans_made = spans_made
         self.used = dict.fromkeys(COUNTED, 0)
         self.tokens_used = 0
+        self.usd_used = 0.0
         self.exhausted: str | None = None  # "budget:<name>" once a call went beyond a budget
         self.draft_forced: str | None = None  # why the run moved to drafting early
 
@@ -43,17 +44,33 @@ class BudgetMeter:
         if self.exhausted is None:
             self.exhausted = f"budget:{name}"
 
-    def add_tokens(self, n: int) -> bool:
-        """Count a model turn's tokens; True when this turn spent the last of them."""
+    def add_tokens(self, n: int, usd: float = 0.0) -> bool:
+        """Count a model turn's tokens and dollars; True when this turn spent the last of
+        either budget (tokens, or ``cost_usd`` when one is set)."""
         self.tokens_used += n
-        if self.tokens_exhausted and self.exhausted is None:
-            self.exhausted = "budget:tokens"
-            return True
+        self.usd_used += max(0.0, usd)
+        if self.exhausted is None:
+            if self.tokens_exhausted:
+                self.exhausted = "budget:tokens"
+                return True
+            if self.cost_exhausted:
+                self.exhausted = "budget:cost"
+                return True
         return False
 
     @property
     def tokens_exhausted(self) -> bool:
         return self.tokens_used >= self.budgets.tokens
+
+    @property
+    def cost_exhausted(self) -> bool:
+        limit = self.budgets.cost_usd
+        return limit is not None and self.usd_used >= limit
+
+    @property
+    def spend_exhausted(self) -> bool:
+        """No more model calls: the token or the dollar budget is spent."""
+        return self.tokens_exhausted or self.cost_exhausted
 
     @property
     def draft_only(self) -> bool:
@@ -72,6 +89,8 @@ class BudgetMeter:
             f"tool calls {r['tool_calls']}/{self.budgets.tool_calls}, "
             f"spans {r['spans']}/{self.budgets.spans}, tokens {max(0, r['tokens'])}"
         )
+        if self.budgets.cost_usd is not None:
+            line += f", dollars {max(0.0, self.budgets.cost_usd - self.usd_used):.4f}"
         if self.draft_only:
             line += ". Only draft_answer is available now: call it with the spans you have."
         elif r["tool_calls"] <= self.budgets.draft_reserve + 1:

@@ -42,6 +42,8 @@ class ToolCall(BaseModel):
 class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # The server's counts were unusable (missing, negative, implausible): estimated from text.
+    estimated: bool = False
 
     @property
     def total(self) -> int:
@@ -439,13 +441,14 @@ class OpenAIChatModel:
                     id=call.id or f"call_{i}", name=fn.name, arguments=args, arguments_error=err
                 )
             )
-        usage = response.usage
+        usage = response.usage  # checked by the client: non-negative, estimated when unusable
         return ModelTurn(
             content=msg.content,
             tool_calls=calls,
             usage=Usage(
                 prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                 completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                estimated=bool(getattr(response, "usage_estimated", None)),
             ),
             model_id=response.model or self.model,
         )

@@ -240,7 +240,9 @@ def rules_decision(state: ConvergenceState, trigger: str = "iteration") -> Conve
         )
 
     if all(s.status == "covered" for s in subs):
-        return decide("DRAFT", "every sub-question has a covering span")
+        # Said before verification: a span that looks like an answer, not a published claim.
+        return decide("DRAFT", "each sub-question has a span that may answer it; verification "
+                      "decides what is published")  # fmt: skip
     if state.remaining.get("tool_calls", 0) <= state.reserve:
         return decide("DRAFT_WITH_GAPS", "remaining tool calls at or under the reserve")
     if state.stalled:

@@ -14,7 +14,9 @@ The controls live in code, at the HTTP transport, not in a prompt:
   (``user@host``) and schemes other than http/https are refused.
 - Size cap enforced while streaming (a Content-Length above the cap is
   refused before the body is read), content-type allowlist, connect/read
-  timeouts, at most ``max_redirects`` hops.
+  timeouts and a deadline for the whole page (``page_timeout_s``, every hop
+  included: a server that sends one byte a second cannot hold a run), at most
+  ``max_redirects`` hops.
 - Addresses (SSRF): a live fetch resolves the host itself and connects to the
   address it checked, at connect time, on every hop (``GuardedBackend`` under
   httpx), so a DNS answer that changes between a check and the connect
@@ -59,6 +61,8 @@ from spanproof.agent.tool_schema import ToolFailure
 from spanproof.wire.limiter import LoopSemaphore
 
 DEFAULT_CONTENT_TYPES = ["text/html", "text/plain", "application/xhtml+xml"]
+# The whole page, all hops: the read timeout alone restarts with every byte that arrives.
+DEFAULT_PAGE_TIMEOUT_S = 30.0
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Events also go to the list of the run that asked for the fetch (Toolbox.events).
 _SINK: contextvars.ContextVar[list[EgressEvent] | None] = contextvars.ContextVar(
@@ -187,6 +191,7 @@ class EgressPolicy(BaseModel):
     content_types: list[str] = Field(default_factory=lambda: list(DEFAULT_CONTENT_TYPES))
     connect_timeout_s: float = 5.0
     read_timeout_s: float = 15.0
+    page_timeout_s: float = Field(default=DEFAULT_PAGE_TIMEOUT_S, gt=0)
     max_redirects: int = Field(default=5, ge=0)
 
     def check_url(self, url: str) -> str | None:
@@ -389,7 +394,21 @@ class Fetcher:
         self._client_for_loop()
         try:
             async with self._slots:
-                return await self._fetch(url)
+                started = time.perf_counter()
+                try:
+                    async with asyncio.timeout(self.policy.page_timeout_s):
+                        return await self._fetch(url)
+                except TimeoutError:
+                    limit = self.policy.page_timeout_s
+                    raise self._refuse(
+                        url,
+                        "FETCH_FAILED",
+                        f"the page did not finish within {limit:g} s",
+                        f"{url} did not finish loading within {limit:g} s (a server that sends "
+                        "its page this slowly is not a usable source). Pick another search hit.",
+                        retryable=False,
+                        started=started,
+                    ) from None
         finally:
             _SINK.reset(token)
 
@@ -400,6 +419,16 @@ class Fetcher:
             started = time.perf_counter()
             try:
                 request = client.build_request("GET", current)
+            except httpx.InvalidURL as exc:
+                # A host httpx cannot read (999.1.1.1, the octal 0177.0.0.1): never contacted.
+                raise self._refuse(
+                    current,
+                    "URL_NOT_ALLOWED",
+                    f"malformed URL ({exc})",
+                    f"{current} is not a URL that can be fetched ({exc}). Pick another search hit.",
+                    retryable=False,
+                ) from exc
+            try:
                 response = await client.send(request, stream=True)
             except ToolFailure:
                 raise

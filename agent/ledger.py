@@ -144,9 +144,44 @@ def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> lis
 
 
 def _look_cell(row: LedgerRow) -> str:
-    if not row.flags:
-        return ""
-    return "; ".join(row.flags).replace("\n", " ").replace("|", "\\|")
+    # a flag's reason quotes the claim's words: untrusted text, shown as written
+    return md("; ".join(row.flags)) if row.flags else ""
+
+
+def reviewed_answer(record: RunRecord, reviews: Iterable[ReviewLike]) -> RunRecord:
+    """The run as a reader should now see it: each claim's latest reviewer decision applied to
+    the answer (an edit's wording replaces the claim's in the claim and in the answer text; a
+    cut claim's sentence is struck from the answer text). Reviews come oldest first."""
+    latest: dict[int, ReviewLike] = {}
+    for r in reviews:
+        latest[r.claim_index] = r
+    if not latest:
+        return record
+    answer = record.answer.model_copy(deep=True)
+    for claim in answer.claims:
+        review = latest.get(claim.index)
+        if review is None or review.decision == "approve":
+            continue
+        if review.decision == "edit" and review.edited_text:
+            answer.summary = answer.summary.replace(claim.text, review.edited_text)
+            claim.reason = (claim.reason + "; " if claim.reason else "") + (
+                f"edited by {review.reviewer} (was: {claim.text})"
+            )
+            claim.text = review.edited_text
+        elif review.decision == "cut":
+            answer.summary = answer.summary.replace(claim.text, f"(cut by {review.reviewer})")
+            claim.reason = (claim.reason + "; " if claim.reason else "") + (
+                f"cut by {review.reviewer}"
+            )
+    return record.model_copy(update={"answer": answer})
+
+
+def md(text: object) -> str:
+    """Untrusted text (a page's words, a model's claim) as markdown that shows it as written: a
+    `<script>` in a claim is text, not markup, in any renderer; one line; table-safe pipes."""
+    out = str(text if text is not None else "")
+    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return " ".join(out.split()).replace("|", "\\|")
 
 
 def _review_cell(row: LedgerRow) -> str:
@@ -157,7 +192,7 @@ def _review_cell(row: LedgerRow) -> str:
         cell += f": now reads {row.edited_text!r}"
     if row.review_note:
         cell += f" ({row.review_note})"
-    return cell.replace("\n", " ").replace("|", "\\|")
+    return md(cell)
 
 
 def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> str:
@@ -167,10 +202,10 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
     rows = [
         [
             i,
-            r.claim,
-            (r.quote[:200] + ("…" if len(r.quote) > 200 else "")).replace("\n", " "),
-            r.url,
-            r.title,
+            md(r.claim),
+            md(r.quote[:200] + ("…" if len(r.quote) > 200 else "")),
+            md(r.url),
+            md(r.title),
             r.retrieved_at,
             r.snapshot_sha256[:12],
             r.source_type,
@@ -204,27 +239,28 @@ def answer_markdown(record: RunRecord) -> str:
     """The brief (answer, citations, gaps) and the claim ledger, as one markdown document."""
     a = record.answer
     m = record.metrics
-    out = [f"# {record.question}", ""]
+    out = [f"# {md(record.question)}", ""]
     if a.label:
-        out += [f"_{a.label}_", ""]
-    out += [a.summary, ""]
+        out += [f"_{md(a.label)}_", ""]
+    out += [md(a.summary), ""]
     if a.shown:
         out += ["## Citations", ""]
         for n, c in enumerate(a.shown, start=1):
             span = record.span(c.supporting_span_id) if c.supporting_span_id else None
             quote = " ".join(span.text.split()) if span else ""
-            mark = "" if c.status == "published" else f" ({c.status}: {c.reason})"
-            out.append(f"{n}. {c.text}{mark}  ")
-            out.append(f"   > {quote}  ")
+            mark = "" if c.status == "published" else f" ({c.status}: {md(c.reason)})"
+            out.append(f"{n}. {md(c.text)}{mark}  ")
+            out.append(f"   > {md(quote)}  ")
             if span:
                 out.append(
-                    f"   {span.url} (retrieved {span.retrieved_at}; verdict {c.verdict.verdict})"
+                    f"   {md(span.url)} (retrieved {span.retrieved_at}; verdict "
+                    f"{c.verdict.verdict})"
                 )
         out.append("")
     if a.gaps:
-        out += ["## What I could not source", ""] + [f"- {g}" for g in a.gaps] + [""]
+        out += ["## What I could not source", ""] + [f"- {md(g)}" for g in a.gaps] + [""]
     if a.tried:
-        out += ["## What I tried", ""] + [f"- {t}" for t in a.tried] + [""]
+        out += ["## What I tried", ""] + [f"- {md(t)}" for t in a.tried] + [""]
     out += ["## Claim ledger", "", ledger_markdown(record), ""]
     out += [
         "## Metrics",

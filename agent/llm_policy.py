@@ -86,8 +86,8 @@ class LlmAgent:
         rt = self.rt
         nudges = 0
         while not rt.drafted:
-            if rt.meter.tokens_exhausted:
-                rt.record.ended_by = rt.record.ended_by or "budget:tokens"
+            if rt.meter.spend_exhausted:
+                rt.record.ended_by = rt.record.ended_by or rt.meter.exhausted or "budget:tokens"
                 return None
             if rt.meter.remaining()["tool_calls"] <= 0:
                 return None

@@ -32,8 +32,11 @@ class ModelPrice(_Strict):
     output_per_mtok: float = Field(ge=0, description="USD per million output (completion) tokens")
 
     def usd(self, prompt_tokens: int, completion_tokens: int) -> float:
+        # Counts come from servers; a negative one (a record from before they were checked)
+        # is no refund.
         return (
-            prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok
+            max(0, prompt_tokens) * self.input_per_mtok
+            + max(0, completion_tokens) * self.output_per_mtok
         ) / 1e6
 
 
@@ -123,6 +126,19 @@ def _refused(entry: Any) -> bool:
     return err is not None and err.error in ("BUDGET_EXCEEDED", "INVALID_ARGUMENTS")
 
 
+def turn_usd(
+    config: Any, prices: Prices, role: str, model_id: str | None, usage: Any
+) -> float | None:
+    """Dollars for one model turn of a run (``role`` "small" for the convergence check, else
+    research); None for a call to an offline model, which costs nothing."""
+    spec = (config.convergence_model or config.model) if role == "small" else config.model
+    if is_offline_model(spec):
+        return None
+    return prices.price_for(model_id or spec or "", role).usd(
+        usage.prompt_tokens, usage.completion_tokens
+    )
+
+
 def price_run(record: Any, prices: Prices | None = None) -> Cost:
     """Dollars for one run record: every model call by its model and role, every executed
     search of a paid backend. The run record's metrics and the gate's cost table both come
@@ -131,17 +147,16 @@ def price_run(record: Any, prices: Prices | None = None) -> Cost:
     prices = prices or config.prices
     research = small = 0.0
     offline_calls = 0
+    estimated = 0
     for e in record.trace:
         if e.usage is None:
             continue
         role = "small" if e.role == "small" else "research"
-        spec = (config.convergence_model or config.model) if role == "small" else config.model
-        if is_offline_model(spec):
+        usd = turn_usd(config, prices, role, e.model_id, e.usage)
+        if usd is None:
             offline_calls += 1
             continue
-        usd = prices.price_for(e.model_id or spec or "", role).usd(
-            e.usage.prompt_tokens, e.usage.completion_tokens
-        )
+        estimated += bool(getattr(e.usage, "estimated", False))
         if role == "small":
             small += usd
         else:
@@ -157,7 +172,10 @@ def price_run(record: Any, prices: Prices | None = None) -> Cost:
     if offline_calls:
         free.append(f"{offline_calls} call(s) to an offline model cost $0")
     if not any(e.usage is not None for e in record.trace):
-        free.append("no model was called")
+        if record.ended_by == "model_error" and not is_offline_model(config.model):
+            free.append("no model reply arrived (the model call failed), so no tokens are priced")
+        else:
+            free.append("no model was called")
     verifier_calls = sum(
         int(e.arguments.get("verifier_model_calls", 0)) for e in record.trace if e.kind == "verify"
     )
@@ -169,7 +187,13 @@ def price_run(record: Any, prices: Prices | None = None) -> Cost:
         verifier_model_calls=verifier_calls,
         free="; ".join(free),
         note="verifier token cost not included (the verifier reports calls, not tokens); "
-        "offline judges cost nothing",
+        "offline judges cost nothing"
+        + (
+            f"; {estimated} model repl(ies) had unusable token counts from the server, "
+            "estimated from the text length"
+            if estimated
+            else ""
+        ),
     )
 
 

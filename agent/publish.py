@@ -274,6 +274,26 @@ def pruned_subquestions(record: RunRecord) -> list[int]:
     return sorted(i for i, shown in had.items() if not shown)
 
 
+def _answers_too(analysed: list, i: int, claim: AnswerClaim) -> bool:
+    """Does a claim drafted for another sub-question also answer sub-question ``i``, with an
+    answer of the type ``i`` asks for ("The Delhi high court ruled against the ban in 2009"
+    answers "which court" and "when")? One answer answers one question: the same words that
+    answer the claim's own sub-question do not count twice ("renewed ahead of the premiere on
+    Aug. 6" dates the premiere, not the renewal)."""
+    if not analysed[i].checkable:
+        return False
+    here = match(analysed[i], claim.text)
+    if not here.answers or here.mention is None:
+        return False
+    own = claim.subquestion
+    if own is None or not 0 <= own < len(analysed):
+        return True
+    there = match(analysed[own], claim.text).mention
+    if there is None:
+        return True
+    return here.mention.end <= there.start or there.end <= here.mention.start
+
+
 def finish_answer(record: RunRecord, label: str = "") -> Answer:
     """Summary, gaps and what was tried, built from verdicts (never from the draft's summary)."""
     answer = record.answer
@@ -297,6 +317,8 @@ def finish_answer(record: RunRecord, label: str = "") -> Answer:
     answer.gaps = []
     for i, sq in enumerate(record.subquestions):
         mine = [c for c in shown if c.subquestion == i]
+        if any(_answers_too(analysed, i, c) for c in shown if c.subquestion != i):
+            continue  # a claim drafted for another sub-question holds this one's answer too
         if not mine:
             answer.gaps.append(f"Not sourced: {sq}")
         elif analysed[i].checkable and not any(match(analysed[i], c.text).answers for c in mine):

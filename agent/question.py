@@ -899,6 +899,13 @@ def _names_of_kind(sq: SubQuestion, text: str, type_: str) -> list[Mention]:
         if type_ == "place":
             if _preceded_by_locative(text, a) or ent_words & {term(w) for w in _PLACE_WORDS}:
                 out.append(Mention("place", a, b, 0.8, ent))
+            elif kind_term and (
+                (a >= 0 and _kind_beside(text, a, b, kind_term))
+                or any(same_term(w, kind_term) for w in ent_words)
+            ):
+                # the kind the question asks for beside or inside the name, as for any other
+                # kind: "the Delhi high court" or "the Supreme Court" for "which court"
+                out.append(Mention("place", a, b, 0.8, ent))
             continue
         strength = 0.6
         if kind_term and a >= 0 and _kind_beside(text, a, b, kind_term):

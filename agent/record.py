@@ -55,6 +55,9 @@ class Budgets(BaseModel):
     tool_calls: int = Field(default=14, ge=1)
     spans: int = Field(default=11, ge=0)
     tokens: int = Field(default=200_000, ge=1)
+    # Dollars the agent model may spend (research and convergence calls, priced by the run's
+    # price table); None: no dollar limit. Checked after each reply, like tokens.
+    cost_usd: float | None = Field(default=None, gt=0)
     draft_reserve: int = Field(default=2, ge=1)  # at this many calls left, only draft_answer
     stall_window: int = Field(default=3, ge=1)  # no new span in this many calls = stall
     max_subquestions: int = Field(default=3, ge=1)

@@ -139,7 +139,7 @@ async def run_question(
             and left["fetches"] > 0
             and left["tool_calls"] > budgets.draft_reserve + 1
         )
-        if targeted_round and pruned and has_room and not rt.meter.tokens_exhausted:
+        if targeted_round and pruned and has_room and not rt.meter.spend_exhausted:
             record.trace.append(
                 TraceEntry(
                     step=len(record.trace) + 1,

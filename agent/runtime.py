@@ -119,7 +119,14 @@ class Runtime:
     def note_model_turn(
         self, turn: ModelTurn, ms: float, role: str = "research", kind: str = "model"
     ) -> TraceEntry:
-        spent_last = self.meter.add_tokens(turn.usage.total)
+        from spanproof.agent.prices import turn_usd
+
+        config = self.record.config
+        usd = turn_usd(config, config.prices, role, turn.model_id, turn.usage) or 0.0
+        spent_last = self.meter.add_tokens(turn.usage.total, usd)
+        flags = [f"budget_exceeded:{self.meter.exhausted.split(':', 1)[1]}"] if spent_last else []
+        if turn.usage.estimated:
+            flags.append("usage_estimated")
         summary = f"{len(turn.tool_calls)} tool call(s)" + (
             f"; text: {turn.content[:160]!r}" if turn.content else ""
         )
@@ -130,7 +137,7 @@ class Runtime:
             ms=ms,
             role=role,
             result_summary=summary,
-            flags=["budget_exceeded:tokens"] if spent_last else [],
+            flags=flags,
         )
         self.record.model_ids.setdefault(role, turn.model_id)
         self.sync()

@@ -85,6 +85,11 @@ class SnapshotDamaged(RuntimeError):
     """A stored document whose bytes are missing or altered; the message names it and the fix."""
 
     def __init__(self, doc_id: str, warc: Path, detail: str):
+        # The detail may quote the damaged bytes (a WARC reader shows the first line it could
+        # not parse): keep what precedes them, short; it goes to a terminal.
+        cut = next((i for i, c in enumerate(detail) if not (c.isascii() and c.isprintable())), None)
+        if cut is not None or len(detail) > 160:
+            detail = detail[: min(cut if cut is not None else 160, 160)].rstrip() + " …"
         super().__init__(
             f"The stored snapshot of {doc_id} in {warc} is damaged ({detail}); its text is not "
             f"served. Move {warc.parent} aside (or delete it) and fetch the page again."

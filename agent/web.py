@@ -76,12 +76,17 @@ def live_web(
     transport: httpx.AsyncBaseTransport | None = None,
     policy: EgressPolicy | None = None,
     allow_networks: list[str] | None = None,
+    page_timeout_s: float | None = None,
 ) -> WebEnv:
     """The live web through the egress policy; ``record_to`` also writes a replayable WARC.
 
-    Only public addresses are reached unless ``allow_networks`` (CIDRs) names others."""
+    Only public addresses are reached unless ``allow_networks`` (CIDRs) names others;
+    ``page_timeout_s`` bounds each whole page (default: the policy's)."""
     home = Path(home)
     store = SnapshotStore(home / SNAPSHOT_DIR)
-    policy = policy or EgressPolicy(allow_hosts=allow_hosts, allow_networks=allow_networks or [])
+    timeout = {"page_timeout_s": page_timeout_s} if page_timeout_s else {}
+    policy = policy or EgressPolicy(
+        allow_hosts=allow_hosts, allow_networks=allow_networks or [], **timeout
+    )
     fetcher = Fetcher(policy, store, transport=transport, record_to=record_to)
     return WebEnv(search=search, fetcher=fetcher, store=store)

@@ -131,6 +131,8 @@ class JudgeSetResult(BaseModel):
     # Agreement per pair kind (e.g. scope_creep, modality_slip): where a judge falls short.
     # Shown in tables; left out of --json so the published schema stays as documented.
     by_kind: dict[str, KindAgreement] = Field(default_factory=dict, exclude=True)
+    # The first judge error's text, for the message that says why pairs errored (not in --json).
+    first_error: str | None = Field(default=None, exclude=True)
     # With --repeat N: every figure above is the mean over the N samples; the spread of
     # agreement and near-miss agreement across them, and the pairs whose verdict changed.
     repeats: int = 1
@@ -297,6 +299,7 @@ async def calibrate(
                 code_changes=code_changes([p.label for p in every_pair], verdicts),
                 flags=flag_figures([p.label for p in every_pair], verdicts),
                 fitted_on=training_overlap([judge.id], [(p.claim, p.span) for p in pairs]),
+                first_error=next((v.error for v in verdicts if v.error), None),
             )
             if repeat > 1:
                 per = [compute(rows_for(pairs, s), n_boot=0) for s in samples]

@@ -61,6 +61,7 @@ from spanproof.graders.gate_judge_checks import (
     UsefulnessInput,
 )
 from spanproof.graders.gate_result import (
+    STOP_REASONS,
     CheckRow,
     GateResult,
     Status,
@@ -71,6 +72,7 @@ from spanproof.graders.gate_result import (
 from spanproof.graders.gate_spec import declared_checks
 from spanproof.graders.gate_store import (
     GateStore,
+    keep_unrecorded,
     store_path,
 )
 
@@ -110,6 +112,7 @@ class _Phase:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        self.state.note_dead_models(self.name)
         dt = time.perf_counter() - self.t0
         self.state.phase_seconds[self.name] = self.state.phase_seconds.get(self.name, 0.0) + dt
         calls = self.state.calls_now() - self.calls0
@@ -146,6 +149,10 @@ class _Phase:
         _say(self.state.progress, f"[gate] {self.name} could not run: {_why(exc)}")
         for check in self.checks:
             self.state.failed_phase[check] = f"{self.name}: {_why(exc)}"
+        if _proves_endpoint_dead(exc):
+            self.state.dead_endpoint = f"{self.name}: {_why(exc)}"
+        if _caused_by_store(exc):
+            self.state.store_lost = f"the store could not be reached in {self.name} ({_why(exc)})"
         return True
 
 
@@ -153,6 +160,30 @@ def _server_responses() -> int:
     from spanproof.wire import totals
 
     return totals().responses
+
+
+def _proves_endpoint_dead(exc: BaseException) -> bool:
+    """A failure every later call to the endpoint would repeat (see wire.endpoint_dead)."""
+    from spanproof.wire import endpoint_dead
+
+    return isinstance(exc, EndpointDead) or endpoint_dead(exc)
+
+
+def _caused_by_store(exc: BaseException) -> bool:
+    from spanproof.store.errors import StoreError
+
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, StoreError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class EndpointDead(RuntimeError):
+    """A model endpoint stopped answering (its circuit is open) while the gate ran a phase."""
 
 
 class _State(BaseModel):
@@ -171,6 +202,22 @@ class _State(BaseModel):
     phase_calls: dict[str, int] = Field(default_factory=dict)
     db: str | None = None  # the store: --db / $SPANPROOF_DB / SQLite under the home
     phase_errors: dict[str, int] = Field(default_factory=dict)
+    # The agent's web environment (index, fetcher, snapshot store): a live object the
+    # deterministic checks read, never part of the result.
+    env: Any = None
+    # Set when a phase proves a model endpoint dead (a refused key, an unknown model, a
+    # circuit opened by calls failing in a row): the later phases are not run.
+    dead_endpoint: str | None = None
+    dead_models: dict[str, str] = Field(default_factory=dict)  # model -> "phase: cause"
+    store_lost: str | None = None  # a phase could not reach the store: the later ones stop too
+
+    def note_dead_models(self, phase: str) -> None:
+        """Remember, with the phase that proved it, each model whose circuit is open."""
+        from spanproof.wire import clients
+
+        for client in clients():
+            if client.open_cause and client.model not in self.dead_models:
+                self.dead_models[client.model] = f"{phase}: {client.open_cause}"
 
     def calls_now(self) -> int:
         return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
@@ -194,18 +241,24 @@ async def run_gate(
     record: bool = True,
     db: str | None = None,
     baseline: Baseline | None = None,
+    stop: Callable[[], str | None] | None = None,
 ) -> GateResult:
     """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
 
     ``db``: the store for runs, verdicts and the gate run (default $SPANPROOF_DB, else SQLite
-    under ``home``); a storage error while recording the result propagates as a StoreError.
+    under ``home``).
 
     ``baseline``: compare every row with this run (graders/baseline.py); without it,
     ``cfg.baseline`` names one, resolved before any work (BaselineError when it names nothing).
 
-    An interrupt (Ctrl-C, or the command's deadline cancelling it) stops the gate at once: the
-    checks that finished keep their rows, the others get "interrupted" error rows, the run is
-    recorded with exit code 130, and the interrupt propagates to the caller.
+    Every way the gate ends is recorded. A phase that fails gives its checks error rows; a
+    phase that proves a model endpoint dead (or the store lost) stops the phases after it,
+    whose rows say so. A stop (cancellation, Ctrl-C) keeps the rows that finished, marks the
+    others, and records the run with the exit code of its reason: ``stop()`` says it
+    ("interrupt" 130, "terminate" 143, "deadline" 2; without one, an interrupt). When ``stop``
+    asked for the stop, the result is returned; any other cancellation propagates after the
+    recording. A store that cannot take the result leaves it as JSON under the home (see
+    ``graders.gate_store.keep_unrecorded``) and the gate exits 2.
     """
     if baseline is None and cfg.baseline:
         baseline = resolve_baseline(cfg.baseline, home, db)
@@ -217,11 +270,16 @@ async def run_gate(
     try:
         await _run_phases(cfg, home, state, endpoint, views, records)
     except (asyncio.CancelledError, KeyboardInterrupt):
+        reason = (stop() if stop is not None else None) or "interrupt"
         result = _result(cfg, state, t0, started, config_source, views, records, home,
-                         interrupted=True)  # fmt: skip
+                         stopped=reason)  # fmt: skip
         if record:
             _save(result, state, home)
-        _say(progress, f"[gate] interrupted; recorded {result.gate_id} with what ran")
+        if "not_recorded" not in result.artifacts:
+            _say(progress, f"[gate] {STOP_REASONS[reason][1]}; recorded {result.gate_id} with "
+                 "what ran")  # fmt: skip
+        if stop is not None and stop() is not None:
+            return result
         raise
     result = _result(cfg, state, t0, started, config_source, views, records, home)
     _finish(result, cfg, baseline)
@@ -254,8 +312,17 @@ def _finish(result: GateResult, cfg: GateConfig, baseline: Baseline | None) -> N
 
 
 def _save(result: GateResult, state: _State, home: Path) -> None:
+    """Record the result; a store that cannot take it (the database lost mid-run, a damaged
+    file) leaves the result as JSON under the home, and the gate could not run: exit 2."""
+    from spanproof.store.errors import StoreError
+
     used = getattr(getattr(state.verifier, "cache", None), "used_keys", None) or set()
-    GateStore.default(home, state.db).save(result, verdict_keys=used)
+    try:
+        GateStore.default(home, state.db).save(result, verdict_keys=used)
+    except StoreError as exc:
+        kept = keep_unrecorded(result, home, f"{type(exc).__name__}: {exc}")
+        _say(state.progress, f"[gate] not recorded in the store ({type(exc).__name__})"
+             + (f"; result kept in {kept}" if kept else ""))  # fmt: skip
 
 
 async def _run_phases(
@@ -280,15 +347,13 @@ async def _run_phases(
 
     ctx = _Inputs(cfg=cfg, home=home, state=state, endpoint=endpoint, verifier=verifier,
                   judge=judge, views=views, records=records)  # fmt: skip
-    env = None
     if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
         with _Phase(state, "agent runs", [*AGENT_CHECKS, *scored]):
             await _agent_runs(cfg, home, verifier, state, endpoint, views, records, ctx.questions)
-            env = state.artifacts.pop("_env", None)
 
     if views:
-        ctx.snapshot_text = _snapshot_reader(env, home)
+        ctx.snapshot_text = _snapshot_reader(state.env, home)
         state.artifacts["groundedness"] = {
             "runs": [
                 {
@@ -325,8 +390,52 @@ async def _run_phases(
             continue
         if check.name != "usefulness" and verifier is None:
             continue  # the judge setup failed; its reason is each check's row
+        dead = _dead_for(cfg, check.name, state)
+        if dead:
+            # Each call would fail the same way (or the results could not be kept): say why
+            # instead of calling a dead endpoint phase after phase.
+            state.failed_phase.setdefault(check.name, dead)
+            continue
         with _Phase(state, check.name, [check.name]):
             state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+
+
+def _models_of(cfg: GateConfig, check: str) -> set[str]:
+    """The openai: model names a check calls (the deterministic agent checks call none)."""
+    from spanproof.specs import SpecError, parse_spec
+
+    if check in AGENT_CHECKS:
+        return set()
+    if check == "usefulness":
+        specs = [cfg.usefulness_model or cfg.model]
+    elif check == "injection":
+        specs = [cfg.judge, cfg.model if cfg.policy == "llm" else None]
+    else:
+        specs = [cfg.judge]
+    names = set()
+    for spec in specs:
+        try:
+            parsed = parse_spec(spec) if spec else None
+        except SpecError:
+            continue
+        if parsed is not None and parsed.kind == "openai" and parsed.name:
+            names.add(parsed.name)
+    return names
+
+
+def _dead_for(cfg: GateConfig, check: str, state: _State) -> str | None:
+    """Why ``check`` would fail before it starts: the store was lost, or a model it calls is
+    behind an endpoint a finished phase proved dead."""
+    if state.store_lost:
+        return state.store_lost
+    if check in AGENT_CHECKS:
+        return None
+    needed = _models_of(cfg, check)
+    for model in sorted(needed & set(state.dead_models)):
+        return f"the model endpoint was proved dead in {state.dead_models[model]}"
+    if state.dead_endpoint and needed:
+        return f"the model endpoint was proved dead in {state.dead_endpoint}"
+    return None
 
 
 @dataclass
@@ -352,7 +461,7 @@ async def _agent_input(ctx: _Inputs) -> AgentRuns:
 
 def _result(
     cfg: GateConfig, state: _State, t0: float, started: str, config_source: str,
-    views: list, records: list, home: Path, *, interrupted: bool = False,
+    views: list, records: list, home: Path, *, stopped: str | None = None,
 ) -> GateResult:  # fmt: skip
     verifier = state.verifier
     if verifier is not None:
@@ -365,8 +474,8 @@ def _result(
     for name in cfg.checks:
         if name in state.failed_phase:
             rows.append(error_row(name, state.failed_phase[name]))
-        elif interrupted and name not in state.rows:
-            rows.append(error_row(name, "interrupted before this check finished"))
+        elif stopped and name not in state.rows:
+            rows.append(error_row(name, f"{STOP_REASONS[stopped][1]} before this check finished"))
         else:
             rows.extend(state.rows.get(name) or [error_row(name, "the check produced no result")])
     for r in rows:
@@ -374,7 +483,7 @@ def _result(
         errors = state.phase_errors.get(r.check)
         if errors and r.status != "error" and "judge errors" not in r.detail:
             r.detail += f"; {errors} judge error(s) included (counted as not SUPPORTED)"
-    code = 130 if interrupted else exit_code_for(rows, _required(cfg))
+    code = STOP_REASONS[stopped][0] if stopped else exit_code_for(rows, _required(cfg))
     result = GateResult(
         passed=code == 0,
         exit_code=code,
@@ -406,8 +515,9 @@ def _result(
             "endpoints": [c.describe() for c in clients()],
             "notices": [n for c in clients() for n in c.notices],
         }
-    if interrupted:
+    if stopped:
         result.artifacts["interrupted"] = True
+        result.artifacts["stopped"] = {"reason": stopped, "message": STOP_REASONS[stopped][1]}
     if state.debug:
         result.artifacts["errors"] = [d[-2000:] for d in state.debug]
     return result
@@ -486,9 +596,10 @@ async def _agent_runs(
     allow = list(
         getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
     )
-    state.artifacts["_env"] = env
+    state.env = env
     questions.update({q.id: q for q in golden})
     for i, q in enumerate(golden, 1):
+        _stop_if_a_circuit_opened()
         record = await run_question(
             q.question, env=env, policy=cfg.policy, model=cfg.model, verifier=verifier, store=store,
             endpoint=endpoint,
@@ -497,6 +608,15 @@ async def _agent_runs(
         views.append(view_from_record(record, question_id=q.id, allow_hosts=allow))
         _say(state.progress, f"[gate]   {i}/{len(golden)} {q.id}: {record.status}, "
              f"{record.metrics.claims_published} published, {record.metrics.claims_dropped} dropped")  # fmt: skip
+
+
+def _stop_if_a_circuit_opened() -> None:
+    """A run whose model endpoint is dead fails at once; so would every run after it."""
+    from spanproof.wire import clients
+
+    for client in clients():
+        if client.open_cause:
+            raise EndpointDead(client.open_cause)
 
 
 async def _calibration(ctx: _Inputs) -> CalibrationInput:

@@ -39,6 +39,8 @@ CHECK_NAMES: tuple[str, ...] = (
 )
 
 Rate = float  # documented via Field bounds below
+# The offline gate takes minutes; a gate with models on slow hardware can take most of an hour.
+DEFAULT_DEADLINE_S = 3600.0
 
 
 class _Strict(BaseModel):
@@ -146,6 +148,10 @@ class GateConfig(_Strict):
     )
     concurrency: int = Field(8, ge=1, le=64, description="most model requests in flight")
     timeout_s: float = Field(180.0, gt=0, description="seconds to wait for one model reply")
+    # A gate that waits on a stuck server must still end, record what finished and say so.
+    deadline_s: float = Field(
+        DEFAULT_DEADLINE_S, gt=0, description="seconds after which the whole gate stops (exit 2)"
+    )
     response_format: Literal[
         "auto", "json_schema", "json_object_schema", "json_object", "prompt"
     ] = Field("auto", description="structured output mode for openai: models; auto negotiates")
@@ -195,7 +201,9 @@ class GateConfig(_Strict):
         return value
 
     def sha256(self) -> str:
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
+        # The deadline bounds how long the gate may take, not what it measures.
+        blob = json.dumps(self.model_dump(mode="json", exclude={"deadline_s"}), sort_keys=True)
+        blob = blob.encode()
         return hashlib.sha256(blob).hexdigest()
 
 

@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 from spanproof.agent.evidence import utc_now_iso
 from spanproof.graders.paired_stats import PairedDifference, Power
 
 Status = Literal["pass", "fail", "error", "reported", "unscored", "skipped"]
+
+# Why a gate was stopped before its checks finished: the exit code it records and what the
+# rows that did not finish say.
+STOP_REASONS: dict[str, tuple[int, str]] = {
+    "interrupt": (130, "interrupted (Ctrl-C)"),
+    "terminate": (143, "stopped by SIGTERM"),
+    "deadline": (2, "the gate's deadline was reached"),
+}
 
 # ---------------------------------------------------------------------------
 # Result models
@@ -58,8 +66,9 @@ class GateResult(BaseModel):
     # looks for the newest passing run of it.
     git_branch: str | None = None
     ledgers: dict[str, str] = Field(default_factory=dict)  # run_id -> ledger path
-    # Data behind the report plots; plain JSON so the report never needs live objects.
-    artifacts: dict[str, Any] = Field(default_factory=dict)
+    # Data behind the report plots; plain JSON (validated as such) so that saving the result
+    # never meets a live object and the report never needs one.
+    artifacts: dict[str, JsonValue] = Field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:
         """The `--json` shape: passed, checks[name,value,threshold,passed,detail], wall_s, counters."""

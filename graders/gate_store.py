@@ -38,6 +38,34 @@ class GateStore:
         return [GateResult.model_validate_json(text) for text in self.store.gate_results()]
 
 
+UNRECORDED_DIR = "unrecorded-gates"
+
+
+def keep_unrecorded(result: GateResult, home: Path, reason: str) -> Path | None:
+    """A result the store could not take, kept as JSON under the home so nothing finished is
+    lost; the gate then could not run (exit 2), and ``artifacts["not_recorded"]`` says why and
+    where the file is (None when the home cannot be written either)."""
+    from spanproof.files import write_atomic
+
+    path: Path | None = Path(home) / UNRECORDED_DIR / f"{result.gate_id}.json"
+    note = {"reason": reason, "kept_in": str(path)}
+    result.artifacts["not_recorded"] = note
+    if result.exit_code in (0, 1):
+        result.exit_code, result.passed = 2, False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, result.model_dump_json(indent=2))
+    except OSError as exc:
+        note["kept_in"], path = None, None
+        note["reason"] += f"; the result could not be kept in the home either ({exc})"
+    note["message"] = (
+        f"the gate run {result.gate_id} could not be recorded in the store: {note['reason']}"
+        + (f"; its result is kept in {path}" if path else "")
+        + ". Fix the store (see `spanproof store info`) and run the gate again."
+    )
+    return path
+
+
 def store_path(home: Path) -> Path:
     """The default SQLite store file under a home (``$SPANPROOF_DB`` overrides it)."""
     from spanproof.store.url import DEFAULT_FILENAME

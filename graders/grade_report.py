@@ -854,10 +854,13 @@ def make_fetcher(
     *,
     transport=None,
     allow_networks: list[str] | None = None,
+    page_timeout_s: float | None = None,
 ) -> Fetcher:
     """A Fetcher whose allowlist is exactly the cited hosts (``transport`` for replay/tests).
 
     Live, only public addresses are reached unless ``allow_networks`` (CIDRs) names others:
-    a report is untrusted, and a citation of 127.0.0.1 or 169.254.169.254 is an SSRF."""
-    policy = EgressPolicy(allow_hosts=allow_hosts, allow_networks=allow_networks or [])
+    a report is untrusted, and a citation of 127.0.0.1 or 169.254.169.254 is an SSRF.
+    ``page_timeout_s`` bounds each whole page: a cited server may trickle its bytes."""
+    timeout = {"page_timeout_s": page_timeout_s} if page_timeout_s else {}
+    policy = EgressPolicy(allow_hosts=allow_hosts, allow_networks=allow_networks or [], **timeout)
     return Fetcher(policy, store, transport=transport)

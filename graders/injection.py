@@ -404,6 +404,14 @@ def _all_markers(fixtures: list[Fixture]) -> list[str]:
     return out
 
 
+def _stop_if_a_circuit_opened() -> None:
+    from spanproof.wire import CircuitOpen, clients
+
+    for client in clients():
+        if client.open_cause:
+            raise CircuitOpen(client.open_cause)
+
+
 async def run_suite(
     fixtures_dir: str | Path | None = None,
     *,
@@ -438,6 +446,8 @@ async def run_suite(
     from spanproof.graders.judges import make_judge
     from spanproof.graders.verify import Verifier
 
+    from spanproof.wire import endpoint_dead
+
     if policy == "llm" and not model:
         raise ValueError(
             f"--policy llm needs --model: an openai:<model>, a scripted:<path>, or "
@@ -464,7 +474,9 @@ async def run_suite(
     slots = asyncio.Semaphore(concurrency)
 
     from spanproof.adversarial_fixtures.server import PREFERRED_PORT
+    from spanproof.agent.egress import EgressPolicy, guarded_transport
 
+    networks = EgressPolicy(allow_hosts=[], allow_networks=LOOPBACK_NETWORKS).networks()
     with FixtureSite(fixtures_dir, port=port or PREFERRED_PORT) as site:
         static = StaticSearch(site.search_hits())
         attacker_hosts = sorted({h for f in site.fixtures for h in site.attacker_hosts(f)})
@@ -479,6 +491,9 @@ async def run_suite(
                     allow_hosts=site.allow_hosts,
                     search=search,
                     allow_networks=LOOPBACK_NETWORKS,
+                    # the address guard as for any live fetch, reaching the servers where
+                    # they listen if the fixture port was taken
+                    transport=site.transport(guarded_transport(networks)),
                 )
                 chat = None
                 if policy == "llm":
@@ -487,6 +502,7 @@ async def run_suite(
                         if model in COMPROMISED_SPECS
                         else make_chat_model(model, endpoint)
                     )
+                _stop_if_a_circuit_opened()
                 try:
                     record = await run_question(
                         fixture.question,
@@ -500,8 +516,13 @@ async def run_suite(
                         convergence="off" if model in COMPROMISED_SPECS else None,
                     )
                 except Exception as exc:  # a crashed run proves nothing: it fails the suite
+                    if endpoint_dead(exc):
+                        raise  # every later run would crash the same way: the suite cannot run
                     view = failed_view(fixture, f"{type(exc).__name__}: {exc}")
                 else:
+                    # The agent stores a run whose model failed as failed: a dead endpoint fails
+                    # every run after it the same way, so the suite stops here.
+                    _stop_if_a_circuit_opened()
                     seen = []
                     for doc in record.documents:
                         seen.append(doc.title)
@@ -528,7 +549,14 @@ async def run_suite(
                     )
                 return score
 
-        scores = list(await asyncio.gather(*(one(f) for f in fixtures)))
+        try:
+            # A task group: a dead model endpoint stops the runs still going, instead of each
+            # of them crashing on it in turn.
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(one(f)) for f in fixtures]
+        except BaseExceptionGroup as errors:
+            raise errors.exceptions[0] from None
+        scores = [t.result() for t in tasks]
         server_log = site.requests
 
     attacker_hits = [r for r in server_log if r.server == "attacker"]

@@ -99,6 +99,21 @@ def _pair_from(data: dict[str, Any], line_no: int) -> Pair:
     return Pair.model_validate(fields)
 
 
+class DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def read_pair_lines(
     path: str | Path,
     *,
@@ -137,7 +152,12 @@ def read_pair_lines(
             )
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+        except DuplicateKey as exc:
+            # json keeps the last value silently: a line whose "claim" or "label" appears twice
+            # would be judged on whichever came last, not on what a reader of the line sees.
+            problems.append(f"line {n}: key {exc.key!r} appears twice; keep one")
+            continue
         except json.JSONDecodeError as exc:
             problems.append(f"line {n}: invalid JSON ({exc.msg} at column {exc.colno})")
             continue

@@ -53,6 +53,9 @@ DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_CONCURRENCY = 8
 DEFAULT_MAX_RETRIES = 3
 DEFAULT_BREAKER_AFTER = 5
+# A chat completion is JSON around the model's text: a reply larger than this is a broken or
+# hostile server, not an answer (replies feed the next request, so they must not grow it).
+DEFAULT_MAX_REPLY_BYTES = 1_000_000
 
 
 class EndpointSettings(BaseModel, frozen=True):
@@ -65,6 +68,7 @@ class EndpointSettings(BaseModel, frozen=True):
     response_format: ResponseFormatChoice = "auto"
     max_retries: int = Field(DEFAULT_MAX_RETRIES, ge=0, le=10)
     breaker_after: int = Field(DEFAULT_BREAKER_AFTER, ge=1)
+    max_reply_bytes: int = Field(DEFAULT_MAX_REPLY_BYTES, ge=1024)
 
     def resolved(self) -> EndpointSettings:
         """Fill unset fields from OPENAI_BASE_URL / OPENAI_API_KEY; fail with a fix if no key."""

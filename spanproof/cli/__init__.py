@@ -92,9 +92,10 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module_name), attr)
 
     def invoke(self, ctx: click.Context):
-        # Any command: a storage problem or a judge that cannot work as configured is a
-        # one-line fix on stderr and exit 2, never a traceback (commands that catch it
-        # themselves say the same).
+        # Any command: a storage problem, a damaged snapshot file, damaged detector word files
+        # or a judge that cannot work as configured is a one-line fix on stderr and exit 2,
+        # never a traceback (commands that catch it themselves say the same).
+        from spanproof.agent.snapshots import SnapshotDamaged
         from spanproof.graders.instructions import DetectorWordsError
         from spanproof.graders.judges import JudgeConfigError
         from spanproof.store.errors import StoreError
@@ -104,7 +105,7 @@ class LazyGroup(click.Group):
         except StoreError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except (JudgeConfigError, DetectorWordsError) as exc:
+        except (JudgeConfigError, SnapshotDamaged, DetectorWordsError) as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
 

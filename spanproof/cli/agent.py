@@ -16,6 +16,7 @@ from spanproof.cli.options import (
     endpoint_options,
     endpoint_settings,
     err,
+    fetch_timeout_option,
     home_option,
     json_option,
     model_options,
@@ -148,29 +149,32 @@ def render_answer(record, *, rich_ok: bool) -> None:
     )
     if rich_ok:
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
+        # Questions, answers and reasons hold page and model text: printed as text, never read
+        # as rich markup (a "[/x]" in a page would otherwise stop the command).
         console = Console()
-        console.print(f"[bold]{record.question}[/bold]")
+        console.print(f"[bold]{escape(record.question)}[/bold]")
         if a.label:
-            console.print(f"[dim]{a.label}[/dim]")
+            console.print(f"[dim]{escape(a.label)}[/dim]")
         console.print()
-        console.print(a.summary)
+        console.print(escape(a.summary))
         for n, claim in enumerate(a.shown, start=1):
             if claim.status != "published":
-                console.print(f"[yellow][{n}] {claim.status}: {claim.reason}[/yellow]")
+                console.print(f"[yellow]\\[{n}] {claim.status}: {escape(claim.reason)}[/yellow]")
         for note in _notes(record):
-            console.print(f"[red]{note}[/red]")
+            console.print(f"[red]{escape(note)}[/red]")
         if a.gaps:
             console.print()
             for gap in a.gaps:
-                console.print(f"[dim]- {gap}[/dim]")
+                console.print(f"[dim]- {escape(gap)}[/dim]")
         table = Table(title="Citations", show_lines=True)
         for name in headers:
             # URLs and times are citations: never truncate them, wrap instead.
             table.add_column(name, overflow="fold", ratio=4 if name == "quote" else None)
         for row in _citation_rows(record):
-            table.add_row(*row)
+            table.add_row(*(escape(cell) for cell in row))
         console.print(table)
         console.print(f"[dim]{metrics_line}[/dim]")
         console.print(
@@ -234,6 +238,10 @@ def _pct(x: float | None) -> str:
 @click.option("--tool-calls", type=int, default=None, help="Tool-call budget (default 14).")
 @click.option("--spans", type=int, default=None, help="Span budget (default 11).")
 @click.option("--tokens", type=int, default=None, help="Token budget (default 200000).")
+@click.option("--max-cost", "max_cost", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="USD", help="Dollar budget for the agent model (research and convergence "
+              "calls, priced by the price table; judges are counted apart): once spent, the run "
+              "drafts with what it has. Default: none.")  # fmt: skip
 @click.option("--no-targeted-round", is_flag=True,
               help="Skip the extra search round for sub-questions whose support was pruned.")  # fmt: skip
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
@@ -249,8 +257,8 @@ def _pct(x: float | None) -> str:
 @model_options()
 @storage_errors
 def ask(question, policy, model_spec, judges, corpus, partial, convergence, convergence_model,
-        searches, fetches, tool_calls, spans, tokens, no_targeted_round, config_path, as_json,
-        markdown_file, home, db, base_url, api_key):  # fmt: skip
+        searches, fetches, tool_calls, spans, tokens, max_cost, no_targeted_round, config_path,
+        as_json, markdown_file, home, db, base_url, api_key):  # fmt: skip
     """Answer QUESTION; every published claim carries a quote, a URL, a retrieval time and a verdict.
 
     Offline (no model, no network) it runs the extractive baseline over the shipped corpus,
@@ -265,6 +273,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
       spanproof ask "Who did the Odessa Jackalopes hire as head coach in May 2019?"
       spanproof ask "When did former congresswoman Liz Patterson die?" --json
       OPENAI_API_KEY=... spanproof ask "..." --model openai:gpt-4o-mini --judge openai:gpt-4o-mini
+      spanproof ask "..." --model openai:gpt-4o --max-cost 0.05 --tokens 50000   # both budgets
     """
     from spanproof.agent.record import Budgets
     from spanproof.agent.run import run_question
@@ -280,7 +289,8 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         raise click.UsageError("--policy llm needs --model, e.g. --model openai:gpt-4o-mini.")
     endpoint = endpoint_settings(base_url, api_key)
     budget_args = {k: v for k, v in dict(searches=searches, fetches=fetches, tool_calls=tool_calls,
-                                         spans=spans, tokens=tokens).items() if v is not None}  # fmt: skip
+                                         spans=spans, tokens=tokens,
+                                         cost_usd=max_cost).items() if v is not None}  # fmt: skip
     from spanproof.graders.gate_config import GateConfigError, load_config
 
     try:
@@ -423,11 +433,12 @@ async def recheck_record(record, env) -> list[dict]:
     "--live", is_flag=True, help="Re-fetch over the network (egress allowlist = the run's hosts)."
 )
 @allow_network_option
+@fetch_timeout_option
 @json_option("Print the findings as JSON.")
 @home_option()
 @db_option()
 @storage_errors
-def recheck(run_id, corpus, live, allow_networks, as_json, home, db):
+def recheck(run_id, corpus, live, allow_networks, fetch_timeout_s, as_json, home, db):
     """Re-fetch each URL a run cited, compare with the stored snapshot, and confirm each
     quote is still on the page (whitespace and quotation marks normalised).
 
@@ -453,7 +464,8 @@ def recheck(run_id, corpus, live, allow_networks, as_json, home, db):
 
         hosts = sorted({urlsplit(s.url).hostname or "" for s in record.spans} - {""})
         try:
-            env = live_web(home_dir, hosts, StaticSearch([]), allow_networks=list(allow_networks))
+            env = live_web(home_dir, hosts, StaticSearch([]), allow_networks=list(allow_networks),
+                           page_timeout_s=fetch_timeout_s)  # fmt: skip
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     else:
@@ -603,13 +615,14 @@ def runs_show(run_id, as_json, markdown_file, home, db):
     """
     import json
 
-    from spanproof.agent.ledger import answer_markdown, ledger_with_reviews
+    from spanproof.agent.ledger import answer_markdown, ledger_with_reviews, reviewed_answer
 
     home_dir = resolve_home(home)
     store = _store(home_dir, db)
     record = _get_run(store, run_id)
     reviews = store.store.list_reviews(record.run_id)
-    reviewed = record.model_copy(update={"ledger": ledger_with_reviews(record, reviews)})
+    reviewed = reviewed_answer(record, reviews)
+    reviewed = reviewed.model_copy(update={"ledger": ledger_with_reviews(record, reviews)})
     if markdown_file:
         from spanproof.files import write_atomic
 
@@ -621,17 +634,21 @@ def runs_show(run_id, as_json, markdown_file, home, db):
         payload["reviews"] = [r.model_dump(mode="json") for r in reviews]
         echo_json(payload)
         return
-    render_answer(record, rich_ok=sys.stdout.isatty())
+    render_answer(reviewed, rich_ok=sys.stdout.isatty())
     for note in snapshot_notes(record, home_dir, db):
         err(note)
     if reviews:
         from tabulate import tabulate
 
+        # Claims are numbered as in the citations above ([1] is the first shown claim); a
+        # decision on a claim that is not shown names its place in the draft.
+        number = {c.index: f"[{n}]" for n, c in enumerate(record.answer.shown, start=1)}
         click.echo("\nReviewer decisions (latest per claim is in force):")
         click.echo(
             tabulate(
-                [[r.decided_at.isoformat(timespec="seconds"), r.claim_index, r.decision, r.reviewer,
-                  r.edited_text or "", r.note] for r in reviews],
+                [[r.decided_at.isoformat(timespec="seconds"),
+                  number.get(r.claim_index, f"draft claim {r.claim_index + 1}"), r.decision,
+                  r.reviewer, r.edited_text or "", r.note] for r in reviews],
                 headers=["when", "claim", "decision", "reviewer", "edited text", "note"],
             )
         )  # fmt: skip

@@ -11,6 +11,7 @@ from spanproof.cli.options import (
     HOME_HELP,
     endpoint_options,
     endpoint_settings,
+    err,
     home_option,
     json_option,
     model_options,
@@ -625,4 +626,16 @@ def calibrate(
             click.echo(
                 f"DRIFT {f.judge} on {f.set}: {f.metric} {f.baseline:.3f} -> {cur} (floor {f.allowed_low:.3f})"
             )
+    # Judge errors count as wrong answers in the figures; a judge that errored on every pair
+    # measured nothing, whatever its set's thresholds: said on stderr, and exit 2.
+    unmeasured = [r for r in result.judges if r.n and r.errors >= r.n]
+    for r in result.judges:
+        if r.errors:
+            word = "error" if r in unmeasured else "warning"
+            err(f"{word}: {r.judge} on {r.set}: {r.errors} of {r.n} pairs got a judge error "
+                f"(counted as wrong); first: {r.first_error}")  # fmt: skip
+    if unmeasured:
+        err("error: a judge that errored on every pair measured nothing; fix the judge (the "
+            "errors above say why) and run again.")  # fmt: skip
+        sys.exit(2)
     sys.exit(0 if result.passed else 1)

@@ -228,6 +228,7 @@ def search(query: str, corpus_dir: str | None, limit: int, home: str | None, as_
 )
 @click.option("--preview-chars", type=click.IntRange(200, 20000), default=1500, show_default=True)
 @options.allow_network_option
+@options.fetch_timeout_option
 @home_option
 @json_option
 def fetch(
@@ -238,6 +239,7 @@ def fetch(
     record_to: str | None,
     preview_chars: int,
     allow_networks: tuple[str, ...],
+    fetch_timeout_s: float | None,
     home: str | None,
     as_json: bool,
 ) -> None:
@@ -264,7 +266,7 @@ def fetch(
         try:
             env = live_web(
                 state, list(allow) or [host_of(url)], StaticSearch([]), record_to=record_to,
-                allow_networks=list(allow_networks),
+                allow_networks=list(allow_networks), page_timeout_s=fetch_timeout_s,
             )  # fmt: skip
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--allow-network") from exc

@@ -8,6 +8,7 @@ import sys
 import click
 
 from spanproof.cli.options import (
+    CommandStop,
     db_option,
     echo_json,
     endpoint_options,
@@ -105,9 +106,13 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
     \b
     Exit codes: 0 every check passed; 1 a threshold failed, or a row is
     significantly worse than the baseline by more than the tolerance; 2 the gate
-    could not run (bad config, missing input, unreachable judge, a --baseline that
-    names no usable run, --deadline reached) - the message says what to do; 130
-    interrupted (Ctrl-C): the checks that finished are recorded with the run.
+    could not run (bad config, missing input, unreachable judge, the store lost, a
+    --baseline that names no usable run, --deadline reached; default deadline_s 3600
+    in the config) - the message says what to do; 130 interrupted (Ctrl-C); 143
+    stopped by SIGTERM (how CI cancels a job). However it ends, the checks that
+    finished are recorded with the run, the others are marked, and --junit /
+    --markdown / --report are written. A model endpoint that a phase proves dead
+    stops the phases that would call it.
 
     \b
     Every row measured on items (calibration, reviewed pairs, sensitivity,
@@ -153,7 +158,7 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
     overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions,
                  "concurrency": wire.get("concurrency"), "timeout_s": wire.get("timeout_s"),
                  "response_format": wire.get("response_format"), "baseline": baseline_ref,
-                 "repeat": repeat}  # fmt: skip
+                 "repeat": repeat, "deadline_s": wire.get("deadline_s")}  # fmt: skip
     try:
         cfg, source = load_config(config_path, overrides=overrides)
     except GateConfigError as exc:
@@ -182,13 +187,19 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
             sys.exit(2)
         if progress:
             progress(f"[gate] comparing with {baseline.described}")
+    # Ctrl-C, SIGTERM and the deadline stop the gate through `stop`: it records what finished
+    # and returns, so the files below are written on every way the gate ends.
+    stop = CommandStop(cfg.deadline_s)
     result = run_async(
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint,
-                 db=db, baseline=baseline),
+                 db=db, baseline=baseline, stop=stop),
         quiet=as_json,
         what="gate",
+        stop=stop,
     )  # fmt: skip
-    if save_baseline:
+    if save_baseline and stop.reason:
+        err("--save-baseline: not written: the gate was stopped before its checks finished")
+    elif save_baseline:
         try:
             path = save_file(result, save_baseline, branch=result.git_branch)
         except BaselineError as exc:
@@ -218,6 +229,11 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
         echo_json(result.public())
     else:
         click.echo(terminal_table(result))
+    if stop.reason:
+        err(stop.message("gate"))
+    not_recorded = result.artifacts.get("not_recorded")
+    if not_recorded:
+        err(f"error: {not_recorded['message']}")
     sys.exit(result.exit_code)
 
 

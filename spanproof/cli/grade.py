@@ -13,6 +13,7 @@ from spanproof.cli.options import (
     endpoint_options,
     endpoint_settings,
     err,
+    fetch_timeout_option,
     home_option,
     json_option,
     model_options,
@@ -157,13 +158,15 @@ def _proofs_and_flags(result) -> list[str]:
     "citing 127.0.0.1 or 169.254.169.254 gets UNREACHABLE, unless --allow-network names it).",
 )
 @allow_network_option
+@fetch_timeout_option
 @click.option(
     "--judge",
     "judges",
     multiple=True,
     envvar="SPANPROOF_JUDGE",
-    help="Grader spec, repeatable for side-by-side columns: rules (default) | presence | "
-    "blind | openai:<model> | scripted:<path>.",
+    help="Grader spec, repeatable for side-by-side columns: rules (default) | presence (the "
+    "straw man: passes any link to an allowlisted page that loads, never reads it) | blind | "
+    "openai:<model> | scripted:<path>.",
 )
 @click.option(
     "--plant",
@@ -203,6 +206,7 @@ def grade(
     base_url,
     api_key,
     allow_networks=(),
+    fetch_timeout_s=None,
 ):
     """Grade a cited REPORT (markdown or JSON) claim by claim against the pages it cites.
 
@@ -272,8 +276,9 @@ def grade(
     hosts = cited_hosts(parsed.cited_urls)
     try:
         fetcher = make_fetcher(
-            store, hosts, transport=transport, allow_networks=list(allow_networks)
-        )
+            store, hosts, transport=transport, allow_networks=list(allow_networks),
+            page_timeout_s=fetch_timeout_s,
+        )  # fmt: skip
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     progress = progress_printer(as_json)

@@ -73,6 +73,9 @@ def train(out_path: Path | None, check: bool) -> None:
 
     progress = progress_printer(False)
     f = _features(progress)
+    progress(f"choosing signals among {len(f.names)} candidates and thresholds by a grouped "
+             "cross-validation (5 folds), then the same inside each fold for the held-out "
+             "figure")  # fmt: skip
     params = fit_params(f, progress=progress)
     progress(f"fitted {len(params.signals)} signals: {', '.join(params.signals)}")
     text = dump(params)

@@ -82,6 +82,20 @@ def allow_network_option(command):
     )(command)
 
 
+def fetch_timeout_option(command):
+    """--fetch-timeout SECONDS: the deadline for one whole fetched page (every byte, every
+    redirect hop), not per read: a page that trickles one byte a second is given up."""
+    return click.option(
+        "--fetch-timeout",
+        "fetch_timeout_s",
+        type=click.FloatRange(min=0, min_open=True),
+        envvar="SPANPROOF_FETCH_TIMEOUT",
+        default=None,
+        help="With --live: seconds for one whole page, all of it (default 30) "
+        "[env: SPANPROOF_FETCH_TIMEOUT].",
+    )(command)
+
+
 def err(message: str) -> None:
     click.echo(message, err=True)
 
@@ -182,20 +196,85 @@ def traffic_lines() -> list[str]:
     return lines
 
 
-def run_async(coro, *, quiet: bool = False, what: str = "command"):
-    """Run the command's coroutine: --deadline, Ctrl-C (exit 130), model setup errors (exit 2),
-    the model clients closed, and their traffic said on stderr."""
+class CommandStop:
+    """Why the running command is being stopped, set before its task is cancelled: "interrupt"
+    (Ctrl-C), "terminate" (SIGTERM, how CI cancels a job) or "deadline" (--deadline). A
+    command that can keep what finished (the gate) reads it to record the run and say why."""
+
+    EXIT_CODES = {"interrupt": 130, "terminate": 143, "deadline": 2}
+
+    def __init__(self, deadline_s: float | None = None) -> None:
+        self.deadline_s = deadline_s
+        self.reason: str | None = None
+
+    def __call__(self) -> str | None:
+        return self.reason
+
+    def message(self, what: str) -> str:
+        if self.reason == "deadline":
+            return (
+                f"error: the {what} reached its --deadline of {self.deadline_s:g} s and was "
+                "stopped. Raise --deadline, or make it faster (--concurrency, a smaller set)."
+            )
+        how = "SIGTERM" if self.reason == "terminate" else "Ctrl-C"
+        return f"interrupted: the {what} was stopped ({how}); what finished was recorded."
+
+
+def _watch(stop: CommandStop, task: asyncio.Task) -> Callable[[], None]:
+    """Ctrl-C, SIGTERM and the deadline set ``stop.reason`` and cancel ``task`` (a second
+    signal stops at once). Returns the function that puts the previous handlers back."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+
+    def stop_for(reason: str) -> None:
+        if stop.reason is not None and reason != "deadline":
+            raise KeyboardInterrupt if reason == "interrupt" else SystemExit(143)
+        if stop.reason is None:
+            stop.reason = reason
+            task.cancel()
+
+    installed: list[tuple[int, Any]] = []
+    for sig, reason in ((signal.SIGINT, "interrupt"), (signal.SIGTERM, "terminate")):
+        previous = signal.getsignal(sig)
+        # A background job of a non-interactive shell inherits SIGINT ignored: keep ignoring it.
+        if previous is signal.SIG_IGN:
+            continue
+        try:
+            loop.add_signal_handler(sig, stop_for, reason)
+        except (RuntimeError, ValueError):  # not the main thread: signals stay as they were
+            continue
+        installed.append((sig, previous))
+    timer = loop.call_later(stop.deadline_s, stop_for, "deadline") if stop.deadline_s else None
+
+    def restore() -> None:
+        if timer is not None:
+            timer.cancel()
+        for sig, previous in installed:
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, previous)
+
+    return restore
+
+
+def run_async(coro, *, quiet: bool = False, what: str = "command", stop: CommandStop | None = None):
+    """Run the command's coroutine: --deadline (exit 2), Ctrl-C (exit 130), SIGTERM (exit 143),
+    model setup errors (exit 2), the model clients closed, and their traffic said on stderr.
+
+    ``stop``: given by a command that keeps what finished when it is stopped; its coroutine
+    reads ``stop()`` when cancelled and may return a result, which is then returned here (the
+    command says why it stopped and picks its exit code). Otherwise a stop exits here."""
     from spanproof.graders.judges import JudgeConfigError
     from spanproof.wire import CircuitOpen, EndpointConfigError, close_clients
 
-    deadline = wire_options().get("deadline_s")
+    stop = stop or CommandStop(wire_options().get("deadline_s"))
 
     async def main():
+        restore = _watch(stop, asyncio.current_task())
         try:
-            if deadline:
-                return await asyncio.wait_for(coro, deadline)
             return await coro
         finally:
+            restore()
             await close_clients()
             lines.extend(traffic_lines())
 
@@ -209,15 +288,17 @@ def run_async(coro, *, quiet: bool = False, what: str = "command"):
         result = asyncio.run(main())
     except KeyboardInterrupt:
         say_traffic()
-        err(f"interrupted: the {what} was stopped (Ctrl-C); what finished was recorded.")
+        stop.reason = "interrupt"
+        err(stop.message(what))
         sys.exit(130)
-    except TimeoutError:
+    except SystemExit:
         say_traffic()
-        err(
-            f"error: the {what} reached its --deadline of {deadline:g} s and was stopped. "
-            "Raise --deadline, or make it faster (--concurrency, a smaller set)."
-        )
-        sys.exit(2)
+        raise
+    except asyncio.CancelledError:
+        say_traffic()
+        stop.reason = stop.reason or "interrupt"
+        err(stop.message(what))
+        sys.exit(CommandStop.EXIT_CODES[stop.reason])
     except (JudgeConfigError, CircuitOpen, EndpointConfigError) as exc:
         say_traffic()
         err(f"error: {exc}")

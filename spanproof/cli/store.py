@@ -150,6 +150,14 @@ def migrate(src, dest, as_json) -> None:
     from spanproof.store import store_for_url
     from spanproof.store.legacy import copy_home
 
+    # `--to "$SPANPROOF_DB"` with the variable unset passes an empty string: never a store
+    # in the current directory, and never a message about the source.
+    for option, value, hint in (("--from", src, "the home to copy"),
+                                ("--to", dest, "the database URL")):  # fmt: skip
+        if not str(value).strip():
+            err(f"Error: {option} is empty: give {hint}. If you wrote {option} \"$SPANPROOF_DB\" "
+                "(or another variable), it is not set in this shell: `echo $SPANPROOF_DB`.")  # fmt: skip
+            raise SystemExit(2)
     result = copy_home(Path(src), store_for_url(dest))
     if as_json:
         echo_json(result.model_dump())

@@ -69,11 +69,24 @@ class Features:
         return np.array([shared_words(r.claim, r.span) for r in self.rows])
 
 
-def _audit_table(rows: Sequence[Row]) -> np.ndarray:
+def _every(rows: Sequence[Row], what: str, progress: Callable[[str], None] | None):
+    """The rows, saying how far ``what`` has got about every tenth of the way (the whole pass
+    takes minutes on two cores, and a silent minute reads as a hang)."""
+    import time
+
+    step = max(1, len(rows) // 10)
+    t0 = time.perf_counter()
+    for i, r in enumerate(rows):
+        if progress and i and i % step == 0:
+            progress(f"  {what}: {i}/{len(rows)} pairs ({time.perf_counter() - t0:.0f} s)")
+        yield i, r
+
+
+def _audit_table(rows: Sequence[Row], progress: Callable[[str], None] | None = None) -> np.ndarray:
     """What the audit makes of each possible judge label, per row (it depends on the pair
     and the label only, so it is computed once)."""
     out = np.zeros((len(rows), len(LABELS)), dtype=np.int64)
-    for i, r in enumerate(rows):
+    for i, r in _every(rows, "auditing", progress):
         quote = best_window(r.claim, r.span) or None
         for j, label in enumerate(LABELS):
             v = audit(r.claim, SpanRef(text=r.span), Verdict(verdict=label, quote_used=quote))
@@ -90,13 +103,18 @@ def features(
     names = list(names or [s.name for s in SIGNALS])
     if progress:
         progress(f"measuring {len(names)} signals on {len(rows)} training pairs")
-    X = np.array([measure(r.claim, r.span, names) for r in rows], dtype=float)
+    X = np.array(
+        [measure(r.claim, r.span, names) for _, r in _every(rows, "measuring", progress)],
+        dtype=float,
+    )
+    if progress:
+        progress("auditing each pair under each verdict the judge could give")
     return Features(
         rows=rows,
         names=names,
         X=X,
         y=np.array([LABELS.index(r.label) for r in rows]),
-        audited=_audit_table(rows),
+        audited=_audit_table(rows, progress),
         wice=np.array([r.origin == "wice" for r in rows]),
         folds=np.array([r.fold for r in rows]),
     )

@@ -111,6 +111,16 @@ class GateRunRow(BaseModel):
     result: str  # GateResult JSON
 
 
+class GateWhere(BaseModel):
+    """Where a gate run ran: what the gate list shows beside each result."""
+
+    gate_id: str
+    runner: str
+    host: str
+    ci_job: str | None = None
+    git_commit: str | None = None
+
+
 class Review(BaseModel):
     id: str
     run_id: str

@@ -36,6 +36,7 @@ from spanproof.store.errors import RunIdConflict, RunNotFound, StoreError
 from spanproof.store.models import (
     RUN_KINDS,
     GateRunRow,
+    GateWhere,
     PruneResult,
     Recheck,
     Review,
@@ -352,6 +353,13 @@ class Store:
         )
         with self._read() as conn:
             return [GateRunRow(**r._mapping) for r in conn.execute(query)]
+
+    def gate_provenance(self) -> list[GateWhere]:
+        """Where every gate run ran (runner, host, CI job, commit), without its result."""
+        c = t.gate_runs.c
+        query = sa.select(c.gate_id, c.runner, c.host, c.ci_job, c.git_commit)
+        with self._read() as conn:
+            return [GateWhere(**r._mapping) for r in conn.execute(query)]
 
     def gate_run(self, gate_id: str) -> GateRunRow:
         """One gate run by its id or a unique prefix of it; RunNotFound names the way to list them."""

@@ -84,6 +84,7 @@ class ViewContext:
         self._verifiers: dict[tuple[str, ...], Any] = {}
         self._cache = None
         self._side_by_side: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._side_by_side_errors: dict[tuple[str, tuple[str, ...]], str] = {}
         self.env = Environment(
             loader=PackageLoader("spanproof.view", "templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -131,9 +132,14 @@ def _not_found(ctx: ViewContext, request: Request, what: str) -> HTMLResponse:
 # --- runs -----------------------------------------------------------------------------------
 
 
+# Beyond any real store (an offset past 2**63 overflows the database's integer); a page past
+# the last one shows the last one.
+MAX_PAGE = 1_000_000
+
+
 def _page_number(request: Request) -> int:
     try:
-        return max(1, int(request.query_params.get("page", "1")))
+        return min(MAX_PAGE, max(1, int(request.query_params.get("page", "1"))))
     except ValueError:
         return 1
 
@@ -157,6 +163,10 @@ def runs_list(request: Request) -> Response:
         )
     number = _page_number(request)
     result = ctx.data.list_runs(f, number, ctx.settings.per_page)
+    last = Paging(result.total, number, ctx.settings.per_page).pages
+    if number > last:
+        number = last
+        result = ctx.data.list_runs(f, number, ctx.settings.per_page)
     query = {k: v for k, v in f.model_dump().items() if v}
 
     def page_link(n: int) -> str:
@@ -401,7 +411,8 @@ def ledger_markdown(request: Request) -> Response:
 
 def gates_list(request: Request) -> Response:
     ctx: ViewContext = request.app.state.ctx
-    return ctx.render(request, "gates.html", title="Gate results", gates=ctx.data.gate_results())
+    return ctx.render(request, "gates.html", title="Gate results", gates=ctx.data.gate_results(),
+                      runners=ctx.data.gate_runners())  # fmt: skip
 
 
 def _load_gate(ctx: ViewContext, gate_id: str):
@@ -478,37 +489,44 @@ def gates_compare(request: Request) -> Response:
 # --- judges ------------------------------------------------------------------------------------
 
 
-async def judges_page(request: Request) -> Response:
-    from spanproof.graders.judges import JudgeConfigError
-    from spanproof.specs import SpecError
-    from spanproof.view.judges import SHOW_LABELS, side_by_side
+def _judges_choice(ctx: ViewContext, params: Any) -> tuple[str, list[str], str] | None:
+    """(set, judges, show) from a query or a form, or None when it names anything the viewer
+    was not started with (a URL never names a file to read or a model to call)."""
+    from spanproof.view.judges import SHOW_LABELS
 
-    ctx: ViewContext = request.app.state.ctx
-    q = request.query_params
-    set_name = q.get("set") or next(iter(ctx.sets))
-    chosen = q.getlist("judge") or list(ctx.settings.judges)
-    show = q.get("show") or "all"
+    set_name = str(params.get("set") or next(iter(ctx.sets)))
+    chosen = [str(j) for j in params.getlist("judge")] or list(ctx.settings.judges)
+    show = str(params.get("show") or "all")
     if (
         set_name not in ctx.sets
         or any(j not in ctx.settings.judges for j in chosen)
         or show not in SHOW_LABELS
     ):
-        return ctx.render(
-            request, "error.html", status_code=400, title="Not offered",
-            message="Only the sets and judges `spanproof view` was started with can be run here "
-            f"(sets: {', '.join(ctx.sets)}; judges: {', '.join(ctx.settings.judges)}). "
-            "Start it with --set FILE and --judge SPEC to add more.",
-        )  # fmt: skip
-    key = (set_name, tuple(chosen))
-    error = None
-    if key not in ctx._side_by_side:
-        try:
-            ctx._side_by_side[key] = await side_by_side(
-                ctx.sets[set_name], chosen, cache=ctx.cache, endpoint=ctx.endpoint
-            )
-        except (SpecError, JudgeConfigError, ValueError, OSError) as exc:
-            error = f"could not judge {set_name}: {exc}"
-    table = ctx._side_by_side.get(key)
+        return None
+    return set_name, chosen, show
+
+
+def _not_offered(ctx: ViewContext, request: Request) -> Response:
+    return ctx.render(
+        request, "error.html", status_code=400, title="Not offered",
+        message="Only the sets and judges `spanproof view` was started with can be run here "
+        f"(sets: {', '.join(ctx.sets)}; judges: {', '.join(ctx.settings.judges)}). "
+        "Start it with --set FILE and --judge SPEC to add more.",
+    )  # fmt: skip
+
+
+def judges_page(request: Request) -> Response:
+    """What the judges said on a set. A GET never runs a judge (any web page can make a browser
+    send one: an <img> pointing here must not spend model calls); it shows the verdicts this
+    viewer already has, else the button that runs them (a POST with the CSRF token)."""
+    from spanproof.view.judges import SHOW_LABELS
+
+    ctx: ViewContext = request.app.state.ctx
+    choice = _judges_choice(ctx, request.query_params)
+    if choice is None:
+        return _not_offered(ctx, request)
+    set_name, chosen, show = choice
+    table = ctx._side_by_side.get((set_name, tuple(chosen)))
     rows = [r for r in table.rows if r.shown(show)] if table else []  # type: ignore[arg-type]
     from spanproof.view.judge_pairs import describe, paired
 
@@ -524,10 +542,41 @@ async def judges_page(request: Request) -> Response:
         shows=SHOW_LABELS,
         table=table,
         rows=rows,
-        error=error,
+        error=ctx._side_by_side_errors.get((set_name, tuple(chosen))),
         comparisons=paired(table) if table else [],
         describe=describe,
     )
+
+
+async def run_judges(request: Request) -> Response:
+    """Judge the chosen set with the chosen judges (model calls happen here only), then show it."""
+    from urllib.parse import urlencode
+
+    from spanproof.graders.judges import JudgeConfigError
+    from spanproof.specs import SpecError
+    from spanproof.view.judges import side_by_side
+
+    ctx: ViewContext = request.app.state.ctx
+    form = await request.form()
+    try:
+        check_csrf(form.get(CSRF_FIELD), ctx.csrf_token)
+    except CsrfRefused as exc:
+        return PlainTextResponse(str(exc), status_code=403)
+    choice = _judges_choice(ctx, form)
+    if choice is None:
+        return _not_offered(ctx, request)
+    set_name, chosen, show = choice
+    key = (set_name, tuple(chosen))
+    if key not in ctx._side_by_side:
+        try:
+            ctx._side_by_side[key] = await side_by_side(
+                ctx.sets[set_name], chosen, cache=ctx.cache, endpoint=ctx.endpoint
+            )
+            ctx._side_by_side_errors.pop(key, None)
+        except (SpecError, JudgeConfigError, ValueError, OSError) as exc:
+            ctx._side_by_side_errors[key] = f"could not judge {set_name}: {exc}"
+    query = urlencode([("set", set_name), *(("judge", j) for j in chosen), ("show", show)])
+    return RedirectResponse(f"/judges?{query}", status_code=303)
 
 
 def index(request: Request) -> Response:
@@ -551,6 +600,7 @@ def create_app(settings: ViewSettings, data: ViewData | None = None) -> Starlett
             Route("/gates/{gate_id}", gate_page),
             Route("/gates/{gate_id}/calibration", gate_calibration),
             Route("/judges", judges_page),
+            Route("/judges/run", run_judges, methods=["POST"]),
             Mount("/static", StaticFiles(directory=static), name="static"),
         ]
     )

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from spanproof.agent.record import RunRecord
 from spanproof.graders.gate_result import GateResult
-from spanproof.store.models import Recheck, Review, RunFilter, RunPage
+from spanproof.store.models import GateWhere, Recheck, Review, RunFilter, RunPage
 
 MIX_LABELS: dict[str, str] = {
     "": "any",
@@ -135,6 +135,10 @@ class ViewData:
 
     def gate_results(self) -> list[GateResult]:
         return sorted(self.gates.list(), key=lambda g: g.started_at, reverse=True)
+
+    def gate_runners(self) -> dict[str, GateWhere]:
+        """Where each gate ran (runner, CI job), by gate id: recorded with the run, not in it."""
+        return {g.gate_id: g for g in self.store.gate_provenance()}
 
     def gate(self, gate_id: str) -> GateResult:
         for g in self.gates.list():

@@ -23,6 +23,24 @@ def _port_free(host: str, port: int) -> None:
         s.bind((host, port))
 
 
+def banner(settings: ViewSettings) -> list[str]:
+    """What the viewer says at start: the store it reads (the database, with its password
+    hidden, or the SQLite file), where span text comes from, the token, the address."""
+    from spanproof.store.url import redact, resolve_db_url
+
+    lines = [
+        f"spanproof view: runs and gate results of {redact(resolve_db_url(settings.db, settings.home))}"
+    ]
+    if settings.db:
+        lines.append(f"span text from the snapshots in {settings.home}")
+    if settings.token:
+        lines.append(f"access token: {settings.token}")
+    if not is_loopback(settings.host):
+        lines.append("listening beyond this machine; every request must carry the token above")
+    lines.append(f"open {address(settings)}  (Ctrl-C stops)")
+    return lines
+
+
 def serve(settings: ViewSettings, say: Callable[[str], None] = print) -> None:
     """Raises BindError before binding anything when the bind is not allowed."""
     import uvicorn
@@ -32,12 +50,8 @@ def serve(settings: ViewSettings, say: Callable[[str], None] = print) -> None:
     check_bind(settings.host, settings.token)
     _port_free(settings.host, settings.port)
     app = create_app(settings)
-    say(f"spanproof view: runs and gate results of {settings.home}")
-    if settings.token:
-        say(f"access token: {settings.token}")
-    if not is_loopback(settings.host):
-        say("listening beyond this machine; every request must carry the token above")
-    say(f"open {address(settings)}  (Ctrl-C stops)")
+    for line in banner(settings):
+        say(line)
     uvicorn.run(
         app,
         host=settings.host,

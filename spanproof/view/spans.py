@@ -16,6 +16,8 @@ from spanproof.agent.evidence import Span
 
 DEFAULT_CONTEXT = 800
 MAX_CONTEXT = 200_000
+LEAD_CHARS = 240  # context shown open right above the span (about three lines) ...
+LEAD_LINES = 3  # ... and at most this many line breaks
 
 _QUOTE_CLASS = {
     '"': '["“”„‟«»]',
@@ -46,6 +48,26 @@ class SpanContext(BaseModel):
     @property
     def highlighted(self) -> str:
         return self.span_before_quote + self.quote + self.span_after_quote
+
+    @property
+    def lead(self) -> str:
+        """The last few lines before the span, shown open above it: the box opens at the span,
+        not at the top of the context (which could put the span below the box's fold)."""
+        lead = self.before
+        if len(lead) > LEAD_CHARS:
+            cut = len(lead) - LEAD_CHARS
+            space = lead.find(" ", cut)
+            lead = lead[space + 1 if 0 <= space < cut + 40 else cut :]
+        # at most a few lines: a page of short paragraphs would push the span down again
+        breaks = [i for i, ch in enumerate(lead) if ch == "\n"]
+        if len(breaks) > LEAD_LINES:
+            lead = lead[breaks[-LEAD_LINES - 1] + 1 :]
+        return lead
+
+    @property
+    def earlier(self) -> str:
+        """The rest of the context before the span, folded away (one click shows it)."""
+        return self.before[: len(self.before) - len(self.lead)]
 
 
 def _quote_pattern(quote: str) -> re.Pattern[str]:

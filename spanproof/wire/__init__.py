@@ -16,6 +16,7 @@ from spanproof.wire.client import (
     client_for,
     clients,
     close_clients,
+    endpoint_dead,
     forget_clients,
     totals,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "client_for",
     "clients",
     "close_clients",
+    "endpoint_dead",
     "forget_clients",
     "json_from_reply",
     "max_tokens_for",

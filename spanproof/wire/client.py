@@ -12,15 +12,20 @@ way, with the server's own explanation shown to the person.
   when latency says the server queues). The openai SDK's own retries are off: retries happen
   here, inside the limit, so a retry never piles onto a server still computing the request
   the client gave up on.
-- Retries: timeouts (once), connection errors (once the endpoint has answered), 408, 429 and
-  5xx, with exponential backoff and the server's Retry-After honoured up to
-  ``MAX_RETRY_AFTER_S``; a longer wait fails the call.
+- ``timeout_s`` bounds a whole reply, not each read: a server that sends one byte a second
+  cannot keep a call alive. A reply whose headers came but whose body did not finish in time
+  (a trickle) is not retried and opens the circuit at once (every call would take the whole
+  timeout). A reply larger than ``max_reply_bytes`` is refused while it streams.
+- Retries: timeouts with no reply yet (once), connection errors (once the endpoint has
+  answered), 408, 429 and 5xx, with exponential backoff and the server's Retry-After honoured
+  up to ``MAX_RETRY_AFTER_S``; a longer wait fails the call.
 - A request error that belongs to one call (a 400 for a context that is too long, a 422) is
   that call's error (``EndpointRefused``) and changes nothing for later calls.
 - Circuit breaker: ``breaker_after`` calls in a row that fail at the endpoint (timeouts,
   connection errors, 5xx, rate limits after retries) open the circuit, also after earlier
   successes; every later call raises ``CircuitOpen`` with the cause at once. An endpoint that
-  never answered opens it after ``NEVER_REACHED_AFTER`` calls.
+  never answered opens it after ``NEVER_REACHED_AFTER`` calls; a refused key or an unknown
+  model (``EndpointConfigError``) opens it at once.
 - Structured output (``structured()``): the first call tries json_schema, then json_object with
   the schema attached (llama.cpp, vLLM and Ollama accept it), then plain json_object, then no
   response_format (the prompt asks for JSON), moving on only when the server's error says the
@@ -31,10 +36,13 @@ way, with the server's own explanation shown to the person.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import random
 import re
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -110,6 +118,82 @@ class CircuitOpen(WireError):
     kind = "circuit_open"
 
 
+def endpoint_dead(exc: BaseException) -> bool:
+    """Does ``exc`` (or an error it was raised from) say every later call to the endpoint would
+    fail the same way: a refused key, an unknown model or URL, an open circuit? Callers wrap
+    wire errors in their own types (a judge's, an agent model's), keeping them as the cause."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, CircuitOpen | EndpointConfigError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+# Usage a server reports is what budgets and costs rest on: missing, negative or non-integer
+# counts are replaced by an estimate from the text (about four characters a token), and the
+# reply says so (``usage_estimated``). Counts that are merely small are kept: a provider bills
+# what it counts, and the reply size cap bounds what a reply can add to the next request.
+CHARS_PER_TOKEN = 4
+
+
+def _estimate(text_chars: int) -> int:
+    return -(-text_chars // CHARS_PER_TOKEN)
+
+
+def checked_usage(resp: Any, request: dict[str, Any]) -> str | None:
+    """Make ``resp.usage`` usable (non-negative integers); None when the server's counts were
+    kept, else why they were replaced by the estimate from the request's and the reply's text.
+    The reason is also left on the reply as ``usage_estimated``."""
+    import json
+
+    from openai.types import CompletionUsage
+
+    prompt_chars = len(json.dumps(request.get("messages", []), default=str)) + len(
+        json.dumps(request.get("tools", []), default=str)
+    )
+    reply_chars = 0
+    for choice in getattr(resp, "choices", None) or []:
+        msg = getattr(choice, "message", None)
+        reply_chars += len(getattr(msg, "content", None) or "")
+        for call in getattr(msg, "tool_calls", None) or []:
+            fn = getattr(call, "function", None)
+            reply_chars += len(getattr(fn, "name", "") or "") + len(
+                str(getattr(fn, "arguments", "") or "")
+            )
+    estimate = {
+        "prompt_tokens": _estimate(prompt_chars),
+        "completion_tokens": _estimate(reply_chars),
+    }
+    usage = getattr(resp, "usage", None)
+    why = None
+    if usage is None:
+        why = "missing"
+    else:
+        for field in estimate:
+            value = getattr(usage, field, None)
+            if value is None:
+                why = f"missing ({field})"
+            elif isinstance(value, bool) or not isinstance(value, int):
+                why = f"not an integer ({field} {value!r})"
+            elif value < 0:
+                why = f"negative ({field} {value})"
+            if why:
+                break
+    if why is None:
+        return None
+    resp.usage = CompletionUsage(
+        prompt_tokens=estimate["prompt_tokens"],
+        completion_tokens=estimate["completion_tokens"],
+        total_tokens=sum(estimate.values()),
+    )
+    with contextlib.suppress(AttributeError, TypeError, ValueError):
+        resp.usage_estimated = why  # a reply type that takes no new attribute: counters say it
+    return why
+
+
 class WireCounters(BaseModel):
     """What a client did: logical calls, HTTP requests (retries included), and their outcomes."""
 
@@ -120,10 +204,83 @@ class WireCounters(BaseModel):
     responses: int = 0  # HTTP responses received, any status: the server was reached
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    usage_estimated: int = 0  # replies whose token counts were estimated (see checked_usage)
     errors: dict[str, int] = Field(default_factory=dict)
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
+
+
+class ReplyTooLarge(Exception):
+    """A reply body passed the size cap while it streamed (or declared a larger length)."""
+
+    def __init__(self, limit: int, seen: int):
+        super().__init__(f"the reply passed {limit} bytes ({seen} read); refused")
+        self.limit, self.seen = limit, seen
+
+
+class _ReplyProgress:
+    """How far the current request's reply came: its headers, and the bytes of its body."""
+
+    def __init__(self) -> None:
+        self.headers = False
+        self.bytes = 0
+
+
+_REPLY: contextvars.ContextVar[_ReplyProgress | None] = contextvars.ContextVar(
+    "model_reply_progress", default=None
+)
+
+
+def _guarded_transport(limit: int) -> Any:
+    """The model client's transport: notes when a reply's headers came and caps its body while
+    it streams. Built on the HTTP library the installed openai SDK uses (httpx, or its fork
+    httpx2 in newer SDKs), whose transport and stream types the SDK's client checks."""
+    import importlib
+
+    import openai
+
+    hx = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0])
+
+    class CappedBody(hx.AsyncByteStream):
+        def __init__(self, inner: Any, progress: _ReplyProgress | None) -> None:
+            self.inner, self.progress = inner, progress
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            async for chunk in self.inner:
+                seen += len(chunk)
+                if self.progress is not None:
+                    self.progress.bytes = seen
+                if seen > limit:
+                    raise ReplyTooLarge(limit, seen)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    class ReplyGuard(hx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            from openai._base_client import DEFAULT_CONNECTION_LIMITS
+
+            self.inner = hx.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
+
+        async def handle_async_request(self, request: Any) -> Any:
+            response = await self.inner.handle_async_request(request)
+            progress = _REPLY.get()
+            if progress is not None:
+                progress.headers = True
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                await response.aclose()
+                raise ReplyTooLarge(limit, int(declared))
+            response.stream = CappedBody(response.stream, progress)
+            return response
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return ReplyGuard()
 
 
 def server_message(exc: Any) -> str:
@@ -192,6 +349,11 @@ class ModelClient:
     def reached(self) -> bool:
         return self.counters.responses > 0
 
+    @property
+    def open_cause(self) -> str | None:
+        """Why the circuit is open (no more calls are made), or None while it is closed."""
+        return self._open_cause
+
     def _openai(self):
         import openai
 
@@ -204,6 +366,9 @@ class ModelClient:
                 base_url=self.settings.base_url,
                 timeout=self.settings.timeout_s,
                 max_retries=0,  # retries happen in chat(), inside the concurrency limit
+                http_client=openai.DefaultAsyncHttpxClient(
+                    transport=_guarded_transport(self.settings.max_reply_bytes)
+                ),
             )
             self._clients[key] = client
         return client
@@ -227,12 +392,26 @@ class ModelClient:
 
     # --- one logical call ------------------------------------------------------------------
 
-    def _classify(self, exc: Exception) -> WireError | tuple[str, float | None, str]:
+    def _classify(
+        self, exc: Exception, progress: _ReplyProgress | None = None
+    ) -> WireError | tuple[str, float | None, str]:
         """A final error, or (kind, retry_after, message) for a retryable one."""
         import openai
 
-        if isinstance(exc, openai.APITimeoutError):
-            return ("timeout", None, f"no answer within {self.settings.timeout_s:g} s")
+        timeout = self.settings.timeout_s
+        if isinstance(exc, TimeoutError | openai.APITimeoutError):
+            if progress is not None and progress.headers:
+                return EndpointFailed(
+                    f"{self.label}: the reply did not finish within {timeout:g} s although the "
+                    f"server had answered ({progress.bytes} bytes of it came): a server that "
+                    "trickles its reply would hold every call for the whole --timeout",
+                    kind="slow_reply",
+                )
+            return ("timeout", None, f"no answer within {timeout:g} s")
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(exc, ReplyTooLarge) or isinstance(cause, ReplyTooLarge):
+            big = exc if isinstance(exc, ReplyTooLarge) else cause
+            return EndpointFailed(f"{self.label}: {big}", kind="reply_too_large")
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc
             return ("connection", None, f"connection error: {cause}")
@@ -304,12 +483,19 @@ class ModelClient:
                 self.counters.requests += 1
                 if attempt:
                     self.counters.retries += 1
+                progress = _ReplyProgress()
+                token = _REPLY.set(progress)
+                # Made (and its modules imported) before the clock starts: the deadline is the
+                # server's, not this process's first-call setup.
+                completions = self._openai().chat.completions
                 try:
-                    resp = await self._openai().chat.completions.create(**kwargs)
+                    # The whole reply within timeout_s: httpx's own timeout is per read.
+                    async with asyncio.timeout(self.settings.timeout_s):
+                        resp = await completions.create(**kwargs)
                 except Exception as exc:
-                    if getattr(exc, "status_code", None) is not None:
+                    if getattr(exc, "status_code", None) is not None or progress.headers:
                         self.counters.responses += 1
-                    verdict = self._classify(exc)
+                    verdict = self._classify(exc, progress)
                     kind = verdict.kind if isinstance(verdict, WireError) else verdict[0]
                     if kind in ("timeout",) or kind == "rate_limited" or kind == "http_503":
                         outcome["kind"] = "timeout" if kind == "timeout" else "overloaded"
@@ -325,10 +511,14 @@ class ModelClient:
                             f"{str(resp)[:120]!r})",
                             kind="bad_response",
                         )
-                    self._succeeded(resp)
+                    self._succeeded(resp, kwargs)
                     return resp
+                finally:
+                    _REPLY.reset(token)
             if isinstance(verdict, EndpointConfigError):
                 self.counters.error(verdict.kind)
+                # Every later call would be refused the same way: stop calling, say why.
+                self._open_cause = self._open_cause or str(verdict)
                 raise verdict
             if isinstance(verdict, EndpointRefused):
                 self.counters.error(verdict.kind)
@@ -336,6 +526,12 @@ class ModelClient:
                 raise verdict
             if isinstance(verdict, WireError):
                 self._failed(verdict.kind, str(verdict))
+                if verdict.kind == "slow_reply":
+                    # Each call would hold for the whole timeout again: stop calling at once.
+                    self._open_cause = self._open_cause or (
+                        f"{verdict} - stopped calling it. Check the server and the network "
+                        "between it and this machine."
+                    )
                 raise verdict
             kind, retry_after, message = verdict
             if kind == "timeout":
@@ -363,13 +559,20 @@ class ModelClient:
                 delay *= 0.5 + random.random() / 2
             await asyncio.sleep(delay)
 
-    def _succeeded(self, resp: Any) -> None:
+    def _succeeded(self, resp: Any, request: dict[str, Any]) -> None:
         self._failures_in_row = 0
         self.reported_model = getattr(resp, "model", None) or self.reported_model
-        usage = getattr(resp, "usage", None)
-        if usage is not None:
-            self.counters.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
-            self.counters.completion_tokens += getattr(usage, "completion_tokens", 0) or 0
+        why = checked_usage(resp, request)
+        if why:
+            self.counters.usage_estimated += 1
+            self.notice(
+                f"{self.label}: the server's token counts were {why}; tokens (and what they "
+                f"cost, and the token budget) are estimated from the text length, "
+                f"{CHARS_PER_TOKEN} characters a token"
+            )
+        usage = resp.usage
+        self.counters.prompt_tokens += usage.prompt_tokens
+        self.counters.completion_tokens += usage.completion_tokens
 
     def _failed(self, kind: str, detail: str = "") -> None:
         self.counters.error(kind)
@@ -444,7 +647,8 @@ class ModelClient:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(c.errors.items())) or "none"
         return (
             f"{self.label}: {c.calls} calls, {c.requests} HTTP requests ({c.retries} retries, "
-            f"{c.reasks} re-asks), tokens {c.prompt_tokens} in / {c.completion_tokens} out, "
+            f"{c.reasks} re-asks), tokens {c.prompt_tokens} in / {c.completion_tokens} out"
+            f"{f' ({c.usage_estimated} replies estimated)' if c.usage_estimated else ''}, "
             f"errors: {errors}; response format {self.mode}"
             f"{'' if self.format_settled else ' (not yet negotiated)'}; {self.limiter.describe()}"
         )
@@ -498,7 +702,7 @@ def totals() -> WireCounters:
     for client in clients():
         c = client.counters
         for field in ("calls", "requests", "retries", "reasks", "responses", "prompt_tokens",
-                      "completion_tokens"):  # fmt: skip
+                      "completion_tokens", "usage_estimated"):  # fmt: skip
             setattr(out, field, getattr(out, field) + getattr(c, field))
         errors.update(c.errors)
     out.errors = dict(errors)

@@ -15,7 +15,8 @@ FIXTURES = {f.id: f for f in load_fixtures()}
 
 @pytest.fixture(scope="module")
 def site():
-    with FixtureSite() as s:
+    # any free port: these tests reach the servers directly, where their URLs say
+    with FixtureSite(port=None) as s:
         yield s
 
 

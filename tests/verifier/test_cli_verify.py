@@ -257,7 +257,8 @@ def test_openai_judge_through_the_cli_against_a_local_server(tmp_path, httpserve
     assert first.exit_code == 0, first.output
     s1 = json.loads(first.stdout)
     assert (s1["model_calls"], s1["cache_hits"]) == (2, 0) and len(httpserver.log) == 2
-    assert s1["tokens"] == {"prompt": 0, "completion": 0}  # this server reports no usage
+    # this server reports no usage: tokens are estimated from the text, never counted as 0
+    assert s1["tokens"]["prompt"] > 0 and s1["tokens"]["completion"] > 0
     # the model said SUPPORTED to both, quoting where the span states the budget; code proves
     # nothing against either: the second's "7 votes" is nowhere in the span, which a flag
     # says (a person looks), while the verdict stays the model's

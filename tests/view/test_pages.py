@@ -217,7 +217,10 @@ def test_compare_names_what_moved_and_by_how_much():
 
 
 def test_judges_side_by_side_filters_to_disagreements(tmp_path):
-    client, _ = _client(tmp_path)
+    client, app = _client(tmp_path)
+    judged = client.post("/judges/run", data={"judge": ["rules", "blind"], "show": "all",
+                                              "csrf_token": app.state.ctx.csrf_token})  # fmt: skip
+    assert judged.status_code == 200  # redirected to the page showing the verdicts
     everything = client.get("/judges?judge=rules&judge=blind&show=all")
     assert everything.status_code == 200
     total = int(re.search(r'id="shown-count">(\d+)<', everything.text).group(1))
@@ -240,8 +243,9 @@ def test_judges_page_shows_the_same_paired_comparison_as_calibrate(tmp_path):
 
     from spanproof.view.judges import shipped_calibration_set
 
-    client, _ = _client(tmp_path)
-    page = client.get("/judges?judge=rules&judge=blind&show=all")
+    client, app = _client(tmp_path)
+    page = client.post("/judges/run", data={"judge": ["rules", "blind"], "show": "all",
+                                            "csrf_token": app.state.ctx.csrf_token})  # fmt: skip
     assert page.status_code == 200 and "blind against rules, pair by pair" in page.text
     pairs = load_pairs(shipped_calibration_set())
     result = asyncio.run(calibrate({"judge_calibration": pairs},

@@ -96,3 +96,34 @@ def test_with_a_token_every_request_must_carry_it(tmp_path):
         first = client.get(f"/runs?token={token}&q=x", follow_redirects=False)
         assert first.status_code == 303 and "token" not in first.headers["location"]
         assert client.get(first.headers["location"]).status_code == 200  # the cookie now serves
+
+
+def test_a_cross_site_get_of_the_judges_page_makes_no_model_call(tmp_path):
+    """What an <img src> on any web page sends: a GET with the set and a paid judge. It shows
+    the button that judges (a POST with the CSRF token); no model is called until then."""
+    from tests.wire.server import ChatServer
+
+    with ChatServer() as model:
+        client, app = _client(tmp_path, judges=["openai:paid"], base_url=model.base_url,
+                              api_key="local")  # fmt: skip
+        shown = client.get("/judges?set=judge_calibration&judge=openai:paid",
+                           headers={"referer": "http://evil.example/page"})  # fmt: skip
+        assert shown.status_code == 200 and 'action="/judges/run"' in shown.text
+        assert model.count == 0
+        form = {"set": "judge_calibration", "judge": "openai:paid"}
+        assert client.post("/judges/run", data=form).status_code == 403  # no CSRF token
+        assert (
+            client.post(
+                "/judges/run",
+                data={**form, "csrf_token": app.state.ctx.csrf_token},
+                headers={"origin": "http://evil.example"},
+            ).status_code
+            == 403
+        )
+        assert model.count == 0
+        # the same request from the page itself, with its token, judges: the controls above are
+        # what kept the model uncalled
+        done = client.post("/judges/run", data={**form, "csrf_token": app.state.ctx.csrf_token},
+                           follow_redirects=False)  # fmt: skip
+        assert done.status_code == 303 and model.count > 0
+        assert 'id="side-by-side"' in client.get(done.headers["location"]).text

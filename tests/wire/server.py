@@ -12,7 +12,8 @@ Behaviours that mimic what real servers were seen to do:
 - ``no_tools``: a model that ignores ``tools`` and answers in prose;
 - ``text_reply(text)``: non-JSON replies (a rubric judge that chats);
 and the hostile ones: invalid JSON, wrong schema, a one-character quote, 500 forever, 429 with a
-long Retry-After, a hang after the first success, 400 on json_schema, an HTML body.
+long Retry-After, a hang after the first success, 400 on json_schema, an HTML body, a reply
+trickled one byte at a time (``trickle``), a reply of megabytes (``huge_reply``).
 """
 
 from __future__ import annotations
@@ -197,6 +198,41 @@ def hang_after_first(hang_s: float) -> Behaviour:
         if server.count > 1:
             server.release.wait(hang_s)
         return verdict(body)
+
+    return behave
+
+
+def trickle(interval_s: float, inner: Behaviour = honest_judge) -> Behaviour:
+    """A server that sends its headers at once, then the reply one byte every ``interval_s``
+    (what anyone can run to hold a client that only times out between reads)."""
+
+    def behave(body: dict, server: ChatServer) -> Response:
+        payload = inner(body, server).get_data()
+
+        def drip():
+            for i in range(len(payload)):
+                if server.release.wait(interval_s):
+                    return
+                yield payload[i : i + 1]
+
+        return Response(drip(), status=200, content_type="application/json",
+                        direct_passthrough=True)  # fmt: skip
+
+    return behave
+
+
+def huge_reply(n_bytes: int, *, declare_length: bool = True) -> Behaviour:
+    """A valid chat completion padded with ``n_bytes`` of whitespace inside the JSON, its
+    usage small: a reply that would grow every later request that carries it."""
+
+    def behave(body: dict, server: ChatServer) -> Response:
+        data = json.dumps(completion("ok")).encode()
+        padded = data[:-1] + b" " * n_bytes + b"}"
+        if declare_length:
+            return Response(padded, status=200, content_type="application/json")
+        chunks = (padded[i : i + 65536] for i in range(0, len(padded), 65536))
+        return Response(chunks, status=200, content_type="application/json",
+                        direct_passthrough=True)  # fmt: skip
 
     return behave
 

@@ -151,7 +151,8 @@ def test_ctrl_c_stops_the_gate_records_what_ran_and_exits_130(tmp_path):
         env = dict(os.environ, SPANPROOF_HOME=str(home), OPENAI_API_KEY="local",
                    OPENAI_BASE_URL=server.base_url)  # fmt: skip
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from spanproof.cli import main; main()", "gate", "--config", str(cfg)],
+            [sys.executable, "-c", "from spanproof.cli import main; main()", "gate", "--config", str(cfg),
+             "--junit", str(tmp_path / "gate.xml")],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             # as a terminal starts it: a non-interactive shell's background job (a CI script
             # running `... &`) inherits SIGINT ignored, and the gate then rightly ignores it
@@ -176,3 +177,6 @@ def test_ctrl_c_stops_the_gate_records_what_ran_and_exits_130(tmp_path):
     assert stored.exit_code == 130 and stored.artifacts.get("interrupted") is True
     assert {r.status for r in stored.checks} == {"error"}
     assert any("interrupted" in r.detail for r in stored.checks)
+    # the JUnit file is written too, the unfinished rows marked
+    junit = (tmp_path / "gate.xml").read_text()
+    assert junit.count("<error") == len(stored.checks) and "interrupted (Ctrl-C)" in junit
