@@ -382,6 +382,12 @@ async def _run_phases(
             ]
         }
 
+    batched = [c for c in ("calibration", "reviewed", "sensitivity") if c in enabled]
+    batch_jobs: list[Any] = []
+    if cfg.judge_batch and batched and verifier is not None:
+        with _Phase(state, "judge batch", batched):
+            batch_jobs = await _judge_batch(ctx, batched)
+
     # Every declared check the same way, in the declared order: gather its input, measure,
     # hold each metric to its threshold. A check whose input cannot be gathered (or whose
     # input is empty) is an error row with the reason, never a pass.
@@ -390,6 +396,8 @@ async def _run_phases(
             continue
         if check.name != "usefulness" and verifier is None:
             continue  # the judge setup failed; its reason is each check's row
+        if state.failed_phase.get(check.name, "").startswith("judge batch"):
+            continue  # no verdicts to read; judging online instead would spend unasked
         dead = _dead_for(cfg, check.name, state)
         if dead:
             # Each call would fail the same way (or the results could not be kept): say why
@@ -398,6 +406,8 @@ async def _run_phases(
             continue
         with _Phase(state, check.name, [check.name]):
             state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+    for job in batch_jobs:
+        job.forget()  # its verdicts are in the cache now
 
 
 def _models_of(cfg: GateConfig, check: str) -> set[str]:
@@ -757,6 +767,42 @@ def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
             f"and {len(planted)} planted pairs"
         )
     return sets
+
+
+async def _judge_batch(ctx: _Inputs, checks: list[str]) -> list[Any]:
+    """With ``judge_batch = true``: the pairs of the calibration, reviewed and sensitivity checks
+    (every repeat) as one Batch API job per openai: judge (graders.batch_judge); the checks then
+    read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
+    forget once done."""
+    from spanproof.graders.batch_judge import judge_in_batch
+    from spanproof.graders.calibration import load_pairs, span_ref
+    from spanproof.graders.gate_reviewed import reviewed_set_state
+    from spanproof.graders.openai_judge import OpenAIJudge
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
+        raise ValueError(
+            f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "
+            f'{verifier.id}; set judge = "openai:MODEL" or judge_batch = false'
+        )
+    pairs: list[Any] = []
+    if "calibration" in checks:
+        pairs += [p for p in load_pairs(_resolve(cfg.calibration_set)) if p.label is not None]
+    if "reviewed" in checks:
+        path = _resolve(cfg.reviewed_set)
+        configured = "reviewed_set" in cfg.model_fields_set
+        if reviewed_set_state(path, configured=configured) is None:
+            pairs += load_pairs(path)
+    if "sensitivity" in checks:
+        sets = sensitivity_sets(cfg)
+        pairs += sets.originals + [p.as_pair() for p in sets.planted]
+    summaries, jobs = await judge_in_batch(
+        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=ctx.home,
+        poll_s=cfg.batch_poll_s, say=lambda m: _say(state.progress, f"[gate] {m}"),
+        repeats=cfg.repeat,
+    )  # fmt: skip
+    state.artifacts["judge_batch"] = [b.model_dump() for b in summaries]
+    return jobs
 
 
 async def _sensitivity(ctx: _Inputs) -> SensitivityInput:

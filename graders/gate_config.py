@@ -155,6 +155,12 @@ class GateConfig(_Strict):
     response_format: Literal[
         "auto", "json_schema", "json_object_schema", "json_object", "prompt"
     ] = Field("auto", description="structured output mode for openai: models; auto negotiates")
+    judge_batch: bool = Field(
+        False,
+        description="judge the calibration and sensitivity pairs of an openai: judge as one "
+        "OpenAI Batch API job (half the price on OpenAI; the gate waits for it)",
+    )
+    batch_poll_s: float = Field(30.0, gt=0, description="most seconds between two batch polls")
     checks: list[str] = Field(default_factory=lambda: list(CHECK_NAMES))
     required: list[str] = Field(
         default_factory=lambda: [c for c in CHECK_NAMES if c != "usefulness"],

@@ -184,11 +184,50 @@ class OpenAIJudge:
                 messages, schema=VERDICT_SCHEMA, name="verdict", max_tokens=VERDICT_MAX_TOKENS
             )
 
-    async def judge(self, claim: str, span: SpanRef) -> Verdict:
-        messages: list[dict] = [
+    def messages_for(self, claim: str, span: SpanRef) -> list[dict]:
+        return [
             {"role": "system", "content": self.prompt},
             {"role": "user", "content": render_user_message(claim, span)},
         ]
+
+    def request_body(self, claim: str, span: SpanRef) -> dict[str, Any]:
+        """The first request for (claim, span) as the online path sends it once the response
+        format is settled: what a Batch API line carries (graders.batch_judge)."""
+        extra = {"logprobs": True} if self.ask_logprobs else {}
+        return self.client.request_body(
+            self.messages_for(claim, span), schema=VERDICT_SCHEMA, name="verdict",
+            max_tokens=VERDICT_MAX_TOKENS, **extra,
+        )  # fmt: skip
+
+    def read_reply(self, resp: Any, usage: dict[str, int], model_id: str | None):
+        """(verdict, "") from one chat completion, or (None, the problem) when its content is
+        not a valid verdict. Adds the reply's tokens to ``usage``."""
+        model_id = getattr(resp, "model", None) or model_id
+        if getattr(resp, "usage", None) is not None:
+            usage["prompt_tokens"] += resp.usage.prompt_tokens or 0
+            usage["completion_tokens"] += resp.usage.completion_tokens or 0
+        choice = resp.choices[0]
+        try:
+            out = parse_output(choice.message.content)
+        except (json.JSONDecodeError, ValidationError, TypeError) as exc:
+            problem = f"{type(exc).__name__}: {str(exc)[:200]}"
+            if getattr(choice, "finish_reason", None) == "length":
+                problem = f"the reply hit max_tokens={VERDICT_MAX_TOKENS} ({problem})"
+            return None, problem
+        return Verdict(
+            verdict=out.verdict,
+            unsupported_element=out.unsupported_element,
+            quote_used=out.quote_used,
+            contains_instructions=out.contains_instructions,
+            judge=self.id,
+            model_id=model_id,
+            prompt_sha256=self.prompt_sha256,
+            usage=usage,
+            confidence=label_confidence(choice, out.verdict),
+        ), ""
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        messages = self.messages_for(claim, span)
         model_id: str | None = None
         problem = ""
         usage = {"prompt_tokens": 0, "completion_tokens": 0}
@@ -205,39 +244,19 @@ class OpenAIJudge:
                 err.usage = usage if any(usage.values()) else None
                 return err
             model_id = getattr(resp, "model", None) or model_id
-            if getattr(resp, "usage", None) is not None:
-                usage["prompt_tokens"] += resp.usage.prompt_tokens or 0
-                usage["completion_tokens"] += resp.usage.completion_tokens or 0
-            choice = resp.choices[0]
-            content = choice.message.content
-            try:
-                out = parse_output(content)
-            except (json.JSONDecodeError, ValidationError, TypeError) as exc:
-                problem = f"{type(exc).__name__}: {str(exc)[:200]}"
-                if getattr(choice, "finish_reason", None) == "length":
-                    problem = f"the reply hit max_tokens={VERDICT_MAX_TOKENS} ({problem})"
-                if attempt < MAX_REASKS:
-                    messages = messages + [
-                        {"role": "assistant", "content": content or ""},
-                        {
-                            "role": "user",
-                            "content": "That reply was not one JSON object with exactly the keys "
-                            "verdict, unsupported_element, quote_used, contains_instructions "
-                            f"({problem}). Reply again with only that JSON object.",
-                        },
-                    ]
-                continue
-            return Verdict(
-                verdict=out.verdict,
-                unsupported_element=out.unsupported_element,
-                quote_used=out.quote_used,
-                contains_instructions=out.contains_instructions,
-                judge=self.id,
-                model_id=model_id,
-                prompt_sha256=self.prompt_sha256,
-                usage=usage,
-                confidence=label_confidence(choice, out.verdict),
-            )
+            verdict, problem = self.read_reply(resp, usage, model_id)
+            if verdict is not None:
+                return verdict
+            if attempt < MAX_REASKS:
+                messages = messages + [
+                    {"role": "assistant", "content": resp.choices[0].message.content or ""},
+                    {
+                        "role": "user",
+                        "content": "That reply was not one JSON object with exactly the keys "
+                        "verdict, unsupported_element, quote_used, contains_instructions "
+                        f"({problem}). Reply again with only that JSON object.",
+                    },
+                ]
         err = self._error(
             f"malformed output: no valid verdict after {1 + MAX_REASKS} attempts ({problem})",
             model_id,

@@ -108,7 +108,9 @@ def gate_values(result: dict[str, Any], prov: Provenance) -> dict[str, Any]:
         "home": prov.home,
         "prompt_version": prov.prompt_version,
         "provenance": prov.model_dump_json(),
-        "git_branch": result.get("git_branch") or prov.git_branch,
+        # The gate records the branch it gated; a result without one stays without one, so a
+        # branchless gate is never taken for the baseline of the branch the store runs on.
+        "git_branch": result.get("git_branch"),
     }
 
 

@@ -8,10 +8,10 @@ way, with the server's own explanation shown to the person.
 
 - ``client_for(model, endpoint)`` returns the process's one ``ModelClient`` for that endpoint
   and model (so the response format is negotiated once, and the counters cover every caller).
-- Requests go through an ``AdaptiveLimiter`` (at most ``endpoint.concurrency`` in flight, fewer
-  when latency says the server queues). The openai SDK's own retries are off: retries happen
-  here, inside the limit, so a retry never piles onto a server still computing the request
-  the client gave up on.
+- Requests go through an ``AdaptiveLimiter`` (``endpoint.concurrency`` in flight, fewer when
+  the server says it is overloaded, times out, or queues requests for two rounds in a row).
+  The openai SDK's own retries are off: retries happen here, inside the limit, so a retry
+  never piles onto a server still computing the request the client gave up on.
 - ``timeout_s`` bounds a whole reply, not each read: a server that sends one byte a second
   cannot keep a call alive. A reply whose headers came but whose body did not finish in time
   (a trickle) is not retried and opens the circuit at once (every call would take the whole
@@ -326,7 +326,7 @@ class ModelClient:
         self.model = model
         self.settings = endpoint
         self.base_url = (endpoint.base_url or "https://api.openai.com/v1").rstrip("/")
-        self.limiter = AdaptiveLimiter(endpoint.concurrency)
+        self.limiter = AdaptiveLimiter(endpoint.concurrency, timeout_s=endpoint.timeout_s)
         self.counters = WireCounters()
         self.notices: list[str] = []
         self.reported_model: str | None = None
@@ -478,6 +478,10 @@ class ModelClient:
         retries_left = self.settings.max_retries
         timeouts = 0
         attempt = 0
+        # Made (and its modules imported) before the slot is taken and the clock starts: the
+        # reply deadline and the limiter's first-reply reference are the server's time, not
+        # this process's first-call setup.
+        completions = self._openai().chat.completions
         while True:
             async with self.limiter.slot() as outcome:
                 self.counters.requests += 1
@@ -485,9 +489,6 @@ class ModelClient:
                     self.counters.retries += 1
                 progress = _ReplyProgress()
                 token = _REPLY.set(progress)
-                # Made (and its modules imported) before the clock starts: the deadline is the
-                # server's, not this process's first-call setup.
-                completions = self._openai().chat.completions
                 try:
                     # The whole reply within timeout_s: httpx's own timeout is per read.
                     async with asyncio.timeout(self.settings.timeout_s):
@@ -496,11 +497,7 @@ class ModelClient:
                     if getattr(exc, "status_code", None) is not None or progress.headers:
                         self.counters.responses += 1
                     verdict = self._classify(exc, progress)
-                    kind = verdict.kind if isinstance(verdict, WireError) else verdict[0]
-                    if kind in ("timeout",) or kind == "rate_limited" or kind == "http_503":
-                        outcome["kind"] = "timeout" if kind == "timeout" else "overloaded"
-                    else:
-                        outcome["kind"] = "refused"
+                    outcome.update(self._load_signal(verdict))
                 else:
                     outcome["kind"] = "ok"
                     self.counters.responses += 1
@@ -559,6 +556,24 @@ class ModelClient:
                 delay *= 0.5 + random.random() / 2
             await asyncio.sleep(delay)
 
+    def _load_signal(self, verdict: WireError | tuple[str, float | None, str]) -> dict[str, Any]:
+        """What a failed request tells the limiter about the server's load: a timeout, a
+        connection refused by a server that had answered (restarting, or out of workers),
+        429 / 503 / 504 and any Retry-After say "too much"; a request error says nothing."""
+        if isinstance(verdict, WireError):
+            return {"kind": "refused"}
+        kind, retry_after, _ = verdict
+        if kind == "timeout":
+            return {"kind": "timeout"}
+        if kind == "connection":
+            return {"kind": "connection" if self.reached else "refused"}
+        if kind in ("rate_limited", "http_503", "http_504") or retry_after is not None:
+            # A wait longer than the client honours fails the call instead (see chat()); it
+            # must not hold every other request that long either.
+            honoured = retry_after if retry_after and retry_after <= MAX_RETRY_AFTER_S else None
+            return {"kind": "overloaded", "retry_after": honoured}
+        return {"kind": "refused"}
+
     def _succeeded(self, resp: Any, request: dict[str, Any]) -> None:
         self._failures_in_row = 0
         self.reported_model = getattr(resp, "model", None) or self.reported_model
@@ -615,6 +630,24 @@ class ModelClient:
                 if not self.format_settled:
                     return await self._negotiate(base, schema, name)
         return await self.chat(**base, **self._format_kwargs(self.mode, schema, name))
+
+    def request_body(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any],
+        name: str,
+        max_tokens: int | None = None,
+        temperature: float = 0,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """The body ``structured()`` sends in the endpoint's current response-format mode (no
+        negotiation): a request that travels another way, as a Batch API line."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages,
+                                "temperature": temperature, **extra}  # fmt: skip
+        if max_tokens:
+            body["max_tokens"] = max_tokens
+        return {**body, **self._format_kwargs(self.mode, schema, name)}
 
     @staticmethod
     def _format_kwargs(mode: ResponseMode, schema: dict[str, Any], name: str) -> dict[str, Any]:

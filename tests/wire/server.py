@@ -271,7 +271,7 @@ class ChatServer:
     def _app(self, environ, start_response):
         request = Request(environ)
         if request.path != "/v1/chat/completions":
-            return error(404, f"no route {request.path}")(environ, start_response)
+            return self.route(request)(environ, start_response)
         body = json.loads(request.get_data() or b"{}")
         with self._lock:
             self.count += 1
@@ -291,6 +291,10 @@ class ChatServer:
             with self._lock:
                 self.in_flight -= 1
         return response(environ, start_response)
+
+    def route(self, request: Request) -> Response:
+        """Any path but /v1/chat/completions (a subclass adds endpoints: batch_server.py)."""
+        return error(404, f"no route {request.path}")
 
     def formats(self) -> list[str | None]:
         """The response_format type of each request, with '+schema' when a schema rode along."""
