@@ -294,7 +294,7 @@ def corpus_info(corpus_dir: Path | str) -> CorpusInfo:
         pages, html_bytes = len(entries), sum(e.bytes for e in entries)
     else:
         seen = [(u, len(b)) for u, _, _, b in iter_responses(corpus_dir)]
-        from spanproof.agent.egress import host_of
+        from spanproof.urls import host_of
 
         hosts = sorted({host_of(u) for u, _ in seen})
         pages, html_bytes = len(seen), sum(n for _, n in seen)
@@ -360,7 +360,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
     """
 
     def __init__(self, corpus: Path | str):
-        from spanproof.agent.egress import normalise_url
+        from spanproof.urls import normalise_url
 
         self.path = warc_of(corpus)
         self._offsets: dict[str, int] = {}
@@ -387,7 +387,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
             return status, headers, record.content_stream().read()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        from spanproof.agent.egress import normalise_url
+        from spanproof.urls import normalise_url
 
         url = str(request.url)
         self.served.append(url)

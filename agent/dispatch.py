@@ -24,13 +24,13 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 from spanproof.agent.chat import ToolCall
 from spanproof.agent.convergence import Attempt, content_words
 from spanproof.agent.evidence import SearchHit
-from spanproof.agent.record import Draft, TraceEntry
+from spanproof.agent.record import Draft, RunRecord, TraceEntry
 from spanproof.agent.tool_schema import (
     READ_TOOL_ARGS,
     FetchPageArgs,
@@ -41,9 +41,39 @@ from spanproof.agent.tool_schema import (
 )
 
 if TYPE_CHECKING:
-    from spanproof.agent.runtime import Runtime
+    from collections.abc import Callable
+
+    from spanproof.agent.budget import BudgetMeter
+    from spanproof.agent.stall import StallDetector
+    from spanproof.agent.tools import Toolbox
+    from spanproof.agent.trace import RunTrace
 
 Origin = Literal["model", "policy"]
+
+
+class RunState(Protocol):
+    """What the dispatcher reads and changes of a run: the runtime provides it. Declared here
+    so that the dispatcher does not import the runtime that holds it."""
+
+    tb: Toolbox
+    meter: BudgetMeter
+    stall: StallDetector
+    trace: RunTrace
+    record: RunRecord
+    progress: Callable[[str], None]
+    queries: list[str]
+    hits: list[tuple[str, SearchHit]]
+    attempts: list[Attempt]
+    refused_urls: set[str]
+
+    @property
+    def drafted(self) -> bool: ...
+
+    def sync(self) -> None: ...
+
+    def accept_draft(self, draft: Draft, origin: Origin | Literal["runtime_fallback"]) -> None: ...
+
+
 TOOL_NAMES = (*READ_TOOL_ARGS, "draft_answer")
 # The budget each read tool spends besides a tool call (extract_quote's spans are counted
 # by the toolbox, which refuses the span beyond its cap with SPAN_BUDGET_EXCEEDED).
@@ -95,7 +125,7 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 class Dispatcher:
     """The tools of one run behind its budgets, schemas and trace."""
 
-    def __init__(self, rt: Runtime):
+    def __init__(self, rt: RunState):
         self.rt = rt
         self._batches = 0
 

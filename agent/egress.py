@@ -49,7 +49,7 @@ import socket
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpcore
 import httpx
@@ -58,47 +58,16 @@ from spanproof.agent.evidence import Document, EgressEvent
 from spanproof.agent.snapshots import SnapshotStore
 from spanproof.agent.tool_schema import ToolFailure
 
+from spanproof.urls import DEFAULT_PORTS, entry_matches, host_of
 from spanproof.wire.limiter import LoopSemaphore
 
 DEFAULT_CONTENT_TYPES = ["text/html", "text/plain", "application/xhtml+xml"]
 # The whole page, all hops: the read timeout alone restarts with every byte that arrives.
 DEFAULT_PAGE_TIMEOUT_S = 30.0
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 # Events also go to the list of the run that asked for the fetch (Toolbox.events).
 _SINK: contextvars.ContextVar[list[EgressEvent] | None] = contextvars.ContextVar(
     "egress_sink", default=None
 )
-
-
-def normalise_url(url: str) -> str:
-    """Canonical form used to compare URLs; raises ValueError for anything but http(s)."""
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS:
-        raise ValueError(f"unsupported scheme {parts.scheme!r}")
-    host = (parts.hostname or "").rstrip(".")
-    if not host:
-        raise ValueError("no host")
-    port = parts.port  # raises ValueError for a bad port
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    netloc = host
-    if port is not None and port != _DEFAULT_PORTS[scheme]:
-        netloc = f"{host}:{port}"
-    if parts.username is not None:
-        userinfo = parts.netloc.rsplit("@", 1)[0]
-        netloc = f"{userinfo}@{netloc}"
-    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
-
-
-def host_of(url: str) -> str:
-    parts = urlsplit(url)
-    host = (parts.hostname or "").rstrip(".")
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    return f"{host}:{port}" if port is not None else host
 
 
 class AddressRefused(Exception):
@@ -202,16 +171,16 @@ class EgressPolicy(BaseModel):
         except ValueError as exc:
             return f"malformed URL ({exc})"
         scheme = parts.scheme.lower()
-        if scheme not in _DEFAULT_PORTS:
+        if scheme not in DEFAULT_PORTS:
             return f"scheme {parts.scheme!r} is not http or https"
         if parts.username is not None or parts.password is not None:
             return "URLs with credentials are refused"
         host = (parts.hostname or "").rstrip(".").lower()
         if not host:
             return "URL has no host"
-        effective_port = port if port is not None else _DEFAULT_PORTS[scheme]
+        effective_port = port if port is not None else DEFAULT_PORTS[scheme]
         for entry in self.allow_hosts:
-            if _entry_matches(entry.strip().lower(), host, effective_port):
+            if entry_matches(entry.strip().lower(), host, effective_port):
                 return None
         return f"host {host_of(url)!r} is not on the allowlist"
 
@@ -233,29 +202,6 @@ class EgressPolicy(BaseModel):
     def allows_content_type(self, content_type: str) -> bool:
         media = content_type.split(";", 1)[0].strip().lower()
         return media in {c.lower() for c in self.content_types}
-
-
-def _entry_matches(entry: str, host: str, port: int) -> bool:
-    entry_port: int | None = None
-    if entry.startswith("["):  # [v6]:port
-        inner, _, rest = entry[1:].partition("]")
-        entry_host = inner
-        if rest.startswith(":") and rest[1:].isdigit():
-            entry_port = int(rest[1:])
-    elif entry.count(":") == 1:
-        entry_host, _, port_text = entry.partition(":")
-        if not port_text.isdigit():
-            return False
-        entry_port = int(port_text)
-    else:
-        entry_host = entry
-    entry_host = entry_host.rstrip(".")
-    if entry_port is not None and entry_port != port:
-        return False
-    if entry_host.startswith("*."):
-        suffix = entry_host[1:]  # ".example.com"
-        return host.endswith(suffix) and len(host) > len(suffix)
-    return host == entry_host
 
 
 class PolicyTransport(httpx.AsyncBaseTransport):

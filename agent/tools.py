@@ -291,7 +291,7 @@ class Toolbox:
         fetch_concurrency: int = 8,
         search_limit: int = 8,
     ):
-        from spanproof.agent.egress import normalise_url
+        from spanproof.urls import normalise_url
 
         self.env = env
         self.question = question
@@ -316,7 +316,7 @@ class Toolbox:
     # -- search -----------------------------------------------------------
 
     async def web_search(self, args: WebSearchArgs) -> WebSearchResult:
-        from spanproof.agent.egress import normalise_url
+        from spanproof.urls import normalise_url
 
         try:
             hits = await self.env.search.search(
@@ -341,7 +341,7 @@ class Toolbox:
     # -- fetch ------------------------------------------------------------
 
     async def fetch_page(self, args: FetchPageArgs) -> FetchPageResult:
-        from spanproof.agent.egress import normalise_url
+        from spanproof.urls import normalise_url
 
         try:
             key = normalise_url(args.url)

@@ -47,7 +47,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
-from spanproof.agent.egress import EgressPolicy, Fetcher, host_of
+from spanproof.agent.egress import EgressPolicy, Fetcher
 from spanproof.agent.evidence import Document, EgressEvent
 from spanproof.agent.snapshots import SnapshotStore
 from spanproof.agent.tool_schema import ToolFailure
@@ -59,6 +59,7 @@ from spanproof.graders.verdict import Proof, SpanRef, Verdict
 from spanproof.sentences import sentence_spans
 from spanproof.text import PassageIndex as TextIndex
 from spanproof.text import looks_like_chrome
+from spanproof.urls import host_of
 
 MAX_PASSAGE_CHARS = 900
 DEFAULT_PASSAGES = 3

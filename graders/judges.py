@@ -47,6 +47,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from spanproof.graders.errors import JudgeConfigError
 from spanproof.graders.verdict import Judge, SpanRef, Verdict
 
 from spanproof.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
@@ -64,10 +65,6 @@ current_pair_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 current_repeat: contextvars.ContextVar[int] = contextvars.ContextVar(
     "spanproof_current_repeat", default=0
 )
-
-
-class JudgeConfigError(RuntimeError):
-    """A judge that cannot work as configured (not a model failure); never cached, never hidden."""
 
 
 class ScriptMissing(JudgeConfigError, KeyError):

@@ -39,7 +39,7 @@ from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
-from spanproof.graders.judges import JudgeConfigError
+from spanproof.graders.errors import JudgeConfigError
 from spanproof.graders.verdict import Label, SpanRef, Verdict
 
 from spanproof.specs import EndpointSettings

@@ -25,7 +25,8 @@ from collections.abc import Callable, Sequence
 
 from spanproof.graders.audit import audit, weakest
 from spanproof.graders.cache import VerdictCache, cache_key_for
-from spanproof.graders.judges import JudgeConfigError, current_pair_id, current_repeat
+from spanproof.graders.errors import JudgeConfigError
+from spanproof.graders.judges import current_pair_id, current_repeat
 from spanproof.graders.verdict import Judge, SpanRef, Verdict
 
 from spanproof.wire.limiter import LoopSemaphore

@@ -22,7 +22,7 @@ from functools import cache
 from importlib import resources
 
 from pydantic import BaseModel, Field, ValidationError
-from spanproof.graders.judges import JudgeConfigError
+from spanproof.graders.errors import JudgeConfigError
 from spanproof.graders.verdict import LABELS, Label
 
 PARAMS_FILE = "params.json"

@@ -96,8 +96,8 @@ class LazyGroup(click.Group):
         # or a judge that cannot work as configured is a one-line fix on stderr and exit 2,
         # never a traceback (commands that catch it themselves say the same).
         from spanproof.agent.snapshots import SnapshotDamaged
+        from spanproof.graders.errors import JudgeConfigError
         from spanproof.graders.instructions import DetectorWordsError
-        from spanproof.graders.judges import JudgeConfigError
         from spanproof.store.errors import StoreError
 
         try:

@@ -255,11 +255,11 @@ def fetch(
       spanproof fetch https://example.org/report --live --record out/pages.warc.gz
       spanproof fetch http://127.0.0.1:8000/page --live --allow-network 127.0.0.0/8
     """
-    from spanproof.agent.egress import host_of
     from spanproof.agent.search import StaticSearch
     from spanproof.agent.tool_schema import FetchPageArgs, ToolFailure
     from spanproof.agent.tools import Toolbox
     from spanproof.agent.web import live_web, offline_web
+    from spanproof.urls import host_of
 
     state = resolve_home(home)
     if live:

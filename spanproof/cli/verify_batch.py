@@ -36,7 +36,7 @@ def batch_then(
 
     async def run():
         from spanproof.graders.batch_judge import judge_in_batch
-        from spanproof.graders.judges import JudgeConfigError
+        from spanproof.graders.errors import JudgeConfigError
         from spanproof.wire.batch import BatchError
 
         try:

@@ -552,7 +552,7 @@ async def run_judges(request: Request) -> Response:
     """Judge the chosen set with the chosen judges (model calls happen here only), then show it."""
     from urllib.parse import urlencode
 
-    from spanproof.graders.judges import JudgeConfigError
+    from spanproof.graders.errors import JudgeConfigError
     from spanproof.specs import SpecError
     from spanproof.view.judges import side_by_side
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from spanproof.agent.egress import EgressPolicy, Fetcher, contacted, contacted_hosts, normalise_url
+from spanproof.agent.egress import EgressPolicy, Fetcher, contacted, contacted_hosts
 from spanproof.agent.snapshots import SnapshotStore
 from spanproof.agent.tool_schema import ToolFailure
 from werkzeug import Response
+
+from spanproof.urls import normalise_url
 
 HTML = "<html><head><title>Page</title></head><body><p>Allowed content here.</p></body></html>"
 

@@ -8,7 +8,8 @@ import time
 
 import pytest
 from spanproof.graders.cache import VerdictCache
-from spanproof.graders.judges import JudgeConfigError, make_judge
+from spanproof.graders.errors import JudgeConfigError
+from spanproof.graders.judges import make_judge
 from spanproof.graders.openai_judge import (
     VERDICT_MAX_TOKENS,
     OpenAIJudge,
@@ -245,7 +246,7 @@ async def test_an_endpoint_never_reached_stops_the_run_with_a_fix():
     # the judge raises a setup error instead of letting hundreds of pairs wait out retries.
     import socket
 
-    from spanproof.graders.judges import JudgeConfigError
+    from spanproof.graders.errors import JudgeConfigError
     from spanproof.graders.openai_judge import UNREACHABLE_AFTER
     from spanproof.graders.verify import Verifier
 
