@@ -11,7 +11,9 @@ the audit (a Spartanburg obituary of the offline corpus)."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -69,6 +71,32 @@ def test_rose_to_800_against_rose_to_750_is_proven_with_both_offsets():
     assert _proof("The total rose to about 760.", span).proofs == []
     # another role of the same number type is not this role ("rose by", not "rose to")
     assert _proof("The total rose by 800 last year.", span).proofs == []
+
+
+def _corpus_paragraph(url_part: str, containing: str) -> str:
+    """The text of one paragraph of a shipped corpus page (a WiCE development source page)."""
+    from spanproof.agent.corpus import iter_responses
+
+    body = next(b for url, _, _, b in iter_responses(ROOT / "goldens/corpus") if url_part in url)
+    para = next(p for p in body.decode().split("<p>") if containing in html.unescape(p))
+    return html.unescape(re.sub(r"<[^>]+>", "", para)).strip()
+
+
+def test_800_against_the_real_registry_page_s_750_is_proven_and_750_is_not():
+    # the WiCE development page wice-dev03598 cites: "... bring the total number of films in
+    # the registry to 750."
+    span = _corpus_paragraph("jurassic-park-shining-added", "registry to 750")
+    claim = "This year's picks bring the total number of films in the registry to 800."
+    v = _proof(claim, span)
+    assert v.verdict == "NOT_SUPPORTED" and v.judge_verdict == "SUPPORTED"
+    [p] = v.proofs
+    assert (p.kind, _at(claim, p.claim_value), _at(span, p.span_value)) == (
+        "contradiction",
+        "800",
+        "750",
+    )
+    assert _at(span, p.rests_on) == "registry to 750"
+    assert _proof(claim.replace("800", "750"), span).proofs == []
 
 
 def _pair(pair_id: str):
