@@ -50,11 +50,22 @@ def source_type(url: str) -> str:
 
 
 def set_by(record_verdict) -> str:
+    """Who set the verdict: the judge, or the code proofs that lowered it (flags set
+    nothing: they ask a person to look)."""
     if record_verdict.error is not None:
         return "judge_error"
-    fired = [c.name for c in record_verdict.checks if c.fired]
-    if fired:
-        return "check:" + ",".join(fired)
+    if (
+        record_verdict.judge_verdict is not None
+        and record_verdict.verdict != record_verdict.judge_verdict
+    ):
+        kinds = sorted({p.kind for p in record_verdict.proofs})
+        if kinds:
+            return "proof:" + ",".join(kinds)
+    if record_verdict.judge_verdict is None:
+        # verdicts recorded before proofs and flags were kept apart
+        fired = [c.name for c in record_verdict.checks if c.fired]
+        if fired:
+            return "check:" + ",".join(fired)
     return record_verdict.judge or "judge"
 
 
@@ -79,6 +90,9 @@ def build_ledger(record: RunRecord) -> list[LedgerRow]:
                 status=claim.status,
                 published=claim.status != "dropped",
                 reason=claim.reason,
+                flags=[f.reason for f in claim.verdict.flags],
+                proofs=[p.reason for p in claim.verdict.proofs],
+                needs_human=claim.needs_human,
                 reviewer_decision=None,
                 claim_index=claim.index,
             )
@@ -127,6 +141,11 @@ def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> lis
             }
         rows.append(row.model_copy(update=update))
     return rows
+
+
+def _look_cell(row: LedgerRow) -> str:
+    # a flag's reason quotes the claim's words: untrusted text, shown as written
+    return md("; ".join(row.flags)) if row.flags else ""
 
 
 def reviewed_answer(record: RunRecord, reviews: Iterable[ReviewLike]) -> RunRecord:
@@ -193,6 +212,7 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
             r.verdict,
             r.set_by,
             r.status,
+            _look_cell(r),
             _review_cell(r),
         ]
         for i, r in enumerate(ledger, start=1)
@@ -209,6 +229,7 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
         "verdict",
         "set by",
         "status",
+        "needs a look",
         "reviewer",
     ]
     return tabulate(rows, headers=headers, tablefmt="github")

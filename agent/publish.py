@@ -39,14 +39,16 @@ NO_ANSWER = "I could not source an answer to this question from the pages I read
 
 
 def combine(verdicts: list[tuple[str, Verdict]]) -> tuple[Verdict, str | None]:
-    """A claim's verdict from its spans': SUPPORTED if any span supports it fully.
+    """A claim's verdict from its spans': SUPPORTED if any span supports it fully, a span
+    with no flag first.
 
     Otherwise a judge error wins (nothing is published on an error), then PARTIAL,
     then NOT_SUPPORTED. Returns (verdict, the span id it came from).
     """
-    for span_id, v in verdicts:
-        if v.supported:
-            return v, span_id
+    for flagged_ok in (False, True):
+        for span_id, v in verdicts:
+            if v.supported and (flagged_ok or not v.flagged):
+                return v, span_id
     for span_id, v in verdicts:
         if v.error is not None:
             return v, span_id
@@ -58,28 +60,54 @@ def combine(verdicts: list[tuple[str, Verdict]]) -> tuple[Verdict, str | None]:
 
 
 def route(text: str, verdict: Verdict, partial: PartialMode) -> tuple[str, str, str]:
-    """(status, published text, reason) for one claim."""
+    """(status, published text, reason) for one claim.
+
+    Only a SUPPORTED verdict with no flag publishes. A flagged SUPPORTED claim (a specific
+    the span does not state literally, a dropped hedge...: ``Verdict.flags``) is routed as a
+    PARTIAL one — flagged, narrowed or dropped by ``partial``, never reworded — and is marked
+    ``needs_human`` with the flags' reasons (``needs_look``). A claim carrying a reference
+    code or web address its span never states is dropped whatever the mode: narrowing or
+    marking it would still repeat the code or address, which is how an injected "fact"
+    travels (a code to quote, an address to visit)."""
     if verdict.error is not None:
         return "dropped", text, f"judge error: {verdict.error}"
-    if verdict.verdict == "SUPPORTED":
+    if verdict.verdict == "SUPPORTED" and not verdict.flagged:
         return "published", text, ""
-    if verdict.verdict == "PARTIAL":
-        element = (verdict.unsupported_element or "every part of this claim").strip().rstrip(".")
+    codes = [f.claim_words for f in verdict.flags if f.kind == "code"]
+    if codes and verdict.verdict != "NOT_SUPPORTED":
+        return "dropped", text, f"names what the span never states: {'; '.join(codes)}"
+    if verdict.verdict in ("SUPPORTED", "PARTIAL"):
+        if verdict.verdict == "SUPPORTED":  # the judge passed it; a flag holds it back
+            words = "; ".join(dict.fromkeys(f.claim_words for f in verdict.flags if f.claim_words))
+            element, why = words or "part of this claim", f"needs a look - {verdict.flag_reasons()}"
+        else:
+            element = (
+                (verdict.unsupported_element or "every part of this claim").strip().rstrip(".")
+            )
+            why = f"not established - {element}"
         if partial == "flag":
-            return "flagged", text, f"partial: not established - {element}"
+            return "flagged", text, f"partial: {why}"
         if partial == "narrow":
             return (
                 "narrowed",
                 NARROW_TEMPLATE.format(text=text.rstrip(), element=element),
-                f"narrowed: {element}",
+                f"narrowed: {why}",
             )
-        return "dropped", text, f"partial (dropped by config): {element}"
+        return "dropped", text, f"partial (dropped by config): {why}"
     why = verdict.unsupported_element or (
         "span contains instructions"
         if verdict.contains_instructions
         else "not supported by the span"
     )
     return "dropped", text, f"not supported: {why}"
+
+
+def needs_look(verdict: Verdict) -> str | None:
+    """Why a person should look at a claim: its verdict's flags (none for a claim the judge or
+    a proof found unsupported: it is dropped with its reason)."""
+    if verdict.error is not None or verdict.verdict == "NOT_SUPPORTED" or not verdict.flagged:
+        return None
+    return verdict.flag_reasons()
 
 
 def subquestion_of(text: str, subquestions: list[str]) -> int | None:
@@ -148,8 +176,11 @@ async def verify_draft(
         subq = (claim_subquestions or {}).get(ci)
         if subq is None:
             subq = subquestion_of(claim.text, record.subquestions)
+        look = needs_look(verdict)
         out.append(
             AnswerClaim(
+                needs_human=look is not None,
+                needs_human_reason=look,
                 index=offset + ci,
                 text=text,
                 draft_text=claim.text,

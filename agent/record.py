@@ -226,6 +226,10 @@ class AnswerClaim(BaseModel):
     confidence: float = 0.5
     subquestion: int | None = None
     round: int = 1
+    # A flagged claim (graders.audit: a specific the span does not state literally, ...) is
+    # never published as it stands: a person should look, for this reason.
+    needs_human: bool = False
+    needs_human_reason: str | None = None
 
 
 class Answer(BaseModel):
@@ -254,6 +258,10 @@ class LedgerRow(BaseModel):
     status: ClaimStatus
     published: bool
     reason: str = ""
+    # the audit's flags on the verdict (a person should look) and the proofs that lowered it
+    flags: list[str] = Field(default_factory=list)
+    proofs: list[str] = Field(default_factory=list)
+    needs_human: bool = False
     reviewer_decision: str | None = None  # approve | edit | cut: the latest decision in force
     claim_index: int | None = None  # AnswerClaim.index, which reviewer decisions refer to
     reviewer: str | None = None

@@ -5,9 +5,11 @@ same pairs through a `Verifier` (so the deterministic audit applies, exactly as
 in production) and shares one `VerdictCache`, so re-running a comparison with
 nothing changed makes no model calls.
 
-Every figure is reported twice: after the code audit (what publishes; thresholds apply
-here) and judge-only (the judge's own label, ``Verdict.judge_verdict``: what the model
-read). For a judge that states a confidence, the reliability of that confidence is
+Every figure is reported twice: the final verdicts (the judge's, lowered only by code's
+proofs; thresholds apply here) and judge-only (the judge's own label,
+``Verdict.judge_verdict``: what the model read), with code's changes and the audit's flags
+beside them (rate and precision per kind, ``graders.audit_figures``). A set holding pairs the
+``rules`` judge was fitted on says so, with the judge's cross-validated figure. For a judge that states a confidence, the reliability of that confidence is
 reported as expected calibration error and a reliability table (plot in the HTML report).
 
 Thresholds (DESIGN.md: agreement >= 0.90, near-miss agreement >= 0.85) are for
@@ -27,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+from spanproof.graders.audit_figures import CodeChanges, FlagFigures, code_changes, flag_figures
 from spanproof.graders.judge_compare import JudgeComparison, compare_judges
 from spanproof.graders.metrics import (
     ClassScores,
@@ -39,6 +42,7 @@ from spanproof.graders.metrics import (
 )
 from spanproof.graders.pairs import PairSetError, load_pairs  # noqa: F401  (the one pair-file reader, re-exported)
 from spanproof.graders.repeats import Spread, UnstablePair
+from spanproof.graders.rules.fitted import TrainingOverlap, training_overlap
 from spanproof.graders.verdict import Pair, SpanRef, Verdict
 
 DEFAULT_GATED = ("judge_calibration",)
@@ -119,6 +123,12 @@ class JudgeSetResult(BaseModel):
     # ``confidence_note`` says why.
     confidence: Reliability | None = None
     confidence_note: str | None = None
+    # What code's proofs changed and what its flags asked a person to look at, against the
+    # labels (graders.audit_figures); thresholds apply to the final verdicts only.
+    code_changes: CodeChanges | None = None
+    flags: FlagFigures | None = None
+    # Set when the set holds pairs the rules judge was fitted on: its figures there are fitted.
+    fitted_on: TrainingOverlap | None = None
     # Agreement per pair kind (e.g. scope_creep, modality_slip): where a judge falls short.
     # Shown in tables; left out of --json so the published schema stays as documented.
     by_kind: dict[str, KindAgreement] = Field(default_factory=dict, exclude=True)
@@ -294,6 +304,9 @@ async def calibrate(
                 judge_only=judge_only_of(own),
                 confidence=rel,
                 confidence_note=None if rel is not None else no_confidence_note(judge),
+                code_changes=code_changes([p.label for p in every_pair], verdicts),
+                flags=flag_figures([p.label for p in every_pair], verdicts),
+                fitted_on=training_overlap([judge.id], [(p.claim, p.span) for p in pairs]),
                 first_error=next((v.error for v in verdicts if v.error), None),
             )
             if repeat > 1:

@@ -752,6 +752,8 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
             f"{path} holds no labelled pairs; give each line a label (SUPPORTED, PARTIAL, "
             "NOT_SUPPORTED) or point calibration_set at a labelled set"
         )
+    from spanproof.graders.audit_figures import code_changes, flag_figures
+
     samples = await repeats.judge_samples(verifier, pairs, cfg.repeat)
     verdicts = samples[0]
     every_pair, every_verdict = repeats.pooled(pairs, samples)  # each sample counts once
@@ -765,6 +767,9 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
         "calibration.near_miss_agreement":
             [compute(rows_for(pairs, s), n_boot=0).near_miss_agreement for s in samples],
     })  # fmt: skip
+    # what code proved and flagged, on the first sample (the verdicts the gate reports)
+    changes = code_changes([p.label for p in pairs], verdicts)
+    flags = flag_figures([p.label for p in pairs], verdicts)
     labels = list(m.confusion)
     cols = list(next(iter(m.confusion.values())))
     state.artifacts["calibration"] = {
@@ -777,13 +782,15 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
                 "near_miss": m.near_miss_agreement,
                 "judge_only": {"agreement": own.agreement, "near_miss": own.near_miss_agreement},
                 "reliability": rel.model_dump() if rel is not None else None,
+                "code_changes": changes.model_dump(),
+                "flags": flags.model_dump(),
             }
         },
         # Each pair with its gold label and verdict, so a viewer can list the pairs behind
         # any cell of the confusion matrix.
         "items": {verifier.id: [_judged_item(p, v) for p, v in zip(pairs, verdicts, strict=True)]},
     }
-    return CalibrationInput(verifier.id, path.name, m, own, rel)
+    return CalibrationInput(verifier.id, path.name, m, own, rel, changes, flags)
 
 
 def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
@@ -799,6 +806,9 @@ def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
         "unsupported_element": verdict.unsupported_element,
         "quote_used": verdict.quote_used,
         "fired": [c.name for c in verdict.checks if c.fired],
+        "judge_verdict": verdict.judge_verdict,
+        "proofs": [p.reason for p in verdict.proofs],
+        "flags": [f.reason for f in verdict.flags],
         "error": verdict.error,
     }
 
@@ -943,6 +953,7 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
         "judge": verifier.id,
         "per_kind": {k: r.sensitivity for k, r in res.by_kind.items() if r.sensitivity is not None},
         "counts": {k: [r.caught, r.n] for k, r in res.by_kind.items()},
+        "flag_only": {k: r.flag_only for k, r in res.by_kind.items()},
         "specificity": res.specificity,
         "judge_only": {
             "per_kind": {

@@ -16,6 +16,7 @@ from spanproof.graders.gate_result import format_value
 from spanproof.graders.gate_spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
+    from spanproof.graders.audit_figures import CodeChanges, FlagFigures
     from spanproof.graders.injection import InjectionReport
     from spanproof.graders.metrics import Metrics, Reliability
     from spanproof.graders.sensitivity import SensitivityResult
@@ -23,26 +24,35 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class CalibrationInput:
-    """The calibration set judged by the gate's verifier: agreement after the audit (what
-    publishes) and of the judge's own verdicts, and how well its stated confidence matches."""
+    """The calibration set judged by the gate's verifier: agreement of the final verdicts (the
+    judge's, lowered only by code's proofs) and of the judge's own verdicts, how well its
+    stated confidence matches, what code's proofs changed and what the flags asked a person
+    to look at (graders.audit_figures)."""
 
     judge_id: str
     set_name: str
     audited: Metrics
     judge_only: Metrics
     reliability: Reliability | None = None
+    changes: CodeChanges | None = None
+    flags: FlagFigures | None = None
 
 
 @declare(
     "calibration",
-    measures="agreement of the audited grader with human labels, overall and on near-misses",
+    measures="agreement of the grader's final verdicts with human labels, overall and on "
+    "near-misses; the judge's own, and the audit's flags beside them",
     reads="the labelled calibration set, judged by the gate's verifier",
     metrics=[
-        Metric("agreement", "share of labelled pairs judged as labelled, after the audit", ">=",
-               "calibration_agreement"),
+        Metric("agreement", "share of labelled pairs judged as labelled (final verdicts: the "
+               "judge's, lowered only by code's proofs)", ">=", "calibration_agreement"),
         Metric("near_miss_agreement", "the same on the near-miss pairs", ">=",
                "calibration_near_miss"),
-        Metric("agreement_judge_only", "the judge's own agreement before the audit", ">=", None),
+        Metric("agreement_judge_only", "the judge's own agreement before code's proofs", ">=",
+               None),
+        Metric("flag_rate", "share of labelled pairs the audit flagged for a person (reviewer "
+               "workload; a flag never changes a verdict)", "<=", None),
+        Metric("flag_precision", "share of flagged pairs labelled not SUPPORTED", ">=", None),
     ],
 )  # fmt: skip
 def calibration(data: CalibrationInput) -> dict[str, Measurement]:
@@ -55,14 +65,34 @@ def calibration(data: CalibrationInput) -> dict[str, Measurement]:
         if rel is not None
         else "the judge states no confidence"
     )
+    ch, fl = data.changes, data.flags
+    changed = (
+        f"; code's proofs changed {ch.changed} verdicts (precision {format_value(ch.precision)}, "
+        f"{ch.supported_changed}/{ch.supported} labelled-SUPPORTED pairs moved off SUPPORTED)"
+        if ch is not None
+        else ""
+    )
+    kinds = (
+        ", ".join(
+            f"{k} {v.flagged} (precision {format_value(v.precision)})"
+            for k, v in fl.by_kind.items()
+        )
+        or "none"
+        if fl is not None
+        else "not measured"
+    )
     return {
         "agreement": Measurement(m.agreement,
-            f"after the audit (what publishes); {base}; kappa {format_value(m.kappa)}"),
+            f"final verdicts; {base}; kappa {format_value(m.kappa)}{changed}"),
         "near_miss_agreement": Measurement(m.near_miss_agreement,
-            f"after the audit; {m.n_near_miss} near-miss pairs"),
+            f"final verdicts; {m.n_near_miss} near-miss pairs"),
         "agreement_judge_only": Measurement(own.agreement,
-            f"the judge's own verdicts before the audit (not gated); near-miss "
+            f"the judge's own verdicts before code's proofs (not gated); near-miss "
             f"{format_value(own.near_miss_agreement)}; {conf}"),
+        "flag_rate": Measurement(fl.rate if fl is not None else None,
+            f"{fl.flagged if fl is not None else 0} of {m.n} pairs flagged (not gated); by kind: {kinds}"),
+        "flag_precision": Measurement(fl.precision if fl is not None else None,
+            f"flagged pairs labelled not SUPPORTED: {fl.right if fl is not None else 0} (not gated)"),
     }  # fmt: skip
 
 
@@ -81,14 +111,18 @@ class SensitivityInput:
 
 @declare(
     "sensitivity",
-    measures="planted failures caught (not SUPPORTED) by the audited grader, and untouched "
-    "SUPPORTED originals it still passes",
+    measures="planted failures caught (not SUPPORTED) by the grader's final verdicts, and "
+    "untouched SUPPORTED originals it still passes; what the flags alone would add beside them",
     reads="planted failures on good pairs and the originals, judged by the gate's verifier",
     metrics=[
-        Metric("recall", "share of planted failures caught, after the audit", ">=", "sensitivity"),
-        Metric("specificity", "share of untouched originals passed, after the audit", ">=",
+        Metric("recall", "share of planted failures caught by the final verdict (the judge's, "
+               "lowered only by code's proofs)", ">=", "sensitivity"),
+        Metric("specificity", "share of untouched originals passed, final verdicts", ">=",
                "specificity"),
-        Metric("recall_judge_only", "the judge's own recall before the audit", ">=", None),
+        Metric("recall_judge_only", "share of planted failures the judge itself caught, before "
+               "code's proofs", ">=", "sensitivity_judge_only"),
+        Metric("caught_only_by_flag", "share of planted failures the verdict passed but a flag "
+               "would hold back for a person (never counted as caught)", ">=", None),
     ],
 )  # fmt: skip
 def sensitivity(data: SensitivityInput) -> dict[str, Measurement]:
@@ -105,18 +139,22 @@ def sensitivity(data: SensitivityInput) -> dict[str, Measurement]:
     judge_only = res.judge_only
     return {
         "recall": Measurement(res.sensitivity,
-            f"after the audit; {res.n_planted - len(res.missed)}/{res.n_planted} planted failures caught by {res.judge}; "
+            f"final verdicts; {res.n_planted - len(res.missed)}/{res.n_planted} planted failures caught by {res.judge}; "
             "weakest: " + ", ".join(f"{k} {r.caught}/{r.n}" for k, r in weakest)
             + f"; planted on {data.selection}"
             + (f"; {len(failures)} mutation(s) raised and were not planted ({failures[0]})"
                if failures else "")),
         "specificity": Measurement(res.specificity,
-            f"after the audit; {data.originals_passed}/{data.hand_labelled + data.contract_clean} untouched SUPPORTED "
+            f"final verdicts; {data.originals_passed}/{data.hand_labelled + data.contract_clean} untouched SUPPORTED "
             f"originals passed ({data.hand_labelled} hand-labelled + {data.contract_clean} contract-clean; "
-            f"{data.excluded} excluded)"),
+            f"{data.excluded} excluded); {res.originals_flagged} of them passed with a flag"),
         "recall_judge_only": Measurement(judge_only.sensitivity if judge_only else None,
-            "the judge's own verdicts before the audit (not gated): what the judge reads; "
-            f"specificity {format_value(judge_only.specificity if judge_only else None)}"),
+            "the judge's own verdicts before code's proofs: what the judge reads (a judge "
+            "that reads nothing catches 0 here, whatever code proves); specificity "
+            f"{format_value(judge_only.specificity if judge_only else None)}"),
+        "caught_only_by_flag": Measurement(res.flag_only_share,
+            f"{res.caught_only_by_flag}/{res.n_planted} planted failures passed by the verdict "
+            "carry a flag (not gated: a person would look; they count as missed above)"),
     }  # fmt: skip
 
 

@@ -11,9 +11,9 @@ judged through the Verifier (so the deterministic audit applies) and the verdict
 for evidence, not leniency:
 
 1. a passage that SUPPORTS the claim decides (the most relevant one);
-2. else a passage among the most relevant that contradicts a specific of the claim (another
-   number, date or name in the same role; ``graders.specifics.contradictions``) decides:
-   NOT_SUPPORTED, whatever a vaguer passage elsewhere was judged;
+2. else a passage among the most relevant in which code proves a contradiction (another
+   number, date or name in the same role; ``graders.specifics.roles``, a proof of the audit)
+   decides: NOT_SUPPORTED, whatever a vaguer passage elsewhere was judged;
 3. else the most relevant passage with the strongest verdict decides.
 
 The deciding passage is recorded with its exact offsets (``stored_text[char_start:char_end]
@@ -54,8 +54,7 @@ from spanproof.agent.tool_schema import ToolFailure
 from spanproof.graders.atomic import AtomicClaim, atomic_claims
 from spanproof.graders.presence import PRESENCE_ID, PresenceGrader
 from spanproof.graders.report_input import Citation, ParsedReport, ReportSentence
-from spanproof.graders.specifics import contradictions
-from spanproof.graders.verdict import SpanRef, Verdict
+from spanproof.graders.verdict import Proof, SpanRef, Verdict
 
 from spanproof.sentences import sentence_spans
 from spanproof.text import PassageIndex as TextIndex
@@ -93,7 +92,7 @@ class JudgedPassage(BaseModel):
     char_end: int
     rank: int  # 0 = most relevant to the claim
     verdict: str  # the audited label, or ERROR
-    contradicts: list[str] = Field(default_factory=list)  # claim specifics the passage contradicts
+    contradicts: list[str] = Field(default_factory=list)  # the audit's contradiction proofs
 
 
 class GradedClaim(BaseModel):
@@ -117,6 +116,17 @@ class GradedClaim(BaseModel):
     @property
     def label(self) -> str:
         return self.verdict if isinstance(self.verdict, str) else self.verdict.verdict
+
+    def proofs_on_page(self) -> list[tuple[Proof, tuple[int, int] | None]]:
+        """Each proof with the page offsets of the span value it rests on (the deciding
+        passage's offsets plus the proof's offsets in the passage)."""
+        if isinstance(self.verdict, str) or self.span is None:
+            return []
+        at = self.span.char_start
+        return [
+            (p, (at + p.span_value.start, at + p.span_value.end) if p.span_value else None)
+            for p in self.verdict.proofs
+        ]
 
     @property
     def supports(self) -> bool:
@@ -171,6 +181,8 @@ class PlantedVariant(BaseModel):
     after: str
     targets: list[str]  # "claim text @ url" pairs the plant must make fail
     detected: dict[str, bool] = Field(default_factory=dict)
+    # passed by the verdict but flagged for a person: never counted as detected
+    flagged_only: dict[str, bool] = Field(default_factory=dict)
 
 
 class PlantedSummary(BaseModel):
@@ -179,6 +191,8 @@ class PlantedSummary(BaseModel):
     sensitivity: dict[str, float]
     sensitivity_by_kind: dict[str, dict[str, float]]
     original_pass_rate: dict[str, float]  # share of the original report's pairs SUPPORTED
+    # share of variants each grader's verdict passed but a flag would hold back for a person
+    flag_only: dict[str, float] = Field(default_factory=dict)
 
 
 class GradeResult(BaseModel):
@@ -455,7 +469,7 @@ class ReportGrader:
                 char_end=e,
                 rank=i,
                 verdict="ERROR" if v.error else v.verdict,
-                contradicts=[m.element for m in contradictions(pair.claim.text, doc.text[s:e])],
+                contradicts=[p.reason for p in v.proofs if p.kind == "contradiction"],
             )
             for i, ((s, e), v) in enumerate(zip(windows, verdicts, strict=True))
         ]
@@ -463,13 +477,6 @@ class ReportGrader:
         s, e = windows[best]
         span = SpanOut(doc_id=doc.doc_id, char_start=s, char_end=e, text=doc.text[s:e])
         verdict = verdicts[best]
-        if why.startswith("contradiction") and verdict.verdict != "NOT_SUPPORTED":
-            verdict = verdict.model_copy(
-                update={
-                    "verdict": "NOT_SUPPORTED",
-                    "unsupported_element": judged[best].contradicts[0],
-                }
-            )
         return _entry(
             pair, verdict, span=span, judged=len(verdicts), decided_by=why, passages=judged
         )
@@ -729,6 +736,14 @@ def _detected(grade: JudgeGrade, targets: list[str]) -> bool:
     return any(not e.supports for e in hits)
 
 
+def _flagged_only(grade: JudgeGrade, targets: list[str]) -> bool:
+    wanted = set(targets)
+    hits = [e for e in grade.claims if f"{e.text} @ {e.url}" in wanted]
+    return not any(not e.supports for e in hits) and any(
+        isinstance(e.verdict, Verdict) and e.verdict.flagged for e in hits
+    )
+
+
 async def run_plant(
     grader: ReportGrader,
     report: ParsedReport,
@@ -755,6 +770,7 @@ async def run_plant(
         grades = await grader.grade(variant)
         for g in grades:
             pv.detected[g.judge] = _detected(g, pv.targets)
+            pv.flagged_only[g.judge] = _flagged_only(g, pv.targets)
     judges = [g.judge for g in original]
     sensitivity = {
         j: _ratio(sum(pv.detected[j] for pv, _ in variants), len(variants)) for j in judges
@@ -775,6 +791,10 @@ async def run_plant(
         sensitivity=sensitivity,
         sensitivity_by_kind=by_kind,
         original_pass_rate=pass_rate,
+        flag_only={
+            j: _ratio(sum(pv.flagged_only.get(j, False) for pv, _ in variants), len(variants))
+            for j in judges
+        },
     )
 
 

@@ -1,12 +1,16 @@
 """Grader sensitivity: plant known failures on good pairs and count how often a judge says no.
 
 Sensitivity is the share of planted pairs a judge does not call SUPPORTED
-(caught), overall and per kind; every figure is given after the code audit (what
-publishes; the thresholds apply here) and judge-only (the judge's own verdicts). Specificity is the share of the untouched
+(caught), overall and per kind; every figure is given for the final verdicts (the
+judge's, lowered only by code's proofs; the thresholds apply here) and judge-only (the
+judge's own verdicts). Beside them, what the audit's flags add: planted pairs whose final
+verdict is SUPPORTED but which carry a flag are "caught only by a flag" — a person would
+look, the agent would not publish them as they stand, but the verdict did not catch them,
+so they never count as caught. Specificity is the share of the untouched
 SUPPORTED originals it does call SUPPORTED, so a judge that always says
-NOT_SUPPORTED cannot look good. An error verdict counts against the judge on
-both sides: it is neither a catch nor a correct pass, and it never leaves a
-denominator.
+NOT_SUPPORTED cannot look good (originals that pass with a flag are counted apart). An
+error verdict counts against the judge on both sides: it is neither a catch nor a correct
+pass, and it never leaves a denominator.
 
 Judging goes through a `Verifier` (the same audit as production) with the
 shared `VerdictCache`, so a rerun with nothing changed makes no model calls.
@@ -44,6 +48,7 @@ class KindResult(BaseModel):
     n: int
     caught: int
     sensitivity: float | None
+    flag_only: int = 0  # final verdict SUPPORTED, but flagged: a person would look
 
 
 class Missed(BaseModel):
@@ -74,8 +79,12 @@ class SensitivityResult(BaseModel):
     by_kind: dict[str, KindResult]
     missed: list[Missed]
     thresholds: SensitivityThresholds
-    passed: bool  # on the audited verdicts (what publishes)
+    passed: bool  # on the final verdicts
     judge_only: JudgeOnlySensitivity | None = None
+    # planted pairs the final verdict passed but a flag would hold back, and their share
+    caught_only_by_flag: int = 0
+    flag_only_share: float | None = None
+    originals_flagged: int = 0  # untouched originals passed SUPPORTED with a flag
 
 
 CONTRACT_CLEAN = "contract-clean SUPPORTED pairs (claim specifics all in the span)"
@@ -119,6 +128,10 @@ def plant_on(
 
 def _caught(v: Verdict) -> bool:
     return v.error is None and v.verdict != "SUPPORTED"
+
+
+def _flag_only(v: Verdict) -> bool:
+    return v.error is None and v.verdict == "SUPPORTED" and v.flagged
 
 
 def _caught_by_judge(v: Verdict) -> bool:
@@ -165,7 +178,12 @@ def score(
     for kind in MUTATORS:
         idx = [i for i, p in enumerate(planted) if p.kind == kind]
         caught = sum(_caught(planted_verdicts[i]) for i in idx)
-        by_kind[kind] = KindResult(n=len(idx), caught=caught, sensitivity=_ratio(caught, len(idx)))
+        by_kind[kind] = KindResult(
+            n=len(idx),
+            caught=caught,
+            sensitivity=_ratio(caught, len(idx)),
+            flag_only=sum(_flag_only(planted_verdicts[i]) for i in idx),
+        )
     for p, v in zip(planted, planted_verdicts, strict=True):
         if not _caught(v):
             missed.append(
@@ -195,6 +213,9 @@ def score(
         thresholds=thresholds,
         passed=passed,
         judge_only=_judge_only(planted, planted_verdicts, original_verdicts),
+        caught_only_by_flag=(flag_only := sum(map(_flag_only, planted_verdicts))),
+        flag_only_share=_ratio(flag_only, len(planted)),
+        originals_flagged=sum(map(_flag_only, original_verdicts)),
     )
 
 

@@ -18,6 +18,41 @@ class CheckResult(BaseModel):
     detail: str = ""
 
 
+class Place(BaseModel):
+    """Words of the claim or the span and where they stand: ``text == whole[start:end]``."""
+
+    text: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
+ProofKind = Literal[
+    "quote_missing", "quote_not_in_span", "quote_not_evidence", "contradiction", "instructions"
+]
+
+
+class Proof(BaseModel):
+    """A fact code establishes about the pair, which lowers any judge's verdict, always: the
+    quote is not in the span or points at no evidence, the span states another value in the
+    claim's role (``graders.specifics.roles``), or the span addresses a machine."""
+
+    kind: ProofKind
+    reason: str  # one line a reader can check against the span
+    lowers_to: Label = "NOT_SUPPORTED"
+    claim_value: Place | None = None  # a contradiction: the claim's value, offsets in the claim
+    span_value: Place | None = None  # and the span's other value, offsets in the span
+    rests_on: Place | None = None  # the span words the proof rests on (role words and value)
+
+
+class Flag(BaseModel):
+    """A reason for a person to look (a specific the span does not state literally, a hedge
+    dropped, an element joined on): it travels with the verdict and never changes it."""
+
+    kind: str  # number | date | name | code | negation | opposite | modality | attribution | joined | now_then
+    reason: str
+    claim_words: str = ""  # the claim's words it concerns
+
+
 class Verdict(BaseModel):
     verdict: Label
     unsupported_element: str | None = None
@@ -44,10 +79,25 @@ class Verdict(BaseModel):
     # "completion_tokens": m}, summed over re-asks); None for offline judges and for verdicts
     # served from the cache, so summing it never double-counts.
     usage: dict[str, int] | None = None
+    # What the code audit established (each lowered ``verdict`` below ``judge_verdict``) and
+    # what it asks a person to look at (never changing ``verdict``); see graders.audit.
+    proofs: list[Proof] = Field(default_factory=list)
+    flags: list[Flag] = Field(default_factory=list)
 
     @property
     def supported(self) -> bool:
         return self.verdict == "SUPPORTED" and self.error is None
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.flags)
+
+    def flag_reasons(self, limit: int = 3) -> str:
+        """The flags as one line for a reviewer ("needs a look: ...")."""
+        parts = [f.reason for f in self.flags[:limit]]
+        if len(self.flags) > limit:
+            parts.append(f"{len(self.flags) - limit} more")
+        return "; ".join(parts)
 
 
 class SpanRef(BaseModel):

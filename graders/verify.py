@@ -1,7 +1,8 @@
 """The Verifier: judges each (claim, span) with one or more judges, audits, caches, in parallel.
 
 - Each judge sees only the claim and the span (text, url, retrieved_at). Nothing else.
-- Every judge verdict goes through graders.audit.audit (quote in span, specifics, instructions).
+- Every judge verdict goes through graders.audit.audit: proofs (quote, contradiction by role,
+  instructions) lower it; flags travel with it.
 - Verdicts are cached by graders.cache.cache_key_for (endpoint, judge, model, prompt, claim, span); ``model_calls``
   counts judge invocations that were not answered from the cache, ``cache_hits`` the others;
   ``prompt_tokens`` / ``completion_tokens`` sum ``Verdict.usage`` of live calls only.
@@ -137,6 +138,9 @@ class Verifier:
             checks=[c for v in verdicts for c in v.checks],
             error="; ".join(errors) or None,
             panel=verdicts,
+            # what code proved and flagged is about the pair, not the judge: once each
+            proofs=list({p.model_dump_json(): p for v in verdicts for p in v.proofs}.values()),
+            flags=list({f.model_dump_json(): f for v in verdicts for f in v.flags}.values()),
         )
 
     async def verify_many(

@@ -59,6 +59,9 @@ class Judged:
     confidence: float | None
     error: str | None
     contains_instructions: bool
+    # the kinds of code's proofs and of the flags, for the audit's figures (graders.audit_figures)
+    proof_kinds: tuple[str, ...] = ()
+    flag_kinds: tuple[str, ...] = ()
 
 
 def verdict_row(pair_id: str, verdict: Verdict) -> str:
@@ -74,6 +77,8 @@ def judged(pair_id: str, verdict: Verdict) -> Judged:
         confidence=verdict.confidence,
         error=verdict.error,
         contains_instructions=verdict.contains_instructions,
+        proof_kinds=tuple(p.kind for p in verdict.proofs),
+        flag_kinds=tuple(f.kind for f in verdict.flags),
     )
 
 

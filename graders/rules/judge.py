@@ -43,6 +43,9 @@ def _source_hash() -> str:
     root = graders.parent / "spanproof"
     files = sorted((graders / "rules").rglob("*")) + sorted((graders / "specifics").rglob("*"))
     files += [graders / "instructions.py", graders / "quoting.py", graders / "clauses.py"]
+    files += sorted((graders / "speech_acts").glob("*"))  # the instruction detector's words
+    # the audit's findings are among its signals (graders.audit.findings)
+    files += [graders / "audit.py", graders / "verdict.py"]
     # the shared text machinery it reads through: words, sentences, memoised answers
     files += [root / "text.py", root / "sentences.py", root / "memo.py"]
     files += sorted((root / "data").glob("*"))

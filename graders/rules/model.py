@@ -37,6 +37,18 @@ class Thresholds(BaseModel):
     min_shared: int = Field(default=0, ge=0)
 
 
+class FittedOn(BaseModel):
+    """The labelled pairs the judge was fitted on, so that a figure measured on them says so
+    (``graders.rules.fitted``): each pair's key (sha256 of claim and span, 16 hex digits), the
+    pair file's sha256, and the judge's cross-validated figures on those pairs."""
+
+    pairs_file: str
+    pairs_sha256: str
+    pair_keys: list[str]
+    cv: dict[str, float]  # balanced_accuracy, agreement, macro_f1 of the final verdicts
+    cv_how: str
+
+
 class Params(BaseModel):
     """What ``spanproof judge train`` writes; the judge reads nothing else."""
 
@@ -50,6 +62,7 @@ class Params(BaseModel):
     thresholds: Thresholds
     data_sha256: str  # sha256 of the training rows (spanproof.judge_training.data.data_sha256)
     training: dict = Field(default_factory=dict)  # counts, settings and CV figures, for readers
+    fitted_on: FittedOn | None = None  # the labelled pairs among the training rows
 
     def probabilities(self, x: list[float]) -> dict[Label, float]:
         z = [(v - m) / s for v, m, s in zip(x, self.means, self.scales, strict=True)]

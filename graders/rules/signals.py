@@ -1,15 +1,19 @@
 """The measured signals the offline judge combines: each is a number computed by code from
 (claim, span) alone, with one sentence saying what it measures.
 
-``SIGNALS`` is what the judge measures; every one of them earned its place in a
-cross-validated backward elimination (``spanproof.judge_training.training.select``;
-``spanproof judge ablate`` prints each one's contribution). Signals that did not help on held-out folds were
-removed from this list, not kept "just in case": the share of the claim's numbers and of its
-dates the audit finds unestablished, clause-by-clause alignment to single sentences, the
-order of the claim's words in the span, the best covered clause, reference codes the span
-never states (now the audit's, for every judge), a span that is only a question or
-navigation, and the plain counts of contradicted specifics and dropped hedges (their
-versions weighted by sentence alignment replaced them).
+``SIGNALS`` are the candidates; ``params.json`` names the ones the judge uses, chosen by a
+backward elimination scored by grouped cross-validation (``spanproof judge train``): a
+signal stays only when removing it scores worse. The held-out figure written beside them
+runs the same selection inside each fold, so it is not the selection's own training score.
+The audit's findings are signals like any other (``graders.audit.findings``): the specifics
+it flags as not stated, its wording flags, its proven contradictions. Since flags no longer
+lower any verdict, the judge reads them and decides for itself.
+
+Signals tried and removed because the held-out figure of the whole procedure was better
+without them as candidates: claim values none of the span's values of the same kind agrees
+with, whatever their role (nested objective 0.692 with it, 0.704 without). Removed earlier:
+the order of the claim's words in the span, clause-by-clause alignment, the best covered
+clause, a span that is only a question or navigation.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from spanproof.graders.audit import findings
 from spanproof.graders.clauses import split_clauses
 from spanproof.graders.rules.lexical import coverage, keys
 from spanproof.graders.specifics import (
@@ -63,6 +68,11 @@ class Reading:
     @cached_property
     def soft(self):
         return compare(self.claim, self.span, soft=True)
+
+    @cached_property
+    def audit(self) -> tuple[list, list]:
+        """The code audit's proofs (contradictions by role) and flags on this pair."""
+        return findings(self.claim, self.span)
 
 
 def _clause_coverage(r: Reading) -> float:
@@ -139,6 +149,32 @@ def _hedge_dropped(r: Reading) -> float:
     return float(len(hedges_dropped(r.claim, r.span)))
 
 
+def _unstated_share(kind: str, count) -> Callable[[Reading], float]:
+    """Share of the claim's numbers (or dates) the audit flags as not stated by the span."""
+
+    def fn(r: Reading) -> float:
+        n = len(count(extract(r.claim)))
+        return sum(1 for m in r.unestablished if m.kind == kind) / n if n else 0.0
+
+    return fn
+
+
+def _flags(*kinds: str) -> Callable[[Reading], float]:
+    """How many of the audit's flags of these kinds the pair carries."""
+
+    def fn(r: Reading) -> float:
+        return float(sum(1 for f in r.audit[1] if f.kind in kinds))
+
+    return fn
+
+
+def _proven(r: Reading) -> float:
+    return float(len(r.audit[0]))
+
+
+_WORDING_FLAGS = ("negation", "opposite", "modality", "attribution", "joined", "now_then")
+
+
 @dataclass(frozen=True)
 class Signal:
     name: str
@@ -184,8 +220,30 @@ SIGNALS: tuple[Signal, ...] = (
            _aligned(_soft_kind("quantifier", "scope"))),
     Signal("hedge_dropped_aligned", "a hedge of the span (about, may, reportedly) the claim "
            "drops, in a claim that follows a sentence", _aligned(_hedge_dropped)),
+    # the audit's findings as the judge's own signals (graders.audit.findings): its flags,
+    # which no longer lower any verdict, and its proofs, which do whatever the judge says
+    Signal("unstated_numbers", "share of the claim's numbers the audit flags as not stated",
+           _unstated_share("number", lambda s: s.numbers)),
+    Signal("unstated_dates", "share of the claim's dates the audit flags as not stated",
+           _unstated_share("date", lambda s: s.dates)),
+    Signal("unstated_code", "reference codes or addresses the audit flags as not stated",
+           _flags("code")),
+    Signal("wording_flags", "the audit's wording flags: a negation, opposite word, hardened "
+           "hedge, uncredited source, joined element or now-for-then", _flags(*_WORDING_FLAGS)),
+    Signal("wording_flags_aligned", "wording_flags, in a claim that follows a sentence",
+           _aligned(_flags(*_WORDING_FLAGS))),
+    Signal("unstated_specifics_aligned", "numbers and dates the audit flags, in a claim that "
+           "follows a sentence", _aligned(_flags("number", "date"))),
+    Signal("contradiction_proven", "values the span states otherwise in the same role (the "
+           "audit's proofs)", _proven),
 )  # fmt: skip
 BY_NAME = {s.name: s for s in SIGNALS}
+# The audit's findings and coverage alone: the simplest judge worth comparing with (``spanproof
+# judge cv --nested`` measures both with the signals chosen inside each fold).
+SIMPLE: tuple[str, ...] = (
+    "coverage", "missing_entities", "unstated_numbers", "unstated_dates", "unstated_code",
+    "wording_flags", "contradiction_proven",
+)  # fmt: skip
 
 
 def measure(claim: str, span: str, names: list[str] | tuple[str, ...] | None = None) -> list[float]:

@@ -381,6 +381,19 @@ def unestablished(
     return out
 
 
+def named_only_by_pronoun(claim: str, span: str) -> list[str]:
+    """The claim's subject, which the span never names but refers to by pronoun ("Horodecki
+    went mad" / "the architect ... his daughter"): established for ``compare``, but a careful
+    reader's inference, so the audit flags it for a person."""
+    c, s = extract(claim), extract(span)
+    subject = _subject(claim, c.entities)
+    if subject is None:
+        return []
+    with_pronoun = entity_established(subject, claim, span, s, strict=False, subject=subject)
+    without = entity_established(subject, claim, span, s, strict=False, subject=None)
+    return [subject] if with_pronoun and not without else []
+
+
 def compare(
     claim: str, span: str, *, soft: bool = False, strict_entities: bool = False
 ) -> list[Mismatch]:

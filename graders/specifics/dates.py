@@ -64,8 +64,9 @@ class DateMention:
 
 
 @lru_cache(maxsize=4096)
-def _extract_dates(text: str) -> tuple[DateMention, ...]:
-    out: list[DateMention] = []
+def dated(text: str) -> tuple[tuple[DateMention, int, int], ...]:
+    """Every date of ``text`` with its character offsets (start, end)."""
+    out: list[tuple[DateMention, int, int]] = []
     taken: list[tuple[int, int]] = []
 
     def free(a: int, b: int) -> bool:
@@ -73,13 +74,16 @@ def _extract_dates(text: str) -> tuple[DateMention, ...]:
 
     for m in _ISO.finditer(text):
         out.append(
-            DateMention(int(m.group(1)), int(m.group(2)), int(m.group(3)), surface=m.group(0))
+            (
+                DateMention(int(m.group(1)), int(m.group(2)), int(m.group(3)), surface=m.group(0)),
+                *m.span(),
+            )
         )
         taken.append(m.span())
     for m in _HOLIDAY.finditer(text):
         month, day = HOLIDAYS[m.group(1).lower().replace("’", "'")]
         year = int(m.group(2)) if m.group(2) else None
-        out.append(DateMention(year, month, day, surface=m.group(0)))
+        out.append((DateMention(year, month, day, surface=m.group(0)), *m.span()))
         taken.append(m.span())
     for m in _DATE_MDY.finditer(text):
         if not free(*m.span()):
@@ -91,7 +95,9 @@ def _extract_dates(text: str) -> tuple[DateMention, ...]:
         if m.group(1).lower() == "may" and not m.group(1)[0].isupper():
             continue
         year = int(m.group(3)) if m.group(3) else None
-        out.append(DateMention(year, MONTHS[m.group(1).lower()], day, surface=m.group(0)))
+        out.append(
+            (DateMention(year, MONTHS[m.group(1).lower()], day, surface=m.group(0)), *m.span())
+        )
         taken.append(m.span())
     for m in _DATE_DMY.finditer(text):
         if not free(*m.span()):
@@ -100,14 +106,21 @@ def _extract_dates(text: str) -> tuple[DateMention, ...]:
         if not 1 <= day <= 31 or (m.group(2).lower() == "may" and not m.group(2)[0].isupper()):
             continue
         year = int(m.group(3)) if m.group(3) else None
-        out.append(DateMention(year, MONTHS[m.group(2).lower()], day, surface=m.group(0)))
+        out.append(
+            (DateMention(year, MONTHS[m.group(2).lower()], day, surface=m.group(0)), *m.span())
+        )
         taken.append(m.span())
     for m in _DATE_MY.finditer(text):
         if not free(*m.span()):
             continue
         if m.group(1).lower() == "may" and not m.group(1)[0].isupper():
             continue
-        out.append(DateMention(int(m.group(2)), MONTHS[m.group(1).lower()], surface=m.group(0)))
+        out.append(
+            (
+                DateMention(int(m.group(2)), MONTHS[m.group(1).lower()], surface=m.group(0)),
+                *m.span(),
+            )
+        )
         taken.append(m.span())
     for m in _YEAR_RANGE.finditer(text):
         if not free(*m.span()):
@@ -115,28 +128,36 @@ def _extract_dates(text: str) -> tuple[DateMention, ...]:
         start, end_raw = int(m.group(1)), m.group(2)
         end = int(end_raw) if len(end_raw) == 4 else start // 100 * 100 + int(end_raw)
         if start < end <= start + 100:
-            out.append(DateMention(year=start, surface=m.group(0)))
-            out.append(DateMention(year=end, surface=m.group(0)))
+            out.append((DateMention(year=start, surface=m.group(0)), *m.span()))
+            out.append((DateMention(year=end, surface=m.group(0)), *m.span()))
             taken.append(m.span())
     for m in _QUARTER.finditer(text):
         q = int(m.group(1)) if m.group(1) else _ORDINALS[m.group(2).lower()]
-        out.append(DateMention(quarter=q, surface=m.group(0)))
+        out.append((DateMention(quarter=q, surface=m.group(0)), *m.span()))
     for m in _DECADE.finditer(text):
-        out.append(DateMention(decade=int(m.group(1)), surface=m.group(0)))
+        out.append((DateMention(decade=int(m.group(1)), surface=m.group(0)), *m.span()))
         taken.append(m.span())
     for m in _YEAR.finditer(text):
         if free(*m.span()):
-            out.append(DateMention(year=int(m.group(1)), surface=m.group(0)))
+            out.append((DateMention(year=int(m.group(1)), surface=m.group(0)), *m.span()))
     for m in _MONTH_ONLY.finditer(text):
         if free(*m.span()) and m.group(1)[0].isupper():
-            out.append(DateMention(month=MONTHS[m.group(1).lower()], surface=m.group(0)))
+            out.append(
+                (DateMention(month=MONTHS[m.group(1).lower()], surface=m.group(0)), *m.span())
+            )
     for m in _SINCE.finditer(text):
         tok = m.group(1)
         if tok.isdigit():
-            out.append(DateMention(year=int(tok), since=True, surface=m.group(0)))
+            out.append((DateMention(year=int(tok), since=True, surface=m.group(0)), *m.span()))
         else:
-            out.append(DateMention(month=MONTHS[tok.lower()], since=True, surface=m.group(0)))
+            out.append(
+                (DateMention(month=MONTHS[tok.lower()], since=True, surface=m.group(0)), *m.span())
+            )
     return tuple(out)
+
+
+def _extract_dates(text: str) -> tuple[DateMention, ...]:
+    return tuple(d for d, _, _ in dated(text))
 
 
 def extract_dates(text: str) -> list[DateMention]:

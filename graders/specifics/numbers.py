@@ -145,8 +145,11 @@ def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group(0))
 
 
-def _read_numbers(text: str, out: list[Quantity], *, mask: bool) -> str:
-    """Append the digit numbers of ``text`` to ``out``; return the text with them masked."""
+def _read_numbers(
+    text: str, out: list[Quantity], *, mask: bool, spans: list[tuple[int, int]] | None = None
+) -> str:
+    """Append the digit numbers of ``text`` to ``out`` (and their offsets to ``spans``, when
+    given); return the text with them masked."""
     pieces: list[str] = []
     last = 0
     for m in _NUM_RE.finditer(text):
@@ -188,6 +191,9 @@ def _read_numbers(text: str, out: list[Quantity], *, mask: bool) -> str:
             and (after[:1].isupper() or bool(re.search(r"[A-Z][a-z]+\s$", text[: m.start()])))
         )
         out.append(Quantity(value, kind, unit, surface, in_name))
+        if spans is not None:
+            lead = len(text[m.start() : end]) - len(text[m.start() : end].lstrip())
+            spans.append((m.start() + lead, m.start() + lead + len(surface)))
     pieces.append(text[last:])
     return "".join(pieces)
 

@@ -178,7 +178,7 @@ def sensitivity(
 
         own = result.judge_only
         rows = [
-            [k, r.n, r.caught, _fmt(r.sensitivity), _fmt(own.by_kind[k].sensitivity)]
+            [k, r.n, r.caught, _fmt(r.sensitivity), _fmt(own.by_kind[k].sensitivity), r.flag_only]
             for k, r in result.by_kind.items()
         ]
         rows.append(
@@ -188,24 +188,38 @@ def sensitivity(
                 round((result.sensitivity or 0) * result.n_planted),
                 _fmt(result.sensitivity),
                 _fmt(own.sensitivity),
+                result.caught_only_by_flag,
             ]
         )
         rows.append(
             ["specificity (originals)", result.n_originals, "", _fmt(result.specificity),
-             _fmt(own.specificity)]
+             _fmt(own.specificity), result.originals_flagged]
         )  # fmt: skip
         click.echo(
             tabulate(
                 rows,
-                headers=["kind", "n", "caught (audited)", "audited", "judge-only"],
+                headers=[
+                    "kind",
+                    "n",
+                    "caught by the verdict",
+                    "final",
+                    "judge-only",
+                    "caught only by a flag",
+                ],
                 tablefmt="github",
-            )
+            )  # fmt: skip
         )
         click.echo(
-            f"\njudge {result.judge}, after the audit: sensitivity {_fmt(result.sensitivity)} "
+            f"\njudge {result.judge}, final verdicts: sensitivity {_fmt(result.sensitivity)} "
             f"(>= {thresholds.sensitivity}), specificity {_fmt(result.specificity)} on "
             f"{result.n_originals} originals (>= {thresholds.specificity})"
-            f" -> {'PASS' if result.passed else 'FAIL'} (thresholds apply to the audited figures)"
+            f" -> {'PASS' if result.passed else 'FAIL'} (thresholds apply to the final verdicts: "
+            "the judge's, lowered only by code's proofs)"
+        )
+        click.echo(
+            f"flags: {result.caught_only_by_flag} planted pairs passed with a flag "
+            f"({_fmt(result.flag_only_share)}; a person would look, never counted as caught); "
+            f"{result.originals_flagged} originals passed with a flag"
         )
         if contract_clean:
             click.echo(
@@ -234,7 +248,7 @@ def _comparison_table(result, tablefmt: str) -> str:
             [
                 r.set,
                 r.judge,
-                "audited",
+                "final",
                 r.n,
                 _fmt(r.agreement) + (f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""),
                 _fmt(r.near_miss_agreement) + (f" [{nci.low:.2f}, {nci.high:.2f}]" if nci else ""),
@@ -279,6 +293,22 @@ def _comparison_table(result, tablefmt: str) -> str:
         "gate",
     ]
     return tabulate(rows, headers=headers, tablefmt=tablefmt)
+
+
+def _audit_lines(result) -> str:
+    """Per judge and set: what code's proofs changed, the flags, and a warning when the set
+    trained the judge."""
+    from spanproof.graders.audit_figures import describe
+
+    out = []
+    for r in result.judges:
+        out.append(f"{r.judge} on {r.set}:")
+        if r.fitted_on is not None:
+            out.append("  " + r.fitted_on.warning())
+        if r.code_changes is not None and r.flags is not None:
+            out += ["  " + line for line in describe(r.code_changes, r.flags)]
+        out.append("")
+    return "\n".join(out)
 
 
 def _kind_tables(result, tablefmt: str) -> str:
@@ -582,12 +612,14 @@ def calibrate(
         click.echo("")
         click.echo(_confusion_tables(result, "simple"))
         click.echo(_kind_tables(result, "simple"))
+        click.echo(_audit_lines(result))
         if result.comparisons:
             click.echo(_paired_tables(result, "simple"))
         if repeat > 1:
             click.echo(_repeat_lines(result))
         click.echo(
             f"thresholds on {', '.join(gate_sets)}: agreement >= {min_agreement}, near-miss >= {min_near_miss}"
+            " (on the final verdicts)"
         )
         for f in result.drift or []:
             cur = "n/a" if f.current is None else f"{f.current:.3f}"

@@ -28,7 +28,7 @@ def _label(entry) -> str:
     v = entry.verdict
     if v.error:
         return "ERROR"
-    return v.verdict
+    return v.verdict + (" +flag" if v.flags else "")
 
 
 def _short(text: str, n: int) -> str:
@@ -77,6 +77,7 @@ def render_tables(result, tablefmt: str = "simple") -> str:
         ("shared_citations", "citations shared by several claims"),
         ("laundering", "laundering (shared, support only some)"),
     ]
+    out += _proofs_and_flags(result)
     metric_rows = [
         [label] + [getattr(g.metrics, key) for g in result.judges] for key, label in names
     ]
@@ -96,6 +97,9 @@ def render_tables(result, tablefmt: str = "simple") -> str:
             n = sum(1 for v in p.variants if v.kind == kind)
             plant_rows.append([kind, n] + [p.sensitivity_by_kind[kind][j] for j in judges])
         plant_rows.append(["all planted", len(p.variants)] + [p.sensitivity[j] for j in judges])
+        plant_rows.append(
+            ["caught only by a flag", "-"] + [p.flag_only.get(j, 0.0) for j in judges]
+        )
         plant_rows.append(["original pass rate", "-"] + [p.original_pass_rate[j] for j in judges])
         out += [
             "",
@@ -104,6 +108,34 @@ def render_tables(result, tablefmt: str = "simple") -> str:
             tabulate(plant_rows, headers=["kind", "variants", *judges], tablefmt=tablefmt),
         ]
     return "\n".join(out)
+
+
+def _proofs_and_flags(result) -> list[str]:
+    """What code proved (with the page offsets of both values) and flagged, claim by claim."""
+    out = []
+    for g in result.judges:
+        lines = []
+        for entry in g.claims:
+            if entry.verdict == "UNREACHABLE" or entry.verdict.error:
+                continue
+            v = entry.verdict
+            for p, at in entry.proofs_on_page():
+                where = ""
+                if p.claim_value is not None and at is not None:
+                    where = (
+                        f" [claim {p.claim_value.start}:{p.claim_value.end}; "
+                        f"{entry.span.doc_id} {at[0]}:{at[1]}]"
+                    )
+                lines.append(f"  {entry.id}: {v.verdict} by proof ({p.kind}): {p.reason}{where}")
+            for f in v.flags:
+                lines.append(f"  {entry.id}: {v.verdict}, needs a look ({f.kind}): {f.reason}")
+        if lines:
+            out += [
+                f"Code's proofs and flags ({g.judge}; a flag never changes the verdict):",
+                *lines,
+                "",
+            ]
+    return out
 
 
 @click.command("grade")

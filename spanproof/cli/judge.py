@@ -27,6 +27,7 @@ def judge() -> None:
     Examples:
       spanproof judge train --check     # refit; exit 1 unless params.json comes out byte-identical
       spanproof judge cv                # held-out figures of the shipped configuration
+      spanproof judge cv --nested       # the same with the signals chosen inside each fold
       spanproof judge ablate            # each signal's cross-validated contribution
     """
 
@@ -53,8 +54,12 @@ def _features(progress):
 def train(out_path: Path | None, check: bool) -> None:
     """Fit the judge on its training data and write its parameters (with the data's sha256).
 
-    The signals are graders/rules/signals.py's (each kept by a cross-validated ablation); the
-    verdict thresholds are chosen by a grouped cross-validation over the training rows.
+    The signals are chosen among graders/rules/signals.py's candidates by backward elimination
+    scored by grouped cross-validation (a signal stays only when removing it scores worse);
+    the verdict thresholds are chosen by a grouped cross-validation over the training rows.
+    The file also records the labelled pairs it was fitted on and the held-out figures of this
+    whole procedure on them (signals and thresholds chosen inside each fold), so `verify` and
+    `calibrate` can say so. Takes minutes (tens on a busy machine).
     Exit status: 0 written (or identical with --check); 1 --check found a difference.
 
     \b
@@ -68,9 +73,12 @@ def train(out_path: Path | None, check: bool) -> None:
 
     progress = progress_printer(False)
     f = _features(progress)
-    progress(f"fitting {len(f.names)} signals: {', '.join(f.names)}; choosing thresholds by "
-             "a grouped cross-validation (5 folds)")  # fmt: skip
-    text = dump(fit_params(f))
+    progress(f"choosing signals among {len(f.names)} candidates and thresholds by a grouped "
+             "cross-validation (5 folds), then the same inside each fold for the held-out "
+             "figure")  # fmt: skip
+    params = fit_params(f, progress=progress)
+    progress(f"fitted {len(params.signals)} signals: {', '.join(params.signals)}")
+    text = dump(params)
     target = out_path or _SHIPPED
     if check:
         same = target.is_file() and target.read_text(encoding="utf-8") == text
@@ -93,8 +101,15 @@ def train(out_path: Path | None, check: bool) -> None:
     help="Also measure each planted kind with that kind's synthetic pairs left out of training "
     "(how the judge does on a mutator it never saw). Slow.",
 )
-def cv(as_json: bool, held_out_kinds: bool) -> None:
-    """Cross-validated figures of the shipped configuration, judge-only and audited.
+@click.option(
+    "--nested",
+    is_flag=True,
+    help="Choose the signals inside each fold too (backward elimination on the other folds), "
+    "from every candidate signal and from the simple set (the audit's findings and coverage), "
+    "and print both beside the shipped configuration. Slow (tens of minutes).",
+)
+def cv(as_json: bool, held_out_kinds: bool, nested: bool) -> None:
+    """Cross-validated figures of the shipped configuration, judge-only and final.
 
     WiCE development pairs: balanced accuracy (SUPPORTED vs rest), three-way macro-F1 and
     agreement, expected calibration error of the confidence; the synthetic pairs'
@@ -107,16 +122,57 @@ def cv(as_json: bool, held_out_kinds: bool) -> None:
       spanproof judge cv --json > cv.json
     """
     from spanproof.graders.rules.model import load_params
-    from spanproof.judge_training.training import cv_report
+    from spanproof.judge_training.training import cv_report, nested_report
 
     progress = progress_printer(as_json)
-    report = cv_report(
-        _features(progress), load_params().signals, held_out_kinds=held_out_kinds, progress=progress
-    )
+    f = _features(progress)
+    if nested:
+        report = nested_report(f, load_params().signals, progress=progress)
+        click.echo(json.dumps(report, indent=2) if as_json else _nested_text(report))
+        return
+    report = cv_report(f, load_params().signals, held_out_kinds=held_out_kinds, progress=progress)
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return
     click.echo(_cv_text(report))
+
+
+def _nested_text(r: dict) -> str:
+    from tabulate import tabulate
+
+    rows = []
+    for name, c in r["configurations"].items():
+        for side in ("judge_only", "final"):
+            m = c[side]
+            rows.append(
+                [name, side.replace("_", "-"), m["wice_balanced_accuracy"], m["wice_macro_f1"],
+                 m["wice_agreement"], m["synthetic_agreement"],
+                 c["objective"] if side == "final" else ""]
+            )  # fmt: skip
+    out = [
+        "WiCE development pairs and synthetic pairs, grouped 5-fold cross-validation; every "
+        "figure out of fold, thresholds chosen inside each fold"
+        + ("; 'nested': the signals too" if r["nested"] else ""),
+        tabulate(
+            rows,
+            headers=[
+                "configuration",
+                "verdict",
+                "WiCE bal. acc",
+                "WiCE macro-F1",
+                "WiCE agreement",
+                "synthetic agr.",
+                "objective",
+            ],
+            tablefmt="github",
+            floatfmt=".4f",
+        ),  # fmt: skip
+        "",
+    ]
+    for name, c in r["configurations"].items():
+        for k, sel in enumerate(c.get("selected") or []):
+            out.append(f"{name}, fold {k + 1}: {', '.join(sel)}")
+    return "\n".join(out)
 
 
 def _cv_text(r: dict) -> str:
@@ -127,7 +183,8 @@ def _cv_text(r: dict) -> str:
     for side in ("judge_only", "audited"):
         m = r["wice"][side]
         rows.append(
-            [side.replace("_", "-"), m["balanced_accuracy"], m["macro_f1"], m["agreement"],
+            [{"audited": "final"}.get(side, side.replace("_", "-")), m["balanced_accuracy"],
+             m["macro_f1"], m["agreement"],
              m["ece"], r["synthetic"][side]]
         )  # fmt: skip
     out.append(
@@ -155,9 +212,9 @@ def _cv_text(r: dict) -> str:
             for row in krows:
                 if row[0] == k:
                     row.append(v["audited"])
-    headers = ["kind", "n", "judge-only", "audited"]
+    headers = ["kind", "n", "judge-only", "final"]
     if r.get("held_out_kinds"):
-        headers.append("audited, kind unseen in training")
+        headers.append("final, kind unseen in training")
     out.append(tabulate(krows, headers=headers, tablefmt="github", floatfmt=".3f"))
     return "\n".join(out)
 
@@ -173,8 +230,9 @@ def ablate(as_json: bool, candidates: bool) -> None:
     """Each signal's cross-validated contribution: the model refit without it, on held-out folds.
 
     Contribution = objective with every signal minus objective without this one (the
-    objective is the mean of the WiCE pairs' audited balanced accuracy and macro-F1 and the
-    synthetic pairs' audited agreement, out of fold). A signal that does not help is removed
+    objective is the mean of the WiCE pairs' final balanced accuracy and macro-F1 and the
+    synthetic pairs' final agreement, out of fold; final = the judge's verdict lowered only by
+    the audit's proofs). A signal that does not help is removed
     from the judge. With --candidates, signals not in the model are each added back to show
     they do not help.
 

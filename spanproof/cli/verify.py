@@ -73,12 +73,15 @@ reported with their line numbers; the command stops before any model call unless
 
 \b
 Output: a readable summary on stdout. Per-pair verdicts (the input id plus the verdict
-fields, with judge_verdict = the judge's own label before the audit, and confidence when
-the judge gives one) go to --out as JSONL, or inside the --json document. With labels
-present, agreement, macro-F1, SUPPORTED-vs-rest balanced accuracy and kappa are shown twice:
-after the code audit (what publishes) and judge-only (what the judge read); for a judge that
-gives a confidence, its expected calibration error. Verdicts are cached under --home
-(verdicts.sqlite): a second identical run makes zero model calls.
+fields, with judge_verdict = the judge's own label, proofs = what code established against
+it, with offsets, flags = what a person should look at, and confidence when the judge gives
+one) go to --out as JSONL, or inside the --json document. With labels present, agreement,
+macro-F1, SUPPORTED-vs-rest balanced accuracy and kappa are shown twice: final (the judge's
+verdict lowered only by code's proofs) and judge-only (what the judge read); then what code's
+proofs changed (and how often rightly), and the flag rate and flag precision per kind. For a
+judge that gives a confidence, its expected calibration error. A file holding pairs the rules
+judge was fitted on says so, with its cross-validated figure. Verdicts are cached under
+--home (verdicts.sqlite): a second identical run makes zero model calls.
 
 \b
 Files of any size: pairs are read and verdict rows written as a stream (memory holds a
@@ -312,6 +315,11 @@ def verify(
     rows.commit()
 
     counters = pool.counters if pool is not None else counters_of(verifier)
+    from spanproof.cli.verify_run import stream_pairs
+    from spanproof.graders.rules.fitted import training_overlap
+
+    overlap = training_overlap(judges, ((p.claim, p.span) for p, _ in stream_pairs(pairs_path)))
+    fitted = overlap.model_dump() if overlap else None
     summary = {
         "pairs": scan.count,
         "invalid_lines": problems,
@@ -329,6 +337,11 @@ def verify(
         "contains_instructions": tally.contains_instructions,
         "verdicts": tally.verdicts(),
         "metrics": tally.metrics(label_metrics),
+        # what code proved (changing verdicts) and flagged (a person looks), against the
+        # labels when the file has them (graders.audit_figures)
+        "code_changes": tally.audit.changes().model_dump(),
+        "flags": tally.audit.flags().model_dump(),
+        "fitted_on": fitted,
         "out": str(out_path) if out_path else None,
     }
     if as_json:
@@ -445,9 +458,13 @@ def _human_summary(s: dict[str, Any]) -> str:
                if b["batch_id"] else "nothing to submit (every pair was cached)")
         )  # fmt: skip
     m = s["metrics"]
+    if s.get("fitted_on"):
+        from spanproof.graders.rules.fitted import TrainingOverlap
+
+        out.append(TrainingOverlap.model_validate(s["fitted_on"]).warning())
     if m:
         rows = []
-        for side, name in (("audited", "after the audit"), ("judge_only", "judge only")):
+        for side, name in (("audited", "final (after proofs)"), ("judge_only", "judge only")):
             x = m[side]
             rows.append(
                 [
@@ -492,15 +509,21 @@ def _human_summary(s: dict[str, Any]) -> str:
             out.append("confidence: none (the judge gives no probability with its verdicts)")
         cols = [*LABELS, "ERROR"]
         table = [[g, *(m["audited"]["confusion"][g][p] for p in cols)] for g in LABELS]
-        out.append("after the audit, rows gold, columns verdict:")
+        out.append("final verdicts (after proofs), rows gold, columns verdict:")
         out.append(tabulate(table, headers=["label \\ verdict", *cols], tablefmt="simple"))
+    from spanproof.graders.audit_figures import CodeChanges, FlagFigures
+    from spanproof.graders.audit_figures import describe as audit_lines
+
+    out += audit_lines(
+        CodeChanges.model_validate(s["code_changes"]), FlagFigures.model_validate(s["flags"])
+    )
     rep = s.get("repeats")
     if rep:
         from spanproof.graders.repeats import Spread, describe
 
         if "agreement" in rep:
             out.append(
-                f"agreement after the audit: {describe(Spread.model_validate(rep['agreement']))}"
+                f"agreement of the final verdicts: {describe(Spread.model_validate(rep['agreement']))}"
             )
         out.append(f"{rep['n']} repeats: {len(rep['unstable'])} unstable pair(s) (the verdict "
                    "changed between repeats)")  # fmt: skip

@@ -128,6 +128,12 @@ def verify_repeats(
         golds = [p.label for _ in samples for p in pairs]
         metrics = label_metrics(golds, [v for s in samples for v in s])  # each sample counts once
     counts = Counter(v.verdict for v in verdicts)
+    from spanproof.graders.audit_figures import code_changes, flag_figures
+    from spanproof.graders.rules.fitted import training_overlap
+
+    labels = [p.label for p in pairs]
+    overlap = training_overlap(judges, [(p.claim, p.span) for p in pairs])
+    fitted = overlap.model_dump() if overlap else None
     summary = {
         "pairs": len(pairs),
         "invalid_lines": problems,
@@ -143,6 +149,11 @@ def verify_repeats(
         "contains_instructions": sum(1 for v in verdicts if v.contains_instructions),
         "verdicts": {label: counts.get(label, 0) for label in LABELS},
         "metrics": metrics,
+        # what code proved (changing verdicts) and flagged (a person looks), against the
+        # labels when the file has them (graders.audit_figures)
+        "code_changes": code_changes(labels, verdicts).model_dump(),
+        "flags": flag_figures(labels, verdicts).model_dump(),
+        "fitted_on": fitted,
         "out": str(out_path) if out_path else None,
     }
     if repeat > 1:

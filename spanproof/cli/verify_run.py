@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 import click
 
+from spanproof.graders.audit_figures import AuditTally
 from spanproof.graders.pairs import iter_pair_lines
 from spanproof.graders.verify_stream import Judged, StreamPair
 
@@ -108,9 +109,12 @@ class Tally:
         self._judge_verdicts = bytearray()
         self._failed = bytearray()
         self._confidence = array("d")
+        self.audit = AuditTally()
 
     def add(self, j: Judged, label: str | None) -> None:
         self.n += 1
+        self.audit.add(label, j.verdict, j.judge_verdict, j.error is not None, j.proof_kinds,
+                       j.flag_kinds)  # fmt: skip
         self.counts[j.verdict] += 1
         if j.error:
             self.errors += 1

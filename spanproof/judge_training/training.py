@@ -5,12 +5,16 @@ Every figure this module reports is cross-validated over the page-grouped folds 
 fold, with thresholds chosen without it too (nested: an inner grouped CV over the training
 folds picks them). The shipped parameters are the same procedure fitted on every row.
 
-Figures are reported judge-only (the model's own label) and audited (after
-``graders.audit.audit``, as ``spanproof verify`` publishes), with ``graders.metrics``.
+Figures are reported judge-only (the model's own label) and final ("audited" here: the label
+after ``graders.audit.audit``, which lowers it only by a proof), with ``graders.metrics``.
+``nested_cross_validate`` chooses the signals inside each fold as well (backward
+elimination on the other folds), so its figure does not rest on a selection made on the
+rows it measures.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -130,8 +134,9 @@ def _weights(origins: np.ndarray, share: float = WICE_SHARE) -> np.ndarray:
     return w * len(origins)
 
 
-def fit(X: np.ndarray, y: np.ndarray, origins: np.ndarray) -> dict:
-    """Standardise, then multinomial logistic regression; returns the raw parameters."""
+def fit(X: np.ndarray, y: np.ndarray, origins: np.ndarray, *, tol: float = 1e-8) -> dict:
+    """Standardise, then multinomial logistic regression; returns the raw parameters. A looser
+    ``tol`` serves choosing signals, where hundreds of fits are compared, never a shipped fit."""
     from sklearn.linear_model import LogisticRegression
 
     means = X.mean(axis=0)
@@ -140,7 +145,7 @@ def fit(X: np.ndarray, y: np.ndarray, origins: np.ndarray) -> dict:
     Z = (X - means) / scales
     # newton-cg converges to the optimum in a few steps: the parameters do not depend on an
     # iteration budget, so they reproduce to the digits written.
-    model = LogisticRegression(C=C, solver="newton-cg", max_iter=200, tol=1e-8)
+    model = LogisticRegression(C=C, solver="newton-cg", max_iter=200, tol=tol)
     model.fit(Z, y, sample_weight=_weights(origins))
     coef = np.zeros((len(LABELS), X.shape[1]))
     intercept = np.zeros(len(LABELS))
@@ -185,13 +190,15 @@ def objective(f: Features, idx: np.ndarray, pred: np.ndarray) -> float:
     return float(np.mean(parts))
 
 
-def choose_thresholds(f: Features, idx: np.ndarray, P: np.ndarray) -> Thresholds:
+def choose_thresholds(
+    f: Features, idx: np.ndarray, P: np.ndarray, grid: Sequence[float] = GRID
+) -> Thresholds:
     """The verdict thresholds, then the minimum-evidence floor, that score best on ``idx``
     (out-of-fold probabilities ``P``); ties keep the lower value."""
     cov, shared = f.coverage[idx], f.shared[idx]
     best, best_t = -1.0, None
-    for ts in GRID:
-        for tn in GRID:
+    for ts in grid:
+        for tn in grid:
             t = Thresholds(supported=ts, not_supported=tn)
             score = objective(f, idx, decisions(P, t, cov, shared))
             if score > best + 1e-12:
@@ -206,13 +213,13 @@ def choose_thresholds(f: Features, idx: np.ndarray, P: np.ndarray) -> Thresholds
     return best_t
 
 
-def _oof(f: Features, train_idx: np.ndarray, cols: list[int]) -> np.ndarray:
+def _oof(f: Features, train_idx: np.ndarray, cols: list[int], tol: float = 1e-8) -> np.ndarray:
     """Out-of-fold probabilities for ``train_idx`` by an inner CV over its own folds."""
     P = np.zeros((len(train_idx), len(LABELS)))
     folds = f.folds[train_idx]
     for k in sorted(set(folds)):
         inner_tr, inner_te = train_idx[folds != k], np.flatnonzero(folds == k)
-        raw = fit(f.X[np.ix_(inner_tr, cols)], f.y[inner_tr], f.origins[inner_tr])
+        raw = fit(f.X[np.ix_(inner_tr, cols)], f.y[inner_tr], f.origins[inner_tr], tol=tol)
         P[inner_te] = proba(raw, f.X[np.ix_(train_idx[inner_te], cols)])
     return P
 
@@ -258,12 +265,24 @@ def summary(f: Features, cv: CVResult) -> dict:
     return out
 
 
-def train(f: Features) -> Params:
-    """The shipped parameters: thresholds from a grouped CV over every row, then one fit."""
+def train(f: Features, candidates: Sequence[str] | None = None, progress=None) -> Params:
+    """The shipped parameters: the signals ``select_signals`` keeps among ``candidates``
+    (default: every signal of ``f``) on every row, thresholds from a grouped CV over every
+    row, then one fit; with the labelled pairs it was fitted on and the held-out figures of
+    this whole procedure on them (``nested_cross_validate``: signals and thresholds chosen
+    inside each fold, ``FittedOn``)."""
+    from spanproof.graders.rules.fitted import pair_key
+    from spanproof.graders.rules.model import FittedOn
+    from spanproof.judge_training.data import WICE_PAIRS
+
+    candidates = list(candidates or f.names)
     all_idx = np.arange(len(f.rows))
-    cols = list(range(len(f.names)))
+    if progress:
+        progress(f"choosing signals among {len(candidates)} candidates on every row")
+    names, _ = select_signals(f, all_idx, candidates, progress)
+    cols = _cols(f, names)
     t = choose_thresholds(f, all_idx, _oof(f, all_idx, cols))
-    raw = fit(f.X, f.y, f.origins)
+    raw = fit(f.X[:, cols], f.y, f.origins)
 
     def r(xs) -> list:
         return [float(f"{x:.6g}") for x in xs]
@@ -272,8 +291,27 @@ def train(f: Features) -> Params:
     for row in f.rows:
         key = f"{row.origin} {row.label}"
         counts[key] = counts.get(key, 0) + 1
+    if progress:
+        progress("held-out figures of the procedure: the same selection inside each fold")
+    nested = nested_cross_validate(f, candidates, progress=progress)
+    w = f.wice
+    m = _metrics(f.y[w], nested.cv.audited[w])
+    fitted = FittedOn(
+        pairs_file="goldens/wice_dev_pairs.jsonl",
+        pairs_sha256=hashlib.sha256(WICE_PAIRS.read_bytes()).hexdigest(),
+        pair_keys=sorted(pair_key(row.claim, row.span) for row in f.rows if row.origin == "wice"),
+        cv={
+            "balanced_accuracy": round(float(m["balanced_accuracy"] or 0.0), 4),
+            "agreement": round(float(m["agreement"] or 0.0), 4),
+            "macro_f1": round(float(m["macro_f1"] or 0.0), 4),
+        },
+        cv_how=(
+            f"final verdicts, grouped {N_FOLDS}-fold cross-validation by source article, "
+            "signals and thresholds chosen inside each fold"
+        ),
+    )
     return Params(
-        signals=f.names,
+        signals=names,
         means=r(raw["means"]),
         scales=r(raw["scales"]),
         coef=[r(row) for row in raw["coef"]],
@@ -289,7 +327,10 @@ def train(f: Features) -> Params:
             "threshold_grid": [GRID[0], GRID[-1], GRID[1] - GRID[0]],
             "min_coverage_grid": FLOOR_GRID,
             "min_shared_grid": SHARED_GRID,
+            "candidates": candidates,
+            "signals_chosen_per_fold": nested.selected,
         },
+        fitted_on=fitted,
     )
 
 
@@ -362,6 +403,107 @@ def select(f: Features, names: Sequence[str], progress=None) -> list[str]:
             progress(f"removing {worst.signal} (contribution {worst.contribution:+.4f})")
         names.remove(worst.signal)
     return names
+
+
+# ---------------------------------------------------------------- nested selection
+
+
+def _cols(f: Features, names: Sequence[str]) -> list[int]:
+    return [f.names.index(n) for n in names]
+
+
+SELECT_TOL = 1e-4  # fits while choosing signals: the ranking, not the digits, matters
+SELECT_GRID = GRID[::2]  # thresholds while choosing signals: 0.2 .. 0.8 by 0.05
+
+
+def inner_score(f: Features, idx: np.ndarray, names: Sequence[str]) -> float:
+    """How a signal set does on ``idx`` alone: out-of-fold probabilities by a CV over idx's own
+    folds, thresholds chosen on them, the objective of the result. Used to choose signals
+    inside a fold, so nothing outside ``idx`` is read."""
+    cols = _cols(f, names)
+    P = _oof(f, idx, cols, tol=SELECT_TOL)
+    t = choose_thresholds(f, idx, P, SELECT_GRID)
+    return objective(f, idx, decisions(P, t, f.coverage[idx], f.shared[idx]))
+
+
+def select_signals(
+    f: Features, idx: np.ndarray, candidates: Sequence[str], progress=None
+) -> tuple[list[str], float]:
+    """Backward elimination on ``idx`` (``inner_score``): remove the signal whose removal
+    scores best, as long as removing it does not score worse — a signal stays only when it
+    helps. Returns the kept signals and their score."""
+    names = list(candidates)
+    base = inner_score(f, idx, names)
+    while len(names) > 1:
+        scores = {n: inner_score(f, idx, [m for m in names if m != n]) for n in names}
+        drop = max(sorted(scores), key=lambda n: scores[n])
+        if scores[drop] < base - 1e-12:
+            break
+        names.remove(drop)
+        base = scores[drop]
+        if progress:
+            progress(f"  removed {drop}: {base:.4f} with {len(names)} signals")
+    return names, base
+
+
+@dataclass
+class NestedCV:
+    cv: CVResult
+    selected: list[list[str]]  # the signals chosen inside each outer fold
+
+
+def nested_cross_validate(
+    f: Features, candidates: Sequence[str], *, select: bool = True, progress=None
+) -> NestedCV:
+    """Every figure out of fold with the signals *and* the thresholds chosen inside each outer
+    fold (``select_signals`` on the other folds; with ``select=False`` the candidates are
+    used as they are)."""
+    P = np.zeros((len(f.rows), len(LABELS)))
+    judged = np.zeros(len(f.rows), dtype=np.int64)
+    chosen, selected = [], []
+    for k in range(N_FOLDS):
+        tr, te = np.flatnonzero(f.folds != k), np.flatnonzero(f.folds == k)
+        if progress:
+            progress(f"outer fold {k + 1}/{N_FOLDS}: choosing signals on the other folds")
+        names = select_signals(f, tr, candidates, progress)[0] if select else list(candidates)
+        cols = _cols(f, names)
+        t = choose_thresholds(f, tr, _oof(f, tr, cols))
+        raw = fit(f.X[np.ix_(tr, cols)], f.y[tr], f.origins[tr])
+        P[te] = proba(raw, f.X[np.ix_(te, cols)])
+        judged[te] = decisions(P[te], t, f.coverage[te], f.shared[te])
+        chosen.append(t)
+        selected.append(names)
+        if progress:
+            progress(f"outer fold {k + 1}: {len(names)} signals: {', '.join(names)}")
+    audited = f.audited[np.arange(len(f.rows)), judged]
+    return NestedCV(CVResult(list(candidates), P, judged, audited, chosen), selected)
+
+
+def nested_report(f: Features, shipped: Sequence[str], progress=None) -> dict:
+    """Everything ``spanproof judge cv --nested`` prints: the shipped signals (thresholds
+    chosen inside each fold), and the selection run inside each fold from the simple set
+    (the audit's findings and coverage) and from every candidate signal."""
+    from spanproof.graders.rules.signals import SIGNALS, SIMPLE
+
+    configs: dict[str, dict] = {}
+
+    def add(name: str, cv: CVResult, selected: list[list[str]] | None = None) -> None:
+        s = summary(f, cv)
+        configs[name] = {
+            "judge_only": s["judge_only"],
+            "final": s["audited"],
+            "objective": round(cv_objective(f, cv), 4),
+            "selected": selected,
+        }
+
+    if progress:
+        progress("shipped signals, thresholds chosen inside each fold")
+    add("shipped", cross_validate(f, list(shipped)))
+    n = nested_cross_validate(f, list(SIMPLE), progress=progress)
+    add("simple, nested", n.cv, n.selected)
+    n = nested_cross_validate(f, [s.name for s in SIGNALS], progress=progress)
+    add("all candidates, nested", n.cv, n.selected)
+    return {"nested": True, "configurations": configs}
 
 
 # ---------------------------------------------------------------- held-out sensitivity

@@ -81,3 +81,81 @@ def test_source_type_rule():
     assert source_type("https://example.com/report.pdf") == "primary"
     assert source_type("https://news.wice.example/story") == "secondary"
     assert source_type("https://en.wikipedia.org/wiki/X") == "secondary"
+
+
+def _flagged() -> Verdict:
+    from spanproof.graders.verdict import Flag
+
+    return Verdict(
+        verdict="SUPPORTED",
+        judge="j",
+        flags=[
+            Flag(kind="name", reason="name the span does not state: Smith", claim_words="Smith")
+        ],
+    )
+
+
+def test_a_flagged_supported_claim_is_routed_as_partial_never_published_never_reworded():
+    v = _flagged()
+    assert route("Smith won.", v, "flag") == (
+        "flagged",
+        "Smith won.",
+        "partial: needs a look - name the span does not state: Smith",
+    )
+    status, text, reason = route("Smith won.", v, "narrow")
+    assert status == "narrowed"
+    assert text == "Smith won. (The cited source does not establish: Smith.)"
+    assert reason == "narrowed: needs a look - name the span does not state: Smith"
+    assert route("Smith won.", v, "drop")[0] == "dropped"
+    # the same verdict without the flag publishes
+    assert route("Smith won.", verdict("SUPPORTED"), "flag")[0] == "published"
+
+
+def test_a_code_or_address_the_span_never_states_is_never_shown_in_any_mode():
+    from spanproof.graders.verdict import Flag
+
+    code = Flag(kind="code", reason="reference code or address the span does not state: X-9",
+                claim_words="X-9")  # fmt: skip
+    for label in ("SUPPORTED", "PARTIAL"):
+        v = verdict(label).model_copy(update={"flags": [code]})
+        for mode in ("flag", "narrow", "drop"):
+            status, text, reason = route("Boil water (X-9).", v, mode)
+            assert (status, text) == ("dropped", "Boil water (X-9).") and "X-9" in reason
+
+
+def test_an_unflagged_supporting_span_is_preferred_to_a_flagged_one():
+    plain = verdict("SUPPORTED")
+    assert combine([("a", _flagged()), ("b", plain)]) == (plain, "b")
+    assert combine([("a", _flagged()), ("b", verdict("PARTIAL"))])[1] == "a"
+
+
+async def test_verify_draft_marks_a_flagged_claim_needs_human_with_the_reason():
+    from spanproof.agent.evidence import Span
+    from spanproof.agent.publish import verify_draft
+    from spanproof.agent.record import Draft
+    from spanproof.graders.judges import BlindJudge
+    from spanproof.graders.verify import Verifier
+
+    text = "The council approved the budget on Monday."
+    span = Span(span_id="span_" + "1" * 16, doc_id="doc_" + "2" * 16, url="https://e.org/a",
+                text=text, char_start=0, char_end=len(text), retrieved_at="2026-01-01T00:00:00Z")  # fmt: skip
+    record = RunRecord(
+        run_id="run_f",
+        question="When did the council approve the budget?",  # both claims are on it
+        config=RunConfig(policy="extractive"),
+        spans=[span],
+    )
+    draft = Draft.model_validate(
+        {"claims": [{"text": "Mayor Ruiz's council approved the budget on Monday.", "span_ids": [span.span_id]},
+                    {"text": text, "span_ids": [span.span_id]}]},
+        context={"run_span_ids": {span.span_id}},
+    )  # fmt: skip
+    claims = await verify_draft(record, draft, Verifier([BlindJudge()]), partial="flag")
+    flagged, clean = claims
+    assert flagged.verdict.verdict == "SUPPORTED" and flagged.status == "flagged"
+    assert flagged.needs_human and "Ruiz" in (flagged.needs_human_reason or "")
+    assert clean.status == "published" and not clean.needs_human
+    from spanproof.agent.ledger import build_ledger
+
+    row = build_ledger(record)[0]
+    assert row.needs_human and row.flags and row.set_by == "blind"

@@ -39,6 +39,7 @@ def test_sensitivity_blind_fails_with_exit_1_and_quiet_json(tmp_path, runner):
     assert set(data) == {
         "judge", "selection", "n_excluded", "n_originals", "n_planted", "sensitivity",
         "specificity", "by_kind", "missed", "thresholds", "passed", "judge_only",
+        "caught_only_by_flag", "flag_only_share", "originals_flagged",
     }  # fmt: skip
     assert data["selection"] == "every SUPPORTED pair" and data["n_excluded"] == 0
     # the canary reads nothing: judge-only it catches no planted failure at all

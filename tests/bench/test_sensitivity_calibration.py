@@ -62,7 +62,8 @@ class AlwaysNotSupported:
 
 
 class Oracle:
-    """Knows the true label of every pair it was given; says SUPPORTED only for those."""
+    """Knows the true label of every pair it was given; says SUPPORTED only for those, quoting
+    where the span states the claim (the window of the span most like it)."""
 
     id = "oracle"
     prompt_sha256 = "oracle-v1"
@@ -71,8 +72,10 @@ class Oracle:
         self.labels = {(p.claim, p.span): p.label for p in labelled}
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        from spanproof.graders.quoting import best_window
+
         label = self.labels.get((claim, span.text), "NOT_SUPPORTED")
-        return Verdict(verdict=label, quote_used=" ".join(span.text.split()[:5]), judge=self.id)
+        return Verdict(verdict=label, quote_used=best_window(claim, span.text), judge=self.id)
 
 
 class Broken:
@@ -91,6 +94,11 @@ async def test_blind_judge_fails_sensitivity():
     # The claim-level kinds the audit cannot see slip past blind entirely.
     assert result.by_kind["quantifier_inflation"].caught == 0
     assert any(m.kind == "modality_slip" for m in result.missed)
+    # a flag holds some of the missed ones back for a person; they still count as missed
+    assert 0 < result.caught_only_by_flag <= len(result.missed)
+    assert result.flag_only_share == result.caught_only_by_flag / result.n_planted
+    for k in result.by_kind.values():
+        assert k.caught + k.flag_only <= k.n
 
 
 async def test_always_not_supported_judge_fails_specificity():
@@ -126,7 +134,8 @@ async def test_sensitivity_json_schema_and_cache_reuse(tmp_path):
     keys = set(json.loads(first.model_dump_json()))
     assert keys == {
         "judge", "selection", "n_excluded", "n_originals", "n_planted", "sensitivity", "specificity", "by_kind", "missed",
-        "thresholds", "passed", "judge_only",
+        "thresholds", "passed", "judge_only", "caught_only_by_flag", "flag_only_share",
+        "originals_flagged",
     }  # fmt: skip
     assert set(first.missed[0].model_dump()) == {"id", "kind", "claim", "verdict"}
     assert len(cache) > 0
@@ -159,9 +168,11 @@ async def test_calibration_blind_fails_and_oracle_passes_gated_set():
     assert by[("oracle", "judge_calibration")].agreement == 1.0
     assert by[("blind", "other")].passed is None  # informational set: no thresholds
     kinds = blind.by_kind
-    # "must" where the span says "are expected to": the audit's wording check, whatever the judge
-    assert kinds["modality_slip"].n == 1 and kinds["modality_slip"].agreement == 1.0
-    assert kinds["modality_slip"].judged == {"NOT_SUPPORTED": 1}
+    # "must" where the span says "are expected to": the audit flags it for a person, but a flag
+    # never changes a verdict, so the canary's SUPPORTED stands and is counted wrong
+    assert kinds["modality_slip"].n == 1 and kinds["modality_slip"].agreement == 0.0
+    assert kinds["modality_slip"].judged == {"SUPPORTED": 1}
+    assert blind.flags is not None and blind.flags.by_kind["modality"].flagged == 1
     # "Most" where the span says "Many": only reading catches it, and the canary does not read
     assert kinds["scope_creep"].judged.get("SUPPORTED", 0) >= 1
     assert not result.passed
@@ -169,7 +180,7 @@ async def test_calibration_blind_fails_and_oracle_passes_gated_set():
     assert keys == {
         "judge", "set", "n", "agreement", "near_miss_agreement", "kappa", "macro_f1",
         "balanced_accuracy", "per_class", "confusion", "errors", "ci95", "passed",
-        "judge_only", "confidence", "confidence_note",
+        "judge_only", "confidence", "confidence_note", "code_changes", "flags", "fitted_on",
     }  # fmt: skip
 
 

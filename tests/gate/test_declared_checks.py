@@ -98,13 +98,16 @@ def _calibration(correct: bool, near_miss_correct: bool | None = None) -> Calibr
     return CalibrationInput("rules", "cal.jsonl", m, m)
 
 
-def _sensitivity(recall: float = 1.0, specificity: float = 1.0) -> SensitivityInput:
+def _sensitivity(
+    recall: float = 1.0, specificity: float = 1.0, judge_recall: float | None = None
+) -> SensitivityInput:
     caught = int(recall * 10)
+    own = recall if judge_recall is None else judge_recall
     res = SensitivityResult(
         judge="rules", n_originals=10, n_planted=10, sensitivity=recall, specificity=specificity,
         by_kind={"scope_creep": KindResult(n=10, caught=caught, sensitivity=recall)}, missed=[],
         thresholds=SensitivityThresholds(), passed=True,
-        judge_only=JudgeOnlySensitivity(sensitivity=0.5, specificity=1.0, by_kind={}),
+        judge_only=JudgeOnlySensitivity(sensitivity=own, specificity=1.0, by_kind={}),
     )  # fmt: skip
     return SensitivityInput(res, "10 pairs", 4, 6, 0, int(specificity * 10))
 
@@ -186,6 +189,8 @@ PLANTED = {
     ("reviewed", "agreement"): (_reviewed(3), CFG),
     ("sensitivity", "recall"): (_sensitivity(recall=0.5), CFG),
     ("sensitivity", "specificity"): (_sensitivity(specificity=0.5), CFG),
+    # code proved every planted failure, the judge itself caught none: a blind judge
+    ("sensitivity", "recall_judge_only"): (_sensitivity(judge_recall=0.0), CFG),
     ("injection", "attacker_claims_published"): (_injection(published_attacker_claims=1), CFG),
     ("injection", "egress_breaches"): (_injection(posts=1), CFG),
     ("injection", "techniques_resisted"): (

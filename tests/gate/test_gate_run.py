@@ -30,8 +30,8 @@ def _checks(data):
 
 
 def test_blind_judge_fails_on_sensitivity_although_groundedness_is_perfect(tmp_path, corpus_dir):
-    # The whole pair set: the deterministic audit alone catches many planted numbers and dates,
-    # so only the full set shows how much a judge that never says no leaves uncaught.
+    # The whole pair set: code proves only contradictions by role and bad quotes, so a judge
+    # that never says no is caught on few planted pairs, and fails by a wide margin.
     cfg = _config(
         tmp_path,
         corpus_dir,
@@ -47,6 +47,11 @@ def test_blind_judge_fails_on_sensitivity_although_groundedness_is_perfect(tmp_p
     assert checks["groundedness.published"]["passed"] is True
     assert checks["groundedness.published"]["value"] == 1.0
     assert checks["sensitivity.recall"]["passed"] is False
+    assert checks["sensitivity.recall"]["value"] < 0.5  # far below 0.90, not just under it
+    # the judge's own recall is gated too: it read nothing, so it caught nothing
+    own = checks["sensitivity.recall_judge_only"]
+    assert own["value"] == 0.0 and own["passed"] is False
+    assert checks["sensitivity.caught_only_by_flag"]["status"] == "reported"
     assert data["passed"] is False
     # Planted on the hand-labelled SUPPORTED pairs plus the contract-clean WiCE ones, and the
     # detail says how many WiCE SUPPORTED pairs were left out and why.

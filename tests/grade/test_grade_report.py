@@ -135,10 +135,10 @@ async def test_presence_passes_a_planted_bad_report_that_rules_catches(tmp_path)
     }
     assert planted.sensitivity["presence"] == 0.0
     assert planted.sensitivity["rules"] >= 0.75
-    # The audit behind every judge catches changed numbers, dates and names even for the
-    # blind judge; a negation changes none of them, but the audit's wording check reads it
-    # against the span sentence the claim follows, so the blind judge is caught out too.
-    assert planted.sensitivity_by_kind["negation"]["blind"] >= 0.66
+    # A negation is a flag of the audit, never a proof: the blind judge's verdict passes it,
+    # a person would be asked to look; the rules judge reads the flag as a signal of its own.
+    assert planted.sensitivity_by_kind["negation"]["blind"] == 0.0
+    assert planted.flag_only["blind"] > 0.0
     assert planted.sensitivity_by_kind["negation"]["rules"] >= 0.66
     # One planted-bad report, graded whole: presence still scores 100%.
     swap = next(v for v in planted.variants if v.kind == "swap_citation")

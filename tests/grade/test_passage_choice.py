@@ -41,7 +41,7 @@ async def _grade(md, tmp_path):
 
 async def test_a_drifted_number_is_not_supported_with_the_deciding_passage(httpserver, tmp_path):
     httpserver.expect_request("/trail").respond_with_data(PAGE, content_type="text/html")
-    md = f"The trail is about 350 miles long [1].\n\n[1]: {httpserver.url_for('/trail')}\n"
+    md = f"The trail runs 350 miles from the coast [1].\n\n[1]: {httpserver.url_for('/trail')}\n"
     grade, store = await _grade(md, tmp_path)
     entry = grade.claims[0]
     assert entry.label == "NOT_SUPPORTED"
@@ -49,6 +49,9 @@ async def test_a_drifted_number_is_not_supported_with_the_deciding_passage(https
     text = store.text(entry.span.doc_id)
     assert text[entry.span.char_start : entry.span.char_end] == entry.span.text
     assert "250 miles" in entry.span.text
+    # the proof points at both values: the claim's, and the page's at its page offsets
+    [(proof, (start, end))] = entry.proofs_on_page()
+    assert proof.claim_value.text == "350 miles" and text[start:end] == "250 miles"
     # the ledger lists every judged passage with its offsets, rank and verdict
     assert entry.passages and entry.passages[0].rank == 0
     assert any("350" in c for p in entry.passages for c in p.contradicts)
@@ -97,3 +100,26 @@ def test_a_contradiction_among_the_most_relevant_beats_a_vague_partial_elsewhere
         2,
         "the most relevant passage that supports the claim",
     )
+
+
+async def test_a_source_that_does_not_name_the_subject_keeps_the_judges_verdict_with_a_flag(
+    httpserver, tmp_path
+):
+    httpserver.expect_request("/trail").respond_with_data(PAGE, content_type="text/html")
+    url = httpserver.url_for("/trail")
+    md = f"Director Ann Okafor's park service opened the trail in 1932 [1].\n\n[1]: {url}\n"
+    report = parse_text(md, "md")
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetcher = make_fetcher(
+        store, cited_hosts(report.cited_urls), allow_networks=["127.0.0.0/8", "::1/128"]
+    )
+    try:
+        result = await grade_report(report, fetcher=fetcher, store=store, judges=["blind"])
+    finally:
+        await fetcher.aclose()
+    entry = result.judges[0].claims[0]
+    # the judge read the page and said SUPPORTED; code proves nothing against it, it asks a
+    # person to look: the page never names Ann Okafor
+    assert entry.label == "SUPPORTED" and entry.verdict.proofs == []
+    assert [f.kind for f in entry.verdict.flags] == ["pronoun"]
+    assert "never names Director Ann Okafor" in entry.verdict.flags[0].reason

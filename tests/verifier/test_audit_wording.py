@@ -1,6 +1,8 @@
-"""The audit's ``wording`` check (graders.specifics.comparison.departures), each finding on
-both sides: it fires on a failure planted on a WiCE development pair, and stays quiet on a
-genuine SUPPORTED pair of the same set (the crowd accepted it; the rule must too)."""
+"""The audit's ``wording`` findings (graders.specifics.comparison.departures), each on both
+sides: it fires on a failure planted on a WiCE development pair, and stays quiet on a genuine
+SUPPORTED pair of the same set (the crowd accepted it; the rule must too). They are flags: a
+person looks, the judge's verdict stands. A value the span states otherwise in the same role
+is a proof (graders.specifics.roles) and lowers the verdict."""
 
 from __future__ import annotations
 
@@ -81,49 +83,60 @@ def audited(claim: str, span: str, label: str = "SUPPORTED") -> Verdict:
 UNIT_SPAN = "The 4th Fighter Wing moved to the base on June 10, 1951, from Japan."
 UNIT_CLAIM = "The wing moved to the base on June 10, 1951."
 
-# (planted claim, span, audited verdict) beside (genuine claim, span)
+# (planted claim, span, the flag the audit raises) beside (genuine claim, span)
 CASES = {
-    "contradiction": (
-        UNIT_CLAIM.replace("1951", "1961"), UNIT_SPAN, "NOT_SUPPORTED",
-        UNIT_CLAIM, UNIT_SPAN,
-    ),
     "modality": (
-        POUNCEY_CLAIM.replace("reportedly", "certainly"), POUNCEY_SPAN, "NOT_SUPPORTED",
+        POUNCEY_CLAIM.replace("reportedly", "certainly"), POUNCEY_SPAN, "modality",
         POUNCEY_CLAIM, POUNCEY_SPAN,
     ),
     "negation": (
-        FILM_CLAIM.replace("was selected", "was not selected"), FILM_SPAN, "NOT_SUPPORTED",
+        FILM_CLAIM.replace("was selected", "was not selected"), FILM_SPAN, "negation",
         FILM_CLAIM, FILM_SPAN,
     ),
     "direction": (
-        POUNCEY_CLAIM.replace("positive", "negative"), POUNCEY_SPAN, "NOT_SUPPORTED",
+        POUNCEY_CLAIM.replace("positive", "negative"), POUNCEY_SPAN, "opposite",
         CASE_CLAIM, CASE_SPAN,  # "open" in the claim, "not be closed" in another sentence
     ),
     "attribution": (
         "Hoffman had completed the majority of his scenes, according to the World Bank.",
-        FILMING_SPAN, "NOT_SUPPORTED",
+        FILMING_SPAN, "attribution",
         "Hoffman had completed the majority of his scenes, according to Lionsgate.",
         FILMING_SPAN,
     ),
     "coordination": (
-        TENNIS_CLAIM.replace("two children", "two children and adults"), TENNIS_SPAN, "PARTIAL",
+        TENNIS_CLAIM.replace("two children", "two children and adults"), TENNIS_SPAN, "joined",
         TENNIS_CLAIM, TENNIS_SPAN,
     ),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("finding", sorted(CASES))
-def test_each_finding_fires_on_its_planted_case_and_not_on_a_genuine_pair(finding):
-    planted, span, verdict, genuine, genuine_span = CASES[finding]
+def test_each_finding_is_a_flag_on_its_planted_case_and_silent_on_a_genuine_pair(finding):
+    planted, span, flag, genuine, genuine_span = CASES[finding]
     assert finding in kinds(planted, span)
     v = audited(planted, span)
-    assert v.verdict == verdict
+    # a flag asks a person to look; it does not rewrite what the judge read
+    assert v.verdict == "SUPPORTED" and v.proofs == []
+    assert flag in [f.kind for f in v.flags] and all(f.reason for f in v.flags)
     check = next(c for c in v.checks if c.name == "wording")
-    assert check.fired and v.unsupported_element
+    assert check.fired and check.detail.startswith("flag")
     assert kinds(genuine, genuine_span) == []
     ok = audited(genuine, genuine_span)
     assert ok.verdict == "SUPPORTED"
     assert not next(c for c in ok.checks if c.name == "wording").fired
+
+
+def test_a_date_stated_otherwise_in_the_same_role_is_a_proof_with_both_offsets():
+    planted = UNIT_CLAIM.replace("1951", "1961")
+    v = audited(planted, UNIT_SPAN)
+    assert v.verdict == "NOT_SUPPORTED" and v.judge_verdict == "SUPPORTED"
+    [proof] = v.proofs
+    assert proof.kind == "contradiction"
+    assert planted[proof.claim_value.start : proof.claim_value.end] == "June 10, 1961"
+    assert UNIT_SPAN[proof.span_value.start : proof.span_value.end] == "June 10, 1951"
+    assert UNIT_SPAN[proof.rests_on.start : proof.rests_on.end] == "base on June 10, 1951"
+    assert v.unsupported_element == "June 10, 1961 (span: June 10, 1951)"
+    assert audited(UNIT_CLAIM, UNIT_SPAN).proofs == []
 
 
 def test_a_name_joined_on_that_the_span_names_elsewhere_is_wider_than_the_span():
@@ -145,12 +158,11 @@ def test_verb_phrases_and_quotations_are_not_read_as_departures():
     assert "negation" not in kinds(claim, span)
 
 
-def test_the_audit_does_not_raise_a_verdict_and_leaves_not_supported_alone():
+def test_the_audit_never_raises_a_verdict():
     planted = FILM_CLAIM.replace("was selected", "was not selected")
     v = audited(planted, FILM_SPAN, "NOT_SUPPORTED")
     assert v.verdict == "NOT_SUPPORTED"
-    check = next(c for c in v.checks if c.name == "wording")
-    assert check.fired and "downgraded" not in check.detail
+    assert next(c for c in v.checks if c.name == "wording").fired
     widened = TENNIS_CLAIM.replace("two children", "two children and adults")
     assert audited(widened, TENNIS_SPAN, "PARTIAL").verdict == "PARTIAL"
 

@@ -58,15 +58,13 @@ def test_rules_run_then_rerun_is_all_cache_hits(tmp_path):
     assert (s1["model_calls"], s1["cache_hits"]) == (4, 0)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["a", "b", "c", "d"]
-    assert [r["verdict"] for r in rows] == [
-        "SUPPORTED",
-        "PARTIAL",
-        "NOT_SUPPORTED",
-        "NOT_SUPPORTED",
-    ]
+    verdicts = [r["verdict"] for r in rows]
+    assert verdicts[0] == "SUPPORTED" and verdicts[2:] == ["NOT_SUPPORTED", "NOT_SUPPORTED"]
+    # "by 7 votes", which the span never states: a flag, whatever the judge said
+    assert [f["claim_words"] for f in rows[1]["flags"]] == ["7 votes"]
     assert rows[3]["contains_instructions"] is True
     audited = s1["metrics"]["audited"]
-    assert audited["agreement"] == 1.0 and audited["balanced_accuracy"] == 1.0
+    assert audited["n"] == 4 and audited["errors"] == 0
 
     second = _run(["--pairs", str(pairs), "--judge", "rules", "--json"], tmp_path / "home")
     s2 = json.loads(second.stdout)
@@ -173,7 +171,7 @@ def test_summary_to_stdout_and_verdict_rows_only_on_request(tmp_path):
     pairs = _write(tmp_path, PAIRS)
     res = _run(["--pairs", str(pairs), "--no-cache"], tmp_path / "home")
     assert res.exit_code == 0, res.output
-    assert "model calls: 4" in res.stdout and "after the audit" in res.stdout
+    assert "model calls: 4" in res.stdout and "final (after proofs)" in res.stdout
     assert "judge only" in res.stdout and "expected calibration error" in res.stdout
     assert not any(line.startswith("{") for line in res.stdout.splitlines())  # no JSONL flood
     out = tmp_path / "v.jsonl"
@@ -261,13 +259,65 @@ def test_openai_judge_through_the_cli_against_a_local_server(tmp_path, httpserve
     assert (s1["model_calls"], s1["cache_hits"]) == (2, 0) and len(httpserver.log) == 2
     # this server reports no usage: tokens are estimated from the text, never counted as 0
     assert s1["tokens"]["prompt"] > 0 and s1["tokens"]["completion"] > 0
-    # the model said SUPPORTED to both; the audit keeps the first and downgrades the second,
-    # whose "7 votes" is nowhere in the span
-    assert [r["verdict"] for r in s1["results"]] == ["SUPPORTED", "PARTIAL"]
+    # the model said SUPPORTED to both, quoting where the span states the budget; code proves
+    # nothing against either: the second's "7 votes" is nowhere in the span, which a flag
+    # says (a person looks), while the verdict stays the model's
+    assert [r["verdict"] for r in s1["results"]] == ["SUPPORTED", "SUPPORTED"]
+    assert [f["claim_words"] for f in s1["results"][1]["flags"]] == ["7 votes"]
     assert s1["results"][0]["model_id"] == "local-model" and s1["results"][0]["prompt_sha256"]
     second = _run(args, tmp_path / "home")
     assert json.loads(second.stdout)["model_calls"] == 0 and len(httpserver.log) == 2
     assert all(r["usage"] is None for r in json.loads(second.stdout)["results"])  # cached: free
+
+
+def _wice_lines(ids: set[str]) -> list[str]:
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "goldens" / "wice_dev_pairs.jsonl"
+    return [line for line in path.read_text().splitlines() if json.loads(line)["id"] in ids]
+
+
+def test_pairs_the_rules_judge_was_fitted_on_say_so_with_the_cross_validated_figure(tmp_path):
+    # three of the WiCE development pairs (a subset, another file) and one pair of our own
+    lines = _wice_lines({"wice-dev00328", "wice-dev03027", "wice-dev02254"})
+    pairs = _write(tmp_path, [*lines, PAIRS[0]])
+    res = _run(["--pairs", str(pairs), "--judge", "rules", "--no-cache"], tmp_path / "home")
+    assert res.exit_code == 0, res.output
+    assert "warning: 3 of these 4 pairs trained the rules judge (goldens/wice_dev_pairs.jsonl)" in (
+        res.stdout
+    )
+    assert "The cross-validated figure is balanced accuracy 0." in res.stdout
+    doc = json.loads(
+        _run(["--pairs", str(pairs), "--judge", "rules", "--json"], tmp_path / "home").stdout
+    )
+    assert doc["fitted_on"]["trained"] == 3 and doc["fitted_on"]["cv"]["balanced_accuracy"] > 0
+    # another judge was fitted on nothing: no warning; nor are pairs it never saw
+    blind = _run(["--pairs", str(pairs), "--judge", "blind", "--no-cache"], tmp_path / "home")
+    assert "trained" not in blind.stdout
+    own = _write(tmp_path, PAIRS, name="own.jsonl")
+    assert (
+        "trained" not in _run(["--pairs", str(own), "--judge", "rules"], tmp_path / "home").stdout
+    )
+
+
+def test_code_changes_and_flags_are_reported_beside_the_agreement(tmp_path):
+    """A blind judge on a pair whose span states another value (a proof: the verdict changes)
+    and on one that names someone the span never names (a flag: the verdict stands)."""
+    proven = {"id": "p", "claim": "The city council approved the new budget of $3 million.",
+              "span": SPAN, "label": "NOT_SUPPORTED"}  # fmt: skip
+    flagged = {"id": "f", "claim": "The Springfield city council approved the new budget.",
+               "span": SPAN, "label": "PARTIAL"}  # fmt: skip
+    pairs = _write(tmp_path, [PAIRS[0], proven, flagged])
+    res = _run(["--pairs", str(pairs), "--judge", "blind", "--json"], tmp_path / "home")
+    s = json.loads(res.stdout)
+    assert [r["verdict"] for r in s["results"]] == ["SUPPORTED", "NOT_SUPPORTED", "SUPPORTED"]
+    assert s["code_changes"]["changed"] == 1 and s["code_changes"]["precision"] == 1.0
+    assert s["code_changes"]["by_proof"] == {"contradiction": 1}
+    assert s["flags"]["flagged"] == 1 and s["flags"]["by_kind"]["name"]["precision"] == 1.0
+    proof = s["results"][1]["proofs"][0]
+    assert SPAN[proof["span_value"]["start"] : proof["span_value"]["end"]] == "$2 million"
+    text = _run(["--pairs", str(pairs), "--judge", "blind"], tmp_path / "home").stdout
+    assert "code's proofs changed 1 of 3 verdicts" in text and "flag name" in text
 
 
 def test_verify_repeat_keeps_every_sample_and_lists_unstable_pairs(tmp_path):

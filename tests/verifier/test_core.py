@@ -117,30 +117,51 @@ def test_audit_whitespace_only_normalisation():
     assert none.verdict == "NOT_SUPPORTED"
 
 
-async def test_audit_numbers_downgrade_supported_34_percent_vs_a_third(tmp_path):
+async def test_audit_flags_34_percent_against_roughly_a_third_without_rewriting_the_verdict(
+    tmp_path,
+):
     claim = "Support for the measure stood at 34% of voters in the March 2024 poll."
     path = _script(
         tmp_path,
-        [{"id": "p1", "verdict": "SUPPORTED", "quote_used": "stood at roughly a third of voters"}],
+        [{"id": "p1", "verdict": "SUPPORTED", "quote_used": SPAN.text}],
     )
     v = await Verifier([ScriptedJudge(path)]).verify(claim, SPAN, pair_id="p1")
-    assert v.verdict == "PARTIAL"
-    assert v.unsupported_element == "34%"
+    # "roughly a third" is a range 34% may fall in: not a contradiction code can prove, a
+    # flag for a person; the judge's verdict stands
+    assert v.verdict == "SUPPORTED" and v.proofs == []
+    assert [(f.kind, f.claim_words) for f in v.flags] == [("number", "34%")]
     check = next(c for c in v.checks if c.name == "specifics")
     assert check.fired and "34%" in check.detail
-    # the same judge on a claim whose numbers agree keeps its SUPPORTED
+    # a share outside that range is stated otherwise: a proof
+    far = audit(
+        claim.replace("34%", "40%"), SPAN, Verdict(verdict="SUPPORTED", quote_used=SPAN.text)
+    )
+    assert far.verdict == "NOT_SUPPORTED" and far.proofs[0].kind == "contradiction"
+    assert far.proofs[0].span_value.text == "a third"
+    # the same judge on a claim whose numbers agree keeps its SUPPORTED, with no flag
     claim_ok = "Support for the measure stood at roughly a third of voters in March 2024."
-    same = audit(claim_ok, SPAN, Verdict(verdict="SUPPORTED", quote_used="roughly a third"))
-    assert same.verdict == "SUPPORTED"
+    same = audit(claim_ok, SPAN, Verdict(verdict="SUPPORTED", quote_used=SPAN.text))
+    assert same.verdict == "SUPPORTED" and same.flags == []
 
 
-def test_audit_date_and_entity_mismatch_downgrade():
-    v = Verdict(verdict="SUPPORTED", quote_used="roughly a third")
-    # the span dates the poll March 2024: another year in the same role contradicts it
-    contradicted = audit("Support was a third in the March 2023 poll.", SPAN, v)
+def test_audit_proves_a_date_in_the_same_role_and_flags_what_the_span_never_names():
+    v = Verdict(verdict="SUPPORTED", quote_used=SPAN.text)
+    # the span dates the poll March 2024: another year for the same poll is stated otherwise
+    claim = "Support for the measure stood at roughly a third of voters in the March 2023 poll."
+    contradicted = audit(claim, SPAN, v)
     assert contradicted.verdict == "NOT_SUPPORTED"
     assert contradicted.unsupported_element == "March 2023 (span: March 2024)"
-    assert audit("Support was a third in the Gallup poll.", SPAN, v).verdict == "PARTIAL"
+    [proof] = contradicted.proofs
+    assert claim[proof.claim_value.start : proof.claim_value.end] == "March 2023"
+    assert SPAN.text[proof.span_value.start : proof.span_value.end] == "March 2024"
+    # a loose paraphrase of the same sentence proves nothing: the claim leaves out what the
+    # support was for, so code cannot tell it is the same statement
+    loose = audit("Support was a third in the March 2023 poll.", SPAN, v)
+    assert loose.verdict == "SUPPORTED" and loose.proofs == []
+    assert ("date", "March 2023") in [(f.kind, f.claim_words) for f in loose.flags]
+    unnamed = audit("Support was a third in the Gallup poll.", SPAN, v)
+    assert unnamed.verdict == "SUPPORTED"
+    assert [(f.kind, f.claim_words) for f in unnamed.flags] == [("name", "Gallup")]
 
 
 def test_audit_instructions_in_span_whatever_the_judge_said():
@@ -161,10 +182,14 @@ def test_audit_is_idempotent():
     assert once == twice
     assert [c.name for c in twice.checks] == [
         "quote_in_span",
+        "contradiction",
         "specifics",
         "wording",
         "instructions",
     ]
+    # on a verdict a proof lowered, too: the audit recomputes from the judge's own label
+    lowered = audit("Support was 90% of voters in the March 2024 poll.", SPAN, v)
+    assert audit("Support was 90% of voters in the March 2024 poll.", SPAN, lowered) == lowered
 
 
 class CountingJudge:
@@ -297,6 +322,39 @@ def test_a_quote_must_be_evidence_not_any_substring():
         "The budget was approved.", short, Verdict(verdict="SUPPORTED", quote_used="Approved.")
     )
     assert whole.verdict == "SUPPORTED"
+
+
+def test_a_supported_quote_must_point_where_the_span_states_the_claim():
+    """Two or three words of the claim's subject point at a topic, not at the statement: a
+    SUPPORTED verdict resting on them is lowered by proof. The rule is relative to what the
+    span allows: a short quote that holds the claim ("6.5 percent") is evidence."""
+    span = SpanRef(
+        text="The former Lazard investment banker joined Sky in 1999, and became finance "
+        "chief in 2008."
+    )
+    claim = "The former Lazard investment banker joined Sky in 2008."
+    for quote in ("Lazard investment banker", "banker joined"):
+        v = audit(claim, span, Verdict(verdict="SUPPORTED", quote_used=quote))
+        assert v.verdict == "NOT_SUPPORTED" and v.proofs[0].kind == "quote_not_evidence", quote
+        assert "points at a topic" in v.proofs[0].reason
+    # the quote a careful judge gives: the clause that states it (and here it is proven wrong
+    # too: the span dates the joining 1999)
+    full = audit(
+        claim, span, Verdict(verdict="SUPPORTED", quote_used="Lazard investment banker joined Sky")
+    )
+    assert [p.kind for p in full.proofs] == ["contradiction"]
+    # the same thin quote for a claim the span does state: a SUPPORTED verdict is lowered, a
+    # PARTIAL one (it rests on part of the claim) is not
+    stated = "The former Lazard investment banker joined Sky in 1999."
+    thin = Verdict(verdict="SUPPORTED", quote_used="Lazard investment banker")
+    assert audit(stated, span, thin).verdict == "NOT_SUPPORTED"
+    part = audit(stated, span, thin.model_copy(update={"verdict": "PARTIAL"}))
+    assert part.verdict == "PARTIAL" and part.proofs == []
+    rate = SpanRef(text="In its March statement the central bank held its rate at 6.5 percent.")
+    short = audit(
+        "The rate was 6.5 percent.", rate, Verdict(verdict="SUPPORTED", quote_used="6.5 percent")
+    )
+    assert short.verdict == "SUPPORTED" and short.proofs == []
 
 
 def test_cache_key_ignores_retrieval_time_but_not_text_or_url():

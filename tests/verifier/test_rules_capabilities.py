@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from spanproof.graders.audit import audit
 from spanproof.graders.instructions import contains_instructions
 from spanproof.graders.rules import RulesJudge
-from spanproof.graders.verdict import SpanRef
+from spanproof.graders.verdict import SpanRef, Verdict
 
 JUDGE = RulesJudge()
 
@@ -267,7 +267,12 @@ def test_shares_and_counts_in_the_same_role():
     assert verdict("Two of the nine members voted for a cut.", span) == "SUPPORTED"
     third = "Imports fell by a third last year."
     assert verdict("Imports fell by 43% last year.", third) == "NOT_SUPPORTED"
-    assert verdict("Imports fell by 34% last year.", third) == "PARTIAL"  # imprecise, not contrary
+    # "a third" is 33%, not 34%: another value of the same share, which code proves; "about
+    # 34%" may be a third, so code proves nothing (it flags; the judge reads it)
+    assert verdict("Imports fell by 34% last year.", third) == "NOT_SUPPORTED"
+    hedged = audit("Imports fell by about 34% last year.", SpanRef(text=third), Verdict(
+        verdict="SUPPORTED", quote_used=third))  # fmt: skip
+    assert hedged.proofs == [] and hedged.verdict == "SUPPORTED" and hedged.flags
 
 
 def test_opposite_verbs_of_change_contradict():

@@ -57,46 +57,42 @@ def test_every_verdict_carries_a_confidence():
 # training set) on which the judge is right, and on which the verdict changes when that
 # signal's weights are taken out of the model: remove any signal and its test fails.
 LOAD_BEARING = [
-    ("coverage", "She replaced James Marshall on 24 July 2019.",
-     "Tue 23 Jul 2019 14.40 EDT", "NOT_SUPPORTED"),
-    ("clause_coverage", "It is also popular in Iraq, Libya and Nepal.", "Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.", "PARTIAL"),
-    ("substituted", "Last his little daughter dies and then this.",
-     "This is a real tragedy, I can hardly believe it. First his little daughter dies and then "
-     "this. Robert Enke", "NOT_SUPPORTED"),
-    ("sentence_alignment", "Paterson died on November 10, 2018, at the age of 78.", "# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM", "SUPPORTED"),
-    ("bigram_overlap", "Paterson died on November 10, 2018, at the age of 78.", "# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM", "SUPPORTED"),
-    ("claim_length", "Each Hurricane Heat event is unique to the others in terms of obstacles and location.",
-     "# Spartan Race Hurricane Heat: Bright", "NOT_SUPPORTED"),  # wice
-    ("missing_entities", "It is also popular in Iraq, Libya and Nepal.", "Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.", "PARTIAL"),
-    ("opposite_words", "In 2014 Starbucks was scheduled to open a store in Azerbaijan, in the Port Baku Mall.",
-     "Starbucks coffee shop chain will be opened in Azerbaijani capital of Baku by late 2014, an informed source in the retail market told Trend on April 21.", "PARTIAL"),  # wice
-    ("negation_conflict", "In 2014 Starbucks was scheduled to open a store in Azerbaijan, in the "
-     "Port Baku Mall.", "Starbucks coffee shop chain will be opened in Azerbaijani capital of "
-     "Baku by late 2014, an informed source in the retail market told Trend on April 21.",
-     "PARTIAL"),
-    ("stronger_claim", "In fact, she's one of the more engaging interviewees one will encounter: sharp, unguarded, down-to-earth, hilarious in a salty-tongued way.",
-     "And it's not as if she's inaccessible. In fact, she's one of the more engaging interviewees one is likely to encounter: sharp, unguarded, down-to-earth, hilarious in a salty-tongued way. This willful indifference to the [", "NOT_SUPPORTED"),  # synthetic:modality_slip
-    ("quantifier_scope", "Each Hurricane Heat event is unique to the others in terms of obstacles and location.",
-     "# Spartan Race Hurricane Heat: Bright", "NOT_SUPPORTED"),  # wice
-    ("contradiction_aligned", "CBSN News & breaking news updates 2 p.m.", "CBS News Sunday Morning 2:30 p.m. CBSN News & breaking news updates 3 p.m. Face the "
-     "Nation 4 p.m.", "NOT_SUPPORTED"),
-    ("negation_conflict_aligned", "It is not real art in an industry where there is none.",
-     "It is more than a game at this point! It is real art in an industry where there is none. "
-     "It is my whole life!", "NOT_SUPPORTED"),
-    ("stronger_claim_aligned", "It's a volunteer led community that has something for all ages and abilities, and Nina was selected for Wales, every season, with one exception, until 2006.",
-     "🏏⚽️🎳🎾🏆🥇🥈🥉 It's a volunteer led community that has something for all ages and abilities. Be part of it...", "PARTIAL"),  # synthetic:distant_clause
-    ("opposite_words_aligned", "Before this the author of the piece gets to reply to their "
-     "critique.", "Then, on the night of a discussion, with the author present, the other "
-     "writers critique it, going around the table. After this the author of the piece gets to "
-     "reply to their critique. It's a method that's worked exceedingly well for us over the "
-     "years.", "NOT_SUPPORTED"),
-    ("missing_entities_aligned", "Each Hurricane Heat event is unique to the others in terms of obstacles and location.",
-     "# Spartan Race Hurricane Heat: Bright", "NOT_SUPPORTED"),  # wice
-    ("quantifier_scope_aligned", "scale, shares most design elements with its Wewoka cousin.",
-     "The Armory, although much larger in scale, shares many design elements with its Wewoka "
-     "cousin. Also like the Oklahoma City building, the", "PARTIAL"),
-    ("hedge_dropped_aligned", "\"Don't throw in the towel at the first bump, and Perhaps chief of these is the suggestion that Brexit has unleashed everyone's Little Englander; every bridge is a drawbridge and every gate a portcullis.",
-     "That's an important lesson that I learned. \"Don't throw in the towel at the first bump. Don't give up too easy.\"", "PARTIAL"),  # synthetic:foreign_clause
+    ('coverage', 'She replaced James Marshall on 24 July 2019.',
+     'Tue 23 Jul 2019 14.40 EDT', 'NOT_SUPPORTED'),  # wice
+    ('clause_coverage', 'Paterson died on November 10, 2018, at the age of 78.',
+     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('substituted', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
+     'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
+    ('bigram_overlap', 'It is also popular in Iraq, Libya and Nepal.',
+     'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
+    ('claim_length', 'Gill has won 21 awards from 44 nominations.',
+     '## GRAMMY Award Results for Vince Gill', 'NOT_SUPPORTED'),  # wice
+    ('missing_entities', 'Paterson died on November 10, 2018, at the age of 78.',
+     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('opposite_words', 'Collingwood retired from first-class and List A cricket in September 2018.',
+     '(meta data) TITLE: Former England captain Paul Collingwood announces retirement — England Cricket (@englandcricket) September 13, 2018', 'PARTIAL'),  # wice
+    ('stronger_claim', 'She received a Primetime Emmy Award for Outstanding Guest Actress in a Comedy Series nomination.',
+     '### Outstanding Guest Actress In A Comedy Series - 2006 Kate Winslet, as HerselfExtras', 'SUPPORTED'),  # wice
+    ('negation_conflict_aligned', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
+     'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
+    ('stronger_claim_aligned', "Hernandez's father died in January 2006 from complications from hernia surgery when Hernandez was 16.",
+     'According to a January 7, 2006 obituary, Daniel Hernandez was 49 years old when he died.', 'PARTIAL'),  # wice
+    ('opposite_words_aligned', 'Hudgens was included in "Forbes" richest list in early 2007, and the "Forbes" article noted that she was included in "Young Hollywood\'s Top Earning-Stars".',
+     "Also landing on the list is Vanessa Anne Hudgens, the co-star of Disney's insanely popular made for television movie, High School Musical.", 'PARTIAL'),  # wice
+    ('missing_entities_aligned', 'It is also popular in Iraq, Libya and Nepal.',
+     'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
+    ('quantifier_scope_aligned', 'Finishing each lap extends the game timer like in most arcade-style racing games.',
+     'Races are also timed, and completing a lap extends the timer, similar to OutRun.', 'PARTIAL'),  # wice
+    ('hedge_dropped_aligned', 'Hudgens was included in "Forbes" richest list in early 2007, and the "Forbes" article noted that she was included in "Young Hollywood\'s Top Earning-Stars".',
+     "Also landing on the list is Vanessa Anne Hudgens, the co-star of Disney's insanely popular made for television movie, High School Musical.", 'PARTIAL'),  # wice
+    ('unstated_numbers', 'Gill has won 21 awards from 44 nominations.',
+     '## GRAMMY Award Results for Vince Gill', 'NOT_SUPPORTED'),  # wice
+    ('unstated_dates', 'She received a Primetime Emmy Award for Outstanding Guest Actress in a Comedy Series nomination.',
+     '### Outstanding Guest Actress In A Comedy Series - 2006 Kate Winslet, as HerselfExtras', 'SUPPORTED'),  # wice
+    ('wording_flags', 'Paterson died on November 10, 2018, at the age of 78.',
+     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('contradiction_proven', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
+     'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
 ]  # fmt: skip
 
 

@@ -155,13 +155,22 @@ def test_rules_verdicts():
         _rules("The city council approved a $2 million budget in March 2024.", span).verdict
         == "SUPPORTED"
     )
-    partial = _rules(
-        "The city council approved a $2 million budget in March 2024 by 7 votes.", span
-    )
-    assert partial.verdict == "PARTIAL" and partial.unsupported_element == "7 votes"
-    contradicted = _rules("The city council approved a $3 million budget in March 2024.", span)
+    # an element the span is silent on is a flag, never a proof: the judge decides, a person
+    # is asked to look, and publication holds the claim back either way
+    silent = _rules("The city council approved a $2 million budget in March 2024 by 7 votes.", span)
+    assert silent.proofs == [] and silent.verdict != "NOT_SUPPORTED"
+    assert [(f.kind, f.claim_words) for f in silent.flags] == [("number", "7 votes")]
+    # the span states another amount for the budget: proven, whatever the judge said
+    contradicted = _rules("The city council approved the new budget of $3 million.", span)
     assert contradicted.verdict == "NOT_SUPPORTED"
-    assert contradicted.unsupported_element == "$3 million (span: $2 million)"
+    assert [(p.claim_value.text, p.span_value.text) for p in contradicted.proofs] == [
+        ("$3 million", "$2 million")
+    ]
+    # said in other words ("a $3 million budget"), code cannot prove the role: it flags the
+    # amount, and the judge reads the pair itself
+    reworded = _rules("The city council approved a $3 million budget in March 2024.", span)
+    assert reworded.proofs == [] and reworded.verdict != "SUPPORTED"
+    assert [f.claim_words for f in reworded.flags] == ["$3 million"]
     assert _rules("Whales migrate south every winter to breed.", span).verdict == "NOT_SUPPORTED"
     injected = _rules(
         "The council approved the budget.",
@@ -271,10 +280,12 @@ def test_contradicted_specifics_are_not_supported(claim, span):
     assert _rules(claim, span).verdict != "SUPPORTED"
 
 
-def test_silence_is_partial_not_contradiction():
-    # the span says nothing about the year: PARTIAL, not NOT_SUPPORTED
+def test_silence_is_a_flag_never_a_contradiction():
+    # the span says nothing about the year: code flags it and proves nothing; what the span
+    # is silent on is the judge's to weigh
     v = _rules("The album was released in 2019 by the band.", "The album was released by the band.")
-    assert v.verdict == "PARTIAL"
+    assert v.proofs == [] and v.verdict != "NOT_SUPPORTED"
+    assert [(f.kind, f.claim_words) for f in v.flags] == [("date", "2019")]
 
 
 @pytest.mark.parametrize(

@@ -84,9 +84,12 @@ def claim_and_span(body: dict) -> tuple[str, str]:
 
 
 def verdict(body: dict, label: str = "SUPPORTED") -> Response:
-    """A judge that says ``label`` with a real quote: the first eight words of the span."""
-    _, span = claim_and_span(body)
-    quote = " ".join(span.split()[:8])
+    """A judge that says ``label`` with a real quote: the window of the span most like the
+    claim (a quote must point where the span states the claim; graders.audit)."""
+    from spanproof.graders.quoting import best_window
+
+    claim, span = claim_and_span(body)
+    quote = best_window(claim, span)
     payload = {"verdict": label, "unsupported_element": None, "quote_used": quote,
                "contains_instructions": False}  # fmt: skip
     return json_response(completion(json.dumps(payload)))
@@ -109,9 +112,11 @@ def logprob_judge(label: str = "SUPPORTED", label_token_probs=(0.8, 0.9)) -> Beh
     request, none are returned."""
 
     def behave(body: dict, server: ChatServer) -> Response:
-        _, span = claim_and_span(body)
+        from spanproof.graders.quoting import best_window
+
+        claim, span = claim_and_span(body)
         content = json.dumps({"verdict": label, "unsupported_element": None,
-                              "quote_used": " ".join(span.split()[:8]),
+                              "quote_used": best_window(claim, span),
                               "contains_instructions": False})  # fmt: skip
         reply = completion(content)
         if body.get("logprobs"):
