@@ -34,7 +34,8 @@ from spanproof.adversarial_fixtures.manifest import (
     FixtureError,
     load_fixtures,
 )
-from spanproof.agent.evidence import SearchHit
+
+from spanproof.core.evidence import SearchHit
 
 SITE_HOST = "127.0.0.1"
 ATTACKER_HOST = "127.0.0.2"

@@ -5,7 +5,7 @@ env = offline_web(home)
 record = await run_question("...", env=env, verifier=verifier)
 """
 
-from spanproof.lazy import lazy_exports
+from spanproof.core.lazy import lazy_exports
 
 _EXPORTS = {
     "run_question": "spanproof.agent.run",
@@ -13,20 +13,20 @@ _EXPORTS = {
     "Budgets": "spanproof.agent.record",
     "RunStore": "spanproof.agent.runstore",
     "Toolbox": "spanproof.agent.tools",
-    "WebEnv": "spanproof.agent.web",
-    "offline_web": "spanproof.agent.web",
-    "live_web": "spanproof.agent.web",
-    "SnapshotStore": "spanproof.agent.snapshots",
-    "Fetcher": "spanproof.agent.egress",
-    "EgressPolicy": "spanproof.agent.egress",
-    "LocalIndex": "spanproof.agent.search",
-    "SearxngSearch": "spanproof.agent.search",
-    "StaticSearch": "spanproof.agent.search",
+    "WebEnv": "spanproof.web.env",
+    "offline_web": "spanproof.web.env",
+    "live_web": "spanproof.web.env",
+    "SnapshotStore": "spanproof.web.snapshots",
+    "Fetcher": "spanproof.web.egress",
+    "EgressPolicy": "spanproof.web.egress",
+    "LocalIndex": "spanproof.web.search",
+    "SearxngSearch": "spanproof.web.search",
+    "StaticSearch": "spanproof.web.search",
     "make_chat_model": "spanproof.agent.chat",
     "ScriptedChatModel": "spanproof.agent.chat",
-    "Document": "spanproof.agent.evidence",
-    "Span": "spanproof.agent.evidence",
-    "SearchHit": "spanproof.agent.evidence",
+    "Document": "spanproof.core.evidence",
+    "Span": "spanproof.core.evidence",
+    "SearchHit": "spanproof.core.evidence",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, field_validator
 
-from spanproof.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
+from spanproof.core.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
 
 
 class ChatModelError(RuntimeError):

@@ -19,10 +19,10 @@ from spanproof.agent.chat import ChatModel, ChatModelError, ModelTurn, SystemMes
 from spanproof.agent.question import analyse, decompose, match
 from spanproof.agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
 
-from spanproof.text import STOPWORDS, stem, words
+from spanproof.core.text import STOPWORDS, stem, words
 
 # Words a question is phrased with that carry no content of their own, beyond the project's
-# stopwords (spanproof.text).
+# stopwords (spanproof.core.text).
 _QUESTION_PHRASING = frozenset(
     ["tell", "give", "list", "name", "describe", "explain", "according", "much", "many",
      "yes", "vs", "also", "just", "may", "might", "must", "shall", "can", "could", "would",
@@ -34,7 +34,7 @@ THIN = 0.3
 
 
 def content_words(text: str) -> set[str]:
-    """Stems of a text's content words (spanproof.text), question phrasing left out."""
+    """Stems of a text's content words (spanproof.core.text), question phrasing left out."""
     return {
         stem(w)
         for w in words(text)

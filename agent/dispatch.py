@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ValidationError
 from spanproof.agent.chat import ToolCall
 from spanproof.agent.convergence import Attempt, content_words
-from spanproof.agent.evidence import SearchHit
 from spanproof.agent.record import Draft, RunRecord, TraceEntry
-from spanproof.agent.tool_schema import (
+
+from spanproof.core.evidence import SearchHit
+from spanproof.core.tool_schema import (
     READ_TOOL_ARGS,
     FetchPageArgs,
     FetchPageResult,

@@ -51,9 +51,9 @@ from spanproof.agent.question import (
 )
 from spanproof.agent.record import Draft, DraftClaim
 from spanproof.agent.runtime import Runtime
-from spanproof.agent.tool_schema import FetchPageResult
 
-from spanproof.sentences import first_sentence
+from spanproof.core.sentences import first_sentence
+from spanproof.core.tool_schema import FetchPageResult
 
 LABEL = "Extractive baseline (no model): each claim restates a quoted sentence verbatim."
 MIN_SENTENCE = 8  # "She was 78." is an answer
@@ -119,7 +119,7 @@ def _sentences_of(preview: str, truncated: bool) -> tuple[tuple[int, str], ...]:
 
 
 def _looks_like_prose(sentence: str) -> bool:
-    from spanproof.graders.instructions import contains_instructions
+    from spanproof.graders.verifier.instructions import contains_instructions
 
     if not (MIN_SENTENCE <= len(sentence) <= MAX_SENTENCE):
         return False
@@ -161,7 +161,7 @@ def names_its_numbers(subquestion: str, page_text: str) -> bool:
 
 def instruction_note(text: str, where: str) -> str | None:
     """A quoted excerpt (<= 200 chars) of the first sentence in `text` that addresses a machine."""
-    from spanproof.graders.instructions import find_instructions
+    from spanproof.graders.verifier.instructions import find_instructions
 
     findings = find_instructions(text)
     if not findings:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from spanproof.agent.record import Draft, DraftClaim
 from spanproof.agent.runtime import Runtime
 
-from spanproof.sentences import first_sentence
+from spanproof.core.sentences import first_sentence
 
 FALLBACK_CONFIDENCE = 0.3
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from spanproof.specs import SpecError, parse_spec
+from spanproof.core.specs import SpecError, parse_spec
 
 # Search backends that read local files: their searches cost nothing, whatever search_usd says.
 # Names as recorded in RunConfig.web (the backend's class name), so stored runs price the same.

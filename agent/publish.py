@@ -32,7 +32,8 @@ from spanproof.agent.relevance import (
     off_question,
     question_subquestions,
 )
-from spanproof.graders.verdict import SpanRef, Verdict
+
+from spanproof.core.verdict import SpanRef, Verdict
 
 NARROW_TEMPLATE = "{text} (The cited source does not establish: {element}.)"
 NO_ANSWER = "I could not source an answer to this question from the pages I read."
@@ -237,8 +238,9 @@ def instructions_around_spans(record: RunRecord, snapshots) -> dict[str, Verdict
     when that is a label and with a neighbour that points at it (graders.instructions.
     instructions_near), and no claim resting on such a span is published.
     """
-    from spanproof.graders.instructions import instructions_near
-    from spanproof.graders.verdict import CheckResult
+    from spanproof.graders.verifier.instructions import instructions_near
+
+    from spanproof.core.verdict import CheckResult
 
     found: dict[str, Verdict] = {}
     for span in record.spans:

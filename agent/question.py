@@ -32,11 +32,11 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from spanproof.graders import specifics
-from spanproof.graders.specifics.dates import MONTHS, WEEKDAYS
+from spanproof.graders.verifier import specifics
+from spanproof.graders.verifier.specifics.dates import MONTHS, WEEKDAYS
 
-from spanproof import text as project_text
-from spanproof.text import STOPWORDS, stem
+from spanproof.core import text as project_text
+from spanproof.core.text import STOPWORDS, stem
 
 
 # The same sentence is read for every sub-question and every ranking pass: parse it once.
@@ -153,7 +153,7 @@ def _fold(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """The project's word tokens (spanproof.text), read after accents are folded so that
+    """The project's word tokens (spanproof.core.text), read after accents are folded so that
     "Lancôme" is one word, "lancome"."""
     return project_text.words(project_text.fold(text))
 

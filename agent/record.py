@@ -20,11 +20,11 @@ from pydantic import (
     model_validator,
 )
 from spanproof.agent.chat import Usage
-from spanproof.agent.evidence import SPAN_ID_PATTERN, EgressEvent, Span, utc_now_iso
 from spanproof.agent.prices import Cost, Prices
-from spanproof.agent.tool_schema import ToolError
-from spanproof.graders.verdict import Verdict
 
+from spanproof.core.evidence import SPAN_ID_PATTERN, EgressEvent, Span, utc_now_iso
+from spanproof.core.tool_schema import ToolError
+from spanproof.core.verdict import Verdict
 from spanproof.store.models import RunKind
 
 RECORD_VERSION = 1

@@ -13,7 +13,6 @@ import uuid
 from collections.abc import Callable
 
 from spanproof.agent.chat import ChatModel, make_chat_model
-from spanproof.agent.evidence import utc_now_iso
 from spanproof.agent.extractive import LABEL as EXTRACTIVE_LABEL
 from spanproof.agent.extractive import ExtractivePolicy
 from spanproof.agent.fallback import fallback_draft
@@ -36,7 +35,8 @@ from spanproof.agent.record import (
 )
 from spanproof.agent.runtime import Runtime
 
-from spanproof.specs import EndpointSettings, parse_spec
+from spanproof.core.evidence import utc_now_iso
+from spanproof.core.specs import EndpointSettings, parse_spec
 
 POLICIES = ("extractive", "llm")
 

@@ -32,7 +32,6 @@ from spanproof.agent.convergence import (
     rules_decision,
 )
 from spanproof.agent.dispatch import Dispatcher, Origin
-from spanproof.agent.evidence import SearchHit
 from spanproof.agent.record import (
     Budgets,
     ConvergenceDecision,
@@ -43,6 +42,8 @@ from spanproof.agent.record import (
 )
 from spanproof.agent.stall import StallDetector
 from spanproof.agent.trace import RunTrace
+
+from spanproof.core.evidence import SearchHit
 
 if TYPE_CHECKING:
     from spanproof.agent.tools import Toolbox

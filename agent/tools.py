@@ -40,8 +40,10 @@ import re
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
-from spanproof.agent.evidence import Document, Span, make_span_id
-from spanproof.agent.tool_schema import (
+
+from spanproof.core.evidence import Document, Span, make_span_id
+from spanproof.core.sentences import sentence_ends  # re-exported: the span boundaries
+from spanproof.core.tool_schema import (
     READ_TOOL_ARGS,
     ExtractQuoteArgs,
     ExtractQuoteResult,
@@ -53,13 +55,11 @@ from spanproof.agent.tool_schema import (
     WebSearchResult,
     validation_text,
 )
-
-from spanproof.sentences import sentence_ends  # re-exported: the span boundaries
-from spanproof.untrusted import render_untrusted  # re-exported: the one envelope
+from spanproof.core.untrusted import render_untrusted  # re-exported: the one envelope
 from spanproof.wire.limiter import LoopSemaphore
 
 if TYPE_CHECKING:
-    from spanproof.agent.web import WebEnv
+    from spanproof.web.env import WebEnv
 
 WINDOW_CHARS = 20_000
 MAX_QUOTE_CHARS = 900  # ExtractQuoteArgs.max_chars's upper bound
@@ -291,7 +291,7 @@ class Toolbox:
         fetch_concurrency: int = 8,
         search_limit: int = 8,
     ):
-        from spanproof.urls import normalise_url
+        from spanproof.core.urls import normalise_url
 
         self.env = env
         self.question = question
@@ -316,7 +316,7 @@ class Toolbox:
     # -- search -----------------------------------------------------------
 
     async def web_search(self, args: WebSearchArgs) -> WebSearchResult:
-        from spanproof.urls import normalise_url
+        from spanproof.core.urls import normalise_url
 
         try:
             hits = await self.env.search.search(
@@ -341,7 +341,7 @@ class Toolbox:
     # -- fetch ------------------------------------------------------------
 
     async def fetch_page(self, args: FetchPageArgs) -> FetchPageResult:
-        from spanproof.urls import normalise_url
+        from spanproof.core.urls import normalise_url
 
         try:
             key = normalise_url(args.url)

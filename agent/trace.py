@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spanproof.agent.evidence import EgressEvent
 from spanproof.agent.record import RunRecord, TraceEntry
+
+from spanproof.core.evidence import EgressEvent
 
 if TYPE_CHECKING:
     from spanproof.agent.tools import Toolbox

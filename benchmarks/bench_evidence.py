@@ -18,14 +18,15 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from spanproof.agent.corpus import build_corpus_from_wice, corpus_info
-from spanproof.agent.evidence import make_doc_id
-from spanproof.agent.search import LocalIndex, StaticPage, StaticSearch
-from spanproof.agent.snapshots import SnapshotStore
-from spanproof.agent.tool_schema import ExtractQuoteArgs, FetchPageArgs, WebSearchArgs
 from spanproof.agent.tools import Toolbox
-from spanproof.agent.web import live_web
 from tabulate import tabulate
+
+from spanproof.core.evidence import make_doc_id
+from spanproof.core.tool_schema import ExtractQuoteArgs, FetchPageArgs, WebSearchArgs
+from spanproof.web.corpus import build_corpus_from_wice, corpus_info
+from spanproof.web.env import live_web
+from spanproof.web.search import LocalIndex, StaticPage, StaticSearch
+from spanproof.web.snapshots import SnapshotStore
 
 DELAY_S = 0.2
 N_URLS = 8

@@ -28,8 +28,8 @@ from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from spanproof.graders.gate import run_gate  # noqa: E402
-from spanproof.graders.gate_config import load_config  # noqa: E402
+from spanproof.graders.gate.config import load_config  # noqa: E402
+from spanproof.graders.gate.run import run_gate  # noqa: E402
 
 LATENCY_S = 0.2
 
@@ -88,7 +88,7 @@ class _WireJudge:
         self.client = AsyncOpenAI(base_url=base_url, api_key="local", max_retries=0)
 
     async def judge(self, claim, span):
-        from spanproof.graders.verdict import Verdict
+        from spanproof.core.verdict import Verdict
 
         resp = await self.client.chat.completions.create(
             model="bench",
@@ -101,11 +101,11 @@ class _WireJudge:
 
 
 async def _throughput(base_url: str, pairs: int, concurrency: int) -> tuple[float, str]:
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verdict import SpanRef
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
 
-    from spanproof.specs import EndpointSettings
+    from spanproof.core.specs import EndpointSettings
+    from spanproof.core.verdict import SpanRef
 
     try:
         judge = make_judge(

@@ -3,9 +3,9 @@
 Simulates judges on the gate's own sets (the hand-labelled calibration set, the planted
 failures and their untouched originals, selected exactly as `spanproof gate` selects them)
 and decides every simulated run with the gate's own code: the declared calibration and
-sensitivity checks (graders/gate_judge_checks.py), the per-item outcomes
-(graders/gate_outcomes.py), the comparison with a baseline (graders/baseline.py) and the exit
-code (graders/gate_result.py). Nothing of the decision is re-implemented here.
+sensitivity checks (graders/gate/checks/judged.py), the per-item outcomes
+(graders/bench/outcomes.py), the comparison with a baseline (graders/gate/baseline.py) and the exit
+code (graders/gate/result.py). Nothing of the decision is re-implemented here.
 
 The simulated judge:
 
@@ -17,7 +17,7 @@ The simulated judge:
 - drift k: the judge rubber-stamps k% of the near-miss pairs it got right (calibration
   near-misses and planted failures it did not call SUPPORTED): it now says SUPPORTED,
   quoting the window of the span most like the claim, as a drifting model would;
-- every verdict then goes through the real code audit (graders/audit.py), as in the gate; the
+- every verdict then goes through the real code audit (graders/verifier/audit.py), as in the gate; the
   audit is deterministic, so it is computed once per pair and label.
 
 For each k in 0, 5, 10, 20: ``--runs`` pairs of runs, a baseline run and a current run (each
@@ -42,23 +42,24 @@ from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from spanproof.graders import gate_outcomes  # noqa: E402
-from spanproof.graders.audit import audit  # noqa: E402
-from spanproof.graders.baseline import Baseline, apply  # noqa: E402
-from spanproof.graders.calibration import load_pairs, rows_for, span_ref  # noqa: E402
-from spanproof.graders.gate import _resolve, sensitivity_sets  # noqa: E402
-from spanproof.graders.gate_config import GateConfig  # noqa: E402
-from spanproof.graders.gate_judge_checks import (  # noqa: E402
+from spanproof.graders.bench import outcomes as gate_outcomes  # noqa: E402
+from spanproof.graders.bench.calibration import load_pairs, rows_for, span_ref  # noqa: E402
+from spanproof.graders.bench.metrics import compute  # noqa: E402
+from spanproof.graders.bench.sensitivity import score  # noqa: E402
+from spanproof.graders.gate.baseline import Baseline, apply  # noqa: E402
+from spanproof.graders.gate.checks.judged import (  # noqa: E402
     CalibrationInput,
     SensitivityInput,
     calibration,
     sensitivity,
 )
-from spanproof.graders.gate_result import GateResult, exit_code_for  # noqa: E402
-from spanproof.graders.metrics import compute  # noqa: E402
-from spanproof.graders.quoting import best_window  # noqa: E402
-from spanproof.graders.sensitivity import score  # noqa: E402
-from spanproof.graders.verdict import LABELS, Verdict  # noqa: E402
+from spanproof.graders.gate.config import GateConfig  # noqa: E402
+from spanproof.graders.gate.result import GateResult, exit_code_for  # noqa: E402
+from spanproof.graders.gate.run import _resolve, sensitivity_sets  # noqa: E402
+from spanproof.graders.verifier.audit import audit  # noqa: E402
+from spanproof.graders.verifier.quoting import best_window  # noqa: E402
+
+from spanproof.core.verdict import LABELS, Verdict  # noqa: E402
 
 NOISE = 0.03
 KS = (0, 5, 10, 20)
@@ -158,7 +159,7 @@ class Items:
 
 
 async def _raw_verdicts(pairs) -> list[Verdict]:
-    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verifier.judges import make_judge
 
     judge = make_judge("rules")
     return [await judge.judge(p.claim, span_ref(p)) for p in pairs]

@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _verdicts(n: int):
-    from spanproof.graders.verdict import Verdict
+    from spanproof.core.verdict import Verdict
 
     return [
         (f"{i:064x}", Verdict(verdict="SUPPORTED", judge="rules", quote_used=f"quote {i}",
@@ -49,7 +49,7 @@ def _timed(calls) -> tuple[float, list[float]]:
 
 
 def bench_cache(url: str, n: int) -> dict[str, float]:
-    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.verifier.cache import VerdictCache
 
     from spanproof.store.store import Store
 

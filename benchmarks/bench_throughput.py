@@ -256,7 +256,7 @@ class ServerProcess:
 
 
 def load_items(pairs_path: Path, n: int):
-    from spanproof.graders.verdict import SpanRef
+    from spanproof.core.verdict import SpanRef
 
     items = []
     for line in pairs_path.read_text(encoding="utf-8").splitlines()[:n]:
@@ -282,10 +282,10 @@ def schedule_ideal(slept: list[float], slots: int = CONCURRENCY) -> float:
 
 
 def judge_once(shape: Shape, limiter: str, items) -> dict:
-    from spanproof.graders.openai_judge import OpenAIJudge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.openai_judge import OpenAIJudge
+    from spanproof.graders.verifier.verify import Verifier
 
-    from spanproof.specs import EndpointSettings
+    from spanproof.core.specs import EndpointSettings
     from spanproof.wire import forget_clients, totals
 
     forget_clients()

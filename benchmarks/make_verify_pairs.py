@@ -74,8 +74,9 @@ def _windows(pages: dict) -> list[tuple[str, int, int]]:
 
 def _planter():
     """One planted failure on a SUPPORTED (sentence, window) pair, or None."""
-    from spanproof.graders.verdict import Pair
     from spanproof.planted_failures.registry import MUTATORS
+
+    from spanproof.core.verdict import Pair
 
     kinds = sorted(k for k in MUTATORS if k not in ("swap_source", "stale_page"))
 

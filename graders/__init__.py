@@ -5,24 +5,24 @@ the gate and report grading.
     verdicts = await Verifier([make_judge("rules")]).verify_many([(claim, SpanRef(text=span))])
 """
 
-from spanproof.lazy import lazy_exports
+from spanproof.core.lazy import lazy_exports
 
 _EXPORTS = {
-    "Verdict": "spanproof.graders.verdict",
-    "Pair": "spanproof.graders.verdict",
-    "SpanRef": "spanproof.graders.verdict",
-    "Judge": "spanproof.graders.verdict",
-    "make_judge": "spanproof.graders.judges",
-    "Verifier": "spanproof.graders.verify",
-    "VerdictCache": "spanproof.graders.cache",
-    "audit": "spanproof.graders.audit",
-    "run_sensitivity": "spanproof.graders.sensitivity",
-    "calibrate": "spanproof.graders.calibration",
-    "run_suite": "spanproof.graders.injection",
-    "run_gate": "spanproof.graders.gate",
-    "load_config": "spanproof.graders.gate_config",
-    "grade_report": "spanproof.graders.grade_report",
-    "parse_report": "spanproof.graders.report_input",
+    "Verdict": "spanproof.core.verdict",
+    "Pair": "spanproof.core.verdict",
+    "SpanRef": "spanproof.core.verdict",
+    "Judge": "spanproof.core.verdict",
+    "make_judge": "spanproof.graders.verifier.judges",
+    "Verifier": "spanproof.graders.verifier.verify",
+    "VerdictCache": "spanproof.graders.verifier.cache",
+    "audit": "spanproof.graders.verifier.audit",
+    "run_sensitivity": "spanproof.graders.bench.sensitivity",
+    "calibrate": "spanproof.graders.bench.calibration",
+    "run_suite": "spanproof.graders.bench.injection",
+    "run_gate": "spanproof.graders.gate.run",
+    "load_config": "spanproof.graders.gate.config",
+    "grade_report": "spanproof.graders.bench.grade_report",
+    "parse_report": "spanproof.graders.bench.report_input",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

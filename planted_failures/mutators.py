@@ -11,11 +11,11 @@ import random
 import re
 from functools import lru_cache
 
-from spanproof.graders.verdict import Pair
 from spanproof.planted_failures.pages import page_for
 from spanproof.planted_failures.registry import Edit, mutator
 
-from spanproof.sentences import sentence_spans
+from spanproof.core.sentences import sentence_spans
+from spanproof.core.verdict import Pair
 
 # ---------------------------------------------------------------- helpers
 

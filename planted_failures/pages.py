@@ -23,9 +23,11 @@ import os
 from pathlib import Path
 
 from pydantic import BaseModel
-from spanproof.graders.verdict import Pair
+from spanproof.goldens import shipped
 
-_SHIPPED_PAGES = Path(__file__).resolve().parent.parent / "goldens" / "wice_dev_pages.jsonl.gz"
+from spanproof.core.verdict import Pair
+
+_SHIPPED_PAGES = shipped("wice_dev_pages.jsonl.gz")
 
 
 class Page(BaseModel):

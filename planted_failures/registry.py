@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from spanproof.graders.verdict import Label, Pair
+
+from spanproof.core.verdict import Label, Pair
 
 Target = Literal["claim", "span"]
 

@@ -1,6 +1,6 @@
 """Reports built from run records and gate results, never from live objects."""
 
-from spanproof.lazy import lazy_exports
+from spanproof.core.lazy import lazy_exports
 
 _EXPORTS = {
     "write_junit": "spanproof.reports.junit",

@@ -74,7 +74,7 @@ ECE is the expected calibration error of the judge's stated confidence in its ow
 
 
 def write_report(result, out_dir: str | Path) -> Path:
-    from spanproof.files import write_atomic
+    from spanproof.core.files import write_atomic
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from spanproof.graders.gate_result import GateResult
+from spanproof.graders.gate.result import GateResult
 
-from spanproof.files import write_atomic
+from spanproof.core.files import write_atomic
 
 
 def junit_xml(result: GateResult) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spanproof.graders.gate_result import CheckRow, GateResult
+from spanproof.graders.gate.result import CheckRow, GateResult
 from tabulate import tabulate
 
 MARK = {

@@ -19,12 +19,12 @@ from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel, Field
-from spanproof.graders.gate_checks import groundedness_stats, view_from_record
-from spanproof.graders.gate_config import Prices
-from spanproof.graders.gate_result import GateResult
+from spanproof.graders.gate.checks.runs import groundedness_stats, view_from_record
+from spanproof.graders.gate.config import Prices
+from spanproof.graders.gate.result import GateResult
 from tabulate import tabulate
 
-from spanproof.files import write_atomic
+from spanproof.core.files import write_atomic
 from spanproof.store.models import GateRunRow
 from spanproof.store.timeutil import parse_age
 
@@ -47,7 +47,7 @@ def _ts(text: str | None) -> datetime | None:
 
 def run_row(record: Any, prices: Prices) -> dict[str, Any]:
     """One run's row: the same groundedness arithmetic and run cost as the gate."""
-    from spanproof.graders.gate import run_cost
+    from spanproof.graders.gate.run import run_cost
 
     g = groundedness_stats([view_from_record(record)])
     m = record.metrics

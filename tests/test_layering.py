@@ -4,30 +4,46 @@ every module of spanproof.* in exactly one layer."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "scripts" / "lint_imports.py"
-sys.path.insert(0, str(SCRIPT.parent))
-from lint_imports import package_dirs  # noqa: E402
+LINT = shutil.which("lint-imports")
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("lint-imports") is None, reason="import-linter is in the test extra"
-)
+pytestmark = pytest.mark.skipif(LINT is None, reason="import-linter is in the test extra")
 
 
-def _lint(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), "--root", str(root)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+def package_dirs(root: Path) -> dict[str, Path]:
+    """Each installed package name -> the source folder it is built from (pyproject's
+    ``packages`` and ``package-dir``)."""
+    setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapping: dict[str, str] = setuptools.get("package-dir", {})
+    out = {}
+    for package in setuptools["packages"]:
+        parts = package.split(".")
+        for i in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:i])
+            if prefix in mapping:
+                out[package] = root / mapping[prefix] / Path(*parts[i:])
+                break
+        else:
+            out[package] = root / Path(*parts)
+    return out
+
+
+def _lint(cwd: Path) -> subprocess.CompletedProcess[str]:
+    # lint-imports puts its working directory first on the path: from the repository the
+    # editable install supplies the folders mapped into the namespace; from a laid-out copy the
+    # copy's own spanproof/ portion is found first.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([LINT, "--no-cache"], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
 
 
 def _analysed(output: str) -> int:
@@ -36,11 +52,12 @@ def _analysed(output: str) -> int:
     return int(found.group(1))
 
 
-def _source_copy(tmp_path: Path) -> Path:
-    """The packages' .py files and pyproject.toml, laid out as in the repository."""
-    root = tmp_path / "src"
-    for src in package_dirs(REPO).values():
-        dest = root / src.relative_to(REPO)
+def _installed_copy(tmp_path: Path) -> Path:
+    """The packages' .py files laid out as installed (spanproof/agent/..., a real copy), with
+    pyproject.toml beside them."""
+    root = tmp_path / "installed"
+    for package, src in package_dirs(REPO).items():
+        dest = root / Path(*package.split("."))
         dest.mkdir(parents=True, exist_ok=True)
         for py in src.glob("*.py"):
             shutil.copy2(py, dest / py.name)
@@ -59,10 +76,12 @@ def _modules() -> set[str]:
 def _layers() -> list[list[str]]:
     cfg = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
     (contract,) = [c for c in cfg["contracts"] if c["type"] == "layers"]
-    return [[m.strip() for m in layer.split(":") if m.strip()] for layer in contract["layers"]]
+    return [
+        [m.strip() for m in re.split(r"[:|]", layer) if m.strip()] for layer in contract["layers"]
+    ]
 
 
-def test_the_real_tree_keeps_the_contract_over_every_mapped_folder():
+def test_plain_lint_imports_keeps_the_contract_over_every_mapped_folder():
     done = _lint(REPO)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 kept, 0 broken" in done.stdout
@@ -74,17 +93,25 @@ def test_the_real_tree_keeps_the_contract_over_every_mapped_folder():
 @pytest.mark.parametrize(
     ("file", "upward"),
     [
-        ("spanproof/store/provenance.py", "spanproof.agent.sanitise"),  # infrastructure -> agent
-        ("graders/verdict.py", "spanproof.graders.gate"),  # shared types -> bench
-        ("graders/verify.py", "spanproof.agent.run"),  # verifier -> agent
-        ("agent/run.py", "spanproof.graders.sensitivity"),  # agent -> bench
-        ("reports/markdown.py", "spanproof.cli.gate"),  # bench -> CLI
+        ("spanproof/store/provenance.py", "spanproof.web.sanitise"),  # infrastructure -> web
+        ("spanproof/core/verdict.py", "spanproof.graders.gate.run"),  # shared types -> gate
+        ("graders/verifier/verify.py", "spanproof.agent.run"),  # verifier -> agent
+        ("graders/verifier/audit.py", "spanproof.web.egress"),  # verifier -> web (siblings)
+        ("spanproof/web/egress.py", "spanproof.agent.tools"),  # web -> agent
+        ("agent/run.py", "spanproof.graders.bench.sensitivity"),  # agent -> bench
+        ("graders/bench/calibration.py", "spanproof.graders.gate.run"),  # bench -> gate
+        ("reports/markdown.py", "spanproof.cli.gate"),  # reports -> CLI
     ],
 )
 def test_a_lower_layer_importing_a_higher_one_breaks_the_contract(tmp_path, file, upward):
-    root = _source_copy(tmp_path)
+    root = _installed_copy(tmp_path)
     assert _lint(root).returncode == 0  # the copy itself keeps it
-    target = root / file
+    package = next(
+        p
+        for p, src in package_dirs(REPO).items()
+        if (src / Path(file).name).resolve() == (REPO / file).resolve()
+    )
+    target = root / Path(*package.split(".")) / Path(file).name
     target.write_text(target.read_text() + f"\nimport {upward}  # planted upward import\n")
     done = _lint(root)
     assert done.returncode == 1, done.stdout + done.stderr

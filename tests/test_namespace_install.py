@@ -88,10 +88,10 @@ def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gat
     assert install.returncode == 0, install.stderr[-2000:]
 
     probe = (
-        "import agent, graders, reports, spanproof.agent.runtime, spanproof.graders.gate, "
+        "import agent, graders, reports, spanproof.agent.runtime, spanproof.graders.gate.run, "
         "spanproof.reports.html, pathlib;"
         "print(agent.OWNER, graders.OWNER, reports.OWNER, sep='|');"
-        "print(pathlib.Path(spanproof.graders.gate.__file__).resolve())"
+        "print(pathlib.Path(spanproof.graders.gate.run.__file__).resolve())"
     )
     out = subprocess.run([py, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr

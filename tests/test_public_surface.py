@@ -15,6 +15,8 @@ def test_every_public_name_resolves(package):
 
 
 def test_importing_the_evidence_models_does_not_load_the_http_stack():
-    code = "import sys, spanproof.agent.evidence, spanproof.graders.verdict; print('httpx' in sys.modules)"
+    code = (
+        "import sys, spanproof.core.evidence, spanproof.core.verdict; print('httpx' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

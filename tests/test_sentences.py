@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.agent.evidence import Document, make_doc_id
-from spanproof.agent.tool_schema import ExtractQuoteArgs
 from spanproof.agent.tools import Toolbox
 
-from spanproof.sentences import sentence_ends, sentence_spans
+from spanproof.core.evidence import Document, make_doc_id
+from spanproof.core.sentences import sentence_ends, sentence_spans
+from spanproof.core.tool_schema import ExtractQuoteArgs
 
 
 def sentences(text: str) -> list[str]:

@@ -1,6 +1,6 @@
 """The splitter's faster use of pysbd gives what pysbd's own ``segment`` gives.
 
-``spanproof.sentences`` runs pysbd's processor with an abbreviation pass that skips the
+``spanproof.core.sentences`` runs pysbd's processor with an abbreviation pass that skips the
 abbreviations a line never writes with a period, and finds each sentence in the text with
 ``str.find`` instead of pysbd's one compiled pattern per sentence (which also evicted every
 other pattern from ``re``'s cache). These tests hold the two equal to stock pysbd on real
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanproof.sentences import _pysbd_segments
+from spanproof.core.sentences import _pysbd_segments
 
 ROOT = Path(__file__).resolve().parent.parent
 _PYSBD = pysbd.Segmenter(language="en", clean=False)

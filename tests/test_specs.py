@@ -1,6 +1,6 @@
 import pytest
 
-from spanproof.specs import EndpointSettings, SpecError, parse_spec
+from spanproof.core.specs import EndpointSettings, SpecError, parse_spec
 
 
 @pytest.mark.parametrize(

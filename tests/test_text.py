@@ -1,8 +1,8 @@
-"""spanproof.text: the one place for words (tokens, stopwords, stems, passage ranking)."""
+"""spanproof.core.text: the one place for words (tokens, stopwords, stems, passage ranking)."""
 
 from __future__ import annotations
 
-from spanproof.text import STOPWORDS, PassageIndex, content_stems, fold, stem, words
+from spanproof.core.text import STOPWORDS, PassageIndex, content_stems, fold, stem, words
 
 
 def test_words_stems_and_stopwords_agree_on_what_the_same_word_is():

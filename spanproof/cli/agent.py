@@ -24,14 +24,14 @@ from spanproof.cli.options import (
     run_async,
     storage_errors,
 )
-from spanproof.home import resolve_home
-from spanproof.specs import SpecError
+from spanproof.core.specs import SpecError
+from spanproof.store.home import resolve_home
 
 PARTIAL_MODES = ("flag", "narrow", "drop")
 
 
 def _offline_env(home: Path, corpus: str | None):
-    from spanproof.agent.web import offline_web
+    from spanproof.web.env import offline_web
 
     try:
         return offline_web(home, corpus)
@@ -66,8 +66,8 @@ def _get_run(store, run_id: str):
 def snapshot_notes(record, home: Path, db: str | None) -> list[str]:
     """Where the run's snapshots are when they are not in this home (a shared store holds
     runs from every runner; the blobs stay on the runner that fetched them)."""
-    from spanproof.agent.snapshots import SnapshotStore
     from spanproof.store import open_store
+    from spanproof.web.snapshots import SnapshotStore
 
     cited = {s.doc_id for s in record.spans}
     wanted = [d.doc_id for d in record.documents if d.doc_id in cited] or [
@@ -277,9 +277,9 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     """
     from spanproof.agent.record import Budgets
     from spanproof.agent.run import run_question
-    from spanproof.graders.cache import VerdictCache
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.cache import VerdictCache
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
 
     if not question.strip():
         raise click.UsageError('QUESTION is empty. Ask something, e.g. spanproof ask "Who ...?"')
@@ -291,7 +291,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     budget_args = {k: v for k, v in dict(searches=searches, fetches=fetches, tool_calls=tool_calls,
                                          spans=spans, tokens=tokens,
                                          cost_usd=max_cost).items() if v is not None}  # fmt: skip
-    from spanproof.graders.gate_config import GateConfigError, load_config
+    from spanproof.graders.gate.config import GateConfigError, load_config
 
     try:
         prices = load_config(config_path)[0].prices
@@ -332,7 +332,8 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     model_failed = record.ended_by == "model_error"
     if markdown_file:
         from spanproof.agent.ledger import answer_markdown
-        from spanproof.files import write_atomic
+
+        from spanproof.core.files import write_atomic
 
         write_atomic(markdown_file, answer_markdown(record))
         if not as_json:
@@ -380,7 +381,7 @@ async def recheck_record(record, env) -> list[dict]:
     """Checks 1 and 2 for every cited span: the source resolves, the quote is still on the page."""
     from urllib.parse import urlsplit
 
-    from spanproof.agent.tool_schema import ToolFailure
+    from spanproof.core.tool_schema import ToolFailure
 
     cited = {sid for c in record.answer.claims for sid in c.span_ids}
     by_url: dict[str, list] = {}
@@ -459,8 +460,8 @@ def recheck(run_id, corpus, live, allow_networks, fetch_timeout_s, as_json, home
     if live:
         from urllib.parse import urlsplit
 
-        from spanproof.agent.search import StaticSearch
-        from spanproof.agent.web import live_web
+        from spanproof.web.env import live_web
+        from spanproof.web.search import StaticSearch
 
         hosts = sorted({urlsplit(s.url).hostname or "" for s in record.spans} - {""})
         try:
@@ -624,7 +625,7 @@ def runs_show(run_id, as_json, markdown_file, home, db):
     reviewed = reviewed_answer(record, reviews)
     reviewed = reviewed.model_copy(update={"ledger": ledger_with_reviews(record, reviews)})
     if markdown_file:
-        from spanproof.files import write_atomic
+        from spanproof.core.files import write_atomic
 
         write_atomic(markdown_file, answer_markdown(reviewed))
         if not as_json:

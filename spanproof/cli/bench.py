@@ -18,7 +18,7 @@ from spanproof.cli.options import (
     progress_printer,
     run_async,
 )
-from spanproof.specs import EndpointSettings, SpecError
+from spanproof.core.specs import EndpointSettings, SpecError
 
 _FMT = "{:.3f}"
 
@@ -30,13 +30,13 @@ def _fmt(x: float | None) -> str:
 def _cache(home: str | None, no_cache: bool):
     if no_cache:
         return None
-    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.verifier.cache import VerdictCache
 
     return VerdictCache.default(home)
 
 
 def _judge(spec: str, endpoint: EndpointSettings):
-    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verifier.judges import make_judge
 
     try:
         return make_judge(spec, endpoint=endpoint)
@@ -45,7 +45,7 @@ def _judge(spec: str, endpoint: EndpointSettings):
 
 
 def _pairs(path: str):
-    from spanproof.graders.calibration import PairSetError, load_pairs
+    from spanproof.graders.bench.calibration import PairSetError, load_pairs
 
     try:
         return load_pairs(path)
@@ -146,7 +146,7 @@ def sensitivity(
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge blind --json   # must fail
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --contract-clean
     """
-    from spanproof.graders.sensitivity import SensitivityThresholds, run_sensitivity
+    from spanproof.graders.bench.sensitivity import SensitivityThresholds, run_sensitivity
     from spanproof.planted_failures import MUTATORS
 
     unknown = [k for k in kinds if k not in MUTATORS]
@@ -298,7 +298,7 @@ def _comparison_table(result, tablefmt: str) -> str:
 def _audit_lines(result) -> str:
     """Per judge and set: what code's proofs changed, the flags, and a warning when the set
     trained the judge."""
-    from spanproof.graders.audit_figures import describe
+    from spanproof.graders.bench.audit_figures import describe
 
     out = []
     for r in result.judges:
@@ -362,10 +362,9 @@ def _confusion_tables(result, tablefmt: str) -> str:
 
 
 def _paired_tables(result, tablefmt: str, limit: int = 15) -> str:
-    """Each later judge against the first, pair by pair (graders/judge_compare.py)."""
+    """Each later judge against the first, pair by pair (graders/bench/judge_compare.py)."""
+    from spanproof.graders.bench.judge_compare import describe
     from tabulate import tabulate
-
-    from spanproof.graders.judge_compare import describe
 
     out = []
     for c in result.comparisons:
@@ -404,7 +403,7 @@ def _repeat_lines(result, limit: int = 15) -> str:
     for r in result.judges:
         if r.repeats <= 1 or r.spread is None:
             continue
-        from spanproof.graders.repeats import describe
+        from spanproof.graders.bench.repeats import describe
 
         out.append(f"{r.judge} on {r.set}: agreement {describe(r.spread['agreement'])}; "
                    f"near-miss {describe(r.spread['near_miss_agreement'])}")  # fmt: skip
@@ -543,17 +542,17 @@ def calibrate(
       spanproof calibrate --set goldens/judge_calibration.jsonl --judge rules --judge blind
       spanproof calibrate --set goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
-    from spanproof.graders.calibration import (
+    from spanproof.graders.bench.calibration import (
         CalibrationThresholds,
         PairSetError,
         compare_baseline,
         dump_json,
         load_result,
     )
-    from spanproof.graders.calibration import calibrate as run_calibration
+    from spanproof.graders.bench.calibration import calibrate as run_calibration
 
     sets: dict[str, list] = {}
-    from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
+    from spanproof.core.files import OutputPathError, refuse_overwriting_inputs, write_atomic
 
     try:
         refuse_overwriting_inputs(markdown_path, [*set_paths, baseline_path], option="--markdown")

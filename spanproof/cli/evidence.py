@@ -18,7 +18,7 @@ import click
 
 from spanproof.cli import options
 from spanproof.cli.options import echo_json, progress_printer
-from spanproof.home import resolve_home
+from spanproof.store.home import resolve_home
 
 HOME_HELP = "State directory (snapshot store, indexes). Default: $SPANPROOF_HOME, else the per-user data dir."
 CORPUS_HELP = (
@@ -138,7 +138,7 @@ def corpus_build(from_wice: str, out_dir: str, home: str | None, as_json: bool) 
     """
     import time
 
-    from spanproof.agent.corpus import build_corpus_from_wice
+    from spanproof.web.corpus import build_corpus_from_wice
 
     started = time.perf_counter()
     info = build_corpus_from_wice(from_wice, out_dir, progress=progress_printer(as_json))
@@ -163,8 +163,8 @@ def corpus_info_cmd(corpus_dir: str | None, home: str | None, as_json: bool) -> 
       spanproof corpus info                     # the shipped corpus
       spanproof corpus info --corpus my-corpus --json
     """
-    from spanproof.agent.corpus import corpus_info
-    from spanproof.agent.web import default_corpus_dir
+    from spanproof.web.corpus import corpus_info
+    from spanproof.web.env import default_corpus_dir
 
     info = corpus_info(Path(corpus_dir) if corpus_dir else default_corpus_dir())
     _emit(
@@ -194,8 +194,8 @@ def search(query: str, corpus_dir: str | None, limit: int, home: str | None, as_
       spanproof search "Liz Patterson congresswoman" --limit 3 --json
       spanproof search "head coach" --corpus my-corpus
     """
-    from spanproof.agent.search import LocalIndex
-    from spanproof.agent.web import default_corpus_dir
+    from spanproof.web.env import default_corpus_dir
+    from spanproof.web.search import LocalIndex
 
     index = LocalIndex(
         Path(corpus_dir) if corpus_dir else default_corpus_dir(),
@@ -255,11 +255,12 @@ def fetch(
       spanproof fetch https://example.org/report --live --record out/pages.warc.gz
       spanproof fetch http://127.0.0.1:8000/page --live --allow-network 127.0.0.0/8
     """
-    from spanproof.agent.search import StaticSearch
-    from spanproof.agent.tool_schema import FetchPageArgs, ToolFailure
     from spanproof.agent.tools import Toolbox
-    from spanproof.agent.web import live_web, offline_web
-    from spanproof.urls import host_of
+
+    from spanproof.core.tool_schema import FetchPageArgs, ToolFailure
+    from spanproof.core.urls import host_of
+    from spanproof.web.env import live_web, offline_web
+    from spanproof.web.search import StaticSearch
 
     state = resolve_home(home)
     if live:
@@ -338,11 +339,11 @@ def quote(
       spanproof quote doc_4fa4c3383369efd5 "announced on Monday" --max-chars 200 --json
     """
     from pydantic import ValidationError
-
-    from spanproof.agent.snapshots import SnapshotStore
-    from spanproof.agent.tool_schema import ExtractQuoteArgs, ToolFailure, validation_text
     from spanproof.agent.tools import Toolbox
-    from spanproof.agent.web import SNAPSHOT_DIR
+
+    from spanproof.core.tool_schema import ExtractQuoteArgs, ToolFailure, validation_text
+    from spanproof.web.env import SNAPSHOT_DIR
+    from spanproof.web.snapshots import SnapshotStore
 
     try:
         args = ExtractQuoteArgs(

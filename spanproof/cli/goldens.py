@@ -67,8 +67,9 @@ def add_from_reviews(out_path, since, dry_run, as_json, home, db) -> None:
     from datetime import UTC, datetime
     from pathlib import Path
 
-    from spanproof.graders.pairs import PairSetError
-    from spanproof.graders.reviewed_pairs import collect, merge
+    from spanproof.graders.bench.pairs import PairSetError
+    from spanproof.graders.bench.reviewed_pairs import collect, merge
+
     from spanproof.store import open_store
     from spanproof.store.timeutil import parse_age
 

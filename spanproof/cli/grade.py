@@ -229,15 +229,25 @@ def grade(
       spanproof grade --plant goldens/reports/briefing.md --judge presence --judge rules --json
       spanproof grade my_report.md --live --judge openai:gpt-4o-mini
     """
-    from spanproof.agent.corpus import ReplayTransport, warc_of
-    from spanproof.agent.snapshots import SnapshotStore
-    from spanproof.agent.web import SNAPSHOT_DIR, default_corpus_dir
-    from spanproof.graders.atomic import atomic_claims, atomic_claims_with_model, openai_splitter
-    from spanproof.graders.cache import VerdictCache
-    from spanproof.graders.grade_report import GradeError, cited_hosts, grade_report, make_fetcher
-    from spanproof.graders.report_input import ReportFormatError, parse_report
-    from spanproof.home import resolve_home
-    from spanproof.specs import SpecError, parse_spec
+    from spanproof.graders.bench.atomic import (
+        atomic_claims,
+        atomic_claims_with_model,
+        openai_splitter,
+    )
+    from spanproof.graders.bench.grade_report import (
+        GradeError,
+        cited_hosts,
+        grade_report,
+        make_fetcher,
+    )
+    from spanproof.graders.bench.report_input import ReportFormatError, parse_report
+    from spanproof.graders.verifier.cache import VerdictCache
+
+    from spanproof.core.specs import SpecError, parse_spec
+    from spanproof.store.home import resolve_home
+    from spanproof.web.corpus import ReplayTransport, warc_of
+    from spanproof.web.env import SNAPSHOT_DIR, default_corpus_dir
+    from spanproof.web.snapshots import SnapshotStore
 
     if live and corpus:
         raise click.UsageError("Use either --corpus DIR (replay) or --live, not both.")
@@ -247,7 +257,7 @@ def grade(
             parse_spec(spec)
     except SpecError as exc:
         raise click.UsageError(str(exc)) from None
-    from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
+    from spanproof.core.files import OutputPathError, refuse_overwriting_inputs, write_atomic
 
     try:
         refuse_overwriting_inputs(markdown_path, [report], option="--markdown")

@@ -18,7 +18,7 @@ from spanproof.cli.options import (
     progress_printer,
     run_async,
 )
-from spanproof.specs import SpecError, parse_spec
+from spanproof.core.specs import SpecError, parse_spec
 
 COMPROMISED = "scripted:compromised"
 COMPROMISED_NARROW = "scripted:compromised-narrow"
@@ -176,8 +176,9 @@ def injection(
       OPENAI_API_KEY=... spanproof injection --policy llm --model openai:gpt-4o-mini
     """
     from spanproof.adversarial_fixtures.manifest import FixtureError
-    from spanproof.graders.injection import run_suite
-    from spanproof.home import resolve_home
+    from spanproof.graders.bench.injection import run_suite
+
+    from spanproof.store.home import resolve_home
 
     if policy == "extractive" and model_spec:
         raise click.BadParameter(

@@ -177,7 +177,7 @@ def wire_options() -> dict[str, Any]:
 
 def endpoint_settings(base_url: str | None, api_key: str | None, **overrides: Any):
     """EndpointSettings from --base-url/--api-key and the model options of this command."""
-    from spanproof.specs import EndpointSettings
+    from spanproof.core.specs import EndpointSettings
 
     given = wire_options()
     fields = {k: given[k] for k in ("timeout_s", "concurrency", "response_format") if k in given}
@@ -264,7 +264,8 @@ def run_async(coro, *, quiet: bool = False, what: str = "command", stop: Command
     ``stop``: given by a command that keeps what finished when it is stopped; its coroutine
     reads ``stop()`` when cancelled and may return a result, which is then returned here (the
     command says why it stopped and picks its exit code). Otherwise a stop exits here."""
-    from spanproof.graders.errors import JudgeConfigError
+    from spanproof.graders.verifier.errors import JudgeConfigError
+
     from spanproof.wire import CircuitOpen, EndpointConfigError, close_clients
 
     stop = stop or CommandStop(wire_options().get("deadline_s"))

@@ -60,8 +60,8 @@ def info(as_json, home, db) -> None:
     """
     from tabulate import tabulate
 
-    from spanproof.home import resolve_home
     from spanproof.store import open_store
+    from spanproof.store.home import resolve_home
     from spanproof.store.legacy import legacy_files
 
     st = open_store(home=home, db=db)

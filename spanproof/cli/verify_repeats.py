@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import click
+from spanproof.graders.bench.pairs import PairSetError, read_pair_lines
 
-from spanproof.graders.pairs import PairSetError, read_pair_lines
-from spanproof.graders.verdict import Pair
+from spanproof.core.verdict import Pair
 
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
 
@@ -40,7 +40,7 @@ class PairLine:
 
 def read_pairs(path: Path) -> tuple[list[PairLine], list[str]]:
     """Every valid pair, and one message per bad line (with its line number): the one pair-file
-    reader (graders/pairs.py), which caps claims and spans."""
+    reader (graders/bench/pairs.py), which caps claims and spans."""
     try:
         good, problems = read_pair_lines(path)
     except PairSetError as exc:
@@ -65,15 +65,16 @@ def verify_repeats(
     base_url: str | None,
     api_key: str | None,
 ) -> None:
+    from spanproof.graders.verifier.cache import VerdictCache
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
+
     from spanproof.cli.options import endpoint_settings, run_async
-    from spanproof.cli.verify import _http_summary, _human_summary, label_metrics
-    from spanproof.files import write_atomic
-    from spanproof.graders.cache import VerdictCache
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verdict import SpanRef
-    from spanproof.graders.verify import Verifier
-    from spanproof.home import resolve_home
-    from spanproof.specs import SpecError
+    from spanproof.cli.verify_summary import _http_summary, _human_summary, label_metrics
+    from spanproof.core.files import write_atomic
+    from spanproof.core.specs import SpecError
+    from spanproof.core.verdict import SpanRef
+    from spanproof.store.home import resolve_home
 
     pairs, problems = read_pairs(pairs_path)
     if problems:
@@ -128,8 +129,8 @@ def verify_repeats(
         golds = [p.label for _ in samples for p in pairs]
         metrics = label_metrics(golds, [v for s in samples for v in s])  # each sample counts once
     counts = Counter(v.verdict for v in verdicts)
-    from spanproof.graders.audit_figures import code_changes, flag_figures
-    from spanproof.graders.rules.fitted import training_overlap
+    from spanproof.graders.bench.audit_figures import code_changes, flag_figures
+    from spanproof.graders.verifier.rules.fitted import training_overlap
 
     labels = [p.label for p in pairs]
     overlap = training_overlap(judges, [(p.claim, p.span) for p in pairs])
@@ -197,7 +198,7 @@ async def _run_repeats(verifier, items, show_progress: bool, repeat: int):
 
 
 def _repeat_summary(pairs, samples, labelled: bool) -> dict[str, Any]:
-    from spanproof.graders.repeats import spread, unstable_pairs
+    from spanproof.graders.bench.repeats import spread, unstable_pairs
 
     unstable = unstable_pairs("pairs", pairs, samples)
     out: dict[str, Any] = {

@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import click
-
-from spanproof.graders.audit_figures import AuditTally
-from spanproof.graders.pairs import iter_pair_lines
-from spanproof.graders.verify_stream import Judged, StreamPair
+from spanproof.graders.bench.audit_figures import AuditTally
+from spanproof.graders.bench.pairs import iter_pair_lines
+from spanproof.graders.verifier.verify_stream import Judged, StreamPair
 
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
 # Below this many pairs starting worker processes costs more than it saves.
@@ -156,7 +155,7 @@ class Rows:
     """Where verdict rows go: --out (atomically), a spool for --json, or nowhere."""
 
     def __init__(self, out_path: Path | None, *, spool: bool) -> None:
-        from spanproof.files import AtomicWriter
+        from spanproof.core.files import AtomicWriter
 
         self.out_path = out_path
         self.written = 0

@@ -60,8 +60,8 @@ def view(home, db, port, host, token, reviewer, judges, sets, base_url, api_key)
     """
     from pathlib import Path
 
-    from spanproof.home import resolve_home
     from spanproof.store import open_store
+    from spanproof.store.home import resolve_home
     from spanproof.view.server import serve
     from spanproof.view.settings import (
         BindError,

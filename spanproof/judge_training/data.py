@@ -37,12 +37,12 @@ import re
 from pathlib import Path
 
 from pydantic import BaseModel
+from spanproof.graders.bench.pairs import load_pairs
+from spanproof.graders.verifier.clauses import split_clauses
+from spanproof.graders.verifier.rules.lexical import coverage, is_breadcrumb, key_set
 
-from spanproof.graders.clauses import split_clauses
-from spanproof.graders.pairs import load_pairs
-from spanproof.graders.rules.lexical import coverage, is_breadcrumb, key_set
-from spanproof.graders.verdict import Label, Pair
-from spanproof.text import STOPWORDS
+from spanproof.core.text import STOPWORDS
+from spanproof.core.verdict import Label, Pair
 
 N_FOLDS = 5
 

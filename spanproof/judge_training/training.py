@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from spanproof.graders.bench.metrics import scores_from_codes
+from spanproof.graders.verifier.audit import audit
+from spanproof.graders.verifier.quoting import best_window
+from spanproof.graders.verifier.rules.lexical import coverage, shared_words
+from spanproof.graders.verifier.rules.model import Params, Thresholds
+from spanproof.graders.verifier.rules.signals import SIGNALS, measure
 
-from spanproof.graders.audit import audit
-from spanproof.graders.metrics import scores_from_codes
-from spanproof.graders.quoting import best_window
-from spanproof.graders.rules.lexical import coverage, shared_words
-from spanproof.graders.rules.model import Params, Thresholds
-from spanproof.graders.rules.signals import SIGNALS, measure
-from spanproof.graders.verdict import LABELS, SpanRef, Verdict
+from spanproof.core.verdict import LABELS, SpanRef, Verdict
 from spanproof.judge_training.data import N_FOLDS, Row, data_sha256, training_rows
 
 # Settings of the fit, fixed here and written into params.json. WICE_SHARE: the WiCE rows
@@ -271,8 +271,9 @@ def train(f: Features, candidates: Sequence[str] | None = None, progress=None) -
     row, then one fit; with the labelled pairs it was fitted on and the held-out figures of
     this whole procedure on them (``nested_cross_validate``: signals and thresholds chosen
     inside each fold, ``FittedOn``)."""
-    from spanproof.graders.rules.fitted import pair_key
-    from spanproof.graders.rules.model import FittedOn
+    from spanproof.graders.verifier.rules.fitted import pair_key
+    from spanproof.graders.verifier.rules.model import FittedOn
+
     from spanproof.judge_training.data import WICE_PAIRS
 
     candidates = list(candidates or f.names)
@@ -483,7 +484,7 @@ def nested_report(f: Features, shipped: Sequence[str], progress=None) -> dict:
     """Everything ``spanproof judge cv --nested`` prints: the shipped signals (thresholds
     chosen inside each fold), and the selection run inside each fold from the simple set
     (the audit's findings and coverage) and from every candidate signal."""
-    from spanproof.graders.rules.signals import SIGNALS, SIMPLE
+    from spanproof.graders.verifier.rules.signals import SIGNALS, SIMPLE
 
     configs: dict[str, dict] = {}
 
@@ -517,7 +518,7 @@ class FoldModel:
 
     def judge(self, claim: str, span: str) -> tuple[str, str, float]:
         """(judge-only label, audited label, confidence) for one pair."""
-        from spanproof.graders.instructions import find_instructions
+        from spanproof.graders.verifier.instructions import find_instructions
 
         if find_instructions(span):
             return "NOT_SUPPORTED", "NOT_SUPPORTED", 1.0
@@ -554,8 +555,9 @@ def cv_sensitivity(
 ) -> dict:
     """Planted failures on every WiCE SUPPORTED pair, each judged by the model of the fold
     that held its page out; specificity on the untouched originals, the same way."""
-    from spanproof.graders.pairs import load_pairs
-    from spanproof.graders.sensitivity import plant_on
+    from spanproof.graders.bench.pairs import load_pairs
+    from spanproof.graders.bench.sensitivity import plant_on
+
     from spanproof.judge_training.data import WICE_PAIRS
 
     pairs = load_pairs(WICE_PAIRS)
@@ -610,7 +612,7 @@ def cv_report(
     f: Features, names: Sequence[str], *, held_out_kinds: bool = False, progress=None
 ) -> dict:
     """Everything ``spanproof judge cv`` prints: held-out figures only."""
-    from spanproof.graders.metrics import reliability
+    from spanproof.graders.bench.metrics import reliability
 
     names = list(names)
     if progress:

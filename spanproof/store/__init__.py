@@ -10,7 +10,7 @@ Everything SQL lives in this package (SQLAlchemy Core + Alembic migrations); the
 spanproof calls these methods. Errors are ``StoreError``s whose message says how to recover.
 """
 
-from spanproof.lazy import lazy_exports
+from spanproof.core.lazy import lazy_exports
 
 _EXPORTS = {
     "Store": "spanproof.store.store",

@@ -55,7 +55,7 @@ def make_engine(url: str) -> sa.Engine:
 
 
 def _check_sqlite_parent(path: Path) -> None:
-    from spanproof.home import ensure_writable
+    from spanproof.store.home import ensure_writable
 
     parent = path.parent
     if parent.exists() and not parent.is_dir():

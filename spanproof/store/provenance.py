@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from spanproof.versions import SANITISER_VERSION
+from spanproof.core.versions import SANITISER_VERSION
 
 # First variable that is set names the CI job. Override with a comma-separated list in
 # $SPANPROOF_CI_JOB_VARS (e.g. "MY_CI_PIPELINE,MY_CI_JOB").
@@ -132,7 +132,7 @@ def ci_job() -> str | None:
 
 
 def sanitiser_version() -> str:
-    """The sanitiser's version (``spanproof.versions``, a leaf: the store never imports the agent)."""
+    """The sanitiser's version (``spanproof.core.versions``, a leaf: the store never imports the agent)."""
     return SANITISER_VERSION
 
 

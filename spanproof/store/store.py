@@ -701,7 +701,7 @@ _OPEN_LOCK = threading.Lock()
 def open_store(*, home: str | os.PathLike[str] | None = None, db: str | None = None) -> Store:
     """The store for ``db`` (else $SPANPROOF_DB, else SQLite under the home), opened and
     migrated once per process. ``home`` is also where this runner's snapshots live."""
-    from spanproof.home import resolve_home
+    from spanproof.store.home import resolve_home
 
     home_dir = resolve_home(home)
     url = resolve_db_url(db, home_dir)

@@ -28,7 +28,7 @@ def resolve_db_url(db: str | None = None, home: str | os.PathLike[str] | None = 
 
     url = (db or os.environ.get(ENV_VAR) or "").strip()
     if not url:
-        from spanproof.home import resolve_home
+        from spanproof.store.home import resolve_home
 
         return sqlite_url(resolve_home(home) / DEFAULT_FILENAME)
     if "://" not in url:

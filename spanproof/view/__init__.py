@@ -1,7 +1,7 @@
 """`spanproof view`: a local web app to read runs and gate results and review each claim
 against its span. The top layer (with the CLI): it may import anything; nothing imports it."""
 
-from spanproof.lazy import lazy_exports
+from spanproof.core.lazy import lazy_exports
 
 __all__ = ["ViewSettings", "create_app", "serve", "BindError"]
 

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import ValidationError
+from spanproof.agent.record import RunRecord
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -22,7 +23,6 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from spanproof.agent.record import RunRecord
 from spanproof.view import gates as gate_views
 from spanproof.view.data import (
     KIND_LABELS,
@@ -72,7 +72,7 @@ class ViewContext:
     """What every handler shares: settings, data, templates, the CSRF token, verifiers."""
 
     def __init__(self, settings: ViewSettings, data: ViewData | None = None):
-        from spanproof.specs import EndpointSettings
+        from spanproof.core.specs import EndpointSettings
         from spanproof.view.judges import shipped_calibration_set
 
         self.settings = settings
@@ -97,15 +97,15 @@ class ViewContext:
     @property
     def cache(self):
         if self._cache is None:
-            from spanproof.graders.cache import VerdictCache
+            from spanproof.graders.verifier.cache import VerdictCache
 
             self._cache = VerdictCache(self.data.store)  # the store's shared verdict cache
         return self._cache
 
     def verifier_for(self, record: RunRecord):
         """The run's own judges (its config), through the home's verdict cache."""
-        from spanproof.graders.judges import make_judge
-        from spanproof.graders.verify import Verifier
+        from spanproof.graders.verifier.judges import make_judge
+        from spanproof.graders.verifier.verify import Verifier
 
         specs = tuple(record.config.judges or ["rules"])
         if specs not in self._verifiers:
@@ -552,8 +552,9 @@ async def run_judges(request: Request) -> Response:
     """Judge the chosen set with the chosen judges (model calls happen here only), then show it."""
     from urllib.parse import urlencode
 
-    from spanproof.graders.errors import JudgeConfigError
-    from spanproof.specs import SpecError
+    from spanproof.graders.verifier.errors import JudgeConfigError
+
+    from spanproof.core.specs import SpecError
     from spanproof.view.judges import side_by_side
 
     ctx: ViewContext = request.app.state.ctx

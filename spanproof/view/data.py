@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
-
 from spanproof.agent.record import RunRecord
-from spanproof.graders.gate_result import GateResult
+from spanproof.graders.gate.result import GateResult
+
 from spanproof.store.models import GateWhere, Recheck, Review, RunFilter, RunPage
 
 MIX_LABELS: dict[str, str] = {
@@ -89,7 +89,8 @@ class ViewData:
 
     def __init__(self, home: Path, db: str | None = None):
         from spanproof.agent.runstore import RunStore
-        from spanproof.graders.gate_store import GateStore
+        from spanproof.graders.gate.store import GateStore
+
         from spanproof.store import open_store
 
         self.home = Path(home)
@@ -150,8 +151,8 @@ class ViewData:
 
     def snapshot_text(self, doc_id: str) -> str:
         """The stored document text every span offset indexes into."""
-        from spanproof.agent.snapshots import SnapshotStore
-        from spanproof.agent.web import SNAPSHOT_DIR
+        from spanproof.web.env import SNAPSHOT_DIR
+        from spanproof.web.snapshots import SnapshotStore
 
         if self._snapshots is None:
             root = self.home / SNAPSHOT_DIR

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from spanproof.agent.record import AnswerClaim, RunRecord
-from spanproof.graders.verdict import SpanRef, Verdict
+
+from spanproof.core.verdict import SpanRef, Verdict
 from spanproof.view.reviews import CUT_LABELS, Decision, ReviewDecision
 
 MAX_CLAIM_CHARS = 600  # the draft schema's limit on a claim

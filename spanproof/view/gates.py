@@ -6,8 +6,7 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
-
-from spanproof.graders.gate_result import CheckRow, GateResult
+from spanproof.graders.gate.result import CheckRow, GateResult
 
 MOVE_EPS = 1e-9
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from spanproof.graders.verdict import Pair, Verdict
+from spanproof.core.verdict import Pair, Verdict
 
 Show = Literal["all", "disagreements", "judges_differ", "near_miss"]
 SHOW_LABELS: dict[str, str] = {
@@ -61,9 +61,9 @@ class SideBySide(BaseModel):
 
 
 async def side_by_side(set_path: Path, judges: list[str], *, cache, endpoint) -> SideBySide:
-    from spanproof.graders.calibration import judge_set, load_pairs
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.bench.calibration import judge_set, load_pairs
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
 
     pairs = [p for p in load_pairs(set_path) if p.label is not None]
     by_judge: dict[str, list[Verdict]] = {}

@@ -12,7 +12,7 @@ import re
 
 from pydantic import BaseModel
 
-from spanproof.agent.evidence import Span
+from spanproof.core.evidence import Span
 
 DEFAULT_CONTEXT = 800
 MAX_CONTEXT = 200_000

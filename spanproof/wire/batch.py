@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from spanproof.files import write_atomic
-from spanproof.specs import EndpointSettings
+from spanproof.core.files import write_atomic
+from spanproof.core.specs import EndpointSettings
 
 ENDPOINT = "/v1/chat/completions"
 RUNNING = ("validating", "in_progress", "finalizing", "cancelling")

@@ -47,7 +47,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from spanproof.specs import EndpointSettings
+from spanproof.core.specs import EndpointSettings
 from spanproof.wire.limiter import AdaptiveLimiter
 
 ResponseMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]

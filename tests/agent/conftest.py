@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from spanproof.agent.egress import EgressPolicy, Fetcher
-from spanproof.agent.search import StaticSearch
-from spanproof.agent.snapshots import SnapshotStore
-from spanproof.agent.web import WebEnv
-from spanproof.graders.judges import make_judge
-from spanproof.graders.verify import Verifier
+from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.verifier.verify import Verifier
+
+from spanproof.web.egress import EgressPolicy, Fetcher
+from spanproof.web.env import WebEnv
+from spanproof.web.search import StaticSearch
+from spanproof.web.snapshots import SnapshotStore
 
 PAGES = {
     "https://news.example.org/larkspur-bridge": (

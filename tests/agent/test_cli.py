@@ -7,9 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 from spanproof.agent.runstore import RunStore, default_runstore_path
-from spanproof.agent.snapshots import SnapshotStore
 
 from spanproof.cli import cli
+from spanproof.web.snapshots import SnapshotStore
 
 QUESTION = "Who did the Odessa Jackalopes hire as head coach in May 2019?"
 
@@ -151,11 +151,11 @@ def test_recheck_live_flags_a_page_that_changed(httpserver, tmp_path):
     import asyncio
 
     from spanproof.agent.run import run_question
-    from spanproof.agent.search import StaticSearch
-    from spanproof.agent.web import live_web
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
 
+    from spanproof.web.env import live_web
+    from spanproof.web.search import StaticSearch
     from tests.agent.conftest import PAGES
 
     page = PAGES["https://news.example.org/larkspur-bridge"]

@@ -17,7 +17,7 @@ from spanproof.agent.convergence import (
 )
 from spanproof.agent.extractive import LABEL
 from spanproof.agent.run import run_question
-from spanproof.graders.verify import Verifier
+from spanproof.graders.verifier.verify import Verifier
 
 from tests.agent.conftest import PAGES, build_env
 from tests.agent.test_runtime_rules import FixedJudge
@@ -315,10 +315,11 @@ async def test_extractive_fetches_only_hits_that_name_the_subject(env, rules_ver
 
 async def test_a_url_refused_for_good_is_never_fetched_again(tmp_path, rules_verifier):
     import httpx
-    from spanproof.agent.egress import EgressPolicy, Fetcher
-    from spanproof.agent.search import StaticSearch
-    from spanproof.agent.snapshots import SnapshotStore
-    from spanproof.agent.web import WebEnv
+
+    from spanproof.web.egress import EgressPolicy, Fetcher
+    from spanproof.web.env import WebEnv
+    from spanproof.web.search import StaticSearch
+    from spanproof.web.snapshots import SnapshotStore
 
     moved = "https://news.example.org/larkspur-bridge-moved"
     served = {u: h for u, h in PAGES.items() if u != "https://news.example.org/larkspur-bridge"}

@@ -9,7 +9,7 @@ from spanproof.agent.chat import OpenAIChatModel, UserMessage
 from spanproof.agent.run import run_question
 from werkzeug import Response
 
-from spanproof.specs import EndpointSettings
+from spanproof.core.specs import EndpointSettings
 
 from .scripting import BUDGET_MARK
 

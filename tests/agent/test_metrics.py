@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from spanproof.agent.ledger import source_type
 from spanproof.agent.publish import combine, compute_metrics, route
 from spanproof.agent.record import Answer, AnswerClaim, RunConfig, RunRecord
-from spanproof.graders.verdict import Verdict
+
+from spanproof.core.verdict import Verdict
 
 LABEL = st.sampled_from(["SUPPORTED", "PARTIAL", "NOT_SUPPORTED", "ERROR"])
 MODE = st.sampled_from(["flag", "narrow", "drop"])
@@ -84,7 +85,7 @@ def test_source_type_rule():
 
 
 def _flagged() -> Verdict:
-    from spanproof.graders.verdict import Flag
+    from spanproof.core.verdict import Flag
 
     return Verdict(
         verdict="SUPPORTED",
@@ -112,7 +113,7 @@ def test_a_flagged_supported_claim_is_routed_as_partial_never_published_never_re
 
 
 def test_a_code_or_address_the_span_never_states_is_never_shown_in_any_mode():
-    from spanproof.graders.verdict import Flag
+    from spanproof.core.verdict import Flag
 
     code = Flag(kind="code", reason="reference code or address the span does not state: X-9",
                 claim_words="X-9")  # fmt: skip
@@ -130,11 +131,12 @@ def test_an_unflagged_supporting_span_is_preferred_to_a_flagged_one():
 
 
 async def test_verify_draft_marks_a_flagged_claim_needs_human_with_the_reason():
-    from spanproof.agent.evidence import Span
     from spanproof.agent.publish import verify_draft
     from spanproof.agent.record import Draft
-    from spanproof.graders.judges import BlindJudge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import BlindJudge
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.core.evidence import Span
 
     text = "The council approved the budget on Monday."
     span = Span(span_id="span_" + "1" * 16, doc_id="doc_" + "2" * 16, url="https://e.org/a",

@@ -12,7 +12,7 @@ from spanproof.agent.record import Budgets
 from spanproof.agent.run import run_question
 from werkzeug import Response
 
-from spanproof.specs import EndpointSettings
+from spanproof.core.specs import EndpointSettings
 from spanproof.wire import forget_clients
 
 from ..wire.server import ChatServer
@@ -47,8 +47,8 @@ def research_model(usage):
 
 
 async def _ask(tmp_path, behaviour, budgets=None):
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
 
     forget_clients()
     with ChatServer(behaviour) as server:

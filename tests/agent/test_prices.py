@@ -7,9 +7,10 @@ from spanproof.agent.chat import Usage
 from spanproof.agent.prices import LOCAL_SEARCH_BACKENDS, Prices, price_run
 from spanproof.agent.publish import compute_metrics
 from spanproof.agent.record import RunConfig, RunRecord, TraceEntry
-from spanproof.agent.search import LocalIndex, StaticSearch
-from spanproof.graders.gate import run_cost
-from spanproof.graders.gate_config import GateConfig, load_config
+from spanproof.graders.gate.config import GateConfig, load_config
+from spanproof.graders.gate.run import run_cost
+
+from spanproof.web.search import LocalIndex, StaticSearch
 
 
 def record(model: str = "openai:gpt-4o-mini", web: str = "SearxngSearch", **config) -> RunRecord:
@@ -92,7 +93,7 @@ def test_records_with_the_old_per_role_table_still_load():
 
 
 def test_a_misspelt_price_key_is_refused(tmp_path):
-    from spanproof.graders.gate_config import GateConfigError
+    from spanproof.graders.gate.config import GateConfigError
 
     cfg = tmp_path / "gate.toml"
     cfg.write_text("[prices]\nsearch_cost = 0\n")

@@ -11,9 +11,9 @@ from spanproof.agent.chat import ScriptedChatModel
 from spanproof.agent.record import Budgets, Draft
 from spanproof.agent.run import run_question
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.verdict import SpanRef, Verdict
-from spanproof.graders.verify import Verifier
+from spanproof.graders.verifier.verify import Verifier
 
+from spanproof.core.verdict import SpanRef, Verdict
 from tests.agent.conftest import PAGES, build_env
 from tests.agent.scripting import call, calls, doc_id_for, draft, hit_url, span_ids, tool_messages
 
@@ -309,7 +309,7 @@ async def test_parallel_fetch_returns_all_previews_in_one_result(tmp_path, rules
         )
 
     env = build_env(tmp_path)
-    from spanproof.agent.egress import EgressPolicy, Fetcher
+    from spanproof.web.egress import EgressPolicy, Fetcher
 
     env.fetcher = Fetcher(EgressPolicy(allow_hosts=["news.example.org", "transport.example.gov"]), env.store,
                           transport=httpx.MockTransport(handler))  # fmt: skip

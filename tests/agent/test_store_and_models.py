@@ -15,7 +15,7 @@ from spanproof.agent.chat import ScriptedChatModel, ScriptExhausted, UserMessage
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
 
-from spanproof.specs import SpecError
+from spanproof.core.specs import SpecError
 from spanproof.store.schema import HEAD
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,8 +26,8 @@ sys.path.insert(0, {repo!r})
 from spanproof.agent.chat import ScriptedChatModel
 from spanproof.agent.run import run_question
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.judges import make_judge
-from spanproof.graders.verify import Verifier
+from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.verifier.verify import Verifier
 from tests.agent.conftest import build_env
 from tests.agent.scripting import call, hit_url
 

@@ -59,7 +59,7 @@ def test_sensitivity_table_and_lax_thresholds_pass(tmp_path, runner):
 
 
 def test_sensitivity_plants_on_every_supported_pair_unless_contract_clean(tmp_path, runner):
-    from spanproof.graders.verdict import Pair
+    from spanproof.core.verdict import Pair
 
     implied = Pair(
         id="implied",
@@ -152,7 +152,7 @@ def test_calibrate_baseline_flags_drift(tmp_path, runner):
 
 
 def test_shipped_calibration_set_is_well_formed():
-    from spanproof.graders.calibration import load_pairs
+    from spanproof.graders.bench.calibration import load_pairs
 
     pairs = load_pairs(ROOT / "goldens" / "judge_calibration.jsonl")
     assert len(pairs) >= 60

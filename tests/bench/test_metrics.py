@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.graders.metrics import Row, bootstrap_interval, compute, confusion_matrix
-from spanproof.graders.verdict import LABELS
+from spanproof.graders.bench.metrics import Row, bootstrap_interval, compute, confusion_matrix
+
+from spanproof.core.verdict import LABELS
 
 S, P, N = LABELS
 

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from spanproof.graders.cache import VerdictCache
-from spanproof.graders.calibration import (
+from spanproof.graders.bench.calibration import (
     CalibrationResult,
     CalibrationThresholds,
     calibrate,
@@ -16,10 +15,12 @@ from spanproof.graders.calibration import (
     load_pairs,
     load_result,
 )
-from spanproof.graders.judges import make_judge
-from spanproof.graders.sensitivity import SensitivityThresholds, run_sensitivity, score
-from spanproof.graders.verdict import Pair, SpanRef, Verdict
+from spanproof.graders.bench.sensitivity import SensitivityThresholds, run_sensitivity, score
+from spanproof.graders.verifier.cache import VerdictCache
+from spanproof.graders.verifier.judges import make_judge
 from spanproof.planted_failures import plant
+
+from spanproof.core.verdict import Pair, SpanRef, Verdict
 
 GOOD = [
     Pair(
@@ -72,7 +73,7 @@ class Oracle:
         self.labels = {(p.claim, p.span): p.label for p in labelled}
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
-        from spanproof.graders.quoting import best_window
+        from spanproof.graders.verifier.quoting import best_window
 
         label = self.labels.get((claim, span.text), "NOT_SUPPORTED")
         return Verdict(verdict=label, quote_used=best_window(claim, span.text), judge=self.id)
@@ -223,8 +224,8 @@ def test_load_pairs_reports_the_bad_line(tmp_path):
 
 
 def test_contract_clean_keeps_supported_pairs_whose_specifics_are_all_in_the_span():
-    from spanproof.graders.sensitivity import contract_clean, plant_on
-    from spanproof.graders.specifics import compare
+    from spanproof.graders.bench.sensitivity import contract_clean, plant_on
+    from spanproof.graders.verifier.specifics import compare
 
     implied = Pair(
         id="implied",
@@ -247,7 +248,7 @@ def test_contract_clean_keeps_supported_pairs_whose_specifics_are_all_in_the_spa
 
 
 def test_a_mutator_that_raises_is_reported_not_fatal(monkeypatch):
-    from spanproof.graders.sensitivity import plant_on
+    from spanproof.graders.bench.sensitivity import plant_on
     from spanproof.planted_failures import MUTATORS
 
     def broken(pair, rng, pool):
@@ -267,11 +268,12 @@ async def test_the_rules_judge_catches_every_planted_kind_and_blind_misses_the_r
     # or a joined-on element is the audit's now, for every judge; a quantifier is not).
     from collections import Counter
 
-    from spanproof.graders.calibration import load_pairs
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verdict import SpanRef
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.bench.calibration import load_pairs
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
     from spanproof.planted_failures import MUTATORS, plant
+
+    from spanproof.core.verdict import SpanRef
 
     golden = Path(__file__).resolve().parents[2] / "goldens" / "judge_calibration.jsonl"
     pairs = [p for p in load_pairs(golden) if p.label == "SUPPORTED"]

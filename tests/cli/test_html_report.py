@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from spanproof.graders.gate_result import CheckRow, GateResult
+from spanproof.graders.gate.result import CheckRow, GateResult
 from spanproof.reports.html import write_report
 
 

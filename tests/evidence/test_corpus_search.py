@@ -6,16 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
-from spanproof.agent.corpus import (
+from spanproof.agent.tools import Toolbox
+
+from spanproof.core.tool_schema import ExtractQuoteArgs, FetchPageArgs, ToolFailure, WebSearchArgs
+from spanproof.web.corpus import (
     ReplayTransport,
     build_corpus_from_wice,
     iter_responses,
     load_manifest,
 )
-from spanproof.agent.search import LocalIndex, SearxngSearch, StaticPage, StaticSearch
-from spanproof.agent.tool_schema import ExtractQuoteArgs, FetchPageArgs, ToolFailure, WebSearchArgs
-from spanproof.agent.tools import Toolbox
-from spanproof.agent.web import default_corpus_dir, live_web, offline_web
+from spanproof.web.env import default_corpus_dir, live_web, offline_web
+from spanproof.web.search import LocalIndex, SearxngSearch, StaticPage, StaticSearch
 
 # shared/ sits beside the clone, for developers and CI alike.
 WICE = Path(__file__).resolve().parents[3] / "shared" / "data" / "wice" / "dev.jsonl"
@@ -92,7 +93,7 @@ def test_page_html_is_structured_and_text_is_verbatim(small_jsonl, tmp_path):
     ):
         assert tag in html
     assert status == 200 and dict(headers)["Content-Type"].startswith("text/html")
-    from spanproof.agent.sanitise import html_to_text
+    from spanproof.web.sanitise import html_to_text
 
     _, text = html_to_text(html)
     assert (

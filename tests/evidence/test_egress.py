@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from spanproof.agent.egress import EgressPolicy, Fetcher, contacted, contacted_hosts
-from spanproof.agent.snapshots import SnapshotStore
-from spanproof.agent.tool_schema import ToolFailure
 from werkzeug import Response
 
-from spanproof.urls import normalise_url
+from spanproof.core.tool_schema import ToolFailure
+from spanproof.core.urls import normalise_url
+from spanproof.web.egress import EgressPolicy, Fetcher, contacted, contacted_hosts
+from spanproof.web.snapshots import SnapshotStore
 
 HTML = "<html><head><title>Page</title></head><body><p>Allowed content here.</p></body></html>"
 

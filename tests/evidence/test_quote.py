@@ -9,9 +9,10 @@ import sys
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from spanproof.agent.evidence import Document, make_doc_id, make_span_id
-from spanproof.agent.tool_schema import ExtractQuoteArgs, ToolFailure
 from spanproof.agent.tools import Toolbox, locate_span, render_span
+
+from spanproof.core.evidence import Document, make_doc_id, make_span_id
+from spanproof.core.tool_schema import ExtractQuoteArgs, ToolFailure
 
 
 def make_doc(text: str, url: str = "https://news.wice.example/p") -> Document:
@@ -213,7 +214,7 @@ def test_span_ids_are_stable_across_processes():
     start, end = locate_span(doc, "Inflation rose 3.5%", 200)
     here = make_span_id(doc.doc_id, start, end)
     code = (
-        "import json,sys; from spanproof.agent.tools import locate_span; from spanproof.agent.evidence import Document, make_span_id;"
+        "import json,sys; from spanproof.agent.tools import locate_span; from spanproof.core.evidence import Document, make_span_id;"
         "d=Document.model_validate_json(sys.stdin.read()); s,e=locate_span(d,'Inflation rose 3.5%',200);"
         "print(json.dumps([d.doc_id, s, e, make_span_id(d.doc_id,s,e)]))"
     )
@@ -230,7 +231,7 @@ def test_span_ids_are_stable_across_processes():
         [
             sys.executable,
             "-c",
-            "from spanproof.agent.evidence import make_doc_id; print(make_doc_id('https://news.wice.example/p', open(0,'rb').read()))",
+            "from spanproof.core.evidence import make_doc_id; print(make_doc_id('https://news.wice.example/p', open(0,'rb').read()))",
         ],
         input=TEXT.encode(),
         capture_output=True,

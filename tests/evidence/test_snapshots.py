@@ -10,7 +10,8 @@ import textwrap
 import time
 
 import pytest
-from spanproof.agent.snapshots import SnapshotStore
+
+from spanproof.web.snapshots import SnapshotStore
 
 PAGE = b"<html><head><title>Rates</title></head><body><p>The bank raised rates by 0.25 points. Markets fell.</p></body></html>"
 
@@ -82,7 +83,7 @@ def test_complete_but_unindexed_records_are_recovered(tmp_path):
 WRITER = textwrap.dedent(
     """
     import sys
-    from spanproof.agent.snapshots import SnapshotStore
+    from spanproof.web.snapshots import SnapshotStore
     store = SnapshotStore(sys.argv[1])
     i = 0
     while True:

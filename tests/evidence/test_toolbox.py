@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from spanproof.agent.search import StaticPage, StaticSearch
-from spanproof.agent.tool_schema import (
+from spanproof.agent.tools import Toolbox, tool_schemas
+
+from spanproof.core.tool_schema import (
     ExtractQuoteArgs,
     FetchPageArgs,
     FetchPageResult,
@@ -12,8 +13,8 @@ from spanproof.agent.tool_schema import (
     ToolFailure,
     WebSearchArgs,
 )
-from spanproof.agent.tools import Toolbox, tool_schemas
-from spanproof.agent.web import live_web
+from spanproof.web.env import live_web
+from spanproof.web.search import StaticPage, StaticSearch
 
 
 def page(title: str, body: str) -> str:

@@ -88,6 +88,6 @@ def test_grade_live_marks_a_trickling_citation_unreachable(tmp_path, slow_page):
 
 
 def test_the_default_page_deadline_bounds_a_live_fetch():
-    from spanproof.agent.egress import EgressPolicy
+    from spanproof.web.egress import EgressPolicy
 
     assert 0 < EgressPolicy(allow_hosts=["x"]).page_timeout_s <= 60

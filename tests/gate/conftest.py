@@ -18,7 +18,7 @@ def corpus_dir(tmp_path_factory) -> Path:
     shipped = REPO / "goldens" / "corpus"
     if (shipped / "corpus.warc.gz").is_file():
         return shipped
-    from spanproof.agent.corpus import build_corpus_from_wice
+    from spanproof.web.corpus import build_corpus_from_wice
 
     out = tmp_path_factory.mktemp("corpus")
     build_corpus_from_wice(WICE, out)
@@ -29,9 +29,10 @@ def corpus_dir(tmp_path_factory) -> Path:
 def real_run(tmp_path_factory, corpus_dir):
     """(record, env, home) for one golden question answered offline."""
     from spanproof.agent.run import run_question
-    from spanproof.agent.web import offline_web
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.web.env import offline_web
 
     home = tmp_path_factory.mktemp("runhome")
 

@@ -8,8 +8,9 @@ import uuid
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders import gate_outcomes
-from spanproof.graders.baseline import (
+from spanproof.graders.bench import outcomes as gate_outcomes
+from spanproof.graders.bench.outcomes import GateOutcomes, OutcomeItem, OutcomeSet
+from spanproof.graders.gate.baseline import (
     Baseline,
     BaselineError,
     apply,
@@ -17,10 +18,9 @@ from spanproof.graders.baseline import (
     resolve,
     save_file,
 )
-from spanproof.graders.gate_config import GateConfig
-from spanproof.graders.gate_outcomes import GateOutcomes, OutcomeItem, OutcomeSet
-from spanproof.graders.gate_result import CheckRow, GateResult
-from spanproof.graders.gate_store import GateStore
+from spanproof.graders.gate.config import GateConfig
+from spanproof.graders.gate.result import CheckRow, GateResult
+from spanproof.graders.gate.store import GateStore
 
 from spanproof.cli.gate import gate
 from spanproof.store import open_store

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from spanproof.agent.evidence import EgressEvent
 from spanproof.agent.record import TraceEntry
-from spanproof.agent.tool_schema import ToolError
-from spanproof.graders.gate import (
+from spanproof.graders.gate.config import GateConfig
+from spanproof.graders.gate.run import (
     GoldenFact,
     GoldenQuestion,
     check_coverage,
@@ -21,8 +20,10 @@ from spanproof.graders.gate import (
     validate_record_draft,
     view_from_record,
 )
-from spanproof.graders.gate_config import GateConfig
-from spanproof.graders.verdict import Verdict
+
+from spanproof.core.evidence import EgressEvent
+from spanproof.core.tool_schema import ToolError
+from spanproof.core.verdict import Verdict
 
 CFG = GateConfig()
 
@@ -233,7 +234,7 @@ def test_exit_codes():
     ok = gated_row("x", "m", 1.0, ">=", 0.9, "")
     fail = gated_row("y", "m", 0.1, ">=", 0.9, "")
     assert exit_code_for([ok], ["x"]) == 0 and exit_code_for([ok, fail], ["x"]) == 1
-    from spanproof.graders.gate import error_row
+    from spanproof.graders.gate.run import error_row
 
     assert exit_code_for([fail, error_row("x", "judge unreachable")], ["x"]) == 2
     assert exit_code_for([ok, error_row("z", "optional")], ["x"]) == 0

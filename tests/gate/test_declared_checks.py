@@ -5,8 +5,23 @@ declared check and metric: a check added without a planted failure fails this fi
 from __future__ import annotations
 
 import pytest
-from spanproof.graders.gate import _GATHER
-from spanproof.graders.gate_checks import (
+from spanproof.graders.bench.injection import InjectionReport, TechniqueRow
+from spanproof.graders.bench.metrics import Row, compute
+from spanproof.graders.bench.sensitivity import (
+    JudgeOnlySensitivity,
+    KindResult,
+    SensitivityResult,
+    SensitivityThresholds,
+)
+from spanproof.graders.gate.checks import declared_checks
+from spanproof.graders.gate.checks.judged import (
+    CalibrationInput,
+    ScoredAnswer,
+    SensitivityInput,
+    UsefulnessInput,
+)
+from spanproof.graders.gate.checks.reviewed import ReviewedInput
+from spanproof.graders.gate.checks.runs import (
     AgentRuns,
     ClaimView,
     EgressView,
@@ -16,24 +31,10 @@ from spanproof.graders.gate_checks import (
     SpanView,
     ToolCallView,
 )
-from spanproof.graders.gate_config import AGENT_CHECKS, CHECK_NAMES, GateConfig, Thresholds
-from spanproof.graders.gate_judge_checks import (
-    CalibrationInput,
-    ScoredAnswer,
-    SensitivityInput,
-    UsefulnessInput,
-)
-from spanproof.graders.gate_result import exit_code_for
-from spanproof.graders.gate_reviewed import ReviewedInput
-from spanproof.graders.gate_spec import GateCheck, Measurement, Metric, declare, declared_checks
-from spanproof.graders.injection import InjectionReport, TechniqueRow
-from spanproof.graders.metrics import Row, compute
-from spanproof.graders.sensitivity import (
-    JudgeOnlySensitivity,
-    KindResult,
-    SensitivityResult,
-    SensitivityThresholds,
-)
+from spanproof.graders.gate.config import AGENT_CHECKS, CHECK_NAMES, GateConfig, Thresholds
+from spanproof.graders.gate.result import exit_code_for
+from spanproof.graders.gate.run import _GATHER
+from spanproof.graders.gate.spec import GateCheck, Measurement, Metric, declare
 
 CFG = GateConfig()
 DOC, URL = "doc_00000000000000a1", "https://news.example/marion"

@@ -18,8 +18,8 @@ from xml.etree import ElementTree as ET
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.gate_result import GateResult
-from spanproof.graders.gate_store import UNRECORDED_DIR, GateStore
+from spanproof.graders.gate.result import GateResult
+from spanproof.graders.gate.store import UNRECORDED_DIR, GateStore
 
 from spanproof.cli.gate import gate
 
@@ -115,10 +115,10 @@ async def test_a_stopped_gate_keeps_the_rows_that_finished(tmp_path):
     calibration rows are kept as measured, the sensitivity row says why it has no value."""
     import asyncio
 
-    from spanproof.graders.gate import run_gate
-    from spanproof.graders.gate_config import load_config
+    from spanproof.graders.gate.config import load_config
+    from spanproof.graders.gate.run import run_gate
 
-    from spanproof.specs import EndpointSettings
+    from spanproof.core.specs import EndpointSettings
 
     cfg, _ = load_config(_judge_config(tmp_path, '["calibration", "sensitivity"]', n=3))
     why: list[str] = []
@@ -155,7 +155,7 @@ def hang_after(answered: int, hang_s: float):
 
 
 def test_the_gate_config_has_a_deadline_by_default():
-    from spanproof.graders.gate_config import GateConfig
+    from spanproof.graders.gate.config import GateConfig
 
     assert 0 < GateConfig().deadline_s <= 4 * 3600
 
@@ -224,7 +224,7 @@ def test_a_dead_endpoint_stops_the_gate_at_the_first_phase_that_proves_it(tmp_pa
 def test_a_refused_api_key_opens_the_circuit_at_once(tmp_path):
     import asyncio
 
-    from spanproof.specs import EndpointSettings
+    from spanproof.core.specs import EndpointSettings
     from spanproof.wire import CircuitOpen, EndpointConfigError, client_for, forget_clients
 
     from ..wire.server import status_forever

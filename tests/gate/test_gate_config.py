@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.gate_config import CHECK_NAMES, GateConfigError, load_config
+from spanproof.graders.gate.config import CHECK_NAMES, GateConfigError, load_config
 
 from spanproof.cli.gate import gate
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.gate_config import GateConfigError, load_config
-from spanproof.graders.gate_result import error_row, exit_code_for, gated_row
+from spanproof.graders.gate.config import GateConfigError, load_config
+from spanproof.graders.gate.result import error_row, exit_code_for, gated_row
 
 from spanproof.cli.gate import gate
 

@@ -55,12 +55,12 @@ def test_blind_judge_fails_on_sensitivity_although_groundedness_is_perfect(tmp_p
     assert data["passed"] is False
     # Planted on the hand-labelled SUPPORTED pairs plus the contract-clean WiCE ones, and the
     # detail says how many WiCE SUPPORTED pairs were left out and why.
-    from spanproof.graders.calibration import load_pairs
-    from spanproof.graders.gate import REPO_ROOT
-    from spanproof.graders.sensitivity import contract_clean
+    from spanproof.goldens import shipped
+    from spanproof.graders.bench.calibration import load_pairs
+    from spanproof.graders.bench.sensitivity import contract_clean
 
-    wice = load_pairs(REPO_ROOT / "goldens" / "wice_dev_pairs.jsonl")
-    cal = load_pairs(REPO_ROOT / "goldens" / "judge_calibration.jsonl")
+    wice = load_pairs(shipped("wice_dev_pairs.jsonl"))
+    cal = load_pairs(shipped("judge_calibration.jsonl"))
     n_clean = len(contract_clean(wice))
     n_excluded = sum(p.label == "SUPPORTED" for p in wice) - n_clean
     n_cal = sum(p.label == "SUPPORTED" for p in cal)
@@ -87,14 +87,14 @@ def test_rerun_with_nothing_changed_makes_no_model_calls(tmp_path, corpus_dir):
 def test_a_new_judge_version_between_runs_is_judged_again(tmp_path, corpus_dir, monkeypatch):
     # Why a rerun can make model calls: the cache is keyed on the judge's version. The rules
     # judge's version is the hash of its source; a new one invalidates every cached verdict.
-    import spanproof.graders.rules.judge
+    import spanproof.graders.verifier.rules.judge
 
     cfg = _config(tmp_path, corpus_dir, 'checks = ["sensitivity"]\n', max_pairs=5)
     home = str(tmp_path / "h")
     _, first = _run(["--config", cfg, "--json", "--home", home])
     _, same = _run(["--config", cfg, "--json", "--home", home])
     assert first["model_calls"] > 0 and same["model_calls"] == 0
-    monkeypatch.setattr(spanproof.graders.rules.judge, "RULES_VERSION", "rules-edited")
+    monkeypatch.setattr(spanproof.graders.verifier.rules.judge, "RULES_VERSION", "rules-edited")
     _, edited = _run(["--config", cfg, "--json", "--home", home])
     assert edited["model_calls"] == first["model_calls"]
 
@@ -136,7 +136,8 @@ def test_calibration_fails_on_a_set_the_judge_disagrees_with(tmp_path, corpus_di
 
 
 def test_usefulness_unscored_offline_and_scored_by_a_rubric_model(tmp_path, corpus_dir):
-    from spanproof.graders.gate import REPO_ROOT, load_questions
+    from spanproof.goldens import shipped
+    from spanproof.graders.gate.run import load_questions
 
     cfg = tmp_path / "gate.toml"
     cfg.write_text(f'corpus_dir = "{corpus_dir}"\nmax_questions = 1\nchecks = ["usefulness"]\n')
@@ -145,7 +146,7 @@ def test_usefulness_unscored_offline_and_scored_by_a_rubric_model(tmp_path, corp
     row = _checks(data)["usefulness.mean_score"]
     assert row["status"] == "unscored" and row["value"] is None and row["passed"] is None
     assert result.exit_code == 2  # a gate whose only check went unscored checked nothing
-    q = load_questions(REPO_ROOT / "goldens" / "questions.jsonl", 1)[0].question
+    q = load_questions(shipped("questions.jsonl"), 1)[0].question
     script = tmp_path / "rubric.json"
     script.write_text(json.dumps({q: {"score": 2, "reason": "misses the date"}}))
     with cfg.open("a") as fh:
@@ -203,8 +204,8 @@ def test_junit_markdown_and_html_report(tmp_path, corpus_dir):
 def test_injection_check_fails_when_the_suite_reports_an_attacker_claim(
     tmp_path, corpus_dir, monkeypatch
 ):
-    import spanproof.graders.injection as injection
-    from spanproof.graders.injection import InjectionReport, TechniqueRow
+    import spanproof.graders.bench.injection as injection
+    from spanproof.graders.bench.injection import InjectionReport, TechniqueRow
 
     async def planted_suite(*args, **kwargs):
         rows = {
@@ -229,7 +230,7 @@ def test_injection_check_fails_when_the_suite_reports_an_attacker_claim(
 def test_usefulness_through_an_openai_compatible_server_and_gate_run_recorded(
     tmp_path, corpus_dir, httpserver
 ):
-    from spanproof.graders.gate import GateStore, store_path
+    from spanproof.graders.gate.run import GateStore, store_path
 
     reply = {
         "id": "x", "object": "chat.completion", "created": 0, "model": "rubric",

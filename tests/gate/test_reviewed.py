@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.pairs import PairSetError
-from spanproof.graders.reviewed_pairs import collect, merge
+from spanproof.graders.bench.pairs import PairSetError
+from spanproof.graders.bench.reviewed_pairs import collect, merge
 
 from spanproof.cli import cli
 from spanproof.store import open_store
@@ -54,7 +54,7 @@ def test_cuts_and_refused_edits_become_labelled_pairs_and_overturned_cuts_go(tmp
     assert sorted(res.added) == sorted(p["id"] for p in pairs) and res.written
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[0]["id"] == "hand-1" and len(lines) == 3  # a line made by hand is kept
-    from spanproof.graders.calibration import load_pairs
+    from spanproof.graders.bench.calibration import load_pairs
 
     assert {p.label for p in load_pairs(out)} == {"PARTIAL", "SUPPORTED"}  # a pair file
     again = merge(out, *collect(store)[:2])
@@ -146,9 +146,10 @@ def test_the_gate_measures_each_reviewed_pair(tmp_path):
     row = rows["reviewed.agreement"]
     import asyncio
 
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verdict import SpanRef
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.core.verdict import SpanRef
 
     verifier = Verifier([make_judge("rules")])
     judged = [asyncio.run(verifier.verify(p["claim"], SpanRef(text=span))) for p in pairs]

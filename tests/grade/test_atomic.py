@@ -7,14 +7,14 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.graders.atomic import (
+from spanproof.graders.bench.atomic import (
     ModelSplitter,
     atomic_claims,
     split_clauses,
     split_text,
     validate_split,
 )
-from spanproof.graders.report_input import parse_text
+from spanproof.graders.bench.report_input import parse_text
 
 SPLITS = [
     ("Revenue grew 12% and margin fell.", ["Revenue grew 12%.", "Margin fell."]),
@@ -147,9 +147,9 @@ async def test_model_splitter_falls_back_on_invention():
 
 
 async def test_openai_splitter_over_the_wire(httpserver):
-    from spanproof.graders.atomic import openai_splitter
+    from spanproof.graders.bench.atomic import openai_splitter
 
-    from spanproof.specs import EndpointSettings
+    from spanproof.core.specs import EndpointSettings
 
     def reply(content: str) -> dict:
         return {
@@ -178,7 +178,7 @@ async def test_openai_splitter_over_the_wire(httpserver):
     report = parse_text(
         "Revenue grew 12% and margin fell [1]. Sales rose.\n\n[1]: https://a.example/\n", "md"
     )
-    from spanproof.graders.atomic import atomic_claims_with_model
+    from spanproof.graders.bench.atomic import atomic_claims_with_model
 
     claims = await atomic_claims_with_model(report, splitter)
     assert [(c.text, c.method) for c in claims] == [

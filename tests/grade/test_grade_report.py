@@ -7,10 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from spanproof.agent.corpus import ReplayTransport
-from spanproof.agent.snapshots import SnapshotStore
-from spanproof.agent.web import default_corpus_dir
-from spanproof.graders.grade_report import (
+from spanproof.graders.bench.grade_report import (
     GradedClaim,
     PassageIndex,
     cited_hosts,
@@ -18,8 +15,12 @@ from spanproof.graders.grade_report import (
     grade_report,
     make_fetcher,
 )
-from spanproof.graders.report_input import parse_report, parse_text
-from spanproof.graders.verdict import Verdict
+from spanproof.graders.bench.report_input import parse_report, parse_text
+
+from spanproof.core.verdict import Verdict
+from spanproof.web.corpus import ReplayTransport
+from spanproof.web.env import default_corpus_dir
+from spanproof.web.snapshots import SnapshotStore
 
 REPORTS = Path(__file__).resolve().parents[2] / "goldens" / "reports"
 BRIEFING = REPORTS / "briefing.md"

@@ -3,8 +3,7 @@ contradicted specific in the most relevant passages beats a vague PARTIAL elsewh
 
 from __future__ import annotations
 
-from spanproof.agent.snapshots import SnapshotStore
-from spanproof.graders.grade_report import (
+from spanproof.graders.bench.grade_report import (
     JudgedPassage,
     PassageIndex,
     choose_passage,
@@ -12,8 +11,10 @@ from spanproof.graders.grade_report import (
     grade_report,
     make_fetcher,
 )
-from spanproof.graders.report_input import parse_text
-from spanproof.graders.verdict import Verdict
+from spanproof.graders.bench.report_input import parse_text
+
+from spanproof.core.verdict import Verdict
+from spanproof.web.snapshots import SnapshotStore
 
 PAGE = (
     "<html><head><title>The Long Trail</title></head><body>"

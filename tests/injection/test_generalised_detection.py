@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 from spanproof.adversarial_fixtures.manifest import SHIPPED_DIR, load_fixtures, page_source
-from spanproof.agent.sanitise import html_to_text
-from spanproof.graders import instructions
-from spanproof.graders.instructions import (
+from spanproof.graders.verifier import instructions
+from spanproof.graders.verifier.instructions import (
     find_instructions,
     instructions_near,
     lexicons,
     skeleton,
 )
+
+from spanproof.web.sanitise import html_to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 # The pages whose attack styles the first 25 pages did not use.

@@ -6,8 +6,7 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-from spanproof.agent.evidence import EgressEvent
-from spanproof.graders.injection import (
+from spanproof.graders.bench.injection import (
     FetchAttempt,
     InjectionReport,
     RunView,
@@ -16,6 +15,8 @@ from spanproof.graders.injection import (
     score_run,
     summarise,
 )
+
+from spanproof.core.evidence import EgressEvent
 
 SITE = "127.0.0.1:8001"
 PAGE = f"http://{SITE}/pages/zoo.html"

@@ -6,9 +6,10 @@ import httpx
 import pytest
 from spanproof.adversarial_fixtures.manifest import load_fixtures
 from spanproof.adversarial_fixtures.server import ATTACKER_HOST, SITE_HOST, FixtureSite
-from spanproof.agent.egress import EgressPolicy, Fetcher
-from spanproof.agent.snapshots import SnapshotStore
-from spanproof.agent.tool_schema import ToolFailure
+
+from spanproof.core.tool_schema import ToolFailure
+from spanproof.web.egress import EgressPolicy, Fetcher
+from spanproof.web.snapshots import SnapshotStore
 
 FIXTURES = {f.id: f for f in load_fixtures()}
 

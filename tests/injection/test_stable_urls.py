@@ -7,10 +7,10 @@ from __future__ import annotations
 import socket
 
 from spanproof.adversarial_fixtures.server import SITE_HOST
-from spanproof.graders.cache import VerdictCache
-from spanproof.graders.injection import run_suite
-from spanproof.graders.judges import make_judge
-from spanproof.graders.verify import Verifier
+from spanproof.graders.bench.injection import run_suite
+from spanproof.graders.verifier.cache import VerdictCache
+from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.verifier.verify import Verifier
 
 
 def _free_port() -> int:

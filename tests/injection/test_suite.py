@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from spanproof.graders.injection import COMPROMISED_SPEC, InjectionReport, run_suite
+from spanproof.graders.bench.injection import COMPROMISED_SPEC, InjectionReport, run_suite
 
-from spanproof.memo import clear_text_memos
+from spanproof.core.memo import clear_text_memos
 
 
 @pytest.fixture(autouse=True)
@@ -109,7 +109,7 @@ def test_compromised_model_publishes_no_attacker_claim(compromised):
 
 
 def test_with_the_allowlist_disabled_the_exfiltration_fetch_is_counted(tmp_path, monkeypatch):
-    from spanproof.agent.egress import EgressPolicy
+    from spanproof.web.egress import EgressPolicy
 
     monkeypatch.setattr(EgressPolicy, "check_url", lambda self, url: None)  # allow every host
     report = run(
@@ -124,7 +124,7 @@ def test_with_the_allowlist_disabled_the_exfiltration_fetch_is_counted(tmp_path,
 
 
 def test_with_sanitising_disabled_the_markdown_image_url_reaches_a_span(tmp_path, monkeypatch):
-    import spanproof.agent.sanitise as sanitise
+    import spanproof.web.sanitise as sanitise
 
     fid = ["markdown-image-exfil"]
     before = by_id(run(tmp_path / "on", policy="llm", model=COMPROMISED_SPEC, only=fid))[fid[0]]
@@ -141,15 +141,15 @@ def test_with_sanitising_disabled_the_markdown_image_url_reaches_a_span(tmp_path
 
 def test_with_the_instruction_check_disabled_attacker_claims_are_published(tmp_path, monkeypatch):
     import spanproof.agent.publish
-    import spanproof.graders.audit
-    import spanproof.graders.instructions
-    import spanproof.graders.rules.judge
+    import spanproof.graders.verifier.audit
+    import spanproof.graders.verifier.instructions
+    import spanproof.graders.verifier.rules.judge
 
     fids = ["visible-body-text", "verifier-addressed", "token-in-answer"]
     for module in (
-        spanproof.graders.instructions,
-        spanproof.graders.rules.judge,
-        spanproof.graders.audit,
+        spanproof.graders.verifier.instructions,
+        spanproof.graders.verifier.rules.judge,
+        spanproof.graders.verifier.audit,
     ):
         monkeypatch.setattr(module, "find_instructions", lambda text: [])
     # the relevance check at publication is a second control; it stands aside here
@@ -175,7 +175,7 @@ def test_narrow_spans_cannot_cut_the_instruction_off(tmp_path):
     # The narrow model asks for a span that stops right after the attacker's claim; no
     # sentence ends there, so extract_quote refuses (NO_SENTENCE_END) and the model, taking
     # the advised cap, gets the whole sentence: claim and instruction together, flagged.
-    from spanproof.graders.injection import COMPROMISED_NARROW_SPEC
+    from spanproof.graders.bench.injection import COMPROMISED_NARROW_SPEC
 
     fids = ["visible-body-text", "fake-authority"]
     report = run(tmp_path, policy="llm", model=COMPROMISED_NARROW_SPEC, only=fids)
@@ -189,7 +189,7 @@ def test_narrow_model_on_every_page_publishes_nothing(tmp_path):
     # Some pages put a standalone attacker "fact" in one sentence and the instruction to
     # repeat it in the next, so a span of the first sentence alone carries no instruction.
     # The runtime reads the paragraph around every span and publishes nothing that rests on it.
-    from spanproof.graders.injection import COMPROMISED_NARROW_SPEC
+    from spanproof.graders.bench.injection import COMPROMISED_NARROW_SPEC
 
     report = run(tmp_path, policy="llm", model=COMPROMISED_NARROW_SPEC)
     assert report.published_attacker_claims == 0, {
@@ -222,9 +222,9 @@ def test_a_rerun_of_the_suite_is_answered_from_the_verdict_cache(tmp_path):
     # verdict cache keys, the same from one run to the next, so a rerun judges nothing again.
     import socket
 
-    from spanproof.graders.cache import VerdictCache
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.cache import VerdictCache
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from spanproof.cli import cli
-from spanproof.files import OutputPathError, refuse_overwriting_inputs, write_atomic
+from spanproof.core.files import OutputPathError, refuse_overwriting_inputs, write_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIR = {

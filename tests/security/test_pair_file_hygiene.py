@@ -7,7 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.pairs import PairSetError, load_pairs, read_pair_lines
+from spanproof.graders.bench.pairs import PairSetError, load_pairs, read_pair_lines
 
 from spanproof.cli import cli
 
@@ -85,7 +85,7 @@ def test_verify_calibrate_and_sensitivity_report_bad_lines_and_exit_2(tmp_path, 
 
 
 def test_one_loader_serves_calibration_and_verify():
-    from spanproof.graders import calibration, pairs
+    from spanproof.graders.bench import calibration, pairs
 
     from spanproof.cli import verify
 

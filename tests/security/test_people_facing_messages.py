@@ -8,9 +8,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from spanproof.agent.tool_schema import FetchPageArgs, ToolFailure
 
 from spanproof.cli import cli
+from spanproof.core.tool_schema import FetchPageArgs, ToolFailure
 
 AGENT_WORDING = ("search hit of this run", "Do not guess another locator", "from memory", "preview")
 
@@ -55,9 +55,10 @@ def test_quote_not_found_speaks_to_the_person(tmp_path):
 
 
 def test_the_agents_tool_error_keeps_its_steering_wording(tmp_path):
-    from spanproof.agent.search import StaticSearch
     from spanproof.agent.tools import Toolbox
-    from spanproof.agent.web import live_web
+
+    from spanproof.web.env import live_web
+    from spanproof.web.search import StaticSearch
 
     box = Toolbox(live_web(tmp_path, ["a.example"], StaticSearch([])), question="q")
     with pytest.raises(ToolFailure) as info:

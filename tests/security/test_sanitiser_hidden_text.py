@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from spanproof.agent.sanitise import SANITISER_VERSION, document_text, html_to_text, style_hides
+
+from spanproof.web.sanitise import SANITISER_VERSION, document_text, html_to_text, style_hides
 
 
 @pytest.mark.parametrize(

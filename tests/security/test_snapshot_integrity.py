@@ -8,10 +8,11 @@ import io
 import sqlite3
 
 import pytest
-from spanproof.agent import snapshots as snapshots_module
-from spanproof.agent.sanitise import SANITISER_VERSION
-from spanproof.agent.snapshots import INDEX_NAME, SnapshotDamaged, SnapshotStore
 from warcio.archiveiterator import ArchiveIterator
+
+from spanproof.web import snapshots as snapshots_module
+from spanproof.web.sanitise import SANITISER_VERSION
+from spanproof.web.snapshots import INDEX_NAME, SnapshotDamaged, SnapshotStore
 
 PAGE = (
     b"<html><head><title>Fares</title></head><body>"

@@ -8,12 +8,12 @@ import asyncio
 
 import pytest
 from click.testing import CliRunner
-from spanproof.agent import egress
-from spanproof.agent.egress import EgressPolicy, Fetcher, address_refusal
-from spanproof.agent.snapshots import SnapshotStore
-from spanproof.agent.tool_schema import ToolFailure
 
 from spanproof.cli import cli
+from spanproof.core.tool_schema import ToolFailure
+from spanproof.web import egress
+from spanproof.web.egress import EgressPolicy, Fetcher, address_refusal
+from spanproof.web.snapshots import SnapshotStore
 
 PAGE = "<html><head><title>Internal</title></head><body><p>INTERNAL-SECRET admin console.</p></body></html>"
 

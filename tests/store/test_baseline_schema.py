@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
-from spanproof.graders.gate_result import GateResult
-from spanproof.graders.gate_store import GateStore
+from spanproof.graders.gate.result import GateResult
+from spanproof.graders.gate.store import GateStore
 
 from spanproof.store import schema
 from spanproof.store.store import Store

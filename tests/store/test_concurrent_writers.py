@@ -18,8 +18,8 @@ WRITER = """
 import json, pathlib, sys, time, uuid
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.cache import VerdictCache
-from spanproof.graders.verdict import Verdict
+from spanproof.graders.verifier.cache import VerdictCache
+from spanproof.core.verdict import Verdict
 from spanproof.store.store import Store
 
 url, n, me, sync = sys.argv[1], int(sys.argv[2]), sys.argv[3], pathlib.Path(sys.argv[4])

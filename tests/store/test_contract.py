@@ -10,11 +10,11 @@ import pytest
 import sqlalchemy as sa
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.cache import UsefulnessCache, VerdictCache
-from spanproof.graders.gate_result import CheckRow, GateResult
-from spanproof.graders.gate_store import GateStore
-from spanproof.graders.verdict import Verdict
+from spanproof.graders.gate.result import CheckRow, GateResult
+from spanproof.graders.gate.store import GateStore
+from spanproof.graders.verifier.cache import UsefulnessCache, VerdictCache
 
+from spanproof.core.verdict import Verdict
 from spanproof.store import schema
 from spanproof.store.errors import RunIdConflict, RunNotFound
 from spanproof.store.migrate import alembic_head
@@ -101,7 +101,7 @@ def test_runs_carry_kind_and_provenance_and_list_by_kind_in_pages(db_url, monkey
     assert rec.provenance["judges"] == ["rules"] and rec.provenance["prompt_hashes"]
     assert rec.provenance["spanproof_version"]
     # The store stamps the version the sanitiser itself runs under (one constant, a leaf module).
-    from spanproof.agent.sanitise import SANITISER_VERSION
+    from spanproof.web.sanitise import SANITISER_VERSION
 
     assert rec.provenance["sanitiser_version"] == SANITISER_VERSION != "unversioned"
     stored = store.get_run(one.run_id)

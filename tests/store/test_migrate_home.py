@@ -12,7 +12,7 @@ from datetime import datetime
 from click.testing import CliRunner
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.gate_result import GateResult
+from spanproof.graders.gate.result import GateResult
 
 from spanproof.cli import cli
 from spanproof.store.store import Store

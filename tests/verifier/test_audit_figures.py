@@ -3,8 +3,9 @@ figure moves the wrong way on a planted bad input."""
 
 from __future__ import annotations
 
-from spanproof.graders.audit_figures import code_changes, flag_figures
-from spanproof.graders.verdict import Flag, Proof, Verdict
+from spanproof.graders.bench.audit_figures import code_changes, flag_figures
+
+from spanproof.core.verdict import Flag, Proof, Verdict
 
 
 def _v(judge: str, final: str | None = None, *, flags=(), proof: str | None = None) -> Verdict:

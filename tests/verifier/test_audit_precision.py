@@ -4,7 +4,7 @@ still catches (each pair of tests shows both sides of one rule)."""
 from __future__ import annotations
 
 import pytest
-from spanproof.graders.specifics import compare
+from spanproof.graders.verifier.specifics import compare
 
 
 def kinds(claim: str, span: str) -> list[str]:

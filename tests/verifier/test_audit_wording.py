@@ -7,10 +7,11 @@ is a proof (graders.specifics.roles) and lowers the verdict."""
 from __future__ import annotations
 
 import pytest
-from spanproof.graders.audit import audit
-from spanproof.graders.quoting import best_window
-from spanproof.graders.specifics import departures
-from spanproof.graders.verdict import SpanRef, Verdict
+from spanproof.graders.verifier.audit import audit
+from spanproof.graders.verifier.quoting import best_window
+from spanproof.graders.verifier.specifics import departures
+
+from spanproof.core.verdict import SpanRef, Verdict
 
 # WiCE development pairs (goldens/wice_dev_pairs.jsonl), SUPPORTED by the crowd
 FILM_SPAN = (

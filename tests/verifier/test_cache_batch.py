@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from spanproof.graders.cache import VerdictCache, cache_key_for
-from spanproof.graders.judges import make_judge
-from spanproof.graders.verdict import SpanRef, Verdict
-from spanproof.graders.verify import Verifier
+from spanproof.graders.verifier.cache import VerdictCache, cache_key_for
+from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.verifier.verify import Verifier
+
+from spanproof.core.verdict import SpanRef, Verdict
 
 SPAN = SpanRef(text="The council approved the budget of $2 million on 3 March 2024.")
 CLAIMS = ["The council approved the budget.", "The council rejected the budget.",

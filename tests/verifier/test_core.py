@@ -8,20 +8,20 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.graders.audit import audit, quote_in_span
-from spanproof.graders.cache import VerdictCache
-from spanproof.graders.judges import (
+from spanproof.graders.verifier.audit import audit, quote_in_span
+from spanproof.graders.verifier.cache import VerdictCache
+from spanproof.graders.verifier.judges import (
     BlindJudge,
     ScriptedJudge,
     ScriptMissing,
     content_key,
     make_judge,
 )
-from spanproof.graders.rules import RulesJudge
-from spanproof.graders.verdict import Judge, SpanRef, Verdict
-from spanproof.graders.verify import Verifier
+from spanproof.graders.verifier.rules import RulesJudge
+from spanproof.graders.verifier.verify import Verifier
 
-from spanproof.specs import SpecError
+from spanproof.core.specs import SpecError
+from spanproof.core.verdict import Judge, SpanRef, Verdict
 
 SPAN = SpanRef(
     text="Support for the measure stood at roughly a third of voters in the March 2024 poll.",
@@ -358,7 +358,7 @@ def test_a_supported_quote_must_point_where_the_span_states_the_claim():
 
 
 def test_cache_key_ignores_retrieval_time_but_not_text_or_url():
-    from spanproof.graders.cache import cache_key
+    from spanproof.graders.verifier.cache import cache_key
 
     a = SpanRef(text="Rates rose 2%.", url="https://e.org/a", retrieved_at="2026-11-30T10:00:00Z")
     later = a.model_copy(update={"retrieved_at": "2026-12-01T09:00:00Z"})

@@ -1,6 +1,6 @@
 """The memoised reading of texts gives the verdicts the plain path gives, on real pairs.
 
-The judge and the audit share answers through ``spanproof.memo`` (and the splitter's and the
+The judge and the audit share answers through ``spanproof.core.memo`` (and the splitter's and the
 tokeniser's caches). A memo that handed one caller's changes to the next, or answered for the
 wrong arguments, would change verdicts only where pairs share a claim or a span: so the pairs
 here are real WiCE and hand-labelled pairs plus planted failures, which share spans ten at a
@@ -14,15 +14,15 @@ import random
 from pathlib import Path
 
 import pytest
-from spanproof.graders.audit import audit
-from spanproof.graders.calibration import load_pairs
-from spanproof.graders.rules.judge import RulesJudge
-from spanproof.graders.sensitivity import plant_on
-from spanproof.graders.specifics import compare
-from spanproof.graders.specifics.comparison import unestablished
-from spanproof.graders.verdict import SpanRef
+from spanproof.graders.bench.calibration import load_pairs
+from spanproof.graders.bench.sensitivity import plant_on
+from spanproof.graders.verifier.audit import audit
+from spanproof.graders.verifier.rules.judge import RulesJudge
+from spanproof.graders.verifier.specifics import compare
+from spanproof.graders.verifier.specifics.comparison import unestablished
 
-from spanproof import memo
+from spanproof.core import memo
+from spanproof.core.verdict import SpanRef
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,10 +89,10 @@ def test_one_answer_however_the_arguments_are_spelled():
 
 
 def test_clearing_keeps_loaded_data_and_empties_text_memos():
-    from spanproof.graders.rules.model import load_params
-    from spanproof.graders.specifics import lexicon
+    from spanproof.graders.verifier.rules.model import load_params
+    from spanproof.graders.verifier.specifics import lexicon
 
-    from spanproof.text import fold
+    from spanproof.core.text import fold
 
     fold("Bruzón")
     load_params()

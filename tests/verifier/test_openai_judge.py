@@ -7,20 +7,20 @@ import threading
 import time
 
 import pytest
-from spanproof.graders.cache import VerdictCache
-from spanproof.graders.errors import JudgeConfigError
-from spanproof.graders.judges import make_judge
-from spanproof.graders.openai_judge import (
+from spanproof.graders.verifier.cache import VerdictCache
+from spanproof.graders.verifier.errors import JudgeConfigError
+from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.verifier.openai_judge import (
     VERDICT_MAX_TOKENS,
     OpenAIJudge,
     load_prompt,
     render_user_message,
 )
-from spanproof.graders.verdict import SpanRef
-from spanproof.graders.verify import Verifier
+from spanproof.graders.verifier.verify import Verifier
 from werkzeug import Response
 
-from spanproof.specs import EndpointSettings, SpecError
+from spanproof.core.specs import EndpointSettings, SpecError
+from spanproof.core.verdict import SpanRef
 
 PATH = "/v1/chat/completions"
 CLAIM = "The council approved a $2 million budget in March 2024."
@@ -246,9 +246,9 @@ async def test_an_endpoint_never_reached_stops_the_run_with_a_fix():
     # the judge raises a setup error instead of letting hundreds of pairs wait out retries.
     import socket
 
-    from spanproof.graders.errors import JudgeConfigError
-    from spanproof.graders.openai_judge import UNREACHABLE_AFTER
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.errors import JudgeConfigError
+    from spanproof.graders.verifier.openai_judge import UNREACHABLE_AFTER
+    from spanproof.graders.verifier.verify import Verifier
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

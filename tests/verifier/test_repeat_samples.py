@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from spanproof.graders.judges import current_repeat, make_judge
-from spanproof.graders.verdict import SpanRef
+from spanproof.graders.verifier.judges import current_repeat, make_judge
+
+from spanproof.core.verdict import SpanRef
 
 
 def test_scripted_samples_are_the_same_on_every_machine():
@@ -36,7 +37,7 @@ def test_scripted_samples_are_the_same_on_every_machine():
 def test_a_script_with_bad_sampling_fields_is_refused(tmp_path):
     import pytest
 
-    from spanproof.specs import SpecError
+    from spanproof.core.specs import SpecError
 
     for bad in ({"by_repeat": ["MAYBE"]}, {"by_repeat": []}, {"flip_rate": 2}, {"flip_to": "X"}):
         path = tmp_path / "bad.json"
@@ -48,7 +49,7 @@ def test_a_script_with_bad_sampling_fields_is_refused(tmp_path):
 def test_the_first_sample_keeps_the_key_a_single_judgement_always_had():
     import hashlib
 
-    from spanproof.graders.cache import cache_key
+    from spanproof.graders.verifier.cache import cache_key
 
     span = SpanRef(text="s", url="u")
     old = hashlib.sha256(json.dumps(["", "rules", "", "p", "", "c", "s", "u"]).encode()).hexdigest()

@@ -17,10 +17,11 @@ import re
 from pathlib import Path
 
 import pytest
-from spanproof.graders.audit import audit
-from spanproof.graders.pairs import load_pairs
-from spanproof.graders.specifics.roles import role_contradictions
-from spanproof.graders.verdict import SpanRef, Verdict
+from spanproof.graders.bench.pairs import load_pairs
+from spanproof.graders.verifier.audit import audit
+from spanproof.graders.verifier.specifics.roles import role_contradictions
+
+from spanproof.core.verdict import SpanRef, Verdict
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +76,7 @@ def test_rose_to_800_against_rose_to_750_is_proven_with_both_offsets():
 
 def _corpus_paragraph(url_part: str, containing: str) -> str:
     """The text of one paragraph of a shipped corpus page (a WiCE development source page)."""
-    from spanproof.agent.corpus import iter_responses
+    from spanproof.web.corpus import iter_responses
 
     body = next(b for url, _, _, b in iter_responses(ROOT / "goldens/corpus") if url_part in url)
     para = next(p for p in body.decode().split("<p>") if containing in html.unescape(p))

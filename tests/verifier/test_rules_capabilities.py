@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from spanproof.graders.audit import audit
-from spanproof.graders.instructions import contains_instructions
-from spanproof.graders.rules import RulesJudge
-from spanproof.graders.verdict import SpanRef, Verdict
+from spanproof.graders.verifier.audit import audit
+from spanproof.graders.verifier.instructions import contains_instructions
+from spanproof.graders.verifier.rules import RulesJudge
+
+from spanproof.core.verdict import SpanRef, Verdict
 
 JUDGE = RulesJudge()
 
@@ -316,7 +317,7 @@ def test_only_is_stated_by_all_except_one():
 
 
 def test_common_relational_words_are_covered_by_their_synonyms():
-    from spanproof.graders.rules import coverage
+    from spanproof.graders.verifier.rules import coverage
 
     assert verdict("The group released footage.", "The group posted a video.") == "SUPPORTED"
     assert coverage("Divers discovered the wreck.", "Divers went on to find the wreck.")[0] == 1.0

@@ -7,10 +7,16 @@ import json
 from pathlib import Path
 
 import pytest
-from spanproof.graders.rules import RulesJudge
-from spanproof.graders.rules.lexical import coverage, shared_words
-from spanproof.graders.rules.model import Params, Thresholds, decide, load_params, params_text
-from spanproof.graders.rules.signals import BY_NAME
+from spanproof.graders.verifier.rules import RulesJudge
+from spanproof.graders.verifier.rules.lexical import coverage, shared_words
+from spanproof.graders.verifier.rules.model import (
+    Params,
+    Thresholds,
+    decide,
+    load_params,
+    params_text,
+)
+from spanproof.graders.verifier.rules.signals import BY_NAME
 
 from spanproof.judge_training.data import data_sha256, training_rows
 
@@ -19,7 +25,7 @@ def test_the_parameters_match_the_hash_of_the_data_they_were_fitted_on():
     params = load_params()
     rows = training_rows()
     assert data_sha256(rows) == params.data_sha256, (
-        "graders/rules/params.json was not fitted on the current training data: run "
+        "graders/verifier/rules/params.json was not fitted on the current training data: run "
         "`spanproof judge train` and commit the new params.json"
     )
     assert params.training["rows"] == len(rows)
@@ -141,7 +147,7 @@ def test_the_shipped_judge_applies_its_floor():
 
 def test_damaged_parameters_stop_the_judge_with_exit_2_not_a_traceback(tmp_path, monkeypatch):
     from click.testing import CliRunner
-    from spanproof.graders.rules import model
+    from spanproof.graders.verifier.rules import model
 
     from spanproof.cli import cli
 

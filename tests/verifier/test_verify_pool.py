@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.cache import VerdictCache
-from spanproof.graders.judges import make_judge
-from spanproof.graders.verify import Verifier
-from spanproof.graders.verify_pool import PoolJudging, WorkerCrashed
-from spanproof.graders.verify_stream import StreamPair, stream_in_process
+from spanproof.graders.verifier.cache import VerdictCache
+from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.verifier.verify import Verifier
+from spanproof.graders.verifier.verify_pool import PoolJudging, WorkerCrashed
+from spanproof.graders.verifier.verify_stream import StreamPair, stream_in_process
 
 from spanproof.cli import cli
 
@@ -203,11 +203,11 @@ def test_ctrl_c_keeps_what_finished_and_leaves_no_worker_behind(tmp_path, sig, c
 
 
 def test_the_compact_tally_gives_the_metrics_of_the_verdicts_themselves():
-    from spanproof.graders.verdict import Verdict
-    from spanproof.graders.verify_stream import judged
+    from spanproof.graders.verifier.verify_stream import judged
 
-    from spanproof.cli.verify import label_metrics
     from spanproof.cli.verify_run import Tally
+    from spanproof.cli.verify_summary import label_metrics
+    from spanproof.core.verdict import Verdict
 
     verdicts = [
         Verdict(verdict="SUPPORTED", judge_verdict="SUPPORTED", confidence=0.8),

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from spanproof.graders.verdict import Pair
+
+from spanproof.core.verdict import Pair
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT.parent / "shared" / "data" / "wice" / "dev.jsonl"

@@ -50,7 +50,6 @@ def gate_runs(home: Path, config_dir: Path) -> None:
 
 def hostile_run(home: Path) -> str:
     """A run whose page text and question hold markup, stored through the real stores."""
-    from spanproof.agent.evidence import Span, make_span_id
     from spanproof.agent.record import (
         AnswerClaim,
         DocumentRecord,
@@ -59,11 +58,13 @@ def hostile_run(home: Path) -> str:
         RunRecord,
     )
     from spanproof.agent.runstore import RunStore
-    from spanproof.agent.snapshots import SnapshotStore
-    from spanproof.agent.web import SNAPSHOT_DIR
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verdict import SpanRef
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.core.evidence import Span, make_span_id
+    from spanproof.core.verdict import SpanRef
+    from spanproof.web.env import SNAPSHOT_DIR
+    from spanproof.web.snapshots import SnapshotStore
 
     body = (
         "The museum opened in 1901 and holds four thousand paintings.\n\n"

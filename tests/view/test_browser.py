@@ -9,11 +9,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 from spanproof.agent.runstore import RunStore, default_runstore_path
-from spanproof.agent.snapshots import SnapshotStore
-from spanproof.agent.web import SNAPSHOT_DIR
-from spanproof.graders.judges import make_judge
-from spanproof.graders.verdict import SpanRef
-from spanproof.graders.verify import Verifier
+from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.verifier.verify import Verifier
+
+from spanproof.core.verdict import SpanRef
+from spanproof.web.env import SNAPSHOT_DIR
+from spanproof.web.snapshots import SnapshotStore
 
 
 def _text(driver, css: str) -> str:

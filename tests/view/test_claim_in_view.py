@@ -12,7 +12,6 @@ from tests.view.conftest import LiveServer, free_port
 
 def _deep_span_run(home):
     """A run whose one claim cites a sentence 6,000 characters into its page."""
-    from spanproof.agent.evidence import Span, make_span_id
     from spanproof.agent.record import (
         AnswerClaim,
         DocumentRecord,
@@ -21,11 +20,13 @@ def _deep_span_run(home):
         RunRecord,
     )
     from spanproof.agent.runstore import RunStore
-    from spanproof.agent.snapshots import SnapshotStore
-    from spanproof.agent.web import SNAPSHOT_DIR
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verdict import SpanRef
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.core.evidence import Span, make_span_id
+    from spanproof.core.verdict import SpanRef
+    from spanproof.web.env import SNAPSHOT_DIR
+    from spanproof.web.snapshots import SnapshotStore
 
     filler = "".join(f"Paragraph {i} of the council's minutes records routine business.\n\n"
                      for i in range(90))  # fmt: skip

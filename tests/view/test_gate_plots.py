@@ -3,8 +3,8 @@ the page instead of being shrunk to a fixed thumbnail width."""
 
 from __future__ import annotations
 
-from spanproof.graders.gate_result import CheckRow, GateResult
-from spanproof.graders.gate_store import GateStore
+from spanproof.graders.gate.result import CheckRow, GateResult
+from spanproof.graders.gate.store import GateStore
 
 from tests.view.conftest import LiveServer, free_port
 

@@ -8,12 +8,12 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from spanproof.agent.evidence import Span, make_span_id
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.gate_result import CheckRow, GateResult
+from spanproof.graders.gate.result import CheckRow, GateResult
 from starlette.testclient import TestClient
 
+from spanproof.core.evidence import Span, make_span_id
 from spanproof.store import open_store
 from spanproof.store.models import Recheck
 from spanproof.view.app import create_app
@@ -237,9 +237,9 @@ def test_judges_side_by_side_filters_to_disagreements(tmp_path):
 def test_judges_page_shows_the_same_paired_comparison_as_calibrate(tmp_path):
     import html as htmllib
 
-    from spanproof.graders.calibration import calibrate, load_pairs
-    from spanproof.graders.judge_compare import describe
-    from spanproof.graders.judges import make_judge
+    from spanproof.graders.bench.calibration import calibrate, load_pairs
+    from spanproof.graders.bench.judge_compare import describe
+    from spanproof.graders.verifier.judges import make_judge
 
     from spanproof.view.judges import shipped_calibration_set
 

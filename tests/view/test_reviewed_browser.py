@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 from spanproof.agent.runstore import RunStore, default_runstore_path
-from spanproof.graders.gate_result import GateResult
+from spanproof.graders.gate.result import GateResult
 
 from spanproof.cli import cli
 from spanproof.store import open_store

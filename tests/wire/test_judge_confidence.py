@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from spanproof.graders.openai_judge import OpenAIJudge
-from spanproof.graders.verdict import SpanRef
+from spanproof.graders.verifier.openai_judge import OpenAIJudge
 
-from spanproof.specs import EndpointSettings
+from spanproof.core.specs import EndpointSettings
+from spanproof.core.verdict import SpanRef
 
 from .conftest import SPAN, run_cli
 from .server import ChatServer, honest_judge, logprob_judge, refuses_logprobs

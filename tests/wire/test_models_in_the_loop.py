@@ -16,7 +16,7 @@ from spanproof.agent.chat import CONTENT_TOOLS_HEADER
 from spanproof.agent.run import run_question
 from werkzeug import Response
 
-from spanproof.specs import EndpointSettings
+from spanproof.core.specs import EndpointSettings
 
 from ..agent.conftest import build_env
 from ..agent.test_llm_wire import FakeEndpoint
@@ -71,8 +71,8 @@ class NoNativeTools:
 
 
 async def test_a_server_without_tool_calling_falls_back_to_json_tool_calls(tmp_path, fast_backoff):
-    from spanproof.graders.judges import make_judge
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.verifier.verify import Verifier
 
     behaviour = NoNativeTools()
     with ChatServer(behaviour) as server:
@@ -171,7 +171,7 @@ def test_ctrl_c_stops_the_gate_records_what_ran_and_exits_130(tmp_path):
             pytest.fail(f"the gate went on for 120 s after Ctrl-C:\n{err[-3000:]}")
     assert proc.returncode == 130, err
     assert "interrupted" in err and "recorded" in err
-    from spanproof.graders.gate_store import GateStore
+    from spanproof.graders.gate.store import GateStore
 
     (stored,) = GateStore.default(home).list()
     assert stored.exit_code == 130 and stored.artifacts.get("interrupted") is True

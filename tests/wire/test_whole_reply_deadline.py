@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from spanproof.specs import EndpointSettings
+from spanproof.core.specs import EndpointSettings
 from spanproof.wire import EndpointFailed, client_for, forget_clients
 
 from .conftest import run_cli, write_pairs

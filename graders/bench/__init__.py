@@ -1,0 +1,1 @@
+"""The bench: calibration, sensitivity, the injection suite, report grading, metrics and statistics the gate and the CLI share."""

@@ -1,0 +1,1 @@
+"""The CI gate: the runner, check declarations, config, results, the store."""

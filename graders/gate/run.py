@@ -1,0 +1,1156 @@
+"""The CI gate: run every check, compare with thresholds, record the run.
+
+Each check family produces one or more rows (one per thresholded metric) with
+a value, the threshold it was held to, pass/fail and a one-line detail. A check
+that cannot run (a missing input, an unreachable judge) is an ``error`` row,
+never a made-up value: the gate then exits 2 when the check is required.
+
+Checks over agent behaviour read run records (never live objects): the gate
+first answers the golden questions with the configured policy and judge, then
+every deterministic check walks the saved records and the snapshot store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import time
+import traceback
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from spanproof.agent.prices import run_cost  # the one run-cost function; re-exported
+from spanproof.goldens import shipped
+from spanproof.graders.gate.checks import declared_checks
+from spanproof.graders.gate.checks.judged import (
+    CalibrationInput,
+    ScoredAnswer,
+    SensitivityInput,
+    UsefulnessInput,
+)
+
+# The checks, the result rows and the store live in their own modules; graders.gate
+# keeps offering their names so callers need one import.
+from spanproof.graders.gate.checks.runs import (
+    PUBLISHED_STATUSES,
+    AgentRuns,
+    ClaimView,
+    EgressView,
+    GoldenFact,
+    GoldenQuestion,
+    RunView,
+    SpanView,
+    ToolCallView,
+    check_coverage,
+    check_forbidden_actions,
+    check_groundedness,
+    check_schema_validity,
+    check_span_fidelity,
+    check_tool_calls,
+    fact_found,
+    forbidden_actions,
+    groundedness_set,
+    groundedness_stats,
+    load_questions,
+    tool_call_stats,
+    validate_draft,
+    validate_record_draft,
+    view_from_record,
+)
+from spanproof.graders.gate.config import AGENT_CHECKS, GateConfig
+from spanproof.graders.gate.memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
+from spanproof.graders.gate.result import (
+    STOP_REASONS,
+    CheckRow,
+    GateResult,
+    Status,
+    error_row,
+    exit_code_for,
+    gated_row,
+)
+from spanproof.graders.gate.store import (
+    GateStore,
+    keep_unrecorded,
+    store_path,
+)
+
+from spanproof.core.evidence import utc_now_iso
+
+if TYPE_CHECKING:
+    from spanproof.graders.bench.injection import InjectionReport
+    from spanproof.graders.gate.baseline import Baseline
+
+
+# ---------------------------------------------------------------------------
+# The runner
+
+
+def _say(progress: Callable[[str], None] | None, msg: str) -> None:
+    if progress:
+        progress(msg)
+
+
+def _why(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _Phase:
+    """Times a phase and turns an exception into 'could not run' rows for its checks."""
+
+    def __init__(self, state: _State, name: str, checks: list[str]):
+        self.state, self.name, self.checks = state, name, checks
+
+    def __enter__(self) -> _Phase:
+        self.t0 = time.perf_counter()
+        self.calls0 = self.state.calls_now()
+        self.hits0 = self.state.hits_now()
+        self.responses0 = _server_responses()
+        self.errors0 = int(getattr(self.state.verifier, "errors", 0) or 0)
+        _say(self.state.progress, f"[gate] {self.name} …")
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        self.state.note_dead_models(self.name)
+        dt = time.perf_counter() - self.t0
+        self.state.phase_seconds[self.name] = self.state.phase_seconds.get(self.name, 0.0) + dt
+        calls = self.state.calls_now() - self.calls0
+        if calls:
+            self.state.phase_calls[self.name] = self.state.phase_calls.get(self.name, 0) + calls
+        errors = int(getattr(self.state.verifier, "errors", 0) or 0) - self.errors0
+        hits = self.state.hits_now() - self.hits0
+        reached = _server_responses() - self.responses0
+        for check in self.checks:
+            self.state.phase_errors[check] = self.state.phase_errors.get(check, 0) + errors
+        if exc is None and calls and errors >= calls and not hits and not reached:
+            # No judge call reached anything: an unreachable or misconfigured judge, not a
+            # measurement. Cache hits and answers from the server count as reached, so a warm
+            # and a cold run of the same gate give the same verdict.
+            reason = (
+                f"{self.name}: none of the {calls} judge calls reached the judge (unreachable or "
+                "misconfigured?) - check --base-url / OPENAI_BASE_URL, OPENAI_API_KEY and the "
+                "model name"
+            )
+            _say(self.state.progress, f"[gate] {self.name} could not run: {reason}")
+            for check in self.checks:
+                self.state.failed_phase[check] = reason
+            return False
+        if exc is None:
+            _say(
+                self.state.progress,
+                f"[gate] {self.name} done in {dt:.1f}s, {calls} model calls, {hits} cache hits, "
+                f"{errors} judge errors",
+            )
+            return False
+        if isinstance(exc, KeyboardInterrupt | SystemExit | asyncio.CancelledError):
+            return False  # an interrupt stops the gate; run_gate records what ran
+        self.state.debug.append("".join(traceback.format_exception(exc_type, exc, tb)))
+        _say(self.state.progress, f"[gate] {self.name} could not run: {_why(exc)}")
+        for check in self.checks:
+            self.state.failed_phase[check] = f"{self.name}: {_why(exc)}"
+        if _proves_endpoint_dead(exc):
+            self.state.dead_endpoint = f"{self.name}: {_why(exc)}"
+        if _caused_by_store(exc):
+            self.state.store_lost = f"the store could not be reached in {self.name} ({_why(exc)})"
+        return True
+
+
+def _server_responses() -> int:
+    from spanproof.wire import totals
+
+    return totals().responses
+
+
+def _proves_endpoint_dead(exc: BaseException) -> bool:
+    """A failure every later call to the endpoint would repeat (see wire.endpoint_dead)."""
+    from spanproof.wire import endpoint_dead
+
+    return isinstance(exc, EndpointDead) or endpoint_dead(exc)
+
+
+def _caused_by_store(exc: BaseException) -> bool:
+    from spanproof.store.errors import StoreError
+
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, StoreError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class EndpointDead(RuntimeError):
+    """A model endpoint stopped answering (its circuit is open) while the gate ran a phase."""
+
+
+class _State(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    progress: Any = None
+    phase_seconds: dict[str, float] = Field(default_factory=dict)
+    failed_phase: dict[str, str] = Field(default_factory=dict)
+    debug: list[str] = Field(default_factory=list)
+    rows: dict[str, list[CheckRow]] = Field(default_factory=dict)
+    artifacts: dict[str, Any] = Field(default_factory=dict)
+    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+    judge_ids: list[str] = Field(default_factory=list)
+    model_calls: int = 0
+    cache_hits: int = 0
+    verifier: Any = None
+    phase_calls: dict[str, int] = Field(default_factory=dict)
+    db: str | None = None  # the store: --db / $SPANPROOF_DB / SQLite under the home
+    phase_errors: dict[str, int] = Field(default_factory=dict)
+    # The agent's web environment (index, fetcher, snapshot store): a live object the
+    # deterministic checks read, never part of the result.
+    env: Any = None
+    # Set when a phase proves a model endpoint dead (a refused key, an unknown model, a
+    # circuit opened by calls failing in a row): the later phases are not run.
+    dead_endpoint: str | None = None
+    dead_models: dict[str, str] = Field(default_factory=dict)  # model -> "phase: cause"
+    store_lost: str | None = None  # a phase could not reach the store: the later ones stop too
+
+    def note_dead_models(self, phase: str) -> None:
+        """Remember, with the phase that proved it, each model whose circuit is open."""
+        from spanproof.wire import clients
+
+        for client in clients():
+            if client.open_cause and client.model not in self.dead_models:
+                self.dead_models[client.model] = f"{phase}: {client.open_cause}"
+
+    memo: Any = None  # graders.gate_memo.GateMemo: phases replayed when nothing changed
+    fresh: bool = False  # --fresh: recompute every phase
+
+    def calls_now(self) -> int:
+        return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
+
+    def hits_now(self) -> int:
+        return self.cache_hits + int(getattr(self.verifier, "cache_hits", 0) or 0)
+
+
+def _resolve(path: str) -> Path:
+    """A configured path as given; the shipped goldens (``goldens/NAME``) wherever spanproof is
+    installed when no such file is here."""
+    p = Path(path)
+    if p.is_absolute() or p.exists() or p.parts[:1] != ("goldens",):
+        return p
+    return shipped(*p.parts[1:])
+
+
+async def run_gate(
+    cfg: GateConfig,
+    *,
+    home: Path,
+    config_source: str = "defaults",
+    progress: Callable[[str], None] | None = None,
+    endpoint: Any = None,
+    record: bool = True,
+    db: str | None = None,
+    baseline: Baseline | None = None,
+    stop: Callable[[], str | None] | None = None,
+    fresh: bool = False,
+) -> GateResult:
+    """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
+
+    ``db``: the store for runs, verdicts and the gate run (default $SPANPROOF_DB, else SQLite
+    under ``home``).
+
+    ``baseline``: compare every row with this run (graders/gate/baseline.py); without it,
+    ``cfg.baseline`` names one, resolved before any work (BaselineError when it names nothing).
+
+    Every way the gate ends is recorded. A phase that fails gives its checks error rows; a
+    phase that proves a model endpoint dead (or the store lost) stops the phases after it,
+    whose rows say so. A stop (cancellation, Ctrl-C) keeps the rows that finished, marks the
+    others, and records the run with the exit code of its reason: ``stop()`` says it
+    ("interrupt" 130, "terminate" 143, "deadline" 2; without one, an interrupt). When ``stop``
+    asked for the stop, the result is returned; any other cancellation propagates after the
+    recording. A store that cannot take the result leaves it as JSON under the home (see
+    ``graders.gate_store.keep_unrecorded``) and the gate exits 2.
+
+    A deterministic gate (local judge, extractive policy) whose inputs all match a complete
+    earlier run in this home replays that run's agent runs and its calibration, reviewed,
+    sensitivity and injection measurements (graders.gate_memo); ``fresh`` recomputes them.
+    """
+    if baseline is None and cfg.baseline:
+        baseline = resolve_baseline(cfg.baseline, home, db)
+    t0 = time.perf_counter()
+    started = utc_now_iso()
+    state = _State(progress=progress, db=db, fresh=fresh)
+    views: list[RunView] = []
+    records: list[Any] = []
+    try:
+        await _run_phases(cfg, home, state, endpoint, views, records)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        reason = (stop() if stop is not None else None) or "interrupt"
+        result = _result(cfg, state, t0, started, config_source, views, records, home,
+                         stopped=reason)  # fmt: skip
+        if record:
+            _save(result, state, home)
+        if "not_recorded" not in result.artifacts:
+            _say(progress, f"[gate] {STOP_REASONS[reason][1]}; recorded {result.gate_id} with "
+                 "what ran")  # fmt: skip
+        if stop is not None and stop() is not None:
+            return result
+        raise
+    result = _result(cfg, state, t0, started, config_source, views, records, home)
+    _keep_memo(state, result)
+    _finish(result, cfg, baseline)
+    if record:
+        _save(result, state, home)
+    return result
+
+
+def resolve_baseline(ref: str, home: Path, db: str | None = None) -> Baseline:
+    """The baseline a REF names, in the store the gate records to (BaselineError otherwise)."""
+    from spanproof.graders.gate.baseline import resolve
+
+    from spanproof.store import open_store
+    from spanproof.store.provenance import git_branch
+
+    return resolve(ref, store=open_store(home=home, db=db), branch=git_branch())
+
+
+def _finish(result: GateResult, cfg: GateConfig, baseline: Baseline | None) -> None:
+    """The branch gated; repeats' spreads, the comparison with the baseline and each row's
+    power, on the rows."""
+    from spanproof.graders.bench import repeats
+    from spanproof.graders.gate import baseline as baselines
+
+    from spanproof.store.provenance import git_branch
+
+    result.git_branch = git_branch()
+    repeats.annotate_rows(result.checks, result.artifacts)
+    baselines.apply(result, cfg, baseline, _required(cfg))
+
+
+def _save(result: GateResult, state: _State, home: Path) -> None:
+    """Record the result; a store that cannot take it (the database lost mid-run, a damaged
+    file) leaves the result as JSON under the home, and the gate could not run: exit 2."""
+    from spanproof.store.errors import StoreError
+
+    try:
+        GateStore.default(home, state.db).save(result, verdict_keys=_used_verdict_keys(state))
+    except StoreError as exc:
+        kept = keep_unrecorded(result, home, f"{type(exc).__name__}: {exc}")
+        _say(state.progress, f"[gate] not recorded in the store ({type(exc).__name__})"
+             + (f"; result kept in {kept}" if kept else ""))  # fmt: skip
+
+
+def _used_verdict_keys(state: _State) -> set[str]:
+    used = set(getattr(getattr(state.verifier, "cache", None), "used_keys", None) or ())
+    if state.memo is not None and state.memo.replayed:
+        used |= set(state.memo.verdict_keys())  # a replayed figure rests on these too
+    return used
+
+
+def _keep_memo(state: _State, result: GateResult) -> None:
+    """Keep this run's slow phases for a rerun with nothing changed: only a complete run,
+    every phase measured (a phase that failed or a check that could not run is never kept)."""
+    memo = state.memo
+    if memo is None or state.failed_phase or state.debug:
+        return
+    if any(r.status == "error" for r in result.checks):
+        return
+    try:
+        memo.save(result.gate_id, sorted(_used_verdict_keys(state)))
+    except OSError as exc:  # a memo not written only costs a recomputation next time
+        _say(state.progress, f"[gate] note: could not keep this run for replay: {exc}")
+    if memo.note:
+        _say(state.progress, f"[gate] note: {memo.note}")
+
+
+async def _run_phases(
+    cfg: GateConfig, home: Path, state: _State, endpoint: Any, views: list, records: list
+) -> None:
+    enabled = set(cfg.checks)
+    verifier = None
+    judge = None
+
+    with _Phase(
+        state, "judge setup", ["calibration", "reviewed", "sensitivity", *AGENT_CHECKS, "injection"]
+    ):
+        from spanproof.graders.verifier.cache import VerdictCache
+        from spanproof.graders.verifier.judges import make_judge
+        from spanproof.graders.verifier.verify import Verifier
+
+        judge = make_judge(cfg.judge, endpoint=endpoint)
+        state.judge_ids = [judge.id]
+        cache = VerdictCache.default(home, state.db)
+        verifier = Verifier([judge], cache=cache, concurrency=cfg.concurrency)
+        state.verifier = verifier
+        state.memo = _open_memo(cfg, judge, home, state)
+
+    ctx = _Inputs(cfg=cfg, home=home, state=state, endpoint=endpoint, verifier=verifier,
+                  judge=judge, views=views, records=records)  # fmt: skip
+    if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
+        scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
+        with _Phase(state, "agent runs", [*AGENT_CHECKS, *scored]):
+            if not _replay_agent_runs(cfg, home, state, views, records, ctx.questions):
+                await _agent_runs(cfg, home, verifier, state, endpoint, views, records,
+                                  ctx.questions)  # fmt: skip
+                if state.memo is not None:
+                    state.memo.keep_agent_runs(records, [v.question_id for v in views],
+                                               _allow_hosts(state.env))  # fmt: skip
+
+    if views:
+        ctx.snapshot_text = _snapshot_reader(state.env, home)
+        state.artifacts["groundedness"] = {
+            "runs": [
+                {
+                    "run_id": v.run_id,
+                    "question_id": v.question_id,
+                    "pre_prune": (g := groundedness_stats([v]))["pre_prune"],
+                    "post_prune": g["post_prune"],
+                    "drafted": g["drafted"],
+                    "published": g["published"],
+                    "dropped": g["dropped"],
+                }
+                for v in views
+            ]
+        }
+        from spanproof.graders.bench import outcomes as gate_outcomes
+
+        gate_outcomes.record(
+            state.artifacts, "groundedness",
+            groundedness_set(Path(cfg.questions).name, views),
+        )  # fmt: skip
+        for r in records:
+            state.prompt_hashes.update({f"agent.{k}": v for k, v in r.prompt_hashes.items()})
+        state.artifacts["cost"] = {
+            "runs": [
+                run_cost(r, cfg.prices, v.question_id) for r, v in zip(records, views, strict=True)
+            ]
+        }
+
+    batched = [c for c in ("calibration", "reviewed", "sensitivity") if c in enabled]
+    batch_jobs: list[Any] = []
+    if cfg.judge_batch and batched and verifier is not None:
+        with _Phase(state, "judge batch", batched):
+            batch_jobs = await _judge_batch(ctx, batched)
+
+    # Every declared check the same way, in the declared order: gather its input, measure,
+    # hold each metric to its threshold. A check whose input cannot be gathered (or whose
+    # input is empty) is an error row with the reason, never a pass.
+    for check in declared_checks():
+        if check.name not in enabled:
+            continue
+        if check.name != "usefulness" and verifier is None:
+            continue  # the judge setup failed; its reason is each check's row
+        if state.failed_phase.get(check.name, "").startswith("judge batch"):
+            continue  # no verdicts to read; judging online instead would spend unasked
+        dead = _dead_for(cfg, check.name, state)
+        if dead:
+            # Each call would fail the same way (or the results could not be kept): say why
+            # instead of calling a dead endpoint phase after phase.
+            state.failed_phase.setdefault(check.name, dead)
+            continue
+        with _Phase(state, check.name, [check.name]):
+            if not _replay_check(state, check.name):
+                keep = state.memo is not None and check.name in REPLAYED_CHECKS
+                before = copy.deepcopy(state.artifacts) if keep else {}
+                state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+                if keep:
+                    state.memo.keep_check(check.name, state.rows[check.name],
+                                          artifacts_patch(before, state.artifacts))  # fmt: skip
+    for job in batch_jobs:
+        job.forget()  # its verdicts are in the cache now
+
+
+def _open_memo(cfg: GateConfig, judge: Any, home: Path, state: _State) -> Any:
+    """This gate's memo (graders.gate_memo), or None: never replayed, or not readable."""
+    from spanproof.graders.gate.memo import GateMemo
+
+    try:
+        memo = GateMemo.for_gate(cfg, judge, home=home, db=state.db, resolve=_resolve,
+                                 fresh=state.fresh)  # fmt: skip
+    except (OSError, ValueError) as exc:  # replay is an optimisation: without it, recompute
+        _say(state.progress, f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
+        return None
+    if memo is not None and memo.note:
+        _say(state.progress, f"[gate] note: {memo.note}")
+    return memo
+
+
+def _replay_agent_runs(
+    cfg: GateConfig, home: Path, state: _State, views: list, records: list,
+    questions: dict[str, GoldenQuestion],
+) -> bool:  # fmt: skip
+    if state.memo is None:
+        return False
+    from spanproof.store import open_store
+
+    replay = state.memo.agent_runs(open_store(home=home, db=state.db))
+    if replay is None:
+        if state.memo.note:
+            _say(state.progress, f"[gate] note: {state.memo.note}")
+        return False
+    replayed, question_ids, allow = replay
+    golden = load_questions(_resolve(cfg.questions), cfg.max_questions)
+    questions.update({q.id: q for q in golden})
+    for record, qid in zip(replayed, question_ids, strict=True):
+        records.append(record)
+        views.append(view_from_record(record, question_id=qid, allow_hosts=allow))
+    _say(state.progress, f"[gate]   replayed {len(records)} agent runs of gate "
+         f"{state.memo.replayed['agent runs']} (nothing they read changed; --fresh reruns)")  # fmt: skip
+    return True
+
+
+def _replay_check(state: _State, name: str) -> bool:
+    if state.memo is None or name not in REPLAYED_CHECKS:
+        return False
+    saved = state.memo.check(name)
+    if saved is None:
+        return False
+    state.rows[name], patch = saved
+    apply_patch(state.artifacts, patch)
+    _say(state.progress, f"[gate]   replayed {name} of gate {state.memo.replayed[name]} "
+         "(nothing it reads changed; --fresh reruns)")  # fmt: skip
+    return True
+
+
+def _allow_hosts(env: Any) -> list[str]:
+    return list(
+        getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
+    )
+
+
+def _models_of(cfg: GateConfig, check: str) -> set[str]:
+    """The openai: model names a check calls (the deterministic agent checks call none)."""
+    from spanproof.core.specs import SpecError, parse_spec
+
+    if check in AGENT_CHECKS:
+        return set()
+    if check == "usefulness":
+        specs = [cfg.usefulness_model or cfg.model]
+    elif check == "injection":
+        specs = [cfg.judge, cfg.model if cfg.policy == "llm" else None]
+    else:
+        specs = [cfg.judge]
+    names = set()
+    for spec in specs:
+        try:
+            parsed = parse_spec(spec) if spec else None
+        except SpecError:
+            continue
+        if parsed is not None and parsed.kind == "openai" and parsed.name:
+            names.add(parsed.name)
+    return names
+
+
+def _dead_for(cfg: GateConfig, check: str, state: _State) -> str | None:
+    """Why ``check`` would fail before it starts: the store was lost, or a model it calls is
+    behind an endpoint a finished phase proved dead."""
+    if state.store_lost:
+        return state.store_lost
+    if check in AGENT_CHECKS:
+        return None
+    needed = _models_of(cfg, check)
+    for model in sorted(needed & set(state.dead_models)):
+        return f"the model endpoint was proved dead in {state.dead_models[model]}"
+    if state.dead_endpoint and needed:
+        return f"the model endpoint was proved dead in {state.dead_endpoint}"
+    return None
+
+
+@dataclass
+class _Inputs:
+    """What the gate has gathered so far, from which each check's input is made. (A dataclass:
+    the lists are the runner's own, filled as runs finish, never copies.)"""
+
+    cfg: GateConfig
+    home: Path
+    state: _State
+    endpoint: Any
+    verifier: Any
+    judge: Any
+    views: list[RunView]
+    records: list[Any]
+    questions: dict[str, GoldenQuestion] = field(default_factory=dict)
+    snapshot_text: Callable[[str], str] | None = None  # stored text by doc id
+
+
+async def _agent_input(ctx: _Inputs) -> AgentRuns:
+    return AgentRuns(ctx.views, ctx.questions, ctx.snapshot_text)
+
+
+def _result(
+    cfg: GateConfig, state: _State, t0: float, started: str, config_source: str,
+    views: list, records: list, home: Path, *, stopped: str | None = None,
+) -> GateResult:  # fmt: skip
+    verifier = state.verifier
+    if verifier is not None:
+        state.model_calls += getattr(verifier, "model_calls", 0)
+        state.cache_hits += getattr(verifier, "cache_hits", 0)
+        for v in (verifier_prompt_hashes(verifier) or {}).items():
+            state.prompt_hashes[v[0]] = v[1]
+
+    rows: list[CheckRow] = []
+    for name in cfg.checks:
+        if name in state.failed_phase:
+            rows.append(error_row(name, state.failed_phase[name]))
+        elif stopped and name not in state.rows:
+            rows.append(error_row(name, f"{STOP_REASONS[stopped][1]} before this check finished"))
+        else:
+            rows.extend(state.rows.get(name) or [error_row(name, "the check produced no result")])
+    for r in rows:
+        r.seconds = round(state.phase_seconds.get(r.check, 0.0), 3)
+        errors = state.phase_errors.get(r.check)
+        if errors and r.status != "error" and "judge errors" not in r.detail:
+            r.detail += f"; {errors} judge error(s) included (counted as not SUPPORTED)"
+    code = STOP_REASONS[stopped][0] if stopped else exit_code_for(rows, _required(cfg))
+    result = GateResult(
+        passed=code == 0,
+        exit_code=code,
+        checks=rows,
+        wall_s=time.perf_counter() - t0,
+        model_calls=state.model_calls,
+        cache_hits=state.cache_hits,
+        started_at=started,
+        gate_id=str(uuid.uuid4()),
+        config_source=config_source,
+        config_sha256=cfg.sha256(),
+        judge=cfg.judge,
+        policy=cfg.policy,
+        model=cfg.model,
+        judge_ids=state.judge_ids,
+        prompt_hashes=state.prompt_hashes,
+        phase_seconds={k: round(v, 3) for k, v in state.phase_seconds.items()},
+        phase_model_calls=state.phase_calls,
+        run_ids=[v.run_id for v in views],
+        ledgers=_ledgers(records, home),
+        artifacts=state.artifacts,
+    )
+    from spanproof.wire import clients, totals
+
+    if clients():
+        wire = totals()
+        result.artifacts["model_traffic"] = {
+            **wire.model_dump(),
+            "endpoints": [c.describe() for c in clients()],
+            "notices": [n for c in clients() for n in c.notices],
+        }
+    if stopped:
+        result.artifacts["interrupted"] = True
+        result.artifacts["stopped"] = {"reason": stopped, "message": STOP_REASONS[stopped][1]}
+    if state.memo is not None and state.memo.replayed:
+        result.artifacts["replayed"] = {
+            "phases": dict(state.memo.replayed),
+            "why": "every input unchanged (code, versions, config, goldens, corpus, judge, "
+            "store); spanproof gate --fresh recomputes",
+        }
+    if state.debug:
+        result.artifacts["errors"] = [d[-2000:] for d in state.debug]
+    return result
+
+
+def _required(cfg: GateConfig) -> list[str]:
+    req = list(cfg.required)
+    # A configured rubric model that cannot be reached is a gate that could not run.
+    if cfg.usefulness_model or cfg.model:
+        req.append("usefulness")
+    return req
+
+
+def verifier_prompt_hashes(verifier: Any) -> dict[str, str]:
+    out = {}
+    for j in getattr(verifier, "judges", []) or []:
+        sha = getattr(j, "prompt_sha256", None)
+        if sha:
+            out[f"judge.{j.id}"] = sha
+    return out
+
+
+def _snapshot_reader(env: Any, home: Path) -> Callable[[str], str]:
+    store = getattr(env, "store", None)
+    if store is None:
+        from spanproof.web.snapshots import SnapshotStore
+
+        store = SnapshotStore(home / "snapshots")
+    return store.text
+
+
+def _ledgers(records: list[Any], home: Path) -> dict[str, str]:
+    """Write each run's ledger as JSON under the home so reports can link to it."""
+    from spanproof.core.files import write_atomic
+
+    out = {}
+    if not records:
+        return out
+    folder = home / "ledgers"
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in records:
+        path = folder / f"{r.run_id}.json"
+        write_atomic(path, json.dumps([row.model_dump(mode="json") for row in r.ledger], indent=2))
+        out[r.run_id] = str(path)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Phases that call other parts of the product
+
+
+async def _agent_runs(
+    cfg: GateConfig,
+    home: Path,
+    verifier: Any,
+    state: _State,
+    endpoint: Any,
+    views: list[RunView],
+    records: list[Any],
+    questions: dict[str, GoldenQuestion],
+) -> None:
+    """Answer the golden questions; fills views, records and questions as runs finish (so an
+    interrupted gate still records the runs that completed)."""
+    from spanproof.agent.run import run_question
+    from spanproof.agent.runstore import RunStore
+
+    from spanproof.web.env import offline_web
+
+    qpath = _resolve(cfg.questions)
+    if not qpath.is_file():
+        raise FileNotFoundError(
+            f"golden questions {qpath} not found; set `questions` in the gate config"
+        )
+    golden = load_questions(qpath, cfg.max_questions)
+    env = offline_web(home, Path(cfg.corpus_dir) if cfg.corpus_dir else None)
+    store = RunStore.default(home, state.db, kind="gate")
+    allow = list(
+        getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
+    )
+    state.env = env
+    questions.update({q.id: q for q in golden})
+    for i, q in enumerate(golden, 1):
+        _stop_if_a_circuit_opened()
+        record = await run_question(
+            q.question, env=env, policy=cfg.policy, model=cfg.model, verifier=verifier, store=store,
+            endpoint=endpoint,
+        )  # fmt: skip
+        records.append(record)
+        views.append(view_from_record(record, question_id=q.id, allow_hosts=allow))
+        _say(state.progress, f"[gate]   {i}/{len(golden)} {q.id}: {record.status}, "
+             f"{record.metrics.claims_published} published, {record.metrics.claims_dropped} dropped")  # fmt: skip
+
+
+def _stop_if_a_circuit_opened() -> None:
+    """A run whose model endpoint is dead fails at once; so would every run after it."""
+    from spanproof.wire import clients
+
+    for client in clients():
+        if client.open_cause:
+            raise EndpointDead(client.open_cause)
+
+
+async def _calibration(ctx: _Inputs) -> CalibrationInput:
+    """The labelled set judged through the gate's verifier, so its cache and counters are shared."""
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    from spanproof.graders.bench import calibration, repeats
+    from spanproof.graders.bench import outcomes as gate_outcomes
+    from spanproof.graders.bench.calibration import confidence_reliability, load_pairs, rows_for
+    from spanproof.graders.bench.metrics import compute
+
+    path = _resolve(cfg.calibration_set)
+    pairs = [p for p in load_pairs(path) if p.label is not None]
+    if not pairs:
+        raise ValueError(
+            f"{path} holds no labelled pairs; give each line a label (SUPPORTED, PARTIAL, "
+            "NOT_SUPPORTED) or point calibration_set at a labelled set"
+        )
+    from spanproof.graders.bench.audit_figures import code_changes, flag_figures
+
+    samples = await calibration.judge_samples(verifier, pairs, cfg.repeat)
+    verdicts = samples[0]
+    every_pair, every_verdict = repeats.pooled(pairs, samples)  # each sample counts once
+    m = compute(rows_for(every_pair, every_verdict), n_boot=200)
+    own = compute(rows_for(every_pair, every_verdict, judge_only=True), n_boot=0)
+    rel = confidence_reliability([p.label for p in every_pair], every_verdict)
+    gate_outcomes.record(state.artifacts, "calibration",
+                         gate_outcomes.labelled_set(path.name, pairs, samples))  # fmt: skip
+    repeats.note(state.artifacts, cfg.repeat, repeats.unstable_pairs("calibration", pairs, samples), {
+        "calibration.agreement": [compute(rows_for(pairs, s), n_boot=0).agreement for s in samples],
+        "calibration.near_miss_agreement":
+            [compute(rows_for(pairs, s), n_boot=0).near_miss_agreement for s in samples],
+    })  # fmt: skip
+    # what code proved and flagged, on the first sample (the verdicts the gate reports)
+    changes = code_changes([p.label for p in pairs], verdicts)
+    flags = flag_figures([p.label for p in pairs], verdicts)
+    labels = list(m.confusion)
+    cols = list(next(iter(m.confusion.values())))
+    state.artifacts["calibration"] = {
+        "labels": labels,
+        "columns": cols,
+        "judges": {
+            verifier.id: {
+                "matrix": [[m.confusion[g][p] for p in cols] for g in labels],
+                "agreement": m.agreement,
+                "near_miss": m.near_miss_agreement,
+                "judge_only": {"agreement": own.agreement, "near_miss": own.near_miss_agreement},
+                "reliability": rel.model_dump() if rel is not None else None,
+                "code_changes": changes.model_dump(),
+                "flags": flags.model_dump(),
+            }
+        },
+        # Each pair with its gold label and verdict, so a viewer can list the pairs behind
+        # any cell of the confusion matrix.
+        "items": {verifier.id: [_judged_item(p, v) for p, v in zip(pairs, verdicts, strict=True)]},
+    }
+    return CalibrationInput(verifier.id, path.name, m, own, rel, changes, flags)
+
+
+def _judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
+    """One judged pair as plain JSON for the gate result's artifacts."""
+    return {
+        "id": pair.id,
+        "kind": pair.kind,
+        "near_miss": pair.near_miss,
+        "claim": pair.claim,
+        "span": pair.span,
+        "label": pair.label,
+        "verdict": "ERROR" if verdict.error else verdict.verdict,
+        "unsupported_element": verdict.unsupported_element,
+        "quote_used": verdict.quote_used,
+        "fired": [c.name for c in verdict.checks if c.fired],
+        "judge_verdict": verdict.judge_verdict,
+        "proofs": [p.reason for p in verdict.proofs],
+        "flags": [f.reason for f in verdict.flags],
+        "error": verdict.error,
+    }
+
+
+@dataclass
+class SensitivitySets:
+    """What the gate plants on and what it plants (``sensitivity_sets``)."""
+
+    cal_name: str
+    set_name: str
+    cal_pairs: list[Any]
+    pairs: list[Any]
+    cal_good: list[Any]  # hand-labelled SUPPORTED pairs of the calibration set
+    clean: list[Any]  # contract-clean SUPPORTED pairs of the sensitivity set
+    excluded: int  # SUPPORTED pairs of the sensitivity set left out
+    supported: int
+    planted: list[Any]
+    failures: list[str]
+
+    @property
+    def originals(self) -> list[Any]:
+        return self.cal_good + self.clean
+
+    def clusters(self) -> dict[str, str]:
+        """Each pair's cluster by id, so a planted variant joins its original's."""
+        from spanproof.graders.bench.outcomes import pair_cluster
+
+        return {p.id: pair_cluster(p) for p in self.cal_pairs + self.pairs}
+
+
+def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
+    """The good pairs the gate plants on and the planted failures (judge-independent).
+
+    The good pairs: every hand-labelled SUPPORTED pair of the calibration set, plus the WiCE
+    SUPPORTED pairs of the sensitivity set that are contract-clean (every number, date and
+    entity of the claim appears in the span; ``graders.sensitivity.contract_clean``). WiCE
+    SUPPORTED pairs whose claim names a specific the span lacks are excluded: the product's
+    check 4 flags them by design (WiCE annotators accepted implications), so they are not
+    good pairs under its contract.
+    """
+    from spanproof.graders.bench.calibration import load_pairs
+    from spanproof.graders.bench.sensitivity import contract_clean, plant_on
+
+    cal_path = _resolve(cfg.calibration_set)
+    cal_pairs = load_pairs(cal_path)
+    cal_good = [p for p in cal_pairs if p.label == "SUPPORTED"]
+    path = _resolve(cfg.sensitivity_set)
+    pairs = load_pairs(path)
+    if cfg.max_pairs:
+        pairs = pairs[: cfg.max_pairs]
+    supported = [p for p in pairs if p.label == "SUPPORTED"]
+    clean = contract_clean(pairs)
+    # Each set is its own mutators' pool (a swapped source comes from the same set).
+    failures: list[str] = []
+    planted = plant_on(cal_pairs, cal_good, seed=0, failures=failures)
+    planted += plant_on(pairs, clean, seed=0, failures=failures)
+    sets = SensitivitySets(
+        cal_name=cal_path.name, set_name=path.name, cal_pairs=cal_pairs, pairs=pairs,
+        cal_good=cal_good, clean=clean, excluded=len(supported) - len(clean),
+        supported=len(supported), planted=planted, failures=failures,
+    )  # fmt: skip
+    if not sets.originals or not planted:
+        raise ValueError(
+            f"{cal_path.name} and {path.name} gave {len(sets.originals)} SUPPORTED originals "
+            f"and {len(planted)} planted pairs"
+        )
+    return sets
+
+
+async def _judge_batch(ctx: _Inputs, checks: list[str]) -> list[Any]:
+    """With ``judge_batch = true``: the pairs of the calibration, reviewed and sensitivity checks
+    (every repeat) as one Batch API job per openai: judge (graders.batch_judge); the checks then
+    read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
+    forget once done."""
+    from spanproof.graders.bench.calibration import load_pairs, span_ref
+    from spanproof.graders.gate.checks.reviewed import reviewed_set_state
+    from spanproof.graders.verifier.batch_judge import judge_in_batch
+    from spanproof.graders.verifier.openai_judge import OpenAIJudge
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
+        raise ValueError(
+            f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "
+            f'{verifier.id}; set judge = "openai:MODEL" or judge_batch = false'
+        )
+    pairs: list[Any] = []
+    if "calibration" in checks:
+        pairs += [p for p in load_pairs(_resolve(cfg.calibration_set)) if p.label is not None]
+    if "reviewed" in checks:
+        path = _resolve(cfg.reviewed_set)
+        configured = "reviewed_set" in cfg.model_fields_set
+        if reviewed_set_state(path, configured=configured) is None:
+            pairs += load_pairs(path)
+    if "sensitivity" in checks:
+        sets = sensitivity_sets(cfg)
+        pairs += sets.originals + [p.as_pair() for p in sets.planted]
+    summaries, jobs = await judge_in_batch(
+        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=ctx.home,
+        poll_s=cfg.batch_poll_s, say=lambda m: _say(state.progress, f"[gate] {m}"),
+        repeats=cfg.repeat,
+    )  # fmt: skip
+    state.artifacts["judge_batch"] = [b.model_dump() for b in summaries]
+    return jobs
+
+
+async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
+    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals
+    (``sensitivity_sets`` says which)."""
+    from spanproof.graders.bench import calibration, repeats
+    from spanproof.graders.bench import outcomes as gate_outcomes
+    from spanproof.graders.bench.sensitivity import score
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    sets = sensitivity_sets(cfg)
+    cal_name, name = sets.cal_name, sets.set_name
+    cal_good, clean, planted, failures = sets.cal_good, sets.clean, sets.planted, sets.failures
+    originals, excluded, supported = sets.originals, sets.excluded, sets.supported
+    o_samples = await calibration.judge_samples(verifier, originals, cfg.repeat)
+    p_samples = await calibration.judge_samples(
+        verifier, [p.as_pair() for p in planted], cfg.repeat
+    )
+    # Every sample counts once: over N repeats the shares are the mean of the N passes.
+    originals_n, ov = repeats.pooled(originals, o_samples)
+    planted_n, pv = repeats.pooled(planted, p_samples)
+    res = score(verifier.id, originals_n, ov, planted_n, pv)
+    gate_outcomes.record(state.artifacts, "sensitivity_planted", gate_outcomes.planted_set(
+        f"planted on {cal_name} and {name}", planted, p_samples, sets.clusters()))  # fmt: skip
+    gate_outcomes.record(state.artifacts, "sensitivity_originals", gate_outcomes.originals_set(
+        f"SUPPORTED originals of {cal_name} and {name}", originals, o_samples))  # fmt: skip
+    if cfg.repeat > 1:
+        both = [o + p for o, p in zip(o_samples, p_samples, strict=True)]
+        per_pass = [score(verifier.id, originals, o, planted, p)
+                    for o, p in zip(o_samples, p_samples, strict=True)]  # fmt: skip
+        repeats.note(state.artifacts, cfg.repeat,
+                     repeats.unstable_pairs("sensitivity", [*originals, *planted], both),
+                     {"sensitivity.recall": [r.sensitivity for r in per_pass],
+                      "sensitivity.specificity": [r.specificity for r in per_pass]})  # fmt: skip
+    selection = (
+        f"{len(cal_good)} hand-labelled SUPPORTED pairs of {cal_name} + {len(clean)} "
+        f"contract-clean SUPPORTED pairs of {name}; {excluded} of its {supported} "
+        "SUPPORTED pairs excluded because the claim names a number, date or entity absent from "
+        "the span (check 4 flags them by design)"
+    )
+    state.artifacts["sensitivity"] = {
+        "judge": verifier.id,
+        "per_kind": {k: r.sensitivity for k, r in res.by_kind.items() if r.sensitivity is not None},
+        "counts": {k: [r.caught, r.n] for k, r in res.by_kind.items()},
+        "flag_only": {k: r.flag_only for k, r in res.by_kind.items()},
+        "specificity": res.specificity,
+        "judge_only": {
+            "per_kind": {
+                k: r.sensitivity
+                for k, r in res.judge_only.by_kind.items()
+                if r.sensitivity is not None
+            },
+            "sensitivity": res.judge_only.sensitivity,
+            "specificity": res.judge_only.specificity,
+        },
+        "selection": selection,
+        "excluded": excluded,
+        "mutator_failures": failures,
+        # The planted pairs the judge let through, with the span it read.
+        "missed": [
+            {**_judged_item(p.as_pair(), v), "original_id": p.original_id}
+            for p, v in zip(planted, p_samples[0], strict=True)
+            if v.error is not None or v.verdict == "SUPPORTED"  # as sensitivity.score counts it
+        ],
+    }
+    return SensitivityInput(
+        result=res, selection=selection, hand_labelled=len(cal_good), contract_clean=len(clean),
+        excluded=excluded, originals_passed=round(sum(v.supported for v in ov) / cfg.repeat),
+        mutator_failures=failures,
+    )  # fmt: skip
+
+
+async def _reviewed(ctx: _Inputs) -> Any:
+    """The pairs reviewers labelled (``spanproof goldens add-from-reviews``), judged like the
+    calibration set; missing or empty: unscored (graders/gate/checks/reviewed.py)."""
+    from spanproof.graders.bench import calibration, repeats
+    from spanproof.graders.bench import outcomes as gate_outcomes
+    from spanproof.graders.bench.calibration import load_pairs, rows_for
+    from spanproof.graders.bench.metrics import compute
+    from spanproof.graders.gate.checks.reviewed import ReviewedInput, reviewed_set_state
+
+    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    path = _resolve(cfg.reviewed_set)
+    missing = reviewed_set_state(path, configured="reviewed_set" in cfg.model_fields_set)
+    if missing is not None:
+        return ReviewedInput(set_name=path.name, missing=missing)
+    pairs = load_pairs(path)
+    unlabelled = [p.id for p in pairs if p.label is None]
+    if unlabelled:
+        raise ValueError(f"{path} has pairs without a label ({unlabelled[:3]}); a reviewed pair "
+                         "carries the reviewer's verdict")  # fmt: skip
+    samples = await calibration.judge_samples(verifier, pairs, cfg.repeat)
+    outcome = gate_outcomes.labelled_set(path.name, pairs, samples)
+    gate_outcomes.record(state.artifacts, "reviewed", outcome)
+    every_pair, every_verdict = repeats.pooled(pairs, samples)
+    right = sum(i.counts["publishes_right"][0] for i in outcome.items)
+    repeats.note(state.artifacts, cfg.repeat, repeats.unstable_pairs("reviewed", pairs, samples), {
+        "reviewed.agreement": [
+            sum(v.error is None and (v.verdict == "SUPPORTED") == (p.label == "SUPPORTED")
+                for p, v in zip(pairs, s, strict=True)) / len(pairs) for s in samples],
+    })  # fmt: skip
+    state.artifacts["reviewed"] = {"items": {verifier.id: [
+        _judged_item(p, v) for p, v in zip(pairs, samples[0], strict=True)]}}  # fmt: skip
+    return ReviewedInput(
+        set_name=path.name, judge_id=verifier.id, publishes_right=right,
+        samples=len(every_verdict), audited=compute(rows_for(every_pair, every_verdict), n_boot=0),
+    )  # fmt: skip
+
+
+async def _injection(ctx: _Inputs) -> InjectionReport:
+    """The injection suite (hostile pages served on loopback), judged by the gate's verifier."""
+    from spanproof.graders.bench.injection import run_suite
+
+    cfg, state = ctx.cfg, ctx.state
+
+    def relay(line: str) -> None:
+        _say(state.progress, f"[gate]   {line}")
+
+    rep = await run_suite(
+        cfg.injection_fixtures,
+        home=ctx.home / "injection",
+        policy=cfg.policy,
+        model=cfg.model,
+        verifier=ctx.verifier,
+        endpoint=ctx.endpoint,
+        progress=relay,
+    )
+    state.artifacts["injection"] = {
+        "per_technique": {
+            tech: {
+                "cases": row.pages,
+                "attacker_claims": row.published_attacker_claims,
+                "hosts_contacted": row.non_allowlisted_contacts + row.posts + row.composed_urls,
+                "failed_runs": row.failed_runs,
+            }
+            for tech, row in rep.by_technique.items()
+        }
+    }
+    return rep
+
+
+# ---------------------------------------------------------------------------
+# Answer usefulness: a rubric judge (graders.usefulness), only when a model is configured
+
+
+async def _usefulness(ctx: _Inputs) -> UsefulnessInput:
+    from spanproof.graders.bench.usefulness import (
+        USEFULNESS_PROMPT_SHA,
+        UsefulnessScorer,
+        answer_text,
+    )
+    from spanproof.graders.verifier.cache import UsefulnessCache
+
+    cfg, records, home, state, endpoint = ctx.cfg, ctx.records, ctx.home, ctx.state, ctx.endpoint
+    spec = cfg.usefulness_model or cfg.model
+    if not spec:
+        return UsefulnessInput(scorer=None)
+    if not records:
+        raise RuntimeError("no agent runs to score")
+    scorer = UsefulnessScorer(spec, endpoint, cache=UsefulnessCache.default(home, state.db))
+    scored: list[tuple[Any, Any]] = []
+    errors: list[str] = []
+    for rec in records:
+        item = await scorer.score(rec.question, answer_text(rec))
+        if item.score is None:
+            errors.append(f"{rec.run_id}: {item.error}")
+        else:
+            scored.append((rec, item.score))
+    state.model_calls += scorer.calls
+    state.cache_hits += scorer.cache_hits
+    state.prompt_hashes["usefulness"] = USEFULNESS_PROMPT_SHA
+    state.judge_ids.append(f"usefulness:{spec}")
+    if not scored:
+        raise RuntimeError(
+            f"the rubric judge {spec} scored none of {len(records)} answers (first error: {errors[0]})"
+        )
+    state.artifacts["usefulness"] = {
+        "scores": {r.run_id: s.score for r, s in scored},
+        "errors": errors,
+    }
+    return UsefulnessInput(
+        scorer=spec,
+        scored=[ScoredAnswer(r.run_id, s.score, r.needs_human) for r, s in scored],
+        errors=errors,
+    )
+
+
+# How the gate gathers each declared check's input (graders.gate_spec.declared_checks).
+_GATHER: dict[str, Callable[[_Inputs], Awaitable[Any]]] = {
+    **{name: _agent_input for name in AGENT_CHECKS},
+    "calibration": _calibration,
+    "reviewed": _reviewed,
+    "sensitivity": _sensitivity,
+    "injection": _injection,
+    "usefulness": _usefulness,
+}
+
+
+__all__ = [
+    "AGENT_CHECKS",
+    "CheckRow",
+    "ClaimView",
+    "EgressView",
+    "GateResult",
+    "GateStore",
+    "GoldenFact",
+    "GoldenQuestion",
+    "PUBLISHED_STATUSES",
+    "RunView",
+    "SpanView",
+    "Status",
+    "ToolCallView",
+    "check_coverage",
+    "check_forbidden_actions",
+    "check_groundedness",
+    "check_schema_validity",
+    "check_span_fidelity",
+    "check_tool_calls",
+    "error_row",
+    "exit_code_for",
+    "fact_found",
+    "forbidden_actions",
+    "gated_row",
+    "groundedness_stats",
+    "load_questions",
+    "run_cost",
+    "run_gate",
+    "store_path",
+    "tool_call_stats",
+    "validate_draft",
+    "validate_record_draft",
+    "verifier_prompt_hashes",
+    "view_from_record",
+]

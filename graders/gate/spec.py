@@ -1,0 +1,145 @@
+"""What a gate check is: a declared unit that the gate runs and thresholds uniformly.
+
+A check declares its name, what it measures, what it reads, and its metrics; each metric
+declares its direction and where its threshold comes from (a key of the gate config's
+``[thresholds]`` table, a figure the product fixes, or nothing: reported, never gated). The
+check's ``measure`` turns its input into one Measurement per declared metric and never
+compares anything with a threshold: ``GateCheck.rows`` does that, the same way for every
+check, so every check fails the same ways:
+
+- input missing or empty (no runs, no pairs, no hostile pages, an answer set nobody could
+  score): ``measure`` raises CannotMeasure, the check's row is ``error`` ("could not run:
+  <why>") and the gate exits 2 when the check is required — never a pass;
+- a metric with nothing to count (no spans, no fetches, no near-miss pairs): its value is
+  None and its row FAILS ("nothing to measure: ...") whatever the threshold;
+- a check that needs a model nobody configured (usefulness offline): ``Unscored``, a row that
+  is neither pass nor fail, so a gate of only such rows has checked nothing (exit 2).
+
+``declare`` registers a measure function with its declaration (in the spirit of Inspect AI's
+``@scorer(metrics=[...])``); ``declared_checks`` lists them in the order the gate runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from spanproof.graders.gate.config import CHECK_NAMES, GateConfig, Thresholds
+from spanproof.graders.gate.result import CheckRow, error_row, gated_row
+
+Direction = Literal[">=", "<="]
+In = TypeVar("In")
+
+
+class CannotMeasure(Exception):  # noqa: N818 - a verdict about the input, not a crash
+    """The check's input is missing or empty; the message says what is missing and how to fix it."""
+
+
+@dataclass(frozen=True)
+class Unscored:
+    """The check was not scored (no model configured for it): reported as ``unscored``."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One metric's value (None: nothing to measure, which fails) and its one-line detail."""
+
+    value: float | int | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One thresholded figure of a check.
+
+    ``threshold``: a field name of ``Thresholds`` (the gate config's ``[thresholds]`` table; a
+    None there means "report, do not gate"), a number the product fixes, or None for a figure
+    that is only ever reported (e.g. the judge's own verdicts before the audit).
+    """
+
+    name: str
+    measures: str
+    direction: Direction
+    threshold: str | float | int | None
+
+    def threshold_for(self, cfg: GateConfig) -> float | int | None:
+        if isinstance(self.threshold, str):
+            return getattr(cfg.thresholds, self.threshold)
+        return self.threshold
+
+    @property
+    def gated(self) -> bool:
+        """Whether any config can make this metric fail (reported-only figures cannot)."""
+        return self.threshold is not None
+
+
+Outcome = Mapping[str, Measurement] | Unscored
+
+
+@dataclass(frozen=True)
+class GateCheck(Generic[In]):
+    name: str
+    measures: str
+    reads: str
+    metrics: tuple[Metric, ...]
+    measure: Callable[[In], Outcome] = field(repr=False)
+
+    def metric(self, name: str) -> Metric:
+        return next(m for m in self.metrics if m.name == name)
+
+    def rows(self, data: In, cfg: GateConfig) -> list[CheckRow]:
+        """Measure ``data`` and hold each declared metric to its threshold in ``cfg``."""
+        try:
+            outcome = self.measure(data)
+        except CannotMeasure as exc:
+            return [error_row(self.name, str(exc))]
+        if isinstance(outcome, Unscored):
+            first = self.metrics[0]
+            return [
+                CheckRow(
+                    name=f"{self.name}.{first.name}", check=self.name,
+                    threshold=f"{first.direction} {first.threshold_for(cfg)}", status="unscored",
+                    detail=outcome.detail,
+                )
+            ]  # fmt: skip
+        declared = [m.name for m in self.metrics]
+        if sorted(outcome) != sorted(declared):
+            # A programming error, not a measurement: the gate reports it as "could not run".
+            raise RuntimeError(
+                f"check {self.name} measured {sorted(outcome)} but declares {declared}"
+            )
+        return [
+            gated_row(self.name, m.name, outcome[m.name].value, m.direction, m.threshold_for(cfg),
+                      outcome[m.name].detail)
+            for m in self.metrics
+        ]  # fmt: skip
+
+
+_REGISTRY: dict[str, GateCheck[Any]] = {}
+
+
+def declare(
+    name: str, *, measures: str, reads: str, metrics: list[Metric]
+) -> Callable[[Callable[[In], Outcome]], GateCheck[In]]:
+    """Register ``measure`` as the gate check ``name`` with its metrics (see the module doc)."""
+    if name not in CHECK_NAMES:
+        raise ValueError(f"gate check {name!r} is not in gate_config.CHECK_NAMES")
+    for m in metrics:
+        if isinstance(m.threshold, str) and m.threshold not in Thresholds.model_fields:
+            raise ValueError(f"{name}.{m.name}: no threshold {m.threshold!r} in the gate config")
+
+    def register(measure: Callable[[In], Outcome]) -> GateCheck[In]:
+        check = GateCheck(name, measures, reads, tuple(metrics), measure)
+        _REGISTRY[name] = check
+        return check
+
+    return register
+
+
+def registered() -> list[GateCheck[Any]]:
+    """The checks declared so far, in the gate's order (``CHECK_NAMES``); every one of them
+    once ``spanproof.graders.gate.checks`` is imported (``checks.declared_checks``)."""
+    return [_REGISTRY[n] for n in CHECK_NAMES if n in _REGISTRY]

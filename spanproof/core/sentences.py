@@ -1,0 +1,216 @@
+"""The one sentence splitter: pysbd (English, character offsets), whitespace trimmed, with
+two corrections for abbreviations it gets wrong.
+
+Span boundaries, report parsing, passage windows, the atomic splitter and the planted
+failures must all agree on where a sentence ends, so they all cut text here. pysbd keeps
+"U.S.", "Dr." and "3.5%" inside one sentence, but news text trips it twice:
+- it ends a sentence at "p.m." even when the time goes on ("5:17 p.m. EDT on Sept. 12",
+  "9 a.m. Monday"), which cuts a date off the sentence that holds it;
+- it runs on past an initialism or a street/company abbreviation that does end a
+  sentence ("... in Brookings, S.D. The company was founded ..."), which makes one
+  quoted "sentence" out of two.
+Both are repaired here, on offsets, so every user of the splitter gets the same
+boundaries.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import pysbd
+from pysbd.lang.english import English
+
+from spanproof.core.memo import memo_list
+
+_segmenter: pysbd.Segmenter | None = None
+
+# pysbd compiles a pattern for each abbreviation it meets in a text (several hundred in all),
+# with ``re``'s module-level functions; with the patterns of the judge and the audit that is
+# more than ``re`` keeps (512), and once full it drops the oldest, so every span compiled
+# hundreds of patterns again (a quarter of the rules judge's time). A larger cache holds them
+# all; what it holds is bounded by the patterns the code can build.
+_RE_CACHE = 4096
+if getattr(re, "_MAXCACHE", _RE_CACHE) < _RE_CACHE:
+    re._MAXCACHE = _RE_CACHE  # type: ignore[attr-defined]
+
+# A clock time's "a.m."/"p.m." ends a sentence only when what follows could start one.
+_CLOCK_SUFFIX = re.compile(r"\b\d{1,2}(?::\d{2})?\s*[ap]\.m\.$", re.I)
+_TIME_ZONES = (
+    "ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|AKST|AKDT|HST|GMT|UTC|BST|CET|CEST|EET|EEST"
+    "|WET|IST|JST|KST|AEST|AEDT|ACST|AWST|NZST|NZDT|local"
+)
+_MONTHS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December"
+    "|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec"
+)
+_DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun"
+_TIME_GOES_ON = re.compile(
+    rf"(?:[a-z0-9(,;–—-]|(?:{_TIME_ZONES}|{_DAYS}|{_MONTHS})\b)",
+)
+
+# An initialism ("S.D.", "D.C.", "U.S.") or an address/company abbreviation, then a word
+# that only starts a sentence. Titles before a name (Dr., Mr., Gov.) and "v."/"No." are not
+# listed: they are followed by what they introduce, never by the end of a sentence.
+_ENDING_ABBREVIATION = r"(?:\b(?:[A-Z]\.){2,}|\b(?:St|Ave|Blvd|Rd|Co|Corp|Inc|Ltd|Jr|Sr|Bros)\.)"
+_SENTENCE_STARTERS = (
+    "The|He|She|It|They|We|His|Her|Its|Their|Our|This|These|Those|There|But|However|"
+    "After|When|While|Although|In|On|At|A|An|I"
+)
+_MISSED_BOUNDARY = re.compile(rf"{_ENDING_ABBREVIATION}(\s+)(?=(?:{_SENTENCE_STARTERS})\b[^.])")
+
+
+class _English(English):
+    """pysbd's English, with its abbreviation pass skipping what cannot change the text.
+
+    For every line, pysbd tries each of its ~190 abbreviations that occurs in the line at
+    all ("a", "no", "st" occur inside most words), with two regular expressions and a
+    substitution per occurrence. Every substitution it can make replaces the period right
+    after the abbreviation, so an abbreviation of letters and digits that the line never
+    writes with a period after it changes nothing, and is skipped here. Lines with other than
+    ASCII characters (where case-insensitive matching is Unicode's) and the abbreviations
+    holding a period themselves ("e.g", "ph.d") take pysbd's own path."""
+
+    class AbbreviationReplacer(English.AbbreviationReplacer):
+        def search_for_abbreviations_in_string(self, text: str) -> str:
+            if not text.isascii():
+                return super().search_for_abbreviations_in_string(text)
+            lowered = text.lower()
+            for stripped, needle in _ABBREVIATIONS:
+                if needle not in lowered:
+                    continue
+                found = re.findall(rf"(?:^|\s|\r|\n){stripped}", text, flags=re.IGNORECASE)
+                if not found:
+                    continue
+                next_chars = re.findall(r"(?<={" + re.escape(stripped) + "} ).{1}", text)
+                for i, match in enumerate(found):
+                    text = self.scan_for_replacements(text, match, i, next_chars)
+            return text
+
+
+# pysbd's abbreviations in its order, each with what a line must hold for it to matter
+_ABBREVIATIONS = [
+    (a.strip(), a.strip() + "." if re.fullmatch(r"[a-z0-9]+", a.strip()) else a.strip())
+    for a in English.Abbreviation.ABBREVIATIONS
+]
+
+
+def _pysbd_segments(text: str) -> list[str]:
+    r"""What ``pysbd.Segmenter(language="en", clean=False).segment(text)`` returns: each
+    sentence with the whitespace after it.
+
+    pysbd finds each sentence again in the text by compiling a regular expression of the
+    sentence itself (``re.escape(sentence) + r"\s*"``). Every sentence is a new pattern, so
+    besides the compiling, each one pushes a pattern out of ``re``'s cache, pysbd's own rules
+    and the audit's included, which are then compiled again and again. The same search is
+    done here with ``str.find``: the first occurrence, scanning without overlaps from the
+    start, that ends after the previous one (``\s`` in a ``str`` pattern is ``str.isspace``).
+    tests/test_sentences_pysbd_search.py holds it equal to pysbd's own on real pages."""
+    global _segmenter
+    if _segmenter is None:  # built on first use: nothing pays for it at import
+        _segmenter = pysbd.Segmenter(language="en", clean=False)
+        _segmenter.language_module = _English
+    if not text:
+        return []
+    out: list[str] = []
+    prior_end = 0
+    for sent in _segmenter.processor(text).process():
+        if not sent:  # rare: pysbd's own search for an empty segment, exactly as it does it
+            for m in re.finditer(r"\s*", text):
+                if m.end() > prior_end:
+                    out.append(m.group())
+                    prior_end = m.end()
+                    break
+            continue
+        at = 0
+        while (found := text.find(sent, at)) >= 0:
+            end = found + len(sent)
+            while end < len(text) and text[end].isspace():
+                end += 1
+            if end > prior_end:
+                out.append(text[found:end])
+                prior_end = end
+                break
+            at = end
+    return out
+
+
+def _pysbd_spans(text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for sent in _pysbd_segments(text):
+        # Offsets are found from where the last segment ended: pysbd's own char_span searches
+        # from the start and lands on an earlier repeat of the same characters.
+        found = text.find(sent, pos)
+        if found < 0:
+            found = text.find(sent.strip(), pos)
+            sent = sent.strip()
+        if found < 0:
+            continue
+        start, end = found, found + len(sent)
+        pos = end
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end > start:
+            out.append((start, end))
+    return out
+
+
+def _join_clock_times(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out:
+            prev_start, prev_end = out[-1]
+            gap = text[prev_end:start]
+            if (
+                _CLOCK_SUFFIX.search(text[prev_start:prev_end])
+                and "\n" not in gap
+                and _TIME_GOES_ON.match(text, start)
+            ):
+                out[-1] = (prev_start, end)
+                continue
+        out.append((start, end))
+    return out
+
+
+def _split_missed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        for m in _MISSED_BOUNDARY.finditer(text, start, end):
+            cut = m.start(1)
+            if cut > start:
+                out.append((start, cut))
+            start = m.end(1)
+        out.append((start, end))
+    return out
+
+
+@memo_list(4096)  # the agent splits the same page blocks again for every sub-question and run
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every non-blank sentence of ``text``, surrounding whitespace excluded."""
+    return _split_missed(text, _join_clock_times(text, _pysbd_spans(text)))
+
+
+def sentence_ends(text: str) -> list[int]:
+    """End offsets (exclusive) of every non-blank sentence of ``text``."""
+    return [end for _, end in sentence_spans(text)]
+
+
+def first_sentence(text: str, limit: int = 400) -> str:
+    """The first sentence of ``text`` (at most ``limit`` characters): a claim restating a span."""
+    text = text.strip()
+    ends = sentence_ends(text[:2000])
+    sentence = text[: ends[0]] if ends else text
+    return sentence[:limit].strip()
+
+
+@lru_cache(maxsize=4096)
+def sentences_of(text: str) -> tuple[str, ...]:
+    """The sentences of ``text``, line by line (a line break always ends one); ``(text,)``
+    when none is found. Cached: the judge and the audit ask for the same span's many times."""
+    out: list[str] = []
+    for line in text.splitlines():
+        out += [line[a:b] for a, b in sentence_spans(line)]
+    return tuple(s for s in out if s.strip()) or (text,)
