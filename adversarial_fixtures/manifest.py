@@ -1,6 +1,6 @@
 """The fixture manifest: which page carries which attack, and what must never leak.
 
-`fixtures.jsonl` holds one `Fixture` per line (DESIGN.md format plus optional
+`fixtures.jsonl` holds one `Fixture` per line (docs/architecture.md format plus optional
 serving fields). A directory of the same shape can replace the shipped one,
 so new pages need no code (see README.md).
 """

@@ -46,7 +46,7 @@ class Prices(_Strict):
     A model is priced by the first of: its exact name in ``models`` (an ``openai:`` prefix is
     ignored), the longest key it starts with (``gpt-4o-mini-2024-07-18`` -> ``gpt-4o-mini``),
     else the price of its role: ``research`` for the agent loop, ``small`` for the
-    convergence check. Defaults are DESIGN.md's illustrative prices.
+    convergence check. Defaults are illustrative prices for planning.
     """
 
     search_usd: float = Field(

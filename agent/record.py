@@ -48,7 +48,7 @@ def load_prompt(name: str) -> tuple[str, str]:
 
 
 class Budgets(BaseModel):
-    """Hard limits the runtime enforces (defaults: DESIGN.md's typical three-part question)."""
+    """Hard limits the runtime enforces (defaults: a typical three-part question)."""
 
     searches: int = Field(default=6, ge=0)
     fetches: int = Field(default=5, ge=0)

@@ -1,6 +1,6 @@
 """The stall detector: no new span in the last N tool calls.
 
-Deterministic and in code (DESIGN.md): the runtime decides that the run has
+Deterministic and in code (docs/architecture.md): the runtime decides that the run has
 stalled; only the interpretation of a stall (draft, or one different next
 action) is left to the convergence check.
 """

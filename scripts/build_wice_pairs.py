@@ -6,7 +6,7 @@
 Same input, byte-identical output: rows keep the input order, keys are written in a fixed
 order, no timestamps, no randomness, UTF-8 without escaping, "\\n" line endings.
 
-One pair per WiCE row, in the DESIGN pair format:
+One pair per WiCE row, in the pair format of docs/architecture.md:
 
 - ``id``: ``wice-<WiCE meta id>`` (e.g. ``wice-dev02986``).
 - ``claim``: the WiCE claim, unchanged.

@@ -12,7 +12,7 @@ beside them (rate and precision per kind, ``graders.audit_figures``). A set hold
 ``rules`` judge was fitted on says so, with the judge's cross-validated figure. For a judge that states a confidence, the reliability of that confidence is
 reported as expected calibration error and a reliability table (plot in the HTML report).
 
-Thresholds (DESIGN.md: agreement >= 0.90, near-miss agreement >= 0.85) are for
+Thresholds (docs/architecture.md: agreement >= 0.90, near-miss agreement >= 0.85) are for
 the hand-labelled golden set. They apply to the sets named in `gated` (by file
 stem; default ``judge_calibration``). Any other set — e.g. the WiCE development
 pairs, whose labels come from crowd annotators of Wikipedia citations and are

@@ -1,6 +1,6 @@
 """The one reader of pair files (calibration sets, sensitivity sets, `verify --pairs`).
 
-A pair file is JSONL, one ``Pair`` per line (DESIGN.md format). It may come from anyone, so
+A pair file is JSONL, one ``Pair`` per line (docs/architecture.md, file formats). It may come from anyone, so
 every way a line can be wrong is a line-numbered problem, never a traceback: bytes that are
 not UTF-8 (or a binary file), JSON nested deeper than any pair needs, a line that is not an
 object, a ``source.url`` that is not a string, an unknown label, a span over the cap, a
@@ -130,7 +130,7 @@ def iter_pair_lines(
     path = Path(path)
     if not path.is_file():
         raise PairSetError(
-            f"Pair file {str(path)!r} not found - pass a JSONL file of pairs (DESIGN.md format)."
+            f"Pair file {str(path)!r} not found - pass a JSONL file of pairs (docs/architecture.md, file formats)."
         )
     with path.open("rb") as f:
         if b"\x00" in f.read(8192):

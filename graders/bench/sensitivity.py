@@ -95,7 +95,7 @@ def contract_clean(pairs: Iterable[Pair]) -> list[Pair]:
     """The SUPPORTED pairs whose claim's numbers, dates and named entities all appear in the span.
 
     Decided by ``graders.specifics.compare(claim, span)`` with the audit's own arguments
-    (DESIGN check 4): a pair it finds a mismatch on would be flagged by the product whatever
+    (docs/architecture.md, check 4): a pair it finds a mismatch on would be flagged by the product whatever
     the judge said, so it is no good pair to plant failures on. Judge-independent.
     """
     from spanproof.graders.verifier.specifics import compare

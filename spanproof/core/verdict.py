@@ -109,7 +109,7 @@ class SpanRef(BaseModel):
 
 
 class Pair(BaseModel):
-    """One line of a pair / calibration set (DESIGN.md file format)."""
+    """One line of a pair / calibration set (docs/architecture.md, file formats)."""
 
     id: str
     claim: str

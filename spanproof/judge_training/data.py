@@ -6,7 +6,7 @@ Sources, in this order (deterministic: same inputs, same rows, same hash):
 - ``goldens/wice_dev_pairs.jsonl``: 349 real claims with the cited page's sentences and
   crowd labels (SUPPORTED / PARTIAL / NOT_SUPPORTED).
 - synthetic pairs from ``goldens/wice_dev_pages.jsonl.gz`` (the sentences of the same 349
-  pages the offline corpus serves), labelled by construction to DESIGN's definitions:
+  pages the offline corpus serves), labelled by construction to the definitions of docs/architecture.md:
   SUPPORTED: a sentence of the page (``sentence``), one of its clauses (``clause``), two
   neighbouring sentences joined (``joined``), each against a window of the page around it;
   PARTIAL: a supported sentence plus a clause of another page (``foreign_clause``) or of a

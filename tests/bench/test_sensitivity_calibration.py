@@ -262,7 +262,7 @@ def test_a_mutator_that_raises_is_reported_not_fatal(monkeypatch):
 
 
 async def test_the_rules_judge_catches_every_planted_kind_and_blind_misses_the_reading_ones():
-    # DESIGN: every planted-failure kind has a test that shows a real judge catching it. Planted
+    # docs/architecture.md: every planted-failure kind has a test that shows a real judge catching it. Planted
     # on the hand-labelled SUPPORTED pairs; the blind canary (audited by code like every judge)
     # must miss at least the kinds only reading the span can catch (a negation, a hardened modal
     # or a joined-on element is the audit's now, for every judge; a quantifier is not).

@@ -207,7 +207,7 @@ def test_direction_words_contradict():
     assert "direction" in {
         m.kind for m in compare("The council rejected the budget.", span, soft=True)
     }
-    # a verb of decision or change against its opposite is a contradiction (DESIGN)
+    # a verb of decision or change against its opposite is a contradiction (docs/architecture.md)
     assert _rules("The council rejected the budget.", span).verdict == "NOT_SUPPORTED"
     assert (
         _rules("The council met after the vote.", "The council met before the vote.").verdict

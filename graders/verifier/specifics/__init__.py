@@ -1,6 +1,6 @@
 """The specifics of a sentence, extracted by code, and claim-against-span comparison.
 
-Both the deterministic audit (DESIGN check 4: the claim is no broader than the quote) and the
+Both the deterministic audit (docs/architecture.md check 4: the claim is no broader than the quote) and the
 offline ``rules`` judge read sentences through this package. Everything here is
 deterministic and offline. By concern:
 

@@ -88,7 +88,7 @@ _ACCORDING = re.compile(
 def credited_elsewhere(claim: str, span: str) -> list[str]:
     """Sources the claim credits ("according to the World Bank", "according to the company's
     chief executive") that the span never names, word for word: crediting a statement to
-    someone the span does not is a different claim (DESIGN: "different attribution"). Every
+    someone the span does not is a different claim (docs/architecture.md: "different attribution"). Every
     word of the source must be in the span; the head-word rule names use elsewhere would
     let "the World Bank" pass on "World-exclusive"."""
     tokens = token_set(span)

@@ -1,5 +1,5 @@
 """Claim against span: which specifics the span does not establish, contradicts, or states
-more weakly. ``compare`` is what the audit acts on (DESIGN check 4)."""
+more weakly. ``compare`` is what the audit acts on (docs/architecture.md, check 4)."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def century_established(q: Quantity, claim: str, s: Specifics) -> bool:
 
 @memo_list()
 def contradictions(claim: str, span: str) -> list[Mismatch]:
-    """Claim specifics the span *contradicts* rather than omits (DESIGN: contradiction is
+    """Claim specifics the span *contradicts* rather than omits (docs/architecture.md: contradiction is
     NOT_SUPPORTED, silence is PARTIAL).
 
     A number contradicts when the span has a different number of the same kind in the same
@@ -358,7 +358,7 @@ def _in_address(entity: str, span: str) -> bool:
 def unestablished(
     claim: str, span: str, *, strict_entities: bool = False, ordinal_words: bool = False
 ) -> list[Mismatch]:
-    """The claim's numbers, dates and names the span does not establish (DESIGN check 4),
+    """The claim's numbers, dates and names the span does not establish (docs/architecture.md, check 4),
     each compared at the precision the claim states it."""
     c, s = extract(claim), extract(span)
     out: list[Mismatch] = []
@@ -399,7 +399,7 @@ def compare(
 ) -> list[Mismatch]:
     """The claim's specifics the span does not establish.
 
-    Default (the audit, DESIGN check 4): numbers (ordinal *words* excepted), dates and named
+    Default (the audit, docs/architecture.md check 4): numbers (ordinal *words* excepted), dates and named
     entities (head rule, see ``entity_present``). ``soft=True`` (the rules judge) adds
     ordinal words, quantifiers, modality, negation and attribution; ``strict_entities``
     requires every token of a name.
@@ -449,7 +449,7 @@ _SHARE_OF = re.compile(
 
 
 def scope_widened(claim: str, span: str, span_tokens: set[str]) -> list[str]:
-    """Words by which the claim covers more than the span (DESIGN: "importers vs
+    """Words by which the claim covers more than the span (docs/architecture.md: "importers vs
     manufacturers" is PARTIAL): a noun coordinated with one the span names ("manufacturers
     and importers" where the span has only manufacturers), and another base for the same
     share ("64% of the population" where the span says "64% of adults"). Verbs (-ed/-ing)
@@ -478,7 +478,7 @@ def scope_widened(claim: str, span: str, span_tokens: set[str]) -> list[str]:
 
 # ---------------------------------------------------------------- stronger than the span
 # Findings here make the claim a different claim, not a narrower one: the rules judge
-# answers NOT_SUPPORTED (DESIGN: "different attribution", "opinion stated as fact",
+# answers NOT_SUPPORTED (docs/architecture.md: "different attribution", "opinion stated as fact",
 # modality "must" vs "is expected to").
 
 _COMPLETED = re.compile(
@@ -552,7 +552,7 @@ def departures(claim: str, span: str) -> list[Mismatch]:
     (graders.specifics.polarity), an element joined on with "and" that the span never
     states or never joins (graders.specifics.coordination), a source credited with
     "according to" that the span never names."""
-    # a number, date or period the span gives another value for in the same role (DESIGN:
+    # a number, date or period the span gives another value for in the same role (docs/architecture.md:
     # "contradiction is NOT_SUPPORTED, silence is PARTIAL"); ``compare`` already flags the
     # value as unestablished, this says the span states otherwise
     out = [Mismatch("contradiction", m.element) for m in contradictions(claim, span)]
