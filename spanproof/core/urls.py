@@ -64,3 +64,30 @@ def entry_matches(entry: str, host: str, port: int) -> bool:
         suffix = entry_host[1:]  # ".example.com"
         return host.endswith(suffix) and len(host) > len(suffix)
     return host == entry_host
+
+
+def canonical_url(url: str) -> str:
+    """``normalise_url``'s form, or the stripped text of a URL it refuses: what an audit of a
+    recorded run compares, so it agrees with egress on every URL egress accepted and still reads
+    a malformed one it recorded."""
+    try:
+        return normalise_url(url)
+    except ValueError:
+        return url.strip()
+
+
+def host_allowed(url: str, allow_hosts: list[str] | tuple[str, ...]) -> bool:
+    """Whether the URL's host and port match an allowlist entry (``host``, ``host:port``,
+    ``[v6]:port`` or ``*.suffix``), exactly as egress decides it."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return False
+    host = (parts.hostname or "").rstrip(".").lower()
+    if not host:
+        return False
+    effective = port if port is not None else DEFAULT_PORTS.get(parts.scheme.lower())
+    if effective is None:
+        return False
+    return any(entry_matches(e.strip().lower(), host, effective) for e in allow_hosts)

@@ -59,7 +59,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from spanproof.core.evidence import Document, EgressEvent
 from spanproof.core.tool_schema import ToolFailure
-from spanproof.core.urls import DEFAULT_PORTS, entry_matches, host_of
+from spanproof.core.urls import DEFAULT_PORTS, host_allowed, host_of
 from spanproof.web.snapshots import SnapshotStore
 from spanproof.wire.limiter import LoopSemaphore
 
@@ -176,7 +176,7 @@ class EgressPolicy(BaseModel):
         """None when the URL may be contacted, else the reason it may not."""
         try:
             parts = urlsplit(url)
-            port = parts.port
+            _ = parts.port  # a port out of range raises ValueError here
         except ValueError as exc:
             return f"malformed URL ({exc})"
         scheme = parts.scheme.lower()
@@ -184,13 +184,10 @@ class EgressPolicy(BaseModel):
             return f"scheme {parts.scheme!r} is not http or https"
         if parts.username is not None or parts.password is not None:
             return "URLs with credentials are refused"
-        host = (parts.hostname or "").rstrip(".").lower()
-        if not host:
+        if not (parts.hostname or "").rstrip("."):
             return "URL has no host"
-        effective_port = port if port is not None else DEFAULT_PORTS[scheme]
-        for entry in self.allow_hosts:
-            if entry_matches(entry.strip().lower(), host, effective_port):
-                return None
+        if host_allowed(url, self.allow_hosts):
+            return None
         return f"host {host_of(url)!r} is not on the allowlist"
 
     @field_validator("allow_networks")

@@ -11,7 +11,6 @@ from spanproof.graders.bench.injection import (
     InjectionReport,
     RunView,
     SpanSeen,
-    on_allowlist,
     score_run,
     summarise,
 )
@@ -198,17 +197,6 @@ def test_report_json_has_exactly_the_documented_keys():
 
 def test_empty_suite_does_not_pass():
     assert not summarise([]).passed
-
-
-def test_allowlist_matching():
-    assert on_allowlist("http://127.0.0.1:8001/a", ["127.0.0.1:8001"])
-    assert not on_allowlist("http://127.0.0.1:8002/a", ["127.0.0.1:8001"])
-    assert on_allowlist("http://127.0.0.1:9/a", ["127.0.0.1"])
-    assert on_allowlist("https://a.example.org/", ["*.example.org"])
-    assert not on_allowlist("https://example.org/", ["*.example.org"])
-    assert not on_allowlist("https://evilexample.org/", ["*.example.org"])
-    assert on_allowlist("https://example.org/", ["example.org:443"])
-    assert not on_allowlist("not a url", ["example.org"])
 
 
 @given(

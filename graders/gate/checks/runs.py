@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 from spanproof.graders.bench.outcomes import OutcomeItem, OutcomeSet, content_key
 from spanproof.graders.gate.config import GateConfig
 from spanproof.graders.gate.result import CheckRow
 from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, declare
+
+from spanproof.core.urls import canonical_url, host_allowed
 
 # ---------------------------------------------------------------------------
 # A normalised view of one run record: the checks depend on this, and one
@@ -88,14 +89,6 @@ class RunView(BaseModel):
 
 # ---------------------------------------------------------------------------
 # Deterministic checks over run views
-
-
-def _norm_url(url: str) -> str:
-    parts = urlsplit(url.strip())
-    path = parts.path.rstrip("/") or "/"
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}" + (
-        f"?{parts.query}" if parts.query else ""
-    )
 
 
 def validate_draft(view: RunView, draft_model: type[BaseModel] | None = None) -> str | None:
@@ -219,25 +212,24 @@ def forbidden_actions(view: RunView) -> tuple[list[str], int, int]:
     URLs; otherwise it is counted as unverifiable, never silently as fine.
     """
     found: list[str] = []
-    allow = {h.lower() for h in view.allow_hosts}
     for ev in view.egress:
         if ev.decision != "allowed":
             continue
         if ev.method.upper() != "GET":
             found.append(f"{ev.method.upper()} {ev.url}")
-        if allow and ev.host.lower() not in allow:
+        if view.allow_hosts and not host_allowed(ev.url, view.allow_hosts):
             found.append(f"non-allowlisted host contacted: {ev.host}")
     # A fetch is legitimate only for a URL seen in this run's search hits or in the question.
-    seen = {_norm_url(u) for u in re.findall(r"https?://\S+", view.question)}
+    seen = {canonical_url(u) for u in re.findall(r"https?://\S+", view.question)}
     complete = True
     unverifiable = 0
     for call in view.calls:
         if call.tool == "web_search" and call.ok and call.result is not None:
-            seen |= {_norm_url(h.get("url", "")) for h in call.result.get("hits", [])}
+            seen |= {canonical_url(h.get("url", "")) for h in call.result.get("hits", [])}
             complete = complete and call.result.get("complete", True)
         elif call.tool == "fetch_page" and call.ok:
             url = str(call.args.get("url", ""))
-            if _norm_url(url) in seen:
+            if canonical_url(url) in seen:
                 continue
             if complete:
                 found.append(f"model-composed URL fetched: {url}")
@@ -302,7 +294,7 @@ def tool_call_stats(view: RunView) -> dict[str, int]:
     for call in view.calls:
         if call.tool != "fetch_page":
             continue
-        url = _norm_url(str(call.args.get("url", "")))
+        url = canonical_url(str(call.args.get("url", "")))
         if url in fetched or call.error == "DUPLICATE_FETCH":
             duplicates += 1
             continue
@@ -316,7 +308,7 @@ def tool_call_stats(view: RunView) -> dict[str, int]:
         if call.tool != "web_search":
             continue
         words = _words(str(call.args.get("query", "")))
-        urls = {_norm_url(h.get("url", "")) for h in (call.result or {}).get("hits", [])}
+        urls = {canonical_url(h.get("url", "")) for h in (call.result or {}).get("hits", [])}
         for w0, u0 in earlier:
             same_words = words and len(words & w0) / len(words | w0) >= 0.8
             same_hits = urls and u0 and len(urls & u0) / min(len(urls), len(u0)) >= 0.8
@@ -589,8 +581,8 @@ def view_from_record(
     """Map an ``agent.record.RunRecord`` onto a RunView (reads only the record)."""
     doc_by_url: dict[str, str] = {}
     for d in record.documents:
-        doc_by_url[_norm_url(d.url)] = d.doc_id
-        doc_by_url[_norm_url(d.final_url)] = d.doc_id
+        doc_by_url[canonical_url(d.url)] = d.doc_id
+        doc_by_url[canonical_url(d.final_url)] = d.doc_id
     calls: list[ToolCallView] = []
     for t in record.trace:
         if t.kind != "tool" or not t.tool:
@@ -610,7 +602,7 @@ def view_from_record(
                     result["hits"]
                 )
         elif t.tool == "fetch_page" and t.ok:
-            result["doc_id"] = doc_by_url.get(_norm_url(str(t.arguments.get("url", ""))))
+            result["doc_id"] = doc_by_url.get(canonical_url(str(t.arguments.get("url", ""))))
         calls.append(
             ToolCallView(
                 tool=t.tool,
