@@ -33,6 +33,7 @@ from spanproof.wire.chat import (
     TurnLike,
     Usage,
     UserMessage,
+    turn_from_response,
 )
 from spanproof.wire.chat import parse_arguments as _parse_arguments
 from spanproof.wire.chat import to_wire as _to_wire
@@ -356,31 +357,7 @@ class OpenAIChatModel:
         return turn
 
     def _turn(self, response: Any) -> ModelTurn:
-        if not response.choices:
-            raise ChatModelError(f"{self.id}: the endpoint returned no choices")
-        msg = response.choices[0].message
-        calls = []
-        for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
-            fn = getattr(call, "function", None)
-            if fn is None:
-                continue
-            args, err = _parse_arguments(fn.arguments)
-            calls.append(
-                ToolCall(
-                    id=call.id or f"call_{i}", name=fn.name, arguments=args, arguments_error=err
-                )
-            )
-        usage = response.usage  # checked by the client: non-negative, estimated when unusable
-        return ModelTurn(
-            content=msg.content,
-            tool_calls=calls,
-            usage=Usage(
-                prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-                estimated=bool(getattr(response, "usage_estimated", None)),
-            ),
-            model_id=response.model or self.model,
-        )
+        return turn_from_response(response, label=self.id, fallback_model=self.model)
 
 
 # --- factory ----------------------------------------------------------------------------

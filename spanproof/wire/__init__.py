@@ -1,7 +1,8 @@
 """Talking to OpenAI-compatible model servers: one client per endpoint, shared by every caller.
 
 Public surface: ``client_for`` (the client factory), ``ModelClient``, its errors, the
-concurrency limiters and the schema helpers.
+concurrency limiters, the schema helpers, and ``structured`` (one typed call with its re-asks;
+the chat types it speaks are in ``spanproof.wire.chat``).
 """
 
 from spanproof.wire.client import (
@@ -22,6 +23,7 @@ from spanproof.wire.client import (
 )
 from spanproof.wire.limiter import AdaptiveLimiter, LoopSemaphore
 from spanproof.wire.schema import json_from_reply, max_tokens_for, strict_schema
+from spanproof.wire.structured import MalformedReply, Structured, structured
 
 __all__ = [
     "NEGOTIATION_ORDER",
@@ -31,7 +33,9 @@ __all__ = [
     "EndpointFailed",
     "EndpointRefused",
     "LoopSemaphore",
+    "MalformedReply",
     "ModelClient",
+    "Structured",
     "WireCounters",
     "WireError",
     "client_for",
@@ -42,5 +46,6 @@ __all__ = [
     "json_from_reply",
     "max_tokens_for",
     "strict_schema",
+    "structured",
     "totals",
 ]

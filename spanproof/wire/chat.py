@@ -78,11 +78,20 @@ Message = Annotated[
 ]
 
 
+class TokenLogprob(BaseModel):
+    token: str
+    logprob: float | None = None
+
+
 class ModelTurn(BaseModel):
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     model_id: str = ""
+    # What a structured reply's reader needs and a run record does not keep: why the reply
+    # ended ("length": it hit max_tokens) and its token logprobs when the server sent them.
+    finish_reason: str | None = Field(default=None, exclude=True)
+    logprobs: list[TokenLogprob] | None = Field(default=None, exclude=True)
 
     def as_message(self) -> AssistantMessage:
         return AssistantMessage(content=self.content, tool_calls=list(self.tool_calls))
@@ -135,6 +144,41 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
     if not isinstance(value, dict):
         return {}, "arguments must be a JSON object"
     return value, None
+
+
+def turn_from_response(response: Any, *, label: str, fallback_model: str = "") -> ModelTurn:
+    """The turn of one chat completion (the openai SDK's object): its first choice's text and
+    tool calls, the usage the client checked, the model the endpoint named, why it ended and
+    its token logprobs."""
+    if not response.choices:
+        raise ChatModelError(f"{label}: the endpoint returned no choices")
+    choice = response.choices[0]
+    msg = choice.message
+    calls = []
+    for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
+        fn = getattr(call, "function", None)
+        if fn is None:
+            continue
+        args, err = parse_arguments(fn.arguments)
+        calls.append(
+            ToolCall(id=call.id or f"call_{i}", name=fn.name, arguments=args, arguments_error=err)
+        )
+    usage = response.usage  # checked by the client: non-negative, estimated when unusable
+    tokens = getattr(getattr(choice, "logprobs", None), "content", None)
+    return ModelTurn(
+        content=msg.content,
+        tool_calls=calls,
+        usage=Usage(
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            estimated=bool(getattr(response, "usage_estimated", None)),
+        ),
+        model_id=getattr(response, "model", None) or fallback_model,
+        finish_reason=getattr(choice, "finish_reason", None),
+        logprobs=[TokenLogprob(token=t.token, logprob=t.logprob) for t in tokens]
+        if tokens
+        else None,
+    )
 
 
 # --- scripted model ---------------------------------------------------------------------
