@@ -17,7 +17,8 @@ Failures:
 - A request error of this call only (e.g. a 400 for a context that is too long): an error
   verdict for this pair; nothing changes for the other pairs.
 - Malformed output (not JSON, or not the schema): at most ``MAX_REASKS`` = 2 re-asks in the
-  same conversation, then an error verdict.
+  same conversation (``spanproof.wire.structured``, which also sums the tokens of every
+  attempt), then an error verdict.
 - Confidence: the request asks for token log-probabilities (``logprobs``); when the reply
   carries them, ``Verdict.confidence`` is the probability of the verdict's label - the product
   of the probabilities of the tokens that spell it. A reply without them leaves it None (and
@@ -32,13 +33,12 @@ Failures:
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 from importlib import resources
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 from spanproof.graders.verifier.errors import JudgeConfigError
 
 from spanproof.core.specs import EndpointSettings
@@ -48,13 +48,25 @@ from spanproof.wire import (
     CircuitOpen,
     EndpointConfigError,
     EndpointRefused,
+    MalformedReply,
     ModelClient,
     WireError,
     client_for,
-    json_from_reply,
     max_tokens_for,
     strict_schema,
+    structured,
 )
+from spanproof.wire.chat import (
+    Message,
+    ModelTurn,
+    SystemMessage,
+    TokenLogprob,
+    Usage,
+    UserMessage,
+    to_wire,
+    turn_from_response,
+)
+from spanproof.wire.structured import read_output
 
 MAX_REASKS = 2
 # Calls that could not reach an endpoint that never answered before the judge stops trying
@@ -96,18 +108,13 @@ def render_user_message(claim: str, span: SpanRef) -> str:
     return f"CLAIM:\n{claim}\n\nSPAN:\n{render_untrusted(span.text, span.url, span.retrieved_at)}"
 
 
-def parse_output(content: str | None) -> JudgeOutput:
-    return JudgeOutput.model_validate(json_from_reply(content))
-
-
 _LABEL_VALUE = re.compile(r'"verdict"\s*:\s*"')
 
 
-def label_confidence(choice: Any, label: str) -> float | None:
+def label_confidence(tokens: list[TokenLogprob] | None, label: str) -> float | None:
     """P(label) from the reply's token logprobs: the product of the probabilities of the
     tokens that spell the label's value after ``"verdict": "``; None without logprobs or when
     the tokens do not spell the reply (a server that reports something else)."""
-    tokens = getattr(getattr(choice, "logprobs", None), "content", None)
     if not tokens:
         return None
     text = "".join(t.token for t in tokens)
@@ -167,55 +174,35 @@ class OpenAIJudge:
             error=message,
         )
 
-    async def _ask(self, messages: list[dict]) -> Any:
-        extra = {"logprobs": True} if self.ask_logprobs else {}
-        try:
-            return await self.client.structured(
-                messages, schema=VERDICT_SCHEMA, name="verdict", max_tokens=VERDICT_MAX_TOKENS,
-                **extra,
-            )  # fmt: skip
-        except EndpointRefused as exc:
-            if not (extra and "logprob" in (exc.server_message or str(exc)).lower()):
-                raise
-            self.ask_logprobs = False
-            self.client.notice(
-                f"{self.id}: the server refused logprobs ({exc.server_message}); verdicts "
-                "from it carry no confidence"
-            )
-            return await self.client.structured(
-                messages, schema=VERDICT_SCHEMA, name="verdict", max_tokens=VERDICT_MAX_TOKENS
-            )
+    def _extra(self) -> dict[str, Any]:
+        return {"logprobs": True} if self.ask_logprobs else {}
 
-    def messages_for(self, claim: str, span: SpanRef) -> list[dict]:
+    async def _logprobs_refused(self, exc: EndpointRefused) -> dict[str, Any] | None:
+        """Ask again without logprobs when the server refused them (once per judge)."""
+        if not (self.ask_logprobs and "logprob" in (exc.server_message or str(exc)).lower()):
+            return None
+        self.ask_logprobs = False
+        self.client.notice(
+            f"{self.id}: the server refused logprobs ({exc.server_message}); verdicts "
+            "from it carry no confidence"
+        )
+        return {}
+
+    def messages_for(self, claim: str, span: SpanRef) -> list[Message]:
         return [
-            {"role": "system", "content": self.prompt},
-            {"role": "user", "content": render_user_message(claim, span)},
+            SystemMessage(content=self.prompt),
+            UserMessage(content=render_user_message(claim, span)),
         ]
 
     def request_body(self, claim: str, span: SpanRef) -> dict[str, Any]:
         """The first request for (claim, span) as the online path sends it once the response
         format is settled: what a Batch API line carries (graders.batch_judge)."""
-        extra = {"logprobs": True} if self.ask_logprobs else {}
         return self.client.request_body(
-            self.messages_for(claim, span), schema=VERDICT_SCHEMA, name="verdict",
-            max_tokens=VERDICT_MAX_TOKENS, **extra,
+            [to_wire(m) for m in self.messages_for(claim, span)], schema=VERDICT_SCHEMA,
+            name="verdict", max_tokens=VERDICT_MAX_TOKENS, **self._extra(),
         )  # fmt: skip
 
-    def read_reply(self, resp: Any, usage: dict[str, int], model_id: str | None):
-        """(verdict, "") from one chat completion, or (None, the problem) when its content is
-        not a valid verdict. Adds the reply's tokens to ``usage``."""
-        model_id = getattr(resp, "model", None) or model_id
-        if getattr(resp, "usage", None) is not None:
-            usage["prompt_tokens"] += resp.usage.prompt_tokens or 0
-            usage["completion_tokens"] += resp.usage.completion_tokens or 0
-        choice = resp.choices[0]
-        try:
-            out = parse_output(choice.message.content)
-        except (json.JSONDecodeError, ValidationError, TypeError) as exc:
-            problem = f"{type(exc).__name__}: {str(exc)[:200]}"
-            if getattr(choice, "finish_reason", None) == "length":
-                problem = f"the reply hit max_tokens={VERDICT_MAX_TOKENS} ({problem})"
-            return None, problem
+    def _verdict(self, out: JudgeOutput, turn: ModelTurn, usage: Usage, model_id: str | None):
         return Verdict(
             verdict=out.verdict,
             unsupported_element=out.unsupported_element,
@@ -224,44 +211,56 @@ class OpenAIJudge:
             judge=self.id,
             model_id=model_id,
             prompt_sha256=self.prompt_sha256,
-            usage=usage,
-            confidence=label_confidence(choice, out.verdict),
-        ), ""
+            usage=_usage_dict(usage),
+            confidence=label_confidence(turn.logprobs, out.verdict),
+        )
+
+    def read_reply(self, resp: Any, usage: dict[str, int], model_id: str | None):
+        """(verdict, "") from one chat completion, or (None, the problem) when its content is
+        not a valid verdict. Adds the reply's tokens to ``usage``."""
+        turn = turn_from_response(resp, label=self.id)
+        model_id = turn.model_id or model_id
+        usage["prompt_tokens"] += turn.usage.prompt_tokens
+        usage["completion_tokens"] += turn.usage.completion_tokens
+        out, problem, _ = read_output(turn, JudgeOutput, max_tokens=VERDICT_MAX_TOKENS)
+        if out is None:
+            return None, problem
+        return self._verdict(out, turn, Usage(**usage), model_id), ""
+
+    def _count_call(self, _attempt: int) -> None:
+        self.calls += 1
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
-        messages = self.messages_for(claim, span)
-        model_id: str | None = None
-        problem = ""
-        usage = {"prompt_tokens": 0, "completion_tokens": 0}
-        for attempt in range(1 + MAX_REASKS):
-            self.calls += 1
-            if attempt:
-                self.client.counters.reasks += 1
-            try:
-                resp = await self._ask(messages)
-            except (EndpointConfigError, CircuitOpen) as exc:
-                raise JudgeConfigError(str(exc)) from exc
-            except WireError as exc:
-                err = self._error(f"{exc.kind}: {exc}", model_id)
-                err.usage = usage if any(usage.values()) else None
-                return err
-            model_id = getattr(resp, "model", None) or model_id
-            verdict, problem = self.read_reply(resp, usage, model_id)
-            if verdict is not None:
-                return verdict
-            if attempt < MAX_REASKS:
-                messages = messages + [
-                    {"role": "assistant", "content": resp.choices[0].message.content or ""},
-                    {
-                        "role": "user",
-                        "content": "That reply was not one JSON object with exactly the keys "
-                        "verdict, unsupported_element, quote_used, contains_instructions "
-                        f"({problem}). Reply again with only that JSON object.",
-                    },
-                ]
-        err = self._error(
-            f"malformed output: no valid verdict after {1 + MAX_REASKS} attempts ({problem})",
-            model_id,
-        )
-        err.usage = usage
-        return err
+        try:
+            got = await structured(
+                self.client, self.messages_for(claim, span), JudgeOutput, reasks=MAX_REASKS,
+                name="verdict", max_tokens=VERDICT_MAX_TOKENS, extra=self._extra(),
+                reask=_reask, on_refused=self._logprobs_refused, on_attempt=self._count_call,
+            )  # fmt: skip
+        except MalformedReply as exc:
+            err = self._error(
+                f"malformed output: no valid verdict after {exc.attempts} attempts ({exc.problem})",
+                exc.model_id,
+            )
+            err.usage = _usage_dict(exc.usage)
+            return err
+        except (EndpointConfigError, CircuitOpen) as exc:
+            raise JudgeConfigError(str(exc)) from exc
+        except WireError as exc:
+            err = self._error(f"{exc.kind}: {exc}", exc.model_id)
+            spent = _usage_dict(exc.usage) if exc.usage is not None else None
+            err.usage = spent if spent and any(spent.values()) else None
+            return err
+        return self._verdict(got.output, got.turn, got.usage, got.model_id or None)
+
+
+def _reask(problem: str) -> str:
+    return (
+        "That reply was not one JSON object with exactly the keys "
+        "verdict, unsupported_element, quote_used, contains_instructions "
+        f"({problem}). Reply again with only that JSON object."
+    )
+
+
+def _usage_dict(usage: Usage) -> dict[str, int]:
+    return {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}

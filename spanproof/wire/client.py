@@ -75,6 +75,11 @@ class WireError(RuntimeError):
     """A model call that produced no response the caller can use."""
 
     kind = "error"
+    # Set by ``structured()`` when the error ends a call whose earlier attempts were answered:
+    # the tokens they spent (a ``Usage``) and the model the endpoint named, so the caller's
+    # error record still counts them.
+    usage: Any = None
+    model_id: str = ""
 
     def __init__(self, message: str, *, kind: str | None = None, status: int | None = None):
         super().__init__(message)

@@ -15,9 +15,10 @@ written once:
 - After the last failure, ``MalformedReply``: a ``WireError`` (kind ``malformed_output``) that
   carries the problem, the number of attempts, the tokens spent and the last turn, so a caller
   records a model error (a judge's error verdict, a scorer's unscored item), never a pass.
-- Wire errors (refusals, timeouts, an open circuit) propagate unchanged; ``on_refused`` lets a
-  caller retry a refused request once with other extra parameters (the judge drops
-  ``logprobs`` for a server that refuses them).
+- Wire errors (refusals, timeouts, an open circuit) propagate, carrying the tokens the
+  earlier attempts spent (``usage``, ``model_id``); ``on_refused`` lets a caller retry a
+  refused request once with other extra parameters, kept for the rest of the call (the judge
+  drops ``logprobs`` for a server that refuses them).
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ async def _ask_client(
     max_tokens: int | None,
     extra: dict[str, Any],
     on_refused: Callable[[EndpointRefused], Awaitable[dict[str, Any] | None]] | None,
-) -> ModelTurn:
+) -> tuple[ModelTurn, dict[str, Any]]:
+    """One request; the turn, and the extra parameters to send from now on."""
     wire = [to_wire(m) for m in messages]
     schema = strict_schema(output)
     try:
@@ -129,10 +131,11 @@ async def _ask_client(
         retry = await on_refused(exc) if on_refused is not None else None
         if retry is None:
             raise
+        extra = retry
         resp = await client.structured(
-            wire, schema=schema, name=name, max_tokens=max_tokens, **retry
+            wire, schema=schema, name=name, max_tokens=max_tokens, **extra
         )
-    return turn_from_response(resp, label=client.label)
+    return turn_from_response(resp, label=client.label), extra
 
 
 async def structured(
@@ -161,18 +164,23 @@ async def structured(
     conversation = list(messages)
     usage = Usage()
     model_id = ""
+    sent_extra = dict(extra or {})
     for attempt in range(1 + reasks):
         if on_attempt is not None:
             on_attempt(attempt)
         if attempt and client is not None:
             client.counters.reasks += 1
-        if client is not None:
-            turn = await _ask_client(
-                client, conversation, output, name, max_tokens, dict(extra or {}), on_refused
-            )
-        else:
-            assert not isinstance(model, ModelClient)
-            turn = await model.complete(conversation, None, response_format=response_format)
+        try:
+            if client is not None:
+                turn, sent_extra = await _ask_client(
+                    client, conversation, output, name, max_tokens, sent_extra, on_refused
+                )
+            else:
+                assert not isinstance(model, ModelClient)
+                turn = await model.complete(conversation, None, response_format=response_format)
+        except WireError as exc:
+            exc.usage, exc.model_id = usage, model_id
+            raise
         usage = add_usage(usage, turn)
         model_id = turn.model_id or model_id
         parsed, problem, cause = read_output(
