@@ -1,9 +1,9 @@
 """Answer usefulness: a rubric judge scores an answer 1-5 (does it address the question, does it
 flag its own gaps honestly). Groundedness alone rewards silence; this is the check the other way.
 
-A score is one structured call through the shared model client (the same response-format
-negotiation as the verdict judge), with at most ``MAX_REASKS`` re-asks for a reply that is
-not the schema. A reply that stays unreadable, or a call that fails, is an error for that
+A score is one structured call through the shared model client (``spanproof.wire.structured``:
+the same response-format negotiation and re-asks as the verdict judge), with at most
+``MAX_REASKS`` re-asks for a reply that is not the schema. A reply that stays unreadable, or a call that fails, is an error for that
 answer only (``ItemScore.error``): the gate reports how many answers it could not score
 instead of turning one bad reply into "could not run". Scores are cached by (endpoint, model,
 prompt, question, answer), so a warm rerun makes no call.
@@ -16,9 +16,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from spanproof.core.specs import EndpointSettings, parse_spec
+from spanproof.wire.chat import ChatModel
 
 MAX_REASKS = 2
 
@@ -69,8 +70,17 @@ class UsefulnessScorer:
     call that fails for one answer gives that answer an ``ItemScore`` with ``error`` set.
     """
 
-    def __init__(self, spec: str, endpoint: EndpointSettings | None = None, cache=None):
+    def __init__(
+        self,
+        spec: str,
+        endpoint: EndpointSettings | None = None,
+        cache=None,
+        *,
+        model: ChatModel | None = None,
+    ):
         # cache: get(key) -> score JSON | None, put(key, score JSON) (graders.cache.UsefulnessCache)
+        # model: a chat model to ask instead of the spec's endpoint (a scripted model in tests);
+        # its replies are read, re-asked and counted as an endpoint's are.
         self.spec = spec
         self.cache = cache
         self.calls = 0
@@ -78,8 +88,11 @@ class UsefulnessScorer:
         ms = parse_spec(spec)
         self._script: dict | None = None
         self.client = None
+        self.model = model
         self.endpoint = ""
-        if ms.kind == "scripted":
+        if model is not None:
+            self.endpoint = model.id  # part of the cache key: another model, another score
+        elif ms.kind == "scripted":
             self._script = json.loads(Path(ms.name).read_text(encoding="utf-8"))
         elif ms.kind == "openai":
             from spanproof.wire import client_for
@@ -118,51 +131,38 @@ class UsefulnessScorer:
         return result
 
     async def _ask(self, question: str, answer: str) -> ItemScore:
-        from spanproof.wire import (
-            CircuitOpen,
-            EndpointConfigError,
-            WireError,
-            json_from_reply,
-            max_tokens_for,
-            strict_schema,
-        )
+        from spanproof.wire import CircuitOpen, EndpointConfigError, MalformedReply, WireError
+        from spanproof.wire.chat import SystemMessage, UserMessage
+        from spanproof.wire.structured import structured
 
-        assert self.client is not None
-        messages: list[dict] = [
-            {"role": "system", "content": USEFULNESS_PROMPT},
-            {"role": "user", "content": f"QUESTION: {question}\n<answer>\n{answer}\n</answer>"},
+        model = self.model or self.client
+        assert model is not None
+        messages = [
+            SystemMessage(content=USEFULNESS_PROMPT),
+            UserMessage(content=f"QUESTION: {question}\n<answer>\n{answer}\n</answer>"),
         ]
-        problem = ""
-        for attempt in range(1 + MAX_REASKS):
-            if attempt:
-                self.client.counters.reasks += 1
-            try:
-                resp = await self.client.structured(
-                    messages,
-                    schema=strict_schema(UsefulnessScore),
-                    name="usefulness",
-                    max_tokens=max_tokens_for(UsefulnessScore),
-                )
-            except (EndpointConfigError, CircuitOpen):
-                raise
-            except WireError as exc:
-                return ItemScore(error=f"{exc.kind}: {exc}")
-            content = resp.choices[0].message.content
-            try:
-                return ItemScore(score=UsefulnessScore.model_validate(json_from_reply(content)))
-            except (ValueError, ValidationError, TypeError) as exc:
-                problem = f"{type(exc).__name__}: {str(exc)[:160]}"
-                messages = messages + [
-                    {"role": "assistant", "content": content or ""},
-                    {
-                        "role": "user",
-                        "content": f"That reply was not the JSON object asked for ({problem}). "
-                        'Reply again with only {"score": <1-5>, "reason": "<at most 25 words>"}.',
-                    },
-                ]
-        return ItemScore(
-            error=f"malformed output: no valid score after {1 + MAX_REASKS} attempts ({problem})"
-        )
+        try:
+            got = await structured(
+                model, messages, UsefulnessScore, reasks=MAX_REASKS, name="usefulness",
+                reask=_reask, detail_chars=160,
+            )  # fmt: skip
+        except MalformedReply as exc:
+            return ItemScore(
+                error=f"malformed output: no valid score after {exc.attempts} attempts "
+                f"({exc.problem})"
+            )
+        except (EndpointConfigError, CircuitOpen):
+            raise
+        except WireError as exc:
+            return ItemScore(error=f"{exc.kind}: {exc}")
+        return ItemScore(score=got.output)
+
+
+def _reask(problem: str) -> str:
+    return (
+        f"That reply was not the JSON object asked for ({problem}). "
+        'Reply again with only {"score": <1-5>, "reason": "<at most 25 words>"}.'
+    )
 
 
 async def score_usefulness(
