@@ -23,7 +23,6 @@ split is used for that sentence and the rejection is recorded.
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -36,6 +35,8 @@ from spanproof.graders.verifier.clauses import (  # noqa: F401
 )
 
 from spanproof.core.text import content_stems
+from spanproof.wire.chat import ChatModel, SystemMessage, UserMessage
+from spanproof.wire.client import ModelClient
 
 
 class AtomicClaim(BaseModel):
@@ -82,49 +83,57 @@ SPLIT_PROMPT = (
 )
 
 
-class ModelSplitter:
-    """An LLM splitter whose output is checked word by word against the sentence."""
+class SplitOutput(BaseModel):
+    """What the splitter model must return (the JSON schema sent to the server comes from it)."""
 
-    def __init__(self, complete) -> None:
-        # complete: async (system: str, user: str) -> str, so tests can pass a local server.
-        self._complete = complete
+    # A long sentence splits into several claims, each repeating its subject: room for them.
+    claims: list[str] = Field(json_schema_extra={"max_words": 200})
+
+
+class ModelSplitter:
+    """An LLM splitter whose output is checked word by word against the sentence.
+
+    ``model`` is the shared client of an endpoint or any chat model (a scripted one in tests),
+    asked through ``spanproof.wire.structured`` with no re-ask: a reply that is not the schema,
+    or a call that fails at the endpoint, falls back to the rule-based split, which is still
+    correct, only coarser. A setup mistake (a refused key, an open circuit) propagates.
+    """
+
+    def __init__(self, model: ModelClient | ChatModel) -> None:
+        self.model = model
         self.rejections: list[str] = []
 
     async def split(self, sentence: str) -> tuple[list[str], str | None]:
+        from spanproof.wire import EndpointFailed, EndpointRefused, MalformedReply, structured
+
+        messages = [SystemMessage(content=SPLIT_PROMPT), UserMessage(content=sentence)]
         try:
-            raw = await self._complete(SPLIT_PROMPT, sentence)
-            data = json.loads(raw[raw.find("{") : raw.rfind("}") + 1])
-            claims = [str(c).strip() for c in data["claims"]]
-        except (ValueError, KeyError, TypeError) as exc:
-            note = f"model output unreadable ({exc}); used the rule-based split"
-            self.rejections.append(note)
-            return split_clauses(sentence), note
+            got = await structured(self.model, messages, SplitOutput, reasks=0, name="claims")
+            claims = [c.strip() for c in got.output.claims]
+        except MalformedReply as exc:
+            return self._fallback(sentence, f"model output unreadable ({exc.problem})")
+        except (EndpointFailed, EndpointRefused) as exc:
+            return self._fallback(
+                sentence,
+                f"model output unreadable (the splitter model failed ({exc.kind}: {exc}))",
+            )
         problems = validate_split(sentence, claims)
         if problems:
-            note = "model split rejected: " + "; ".join(problems) + "; used the rule-based split"
-            self.rejections.append(note)
-            return split_clauses(sentence), note
+            return self._fallback(sentence, "model split rejected: " + "; ".join(problems))
         return [tidy_claim(c) for c in claims], None
+
+    def _fallback(self, sentence: str, why: str) -> tuple[list[str], str]:
+        note = f"{why}; used the rule-based split"
+        self.rejections.append(note)
+        return split_clauses(sentence), note
 
 
 def openai_splitter(model: str, endpoint=None) -> ModelSplitter:
     """A ModelSplitter over any OpenAI-compatible endpoint (temperature 0), through the shared
     model client (spanproof.wire): same timeouts, retries, limits and counters as the judge."""
-    from spanproof.wire import EndpointFailed, EndpointRefused, client_for
+    from spanproof.wire import client_for
 
-    client = client_for(model, endpoint)
-
-    async def complete(system: str, user: str) -> str:
-        try:
-            resp = await client.chat(
-                temperature=0,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            )
-        except (EndpointFailed, EndpointRefused) as exc:  # a setup error or open circuit propagates
-            raise ValueError(f"the splitter model failed ({exc.kind}: {exc})") from exc
-        return resp.choices[0].message.content or ""
-
-    return ModelSplitter(complete)
+    return ModelSplitter(client_for(model, endpoint))
 
 
 def _claims_for(sentence_index: int, sentence: str, texts: list[str], citations, method, note=None):

@@ -16,6 +16,8 @@ from spanproof.graders.bench.atomic import (
 )
 from spanproof.graders.bench.report_input import parse_text
 
+from spanproof.wire.chat import ScriptedChatModel
+
 SPLITS = [
     ("Revenue grew 12% and margin fell.", ["Revenue grew 12%.", "Margin fell."]),
     ("Revenue grew 12%, but margin fell.", ["Revenue grew 12%.", "Margin fell."]),
@@ -124,18 +126,14 @@ def test_validation_rejects_invented_words():
 
 
 async def test_model_splitter_falls_back_on_invention():
-    replies = iter(
+    model = ScriptedChatModel(
         [
             '{"claims": ["Revenue grew 12%.", "Margin fell."]}',
             '{"claims": ["Revenue grew 15%.", "Margin fell."]}',
             "not json",
         ]
     )
-
-    async def complete(system: str, user: str) -> str:
-        return next(replies)
-
-    splitter = ModelSplitter(complete)
+    splitter = ModelSplitter(model)
     ok, note = await splitter.split("Revenue grew 12% and margin fell.")
     assert ok == ["Revenue grew 12%.", "Margin fell."] and note is None
     fallback, note = await splitter.split("Revenue grew 12% and margin fell.")
@@ -144,6 +142,8 @@ async def test_model_splitter_falls_back_on_invention():
     _, note = await splitter.split("Revenue grew 12% and margin fell.")
     assert note and "unreadable" in note
     assert len(splitter.rejections) == 2
+    # no re-ask: an unreadable reply costs one call and falls back to the rules
+    assert len(model.calls) == 3
 
 
 async def test_openai_splitter_over_the_wire(httpserver):
@@ -189,6 +189,9 @@ async def test_openai_splitter_over_the_wire(httpserver):
     assert claims[2].note and "strongly" in claims[2].note
     sent = [json.loads(req.data)["messages"][1]["content"] for req, _ in httpserver.log]
     assert sent == ["Revenue grew 12% and margin fell.", "Sales rose."]
+    # a structured call: the claims schema rides along as the negotiated response format
+    formats = [json.loads(req.data)["response_format"] for req, _ in httpserver.log]
+    assert all(f["json_schema"]["name"] == "claims" for f in formats)
 
 
 _SUBJECTS = ["Revenue", "The firm", "Acme and Zeta", "Procter and Gamble", "The plant", "Sales"]
