@@ -14,12 +14,13 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 from spanproof.agent.chat import ChatModel, ChatModelError, ModelTurn, SystemMessage, UserMessage
 from spanproof.agent.question import analyse, decompose, match
 from spanproof.agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
 
 from spanproof.core.text import STOPWORDS, stem, words
+from spanproof.wire.structured import MalformedReply, structured
 
 # Words a question is phrased with that carry no content of their own, beyond the project's
 # stopwords (spanproof.core.text).
@@ -280,6 +281,7 @@ class ConvergenceOutcome(BaseModel):
     error: str | None = None
 
 
+JSON_OBJECT = {"type": "json_object"}
 _FETCH_URL = re.compile(r"https?://\S+")
 
 
@@ -294,17 +296,19 @@ async def llm_decision(
     ]
     turn = None
     try:
-        turn = await model.complete(messages, None, response_format={"type": "json_object"})
-        raw = (turn.content or "").strip()
-        raw = re.sub(r"^```(?:json)?\s*|\s*```$", "", raw)
-        decision = ConvergenceDecision.model_validate(
-            {**json.loads(raw), "source": "llm", "trigger": trigger}
+        # No re-ask: a reply that is not a decision falls back to the rules at once.
+        got = await structured(
+            model, messages, ConvergenceDecision, reasks=0, response_format=JSON_OBJECT
         )
-    except (ChatModelError, ValueError, ValidationError) as exc:
+    except (ChatModelError, MalformedReply) as exc:
+        cause = exc.cause if isinstance(exc, MalformedReply) else exc
+        turn = exc.turn if isinstance(exc, MalformedReply) else None
         fallback = rules_decision(state, trigger).model_copy(update={"source": "rules_fallback"})
         return ConvergenceOutcome(
-            decision=fallback, turn=turn, error=f"{type(exc).__name__}: {exc}"
+            decision=fallback, turn=turn, error=f"{type(cause).__name__}: {cause}"
         )
+    turn = got.turn
+    decision = got.output.model_copy(update={"source": "llm", "trigger": trigger})
     problem = None
     if decision.decision == "CONTINUE":
         if not (decision.next_action or "").strip():
