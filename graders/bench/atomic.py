@@ -35,7 +35,7 @@ from spanproof.graders.verifier.clauses import (  # noqa: F401
 )
 
 from spanproof.core.text import content_stems
-from spanproof.wire.chat import ChatModel, SystemMessage, UserMessage
+from spanproof.wire.chat import ChatModel, Message, SystemMessage, UserMessage
 from spanproof.wire.client import ModelClient
 
 
@@ -106,7 +106,10 @@ class ModelSplitter:
     async def split(self, sentence: str) -> tuple[list[str], str | None]:
         from spanproof.wire import EndpointFailed, EndpointRefused, MalformedReply, structured
 
-        messages = [SystemMessage(content=SPLIT_PROMPT), UserMessage(content=sentence)]
+        messages: list[Message] = [
+            SystemMessage(content=SPLIT_PROMPT),
+            UserMessage(content=sentence),
+        ]
         try:
             got = await structured(self.model, messages, SplitOutput, reasks=0, name="claims")
             claims = [c.strip() for c in got.output.claims]

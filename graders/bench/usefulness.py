@@ -132,12 +132,12 @@ class UsefulnessScorer:
 
     async def _ask(self, question: str, answer: str) -> ItemScore:
         from spanproof.wire import CircuitOpen, EndpointConfigError, MalformedReply, WireError
-        from spanproof.wire.chat import SystemMessage, UserMessage
+        from spanproof.wire.chat import Message, SystemMessage, UserMessage
         from spanproof.wire.structured import structured
 
         model = self.model or self.client
         assert model is not None
-        messages = [
+        messages: list[Message] = [
             SystemMessage(content=USEFULNESS_PROMPT),
             UserMessage(content=f"QUESTION: {question}\n<answer>\n{answer}\n</answer>"),
         ]

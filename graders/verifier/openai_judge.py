@@ -225,7 +225,10 @@ class OpenAIJudge:
         out, problem, _ = read_output(turn, JudgeOutput, max_tokens=VERDICT_MAX_TOKENS)
         if out is None:
             return None, problem
-        return self._verdict(out, turn, Usage(**usage), model_id), ""
+        spent = Usage(
+            prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"]
+        )
+        return self._verdict(out, turn, spent, model_id), ""
 
     def _count_call(self, _attempt: int) -> None:
         self.calls += 1

@@ -249,7 +249,9 @@ class ScriptedChatModel:
         self.model_id = model_id
         self._fn: TurnFunction | None = turns if callable(turns) else None
         # A function may take (messages) or (messages, offered_tool_names).
-        self._fn_wants_tools = bool(self._fn) and len(inspect.signature(self._fn).parameters) >= 2
+        self._fn_wants_tools = (
+            self._fn is not None and len(inspect.signature(self._fn).parameters) >= 2
+        )
         self._turns: list[TurnLike | TurnFunction] = [] if callable(turns) else list(turns)
         self.calls: list[dict[str, Any]] = []
 
@@ -312,6 +314,7 @@ class ScriptedChatModel:
                 "response_format": response_format,
             }
         )
+        raw: TurnLike | TurnFunction | Awaitable[TurnLike]
         if self._fn is not None:
             names = [t.get("function", {}).get("name") for t in tools or []]
             raw = (
@@ -319,8 +322,6 @@ class ScriptedChatModel:
                 if self._fn_wants_tools
                 else self._fn(list(messages))
             )
-            if inspect.isawaitable(raw):
-                raw = await raw
         else:
             if index >= len(self._turns):
                 raise ScriptExhausted(
@@ -331,6 +332,7 @@ class ScriptedChatModel:
             raw = self._turns[index]
             if callable(raw):  # a turn may be computed from the conversation so far
                 raw = raw(list(messages))
-                if inspect.isawaitable(raw):
-                    raw = await raw
+        if inspect.isawaitable(raw):
+            raw = await raw
+        assert not callable(raw), "a turn function returned a function"
         return self._coerce(raw, index, messages)
