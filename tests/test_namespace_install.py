@@ -56,8 +56,11 @@ def _fake_distribution(site: Path, name: str) -> None:
     )
 
 
-@pytest.mark.slow
-def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gate(tmp_path):
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """A real, non-editable install into a fresh virtual environment that already holds
+    packages named agent, graders and reports: (venv python, its site-packages, a work dir)."""
+    tmp_path = tmp_path_factory.mktemp("install")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
@@ -86,7 +89,12 @@ def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gat
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
     assert install.returncode == 0, install.stderr[-2000:]
+    return py, site, tmp_path
 
+
+@pytest.mark.slow
+def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gate(installed):
+    py, site, tmp_path = installed
     probe = (
         "import agent, graders, reports, spanproof.agent.runtime, spanproof.graders.gate.run, "
         "spanproof.reports.html, pathlib;"
@@ -103,7 +111,7 @@ def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gat
     # what this test owns is that the installed copy runs every check to a verdict - exit 0
     # or 1 with a measured value on each thresholded check, never 2 (could not run).
     gate = subprocess.run(
-        [venv / "bin" / "spanproof", "gate", "--json", "--home", str(tmp_path / "home")],
+        [py.parent / "spanproof", "gate", "--json", "--home", str(tmp_path / "home")],
         capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
     assert gate.returncode in (0, 1), gate.stdout[-3000:] + gate.stderr[-3000:]
@@ -113,3 +121,46 @@ def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gat
     thresholded = [c for c in result["checks"] if c["passed"] is not None]
     assert len(thresholded) >= 15
     assert all(isinstance(c["value"], int | float) for c in thresholded), thresholded
+
+
+_VERSIONS = (
+    "from spanproof.graders.verifier.rules.judge import RULES_VERSION;"
+    "from spanproof.graders.verifier.audit import AUDIT_VERSION;"
+    "print(RULES_VERSION, AUDIT_VERSION)"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "installed_file",
+    [
+        "spanproof/core/text.py",  # the shared text machinery the judge reads through
+        "spanproof/core/data/stopwords.txt",  # its word list
+        "spanproof/graders/verifier/specifics/lexicons/opposites.json",  # a lexicon
+        "spanproof/graders/verifier/rules/params.json",  # the fitted parameters
+        "spanproof/graders/verifier/speech_acts/en.toml",  # the instruction detector's words
+    ],
+)
+def test_an_installed_judges_version_covers_every_file_it_reads(installed, installed_file):
+    # The verdict cache keys on these versions: one that missed a file would serve verdicts
+    # computed before that file changed. Edited in the installed copy, where the checkout's
+    # folders are gone; restored afterwards for the other cases.
+    py, site, tmp_path = installed
+    target = site / installed_file
+    assert target.is_file(), f"{installed_file} is not installed"
+
+    def versions() -> list[str]:
+        out = subprocess.run([py, "-c", _VERSIONS], capture_output=True, text=True, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()
+
+    before = versions()
+    original = target.read_bytes()
+    try:
+        target.write_bytes(original + b"\n")
+        after = versions()
+    finally:
+        target.write_bytes(original)
+    assert after[0] != before[0], f"RULES_VERSION does not cover {installed_file}"
+    assert after[1] != before[1], f"AUDIT_VERSION does not cover {installed_file}"
+    assert versions() == before
