@@ -52,7 +52,7 @@ from spanproof.agent.question import (
 from spanproof.agent.record import Draft, DraftClaim
 from spanproof.agent.runtime import Runtime
 
-from spanproof.core.sentences import first_sentence
+from spanproof.core.sentences import first_sentence, sentence_ends
 from spanproof.core.tool_schema import FetchPageResult
 
 LABEL = "Extractive baseline (no model): each claim restates a quoted sentence verbatim."
@@ -96,8 +96,6 @@ def _sentences(preview: str, truncated: bool) -> list[tuple[int, str]]:
 
 @lru_cache(maxsize=64)  # ranked again for every sub-question and pass: split each page once
 def _sentences_of(preview: str, truncated: bool) -> tuple[tuple[int, str], ...]:
-    from spanproof.agent.tools import sentence_ends
-
     out: list[tuple[int, str]] = []
     pos = 0
     blocks = preview.split("\n\n")

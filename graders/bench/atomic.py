@@ -29,11 +29,11 @@ from pydantic import BaseModel, Field
 from spanproof.graders.bench.report_input import Citation, ParsedReport
 from spanproof.graders.verifier.clauses import (  # noqa: F401
     split_clauses,
-    split_sentences,
     split_text,
     tidy_claim,
 )
 
+from spanproof.core.sentences import sentence_texts
 from spanproof.core.text import content_stems
 from spanproof.wire.chat import ChatModel, Message, SystemMessage, UserMessage
 from spanproof.wire.client import ModelClient
@@ -170,7 +170,7 @@ async def atomic_claims_with_model(
     for s in report.sentences:
         texts: list[str] = []
         notes: list[str] = []
-        for sentence in split_sentences(s.text):
+        for sentence in sentence_texts(s.text):
             parts, note = await splitter.split(sentence)
             texts.extend(parts)
             if note:

@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from spanproof.core.sentences import sentence_spans
+from spanproof.core.sentences import sentence_texts
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would",
@@ -313,10 +313,6 @@ def split_clauses(sentence: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def split_sentences(text: str) -> list[str]:
-    return [text[a:b] for a, b in sentence_spans(text)] or [text.strip()]
-
-
 def split_text(text: str) -> list[str]:
     """Sentences (pysbd), then coordinated clauses with predicates of their own."""
-    return [claim for sentence in split_sentences(text) for claim in split_clauses(sentence)]
+    return [claim for sentence in sentence_texts(text) for claim in split_clauses(sentence)]

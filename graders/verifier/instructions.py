@@ -285,15 +285,19 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
 
 # After . ! ? (and their CJK forms) followed by space and a non-lower-case character, and at
 # line breaks. "A.I. assistants" stays one sentence: the dot is followed by a lower-case word.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^a-z\s])|(?<=[。！？])|\n+")
+# Not the shared splitter (spanproof.core.sentences): the detector splits a text as written
+# and its confusable skeleton and pairs their sentences one to one, so the cut may depend on
+# punctuation alone; pysbd reads the letters around a period (abbreviations, case), which the
+# skeleton changes.
+_FOLD_STABLE_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^a-z\s])|(?<=[。！？])|\n+")
 _CLAUSE_START = re.compile(r"^\W*|[.!?;:—–(\[{]\s*[\"“'‘]?|\s-\s|\b[AQ]\s*:\s*|[。！？：；]")
 _ADVERBS = re.compile(
     r"\s*(?:(?:please|kindly|always|now|also|just|then|simply|first|and)\s+)*", re.I
 )
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+def _fold_stable_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _FOLD_STABLE_SENTENCE_END.split(text) if s and s.strip()]
 
 
 def _opens(sentence: str) -> bool:
@@ -555,7 +559,7 @@ _WORDS = re.compile(r"\w+")
 
 def _speech_acts(revealed: str, folded: str) -> list[Finding]:
     out: list[Finding] = []
-    raw, latin = _sentences(revealed), _sentences(folded)
+    raw, latin = _fold_stable_sentences(revealed), _fold_stable_sentences(folded)
     if len(raw) != len(latin):  # the skeleton moved a sentence break: read it as written
         latin = raw
 
@@ -645,7 +649,7 @@ def instructions_near(text: str, start: int, end: int) -> list[Finding]:
         return found
     if a >= 2:
         before = text[slice(*_block_at(text, a - 2))]
-        sentences = _sentences(before)
+        sentences = _fold_stable_sentences(before)
         if sentences and _opens(sentences[-1]):
             found = find_instructions(f"{before}\n\n{own}")
         elif _points(before):

@@ -193,6 +193,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return _split_missed(text, _join_clock_times(text, _pysbd_spans(text)))
 
 
+def sentence_texts(text: str) -> list[str]:
+    """The sentences of ``text`` as strings; ``[text.strip()]`` when none is found (a claim
+    without closing punctuation is still one sentence)."""
+    return [text[a:b] for a, b in sentence_spans(text)] or [text.strip()]
+
+
 def sentence_ends(text: str) -> list[int]:
     """End offsets (exclusive) of every non-blank sentence of ``text``."""
     return [end for _, end in sentence_spans(text)]
