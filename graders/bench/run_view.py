@@ -37,6 +37,8 @@ class SpanView(BaseModel):
     text: str
     char_start: int
     char_end: int
+    judged: bool = False  # the verifier saw it with some claim
+    contains_instructions: bool = False  # any verdict on it set the flag
 
 
 class ClaimView(BaseModel):
@@ -55,6 +57,7 @@ class EgressView(BaseModel):
     url: str = ""
     decision: str = "allowed"
     reason: str = ""
+    status: int | None = None  # the HTTP status, when the host answered
 
 
 class RunView(BaseModel):
@@ -78,6 +81,20 @@ class RunView(BaseModel):
     )  # searches, fetches, tool_calls, spans, tokens
     allow_hosts: list[str] = Field(default_factory=list)
     ledger: str | None = None
+    errors: list[str] = Field(default_factory=list)
+    injection_observed: str | None = None
+    judge_calls: int = 0  # verdicts the run asked for
+    judge_errors: int = 0  # ... of which the judge failed to give one (an error verdict)
+
+    @property
+    def shown_claims(self) -> list[str]:
+        """The claims the reader sees: published, narrowed or flagged (flagged is still shown)."""
+        return [c.text for c in self.claims if c.status != "dropped"]
+
+    @property
+    def fetch_attempts(self) -> list[ToolCallView]:
+        """Every fetch_page call as the trace records it (before egress: it may never reach it)."""
+        return [c for c in self.calls if c.tool == "fetch_page" and "url" in c.args]
 
 
 # ---------------------------------------------------------------------------
@@ -140,6 +157,18 @@ def view_from_record(
     draft = record.draft.model_dump(mode="json") if record.draft is not None else None
     if record.draft is None and record.rejected_drafts:
         draft_error = f"{len(record.rejected_drafts)} draft(s) rejected and none accepted"
+    judged: dict[str, bool] = {}
+    for pv in record.verdicts:
+        judged[pv.span_id] = judged.get(pv.span_id, False) or bool(pv.verdict.contains_instructions)
+    spans = [
+        SpanView.model_validate(s.model_dump()).model_copy(
+            update={
+                "judged": s.span_id in judged,
+                "contains_instructions": judged.get(s.span_id, False),
+            }
+        )
+        for s in record.spans
+    ]
     m = record.metrics
     tokens = sum(u.total for u in m.tokens_by_model.values())
     b = record.config.budgets
@@ -150,7 +179,7 @@ def view_from_record(
         status=record.status,
         calls=calls,
         egress=egress,
-        spans=[SpanView.model_validate(s.model_dump()) for s in record.spans],
+        spans=spans,
         draft=draft,
         draft_error=draft_error,
         claims=claims,
@@ -162,4 +191,8 @@ def view_from_record(
         usage={"searches": m.searches, "fetches": m.fetches, "tool_calls": m.tool_calls, "spans": m.spans,
                "tokens": tokens},
         allow_hosts=list(allow_hosts or []),
+        errors=list(record.errors),
+        injection_observed=record.injection_observed,
+        judge_calls=len(record.verdicts),
+        judge_errors=sum(1 for pv in record.verdicts if pv.verdict.error),
     )  # fmt: skip
