@@ -19,13 +19,11 @@ import time
 import traceback
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
 from spanproof.agent.prices import run_cost  # the one run-cost function; re-exported
-from spanproof.goldens import shipped
 from spanproof.graders.gate.checks import declared_checks
 from spanproof.graders.gate.checks.judged import (
     CalibrationInput,
@@ -63,6 +61,7 @@ from spanproof.graders.gate.checks.runs import (
     view_from_record,
 )
 from spanproof.graders.gate.config import AGENT_CHECKS, GateConfig
+from spanproof.graders.gate.gaterun import GateRun, resolve
 from spanproof.graders.gate.memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
 from spanproof.graders.gate.result import (
     STOP_REASONS,
@@ -84,6 +83,7 @@ from spanproof.core.evidence import utc_now_iso
 if TYPE_CHECKING:
     from spanproof.graders.bench.injection import InjectionReport
     from spanproof.graders.gate.baseline import Baseline
+    from spanproof.graders.gate.memo import GateMemo
 
 
 # ---------------------------------------------------------------------------
@@ -103,30 +103,30 @@ def _why(exc: BaseException) -> str:
 class _Phase:
     """Times a phase and turns an exception into 'could not run' rows for its checks."""
 
-    def __init__(self, state: _State, name: str, checks: list[str]):
-        self.state, self.name, self.checks = state, name, checks
+    def __init__(self, run: GateRun, name: str, checks: list[str]):
+        self.run, self.name, self.checks = run, name, checks
 
     def __enter__(self) -> _Phase:
         self.t0 = time.perf_counter()
-        self.calls0 = self.state.calls_now()
-        self.hits0 = self.state.hits_now()
+        self.calls0 = self.run.calls_now()
+        self.hits0 = self.run.hits_now()
         self.responses0 = _server_responses()
-        self.errors0 = int(getattr(self.state.verifier, "errors", 0) or 0)
-        _say(self.state.progress, f"[gate] {self.name} …")
+        self.errors0 = int(getattr(self.run.verifier, "errors", 0) or 0)
+        self.run.say(f"[gate] {self.name} …")
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        self.state.note_dead_models(self.name)
+        self.run.note_dead_models(self.name)
         dt = time.perf_counter() - self.t0
-        self.state.phase_seconds[self.name] = self.state.phase_seconds.get(self.name, 0.0) + dt
-        calls = self.state.calls_now() - self.calls0
+        self.run.phase_seconds[self.name] = self.run.phase_seconds.get(self.name, 0.0) + dt
+        calls = self.run.calls_now() - self.calls0
         if calls:
-            self.state.phase_calls[self.name] = self.state.phase_calls.get(self.name, 0) + calls
-        errors = int(getattr(self.state.verifier, "errors", 0) or 0) - self.errors0
-        hits = self.state.hits_now() - self.hits0
+            self.run.phase_calls[self.name] = self.run.phase_calls.get(self.name, 0) + calls
+        errors = int(getattr(self.run.verifier, "errors", 0) or 0) - self.errors0
+        hits = self.run.hits_now() - self.hits0
         reached = _server_responses() - self.responses0
         for check in self.checks:
-            self.state.phase_errors[check] = self.state.phase_errors.get(check, 0) + errors
+            self.run.phase_errors[check] = self.run.phase_errors.get(check, 0) + errors
         if exc is None and calls and errors >= calls and not hits and not reached:
             # No judge call reached anything: an unreachable or misconfigured judge, not a
             # measurement. Cache hits and answers from the server count as reached, so a warm
@@ -136,27 +136,27 @@ class _Phase:
                 "misconfigured?) - check --base-url / OPENAI_BASE_URL, OPENAI_API_KEY and the "
                 "model name"
             )
-            _say(self.state.progress, f"[gate] {self.name} could not run: {reason}")
+            self.run.say(f"[gate] {self.name} could not run: {reason}")
             for check in self.checks:
-                self.state.failed_phase[check] = reason
+                self.run.failed_phase[check] = reason
             return False
         if exc is None:
             _say(
-                self.state.progress,
+                self.run.progress,
                 f"[gate] {self.name} done in {dt:.1f}s, {calls} model calls, {hits} cache hits, "
                 f"{errors} judge errors",
             )
             return False
         if isinstance(exc, KeyboardInterrupt | SystemExit | asyncio.CancelledError):
             return False  # an interrupt stops the gate; run_gate records what ran
-        self.state.debug.append("".join(traceback.format_exception(exc_type, exc, tb)))
-        _say(self.state.progress, f"[gate] {self.name} could not run: {_why(exc)}")
+        self.run.debug.append("".join(traceback.format_exception(exc_type, exc, tb)))
+        self.run.say(f"[gate] {self.name} could not run: {_why(exc)}")
         for check in self.checks:
-            self.state.failed_phase[check] = f"{self.name}: {_why(exc)}"
+            self.run.failed_phase[check] = f"{self.name}: {_why(exc)}"
         if _proves_endpoint_dead(exc):
-            self.state.dead_endpoint = f"{self.name}: {_why(exc)}"
+            self.run.dead_endpoint = f"{self.name}: {_why(exc)}"
         if _caused_by_store(exc):
-            self.state.store_lost = f"the store could not be reached in {self.name} ({_why(exc)})"
+            self.run.store_lost = f"the store could not be reached in {self.name} ({_why(exc)})"
         return True
 
 
@@ -188,58 +188,6 @@ def _caused_by_store(exc: BaseException) -> bool:
 
 class EndpointDead(RuntimeError):
     """A model endpoint stopped answering (its circuit is open) while the gate ran a phase."""
-
-
-class _State(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-    progress: Any = None
-    phase_seconds: dict[str, float] = Field(default_factory=dict)
-    failed_phase: dict[str, str] = Field(default_factory=dict)
-    debug: list[str] = Field(default_factory=list)
-    rows: dict[str, list[CheckRow]] = Field(default_factory=dict)
-    artifacts: dict[str, Any] = Field(default_factory=dict)
-    prompt_hashes: dict[str, str] = Field(default_factory=dict)
-    judge_ids: list[str] = Field(default_factory=list)
-    model_calls: int = 0
-    cache_hits: int = 0
-    verifier: Any = None
-    phase_calls: dict[str, int] = Field(default_factory=dict)
-    db: str | None = None  # the store: --db / $SPANPROOF_DB / SQLite under the home
-    phase_errors: dict[str, int] = Field(default_factory=dict)
-    # The agent's web environment (index, fetcher, snapshot store): a live object the
-    # deterministic checks read, never part of the result.
-    env: Any = None
-    # Set when a phase proves a model endpoint dead (a refused key, an unknown model, a
-    # circuit opened by calls failing in a row): the later phases are not run.
-    dead_endpoint: str | None = None
-    dead_models: dict[str, str] = Field(default_factory=dict)  # model -> "phase: cause"
-    store_lost: str | None = None  # a phase could not reach the store: the later ones stop too
-
-    def note_dead_models(self, phase: str) -> None:
-        """Remember, with the phase that proved it, each model whose circuit is open."""
-        from spanproof.wire import clients
-
-        for client in clients():
-            if client.open_cause and client.model not in self.dead_models:
-                self.dead_models[client.model] = f"{phase}: {client.open_cause}"
-
-    memo: Any = None  # graders.gate_memo.GateMemo: phases replayed when nothing changed
-    fresh: bool = False  # --fresh: recompute every phase
-
-    def calls_now(self) -> int:
-        return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
-
-    def hits_now(self) -> int:
-        return self.cache_hits + int(getattr(self.verifier, "cache_hits", 0) or 0)
-
-
-def _resolve(path: str) -> Path:
-    """A configured path as given; the shipped goldens (``goldens/NAME``) wherever spanproof is
-    installed when no such file is here."""
-    p = Path(path)
-    if p.is_absolute() or p.exists() or p.parts[:1] != ("goldens",):
-        return p
-    return shipped(*p.parts[1:])
 
 
 async def run_gate(
@@ -280,28 +228,25 @@ async def run_gate(
         baseline = resolve_baseline(cfg.baseline, home, db)
     t0 = time.perf_counter()
     started = utc_now_iso()
-    state = _State(progress=progress, db=db, fresh=fresh)
-    views: list[RunView] = []
-    records: list[Any] = []
+    run = GateRun(cfg=cfg, home=home, endpoint=endpoint, progress=progress, db=db, fresh=fresh)
     try:
-        await _run_phases(cfg, home, state, endpoint, views, records)
+        await _run_phases(run)
     except (asyncio.CancelledError, KeyboardInterrupt):
         reason = (stop() if stop is not None else None) or "interrupt"
-        result = _result(cfg, state, t0, started, config_source, views, records, home,
-                         stopped=reason)  # fmt: skip
+        result = _result(run, t0, started, config_source, stopped=reason)
         if record:
-            _save(result, state, home)
+            _save(result, run)
         if "not_recorded" not in result.artifacts:
             _say(progress, f"[gate] {STOP_REASONS[reason][1]}; recorded {result.gate_id} with "
                  "what ran")  # fmt: skip
         if stop is not None and stop() is not None:
             return result
         raise
-    result = _result(cfg, state, t0, started, config_source, views, records, home)
-    _keep_memo(state, result)
+    result = _result(run, t0, started, config_source)
+    _keep_memo(run, result)
     _finish(result, cfg, baseline)
     if record:
-        _save(result, state, home)
+        _save(result, run)
     return result
 
 
@@ -328,78 +273,76 @@ def _finish(result: GateResult, cfg: GateConfig, baseline: Baseline | None) -> N
     baselines.apply(result, cfg, baseline, _required(cfg))
 
 
-def _save(result: GateResult, state: _State, home: Path) -> None:
+def _save(result: GateResult, run: GateRun) -> None:
     """Record the result; a store that cannot take it (the database lost mid-run, a damaged
     file) leaves the result as JSON under the home, and the gate could not run: exit 2."""
     from spanproof.store.errors import StoreError
 
     try:
-        GateStore.default(home, state.db).save(result, verdict_keys=_used_verdict_keys(state))
+        GateStore.default(run.home, run.db).save(result, verdict_keys=_used_verdict_keys(run))
     except StoreError as exc:
-        kept = keep_unrecorded(result, home, f"{type(exc).__name__}: {exc}")
-        _say(state.progress, f"[gate] not recorded in the store ({type(exc).__name__})"
+        kept = keep_unrecorded(result, run.home, f"{type(exc).__name__}: {exc}")
+        run.say(f"[gate] not recorded in the store ({type(exc).__name__})"
              + (f"; result kept in {kept}" if kept else ""))  # fmt: skip
 
 
-def _used_verdict_keys(state: _State) -> set[str]:
-    used = set(getattr(getattr(state.verifier, "cache", None), "used_keys", None) or ())
-    if state.memo is not None and state.memo.replayed:
-        used |= set(state.memo.verdict_keys())  # a replayed figure rests on these too
+def _used_verdict_keys(run: GateRun) -> set[str]:
+    used = set(getattr(getattr(run.verifier, "cache", None), "used_keys", None) or ())
+    if run.memo is not None and run.memo.replayed:
+        used |= set(run.memo.verdict_keys())  # a replayed figure rests on these too
     return used
 
 
-def _keep_memo(state: _State, result: GateResult) -> None:
+def _keep_memo(run: GateRun, result: GateResult) -> None:
     """Keep this run's slow phases for a rerun with nothing changed: only a complete run,
     every phase measured (a phase that failed or a check that could not run is never kept)."""
-    memo = state.memo
-    if memo is None or state.failed_phase or state.debug:
+    memo = run.memo
+    if memo is None or run.failed_phase or run.debug:
         return
     if any(r.status == "error" for r in result.checks):
         return
     try:
-        memo.save(result.gate_id, sorted(_used_verdict_keys(state)))
+        memo.save(result.gate_id, sorted(_used_verdict_keys(run)))
     except OSError as exc:  # a memo not written only costs a recomputation next time
-        _say(state.progress, f"[gate] note: could not keep this run for replay: {exc}")
+        run.say(f"[gate] note: could not keep this run for replay: {exc}")
     if memo.note:
-        _say(state.progress, f"[gate] note: {memo.note}")
+        run.say(f"[gate] note: {memo.note}")
 
 
-async def _run_phases(
-    cfg: GateConfig, home: Path, state: _State, endpoint: Any, views: list, records: list
-) -> None:
+async def _run_phases(run: GateRun) -> None:
+    cfg, home, endpoint = run.cfg, run.home, run.endpoint
     enabled = set(cfg.checks)
     verifier = None
     judge = None
 
     with _Phase(
-        state, "judge setup", ["calibration", "reviewed", "sensitivity", *AGENT_CHECKS, "injection"]
+        run, "judge setup", ["calibration", "reviewed", "sensitivity", *AGENT_CHECKS, "injection"]
     ):
         from spanproof.graders.verifier.cache import VerdictCache
         from spanproof.graders.verifier.judges import make_judge
         from spanproof.graders.verifier.verify import Verifier
 
         judge = make_judge(cfg.judge, endpoint=endpoint)
-        state.judge_ids = [judge.id]
-        cache = VerdictCache.default(home, state.db)
+        run.judge_ids = [judge.id]
+        cache = VerdictCache.default(home, run.db)
         verifier = Verifier([judge], cache=cache, concurrency=cfg.concurrency)
-        state.verifier = verifier
-        state.memo = _open_memo(cfg, judge, home, state)
+        run.verifier = verifier
+        run.judge = judge
+        run.memo = _open_memo(run)
 
-    ctx = _Inputs(cfg=cfg, home=home, state=state, endpoint=endpoint, verifier=verifier,
-                  judge=judge, views=views, records=records)  # fmt: skip
     if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
-        with _Phase(state, "agent runs", [*AGENT_CHECKS, *scored]):
-            if not _replay_agent_runs(cfg, home, state, views, records, ctx.questions):
-                await _agent_runs(cfg, home, verifier, state, endpoint, views, records,
-                                  ctx.questions)  # fmt: skip
-                if state.memo is not None:
-                    state.memo.keep_agent_runs(records, [v.question_id for v in views],
-                                               _allow_hosts(state.env))  # fmt: skip
+        with _Phase(run, "agent runs", [*AGENT_CHECKS, *scored]):
+            if not _replay_agent_runs(run):
+                await _agent_runs(run)
+                if run.memo is not None:
+                    run.memo.keep_agent_runs(run.records, [v.question_id for v in run.views],
+                                             _allow_hosts(run.env))  # fmt: skip
 
+    views, records = run.views, run.records
     if views:
-        ctx.snapshot_text = _snapshot_reader(state.env, home)
-        state.artifacts["groundedness"] = {
+        run.snapshot_text = _snapshot_reader(run.env, home)
+        run.artifacts["groundedness"] = {
             "runs": [
                 {
                     "run_id": v.run_id,
@@ -416,12 +359,12 @@ async def _run_phases(
         from spanproof.graders.bench import outcomes as gate_outcomes
 
         gate_outcomes.record(
-            state.artifacts, "groundedness",
+            run.artifacts, "groundedness",
             groundedness_set(Path(cfg.questions).name, views),
         )  # fmt: skip
         for r in records:
-            state.prompt_hashes.update({f"agent.{k}": v for k, v in r.prompt_hashes.items()})
-        state.artifacts["cost"] = {
+            run.prompt_hashes.update({f"agent.{k}": v for k, v in r.prompt_hashes.items()})
+        run.artifacts["cost"] = {
             "runs": [
                 run_cost(r, cfg.prices, v.question_id) for r, v in zip(records, views, strict=True)
             ]
@@ -430,8 +373,8 @@ async def _run_phases(
     batched = [c for c in ("calibration", "reviewed", "sensitivity") if c in enabled]
     batch_jobs: list[Any] = []
     if cfg.judge_batch and batched and verifier is not None:
-        with _Phase(state, "judge batch", batched):
-            batch_jobs = await _judge_batch(ctx, batched)
+        with _Phase(run, "judge batch", batched):
+            batch_jobs = await _judge_batch(run, batched)
 
     # Every declared check the same way, in the declared order: gather its input, measure,
     # hold each metric to its threshold. A check whose input cannot be gathered (or whose
@@ -441,74 +384,71 @@ async def _run_phases(
             continue
         if check.name != "usefulness" and verifier is None:
             continue  # the judge setup failed; its reason is each check's row
-        if state.failed_phase.get(check.name, "").startswith("judge batch"):
+        if run.failed_phase.get(check.name, "").startswith("judge batch"):
             continue  # no verdicts to read; judging online instead would spend unasked
-        dead = _dead_for(cfg, check.name, state)
+        dead = _dead_for(run, check.name)
         if dead:
             # Each call would fail the same way (or the results could not be kept): say why
             # instead of calling a dead endpoint phase after phase.
-            state.failed_phase.setdefault(check.name, dead)
+            run.failed_phase.setdefault(check.name, dead)
             continue
-        with _Phase(state, check.name, [check.name]):
-            if not _replay_check(state, check.name):
-                keep = state.memo is not None and check.name in REPLAYED_CHECKS
-                before = copy.deepcopy(state.artifacts) if keep else {}
-                state.rows[check.name] = check.rows(await _GATHER[check.name](ctx), cfg)
+        with _Phase(run, check.name, [check.name]):
+            if not _replay_check(run, check.name):
+                keep = run.memo is not None and check.name in REPLAYED_CHECKS
+                before = copy.deepcopy(run.artifacts) if keep else {}
+                run.rows[check.name] = check.rows(await _GATHER[check.name](run), cfg)
                 if keep:
-                    state.memo.keep_check(check.name, state.rows[check.name],
-                                          artifacts_patch(before, state.artifacts))  # fmt: skip
+                    run.memo.keep_check(check.name, run.rows[check.name],
+                                        artifacts_patch(before, run.artifacts))  # fmt: skip
     for job in batch_jobs:
         job.forget()  # its verdicts are in the cache now
 
 
-def _open_memo(cfg: GateConfig, judge: Any, home: Path, state: _State) -> Any:
+def _open_memo(run: GateRun) -> GateMemo | None:
     """This gate's memo (graders.gate_memo), or None: never replayed, or not readable."""
     from spanproof.graders.gate.memo import GateMemo
 
     try:
-        memo = GateMemo.for_gate(cfg, judge, home=home, db=state.db, resolve=_resolve,
-                                 fresh=state.fresh)  # fmt: skip
+        memo = GateMemo.for_gate(run.cfg, run.judge, home=run.home, db=run.db, resolve=resolve,
+                                 fresh=run.fresh)  # fmt: skip
     except (OSError, ValueError) as exc:  # replay is an optimisation: without it, recompute
-        _say(state.progress, f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
+        run.say(f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
         return None
     if memo is not None and memo.note:
-        _say(state.progress, f"[gate] note: {memo.note}")
+        run.say(f"[gate] note: {memo.note}")
     return memo
 
 
-def _replay_agent_runs(
-    cfg: GateConfig, home: Path, state: _State, views: list, records: list,
-    questions: dict[str, GoldenQuestion],
-) -> bool:  # fmt: skip
-    if state.memo is None:
+def _replay_agent_runs(run: GateRun) -> bool:
+    if run.memo is None:
         return False
     from spanproof.store import open_store
 
-    replay = state.memo.agent_runs(open_store(home=home, db=state.db))
+    replay = run.memo.agent_runs(open_store(home=run.home, db=run.db))
     if replay is None:
-        if state.memo.note:
-            _say(state.progress, f"[gate] note: {state.memo.note}")
+        if run.memo.note:
+            run.say(f"[gate] note: {run.memo.note}")
         return False
     replayed, question_ids, allow = replay
-    golden = load_questions(_resolve(cfg.questions), cfg.max_questions)
-    questions.update({q.id: q for q in golden})
+    golden = load_questions(resolve(run.cfg.questions), run.cfg.max_questions)
+    run.questions.update({q.id: q for q in golden})
     for record, qid in zip(replayed, question_ids, strict=True):
-        records.append(record)
-        views.append(view_from_record(record, question_id=qid, allow_hosts=allow))
-    _say(state.progress, f"[gate]   replayed {len(records)} agent runs of gate "
-         f"{state.memo.replayed['agent runs']} (nothing they read changed; --fresh reruns)")  # fmt: skip
+        run.records.append(record)
+        run.views.append(view_from_record(record, question_id=qid, allow_hosts=allow))
+    run.say(f"[gate]   replayed {len(run.records)} agent runs of gate "
+         f"{run.memo.replayed['agent runs']} (nothing they read changed; --fresh reruns)")  # fmt: skip
     return True
 
 
-def _replay_check(state: _State, name: str) -> bool:
-    if state.memo is None or name not in REPLAYED_CHECKS:
+def _replay_check(run: GateRun, name: str) -> bool:
+    if run.memo is None or name not in REPLAYED_CHECKS:
         return False
-    saved = state.memo.check(name)
+    saved = run.memo.check(name)
     if saved is None:
         return False
-    state.rows[name], patch = saved
-    apply_patch(state.artifacts, patch)
-    _say(state.progress, f"[gate]   replayed {name} of gate {state.memo.replayed[name]} "
+    run.rows[name], patch = saved
+    apply_patch(run.artifacts, patch)
+    run.say(f"[gate]   replayed {name} of gate {run.memo.replayed[name]} "
          "(nothing it reads changed; --fresh reruns)")  # fmt: skip
     return True
 
@@ -542,64 +482,47 @@ def _models_of(cfg: GateConfig, check: str) -> set[str]:
     return names
 
 
-def _dead_for(cfg: GateConfig, check: str, state: _State) -> str | None:
+def _dead_for(run: GateRun, check: str) -> str | None:
     """Why ``check`` would fail before it starts: the store was lost, or a model it calls is
     behind an endpoint a finished phase proved dead."""
-    if state.store_lost:
-        return state.store_lost
+    if run.store_lost:
+        return run.store_lost
     if check in AGENT_CHECKS:
         return None
-    needed = _models_of(cfg, check)
-    for model in sorted(needed & set(state.dead_models)):
-        return f"the model endpoint was proved dead in {state.dead_models[model]}"
-    if state.dead_endpoint and needed:
-        return f"the model endpoint was proved dead in {state.dead_endpoint}"
+    needed = _models_of(run.cfg, check)
+    for model in sorted(needed & set(run.dead_models)):
+        return f"the model endpoint was proved dead in {run.dead_models[model]}"
+    if run.dead_endpoint and needed:
+        return f"the model endpoint was proved dead in {run.dead_endpoint}"
     return None
 
 
-@dataclass
-class _Inputs:
-    """What the gate has gathered so far, from which each check's input is made. (A dataclass:
-    the lists are the runner's own, filled as runs finish, never copies.)"""
-
-    cfg: GateConfig
-    home: Path
-    state: _State
-    endpoint: Any
-    verifier: Any
-    judge: Any
-    views: list[RunView]
-    records: list[Any]
-    questions: dict[str, GoldenQuestion] = field(default_factory=dict)
-    snapshot_text: Callable[[str], str] | None = None  # stored text by doc id
-
-
-async def _agent_input(ctx: _Inputs) -> AgentRuns:
-    return AgentRuns(ctx.views, ctx.questions, ctx.snapshot_text)
+async def _agent_input(run: GateRun) -> AgentRuns:
+    return AgentRuns(run.views, run.questions, run.snapshot_text)
 
 
 def _result(
-    cfg: GateConfig, state: _State, t0: float, started: str, config_source: str,
-    views: list, records: list, home: Path, *, stopped: str | None = None,
-) -> GateResult:  # fmt: skip
-    verifier = state.verifier
+    run: GateRun, t0: float, started: str, config_source: str, *, stopped: str | None = None
+) -> GateResult:
+    cfg, views, records = run.cfg, run.views, run.records
+    verifier = run.verifier
     if verifier is not None:
-        state.model_calls += getattr(verifier, "model_calls", 0)
-        state.cache_hits += getattr(verifier, "cache_hits", 0)
+        run.model_calls += getattr(verifier, "model_calls", 0)
+        run.cache_hits += getattr(verifier, "cache_hits", 0)
         for v in (verifier_prompt_hashes(verifier) or {}).items():
-            state.prompt_hashes[v[0]] = v[1]
+            run.prompt_hashes[v[0]] = v[1]
 
     rows: list[CheckRow] = []
     for name in cfg.checks:
-        if name in state.failed_phase:
-            rows.append(error_row(name, state.failed_phase[name]))
-        elif stopped and name not in state.rows:
+        if name in run.failed_phase:
+            rows.append(error_row(name, run.failed_phase[name]))
+        elif stopped and name not in run.rows:
             rows.append(error_row(name, f"{STOP_REASONS[stopped][1]} before this check finished"))
         else:
-            rows.extend(state.rows.get(name) or [error_row(name, "the check produced no result")])
+            rows.extend(run.rows.get(name) or [error_row(name, "the check produced no result")])
     for r in rows:
-        r.seconds = round(state.phase_seconds.get(r.check, 0.0), 3)
-        errors = state.phase_errors.get(r.check)
+        r.seconds = round(run.phase_seconds.get(r.check, 0.0), 3)
+        errors = run.phase_errors.get(r.check)
         if errors and r.status != "error" and "judge errors" not in r.detail:
             r.detail += f"; {errors} judge error(s) included (counted as not SUPPORTED)"
     code = STOP_REASONS[stopped][0] if stopped else exit_code_for(rows, _required(cfg))
@@ -608,8 +531,8 @@ def _result(
         exit_code=code,
         checks=rows,
         wall_s=time.perf_counter() - t0,
-        model_calls=state.model_calls,
-        cache_hits=state.cache_hits,
+        model_calls=run.model_calls,
+        cache_hits=run.cache_hits,
         started_at=started,
         gate_id=str(uuid.uuid4()),
         config_source=config_source,
@@ -617,13 +540,13 @@ def _result(
         judge=cfg.judge,
         policy=cfg.policy,
         model=cfg.model,
-        judge_ids=state.judge_ids,
-        prompt_hashes=state.prompt_hashes,
-        phase_seconds={k: round(v, 3) for k, v in state.phase_seconds.items()},
-        phase_model_calls=state.phase_calls,
+        judge_ids=run.judge_ids,
+        prompt_hashes=run.prompt_hashes,
+        phase_seconds={k: round(v, 3) for k, v in run.phase_seconds.items()},
+        phase_model_calls=run.phase_calls,
         run_ids=[v.run_id for v in views],
-        ledgers=_ledgers(records, home),
-        artifacts=state.artifacts,
+        ledgers=_ledgers(records, run.home),
+        artifacts=run.artifacts,
     )
     from spanproof.wire import clients, totals
 
@@ -637,14 +560,14 @@ def _result(
     if stopped:
         result.artifacts["interrupted"] = True
         result.artifacts["stopped"] = {"reason": stopped, "message": STOP_REASONS[stopped][1]}
-    if state.memo is not None and state.memo.replayed:
+    if run.memo is not None and run.memo.replayed:
         result.artifacts["replayed"] = {
-            "phases": dict(state.memo.replayed),
+            "phases": dict(run.memo.replayed),
             "why": "every input unchanged (code, versions, config, goldens, corpus, judge, "
             "store); spanproof gate --fresh recomputes",
         }
-    if state.debug:
-        result.artifacts["errors"] = [d[-2000:] for d in state.debug]
+    if run.debug:
+        result.artifacts["errors"] = [d[-2000:] for d in run.debug]
     return result
 
 
@@ -694,45 +617,37 @@ def _ledgers(records: list[Any], home: Path) -> dict[str, str]:
 # Phases that call other parts of the product
 
 
-async def _agent_runs(
-    cfg: GateConfig,
-    home: Path,
-    verifier: Any,
-    state: _State,
-    endpoint: Any,
-    views: list[RunView],
-    records: list[Any],
-    questions: dict[str, GoldenQuestion],
-) -> None:
-    """Answer the golden questions; fills views, records and questions as runs finish (so an
-    interrupted gate still records the runs that completed)."""
+async def _agent_runs(run: GateRun) -> None:
+    """Answer the golden questions; fills the run's views, records and questions as runs finish
+    (so an interrupted gate still records the runs that completed)."""
     from spanproof.agent.run import run_question
     from spanproof.agent.runstore import RunStore
 
     from spanproof.web.env import offline_web
 
-    qpath = _resolve(cfg.questions)
+    cfg, home, verifier, endpoint = run.cfg, run.home, run.verifier, run.endpoint
+    qpath = resolve(cfg.questions)
     if not qpath.is_file():
         raise FileNotFoundError(
             f"golden questions {qpath} not found; set `questions` in the gate config"
         )
     golden = load_questions(qpath, cfg.max_questions)
     env = offline_web(home, Path(cfg.corpus_dir) if cfg.corpus_dir else None)
-    store = RunStore.default(home, state.db, kind="gate")
+    store = RunStore.default(home, run.db, kind="gate")
     allow = list(
         getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
     )
-    state.env = env
-    questions.update({q.id: q for q in golden})
+    run.env = env
+    run.questions.update({q.id: q for q in golden})
     for i, q in enumerate(golden, 1):
         _stop_if_a_circuit_opened()
         record = await run_question(
             q.question, env=env, policy=cfg.policy, model=cfg.model, verifier=verifier, store=store,
             endpoint=endpoint,
         )  # fmt: skip
-        records.append(record)
-        views.append(view_from_record(record, question_id=q.id, allow_hosts=allow))
-        _say(state.progress, f"[gate]   {i}/{len(golden)} {q.id}: {record.status}, "
+        run.records.append(record)
+        run.views.append(view_from_record(record, question_id=q.id, allow_hosts=allow))
+        run.say(f"[gate]   {i}/{len(golden)} {q.id}: {record.status}, "
              f"{record.metrics.claims_published} published, {record.metrics.claims_dropped} dropped")  # fmt: skip
 
 
@@ -745,15 +660,15 @@ def _stop_if_a_circuit_opened() -> None:
             raise EndpointDead(client.open_cause)
 
 
-async def _calibration(ctx: _Inputs) -> CalibrationInput:
+async def _calibration(run: GateRun) -> CalibrationInput:
     """The labelled set judged through the gate's verifier, so its cache and counters are shared."""
-    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    cfg, verifier = run.cfg, run.verifier
     from spanproof.graders.bench import calibration, repeats
     from spanproof.graders.bench import outcomes as gate_outcomes
     from spanproof.graders.bench.calibration import confidence_reliability, load_pairs, rows_for
     from spanproof.graders.bench.metrics import compute
 
-    path = _resolve(cfg.calibration_set)
+    path = resolve(cfg.calibration_set)
     pairs = [p for p in load_pairs(path) if p.label is not None]
     if not pairs:
         raise ValueError(
@@ -768,9 +683,9 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
     m = compute(rows_for(every_pair, every_verdict), n_boot=200)
     own = compute(rows_for(every_pair, every_verdict, judge_only=True), n_boot=0)
     rel = confidence_reliability([p.label for p in every_pair], every_verdict)
-    gate_outcomes.record(state.artifacts, "calibration",
+    gate_outcomes.record(run.artifacts, "calibration",
                          gate_outcomes.labelled_set(path.name, pairs, samples))  # fmt: skip
-    repeats.note(state.artifacts, cfg.repeat, repeats.unstable_pairs("calibration", pairs, samples), {
+    repeats.note(run.artifacts, cfg.repeat, repeats.unstable_pairs("calibration", pairs, samples), {
         "calibration.agreement": [compute(rows_for(pairs, s), n_boot=0).agreement for s in samples],
         "calibration.near_miss_agreement":
             [compute(rows_for(pairs, s), n_boot=0).near_miss_agreement for s in samples],
@@ -780,7 +695,7 @@ async def _calibration(ctx: _Inputs) -> CalibrationInput:
     flags = flag_figures([p.label for p in pairs], verdicts)
     labels = list(m.confusion)
     cols = list(next(iter(m.confusion.values())))
-    state.artifacts["calibration"] = {
+    run.artifacts["calibration"] = {
         "labels": labels,
         "columns": cols,
         "judges": {
@@ -860,10 +775,10 @@ def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
     from spanproof.graders.bench.calibration import load_pairs
     from spanproof.graders.bench.sensitivity import contract_clean, plant_on
 
-    cal_path = _resolve(cfg.calibration_set)
+    cal_path = resolve(cfg.calibration_set)
     cal_pairs = load_pairs(cal_path)
     cal_good = [p for p in cal_pairs if p.label == "SUPPORTED"]
-    path = _resolve(cfg.sensitivity_set)
+    path = resolve(cfg.sensitivity_set)
     pairs = load_pairs(path)
     if cfg.max_pairs:
         pairs = pairs[: cfg.max_pairs]
@@ -886,7 +801,7 @@ def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
     return sets
 
 
-async def _judge_batch(ctx: _Inputs, checks: list[str]) -> list[Any]:
+async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
     """With ``judge_batch = true``: the pairs of the calibration, reviewed and sensitivity checks
     (every repeat) as one Batch API job per openai: judge (graders.batch_judge); the checks then
     read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
@@ -896,7 +811,7 @@ async def _judge_batch(ctx: _Inputs, checks: list[str]) -> list[Any]:
     from spanproof.graders.verifier.batch_judge import judge_in_batch
     from spanproof.graders.verifier.openai_judge import OpenAIJudge
 
-    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    cfg, verifier = run.cfg, run.verifier
     if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
         raise ValueError(
             f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "
@@ -904,9 +819,9 @@ async def _judge_batch(ctx: _Inputs, checks: list[str]) -> list[Any]:
         )
     pairs: list[Any] = []
     if "calibration" in checks:
-        pairs += [p for p in load_pairs(_resolve(cfg.calibration_set)) if p.label is not None]
+        pairs += [p for p in load_pairs(resolve(cfg.calibration_set)) if p.label is not None]
     if "reviewed" in checks:
-        path = _resolve(cfg.reviewed_set)
+        path = resolve(cfg.reviewed_set)
         configured = "reviewed_set" in cfg.model_fields_set
         if reviewed_set_state(path, configured=configured) is None:
             pairs += load_pairs(path)
@@ -914,22 +829,22 @@ async def _judge_batch(ctx: _Inputs, checks: list[str]) -> list[Any]:
         sets = sensitivity_sets(cfg)
         pairs += sets.originals + [p.as_pair() for p in sets.planted]
     summaries, jobs = await judge_in_batch(
-        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=ctx.home,
-        poll_s=cfg.batch_poll_s, say=lambda m: _say(state.progress, f"[gate] {m}"),
+        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=run.home,
+        poll_s=cfg.batch_poll_s, say=lambda m: run.say(f"[gate] {m}"),
         repeats=cfg.repeat,
     )  # fmt: skip
-    state.artifacts["judge_batch"] = [b.model_dump() for b in summaries]
+    run.artifacts["judge_batch"] = [b.model_dump() for b in summaries]
     return jobs
 
 
-async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
+async def _sensitivity(run: GateRun) -> SensitivityInput:
     """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals
     (``sensitivity_sets`` says which)."""
     from spanproof.graders.bench import calibration, repeats
     from spanproof.graders.bench import outcomes as gate_outcomes
     from spanproof.graders.bench.sensitivity import score
 
-    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
+    cfg, verifier = run.cfg, run.verifier
     sets = sensitivity_sets(cfg)
     cal_name, name = sets.cal_name, sets.set_name
     cal_good, clean, planted, failures = sets.cal_good, sets.clean, sets.planted, sets.failures
@@ -942,15 +857,15 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
     originals_n, ov = repeats.pooled(originals, o_samples)
     planted_n, pv = repeats.pooled(planted, p_samples)
     res = score(verifier.id, originals_n, ov, planted_n, pv)
-    gate_outcomes.record(state.artifacts, "sensitivity_planted", gate_outcomes.planted_set(
+    gate_outcomes.record(run.artifacts, "sensitivity_planted", gate_outcomes.planted_set(
         f"planted on {cal_name} and {name}", planted, p_samples, sets.clusters()))  # fmt: skip
-    gate_outcomes.record(state.artifacts, "sensitivity_originals", gate_outcomes.originals_set(
+    gate_outcomes.record(run.artifacts, "sensitivity_originals", gate_outcomes.originals_set(
         f"SUPPORTED originals of {cal_name} and {name}", originals, o_samples))  # fmt: skip
     if cfg.repeat > 1:
         both = [o + p for o, p in zip(o_samples, p_samples, strict=True)]
         per_pass = [score(verifier.id, originals, o, planted, p)
                     for o, p in zip(o_samples, p_samples, strict=True)]  # fmt: skip
-        repeats.note(state.artifacts, cfg.repeat,
+        repeats.note(run.artifacts, cfg.repeat,
                      repeats.unstable_pairs("sensitivity", [*originals, *planted], both),
                      {"sensitivity.recall": [r.sensitivity for r in per_pass],
                       "sensitivity.specificity": [r.specificity for r in per_pass]})  # fmt: skip
@@ -960,7 +875,7 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
         "SUPPORTED pairs excluded because the claim names a number, date or entity absent from "
         "the span (check 4 flags them by design)"
     )
-    state.artifacts["sensitivity"] = {
+    run.artifacts["sensitivity"] = {
         "judge": verifier.id,
         "per_kind": {k: r.sensitivity for k, r in res.by_kind.items() if r.sensitivity is not None},
         "counts": {k: [r.caught, r.n] for k, r in res.by_kind.items()},
@@ -992,7 +907,7 @@ async def _sensitivity(ctx: _Inputs) -> SensitivityInput:
     )  # fmt: skip
 
 
-async def _reviewed(ctx: _Inputs) -> Any:
+async def _reviewed(run: GateRun) -> Any:
     """The pairs reviewers labelled (``spanproof goldens add-from-reviews``), judged like the
     calibration set; missing or empty: unscored (graders/gate/checks/reviewed.py)."""
     from spanproof.graders.bench import calibration, repeats
@@ -1001,8 +916,8 @@ async def _reviewed(ctx: _Inputs) -> Any:
     from spanproof.graders.bench.metrics import compute
     from spanproof.graders.gate.checks.reviewed import ReviewedInput, reviewed_set_state
 
-    cfg, verifier, state = ctx.cfg, ctx.verifier, ctx.state
-    path = _resolve(cfg.reviewed_set)
+    cfg, verifier = run.cfg, run.verifier
+    path = resolve(cfg.reviewed_set)
     missing = reviewed_set_state(path, configured="reviewed_set" in cfg.model_fields_set)
     if missing is not None:
         return ReviewedInput(set_name=path.name, missing=missing)
@@ -1013,15 +928,15 @@ async def _reviewed(ctx: _Inputs) -> Any:
                          "carries the reviewer's verdict")  # fmt: skip
     samples = await calibration.judge_samples(verifier, pairs, cfg.repeat)
     outcome = gate_outcomes.labelled_set(path.name, pairs, samples)
-    gate_outcomes.record(state.artifacts, "reviewed", outcome)
+    gate_outcomes.record(run.artifacts, "reviewed", outcome)
     every_pair, every_verdict = repeats.pooled(pairs, samples)
     right = sum(i.counts["publishes_right"][0] for i in outcome.items)
-    repeats.note(state.artifacts, cfg.repeat, repeats.unstable_pairs("reviewed", pairs, samples), {
+    repeats.note(run.artifacts, cfg.repeat, repeats.unstable_pairs("reviewed", pairs, samples), {
         "reviewed.agreement": [
             sum(v.error is None and (v.verdict == "SUPPORTED") == (p.label == "SUPPORTED")
                 for p, v in zip(pairs, s, strict=True)) / len(pairs) for s in samples],
     })  # fmt: skip
-    state.artifacts["reviewed"] = {"items": {verifier.id: [
+    run.artifacts["reviewed"] = {"items": {verifier.id: [
         _judged_item(p, v) for p, v in zip(pairs, samples[0], strict=True)]}}  # fmt: skip
     return ReviewedInput(
         set_name=path.name, judge_id=verifier.id, publishes_right=right,
@@ -1029,25 +944,25 @@ async def _reviewed(ctx: _Inputs) -> Any:
     )  # fmt: skip
 
 
-async def _injection(ctx: _Inputs) -> InjectionReport:
+async def _injection(run: GateRun) -> InjectionReport:
     """The injection suite (hostile pages served on loopback), judged by the gate's verifier."""
     from spanproof.graders.bench.injection import run_suite
 
-    cfg, state = ctx.cfg, ctx.state
+    cfg = run.cfg
 
     def relay(line: str) -> None:
-        _say(state.progress, f"[gate]   {line}")
+        run.say(f"[gate]   {line}")
 
     rep = await run_suite(
         cfg.injection_fixtures,
-        home=ctx.home / "injection",
+        home=run.home / "injection",
         policy=cfg.policy,
         model=cfg.model,
-        verifier=ctx.verifier,
-        endpoint=ctx.endpoint,
+        verifier=run.verifier,
+        endpoint=run.endpoint,
         progress=relay,
     )
-    state.artifacts["injection"] = {
+    run.artifacts["injection"] = {
         "per_technique": {
             tech: {
                 "cases": row.pages,
@@ -1065,7 +980,7 @@ async def _injection(ctx: _Inputs) -> InjectionReport:
 # Answer usefulness: a rubric judge (graders.usefulness), only when a model is configured
 
 
-async def _usefulness(ctx: _Inputs) -> UsefulnessInput:
+async def _usefulness(run: GateRun) -> UsefulnessInput:
     from spanproof.graders.bench.usefulness import (
         USEFULNESS_PROMPT_SHA,
         UsefulnessScorer,
@@ -1073,13 +988,13 @@ async def _usefulness(ctx: _Inputs) -> UsefulnessInput:
     )
     from spanproof.graders.verifier.cache import UsefulnessCache
 
-    cfg, records, home, state, endpoint = ctx.cfg, ctx.records, ctx.home, ctx.state, ctx.endpoint
+    cfg, records, home, endpoint = run.cfg, run.records, run.home, run.endpoint
     spec = cfg.usefulness_model or cfg.model
     if not spec:
         return UsefulnessInput(scorer=None)
     if not records:
         raise RuntimeError("no agent runs to score")
-    scorer = UsefulnessScorer(spec, endpoint, cache=UsefulnessCache.default(home, state.db))
+    scorer = UsefulnessScorer(spec, endpoint, cache=UsefulnessCache.default(home, run.db))
     scored: list[tuple[Any, Any]] = []
     errors: list[str] = []
     for rec in records:
@@ -1088,15 +1003,15 @@ async def _usefulness(ctx: _Inputs) -> UsefulnessInput:
             errors.append(f"{rec.run_id}: {item.error}")
         else:
             scored.append((rec, item.score))
-    state.model_calls += scorer.calls
-    state.cache_hits += scorer.cache_hits
-    state.prompt_hashes["usefulness"] = USEFULNESS_PROMPT_SHA
-    state.judge_ids.append(f"usefulness:{spec}")
+    run.model_calls += scorer.calls
+    run.cache_hits += scorer.cache_hits
+    run.prompt_hashes["usefulness"] = USEFULNESS_PROMPT_SHA
+    run.judge_ids.append(f"usefulness:{spec}")
     if not scored:
         raise RuntimeError(
             f"the rubric judge {spec} scored none of {len(records)} answers (first error: {errors[0]})"
         )
-    state.artifacts["usefulness"] = {
+    run.artifacts["usefulness"] = {
         "scores": {r.run_id: s.score for r, s in scored},
         "errors": errors,
     }
@@ -1108,7 +1023,7 @@ async def _usefulness(ctx: _Inputs) -> UsefulnessInput:
 
 
 # How the gate gathers each declared check's input (graders.gate_spec.declared_checks).
-_GATHER: dict[str, Callable[[_Inputs], Awaitable[Any]]] = {
+_GATHER: dict[str, Callable[[GateRun], Awaitable[Any]]] = {
     **{name: _agent_input for name in AGENT_CHECKS},
     "calibration": _calibration,
     "reviewed": _reviewed,

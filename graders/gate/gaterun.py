@@ -1,0 +1,92 @@
+"""What one gate run holds: its config and where it runs, the parts it built (the verifier, the
+web environment, the memo), the agent runs it made, and what each phase and check left behind.
+
+The runner (``graders/gate/run.py``) fills one ``GateRun`` as it goes and hands it to every
+declared check's gather function (``graders/gate/spec.py``), which reads what it needs from it
+and returns the check's input. The lists are the run's own, filled as the agent's runs finish,
+so an interrupted gate still records the runs that completed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spanproof.goldens import shipped
+from spanproof.graders.gate.config import GateConfig
+from spanproof.graders.gate.result import CheckRow
+
+if TYPE_CHECKING:
+    from spanproof.graders.gate.checks.runs import GoldenQuestion, RunView
+    from spanproof.graders.gate.memo import GateMemo
+
+
+def resolve(path: str) -> Path:
+    """A configured path as given; the shipped goldens (``goldens/NAME``) wherever spanproof is
+    installed when no such file is here."""
+    p = Path(path)
+    if p.is_absolute() or p.exists() or p.parts[:1] != ("goldens",):
+        return p
+    return shipped(*p.parts[1:])
+
+
+@dataclass
+class GateRun:
+    cfg: GateConfig
+    home: Path
+    endpoint: Any = None  # the model endpoint settings the judges and the agent are built with
+    progress: Callable[[str], None] | None = None
+    db: str | None = None  # the store: --db / $SPANPROOF_DB / SQLite under the home
+    fresh: bool = False  # --fresh: recompute every phase
+
+    # The parts the gate built (None until built: a failed judge setup leaves them unset).
+    judge: Any = None
+    verifier: Any = None
+    # The agent's web environment (index, fetcher, snapshot store): a live object the
+    # deterministic checks read, never part of the result.
+    env: Any = None
+    memo: GateMemo | None = None  # phases replayed when nothing changed (graders/gate/memo.py)
+
+    # The agent's runs over the golden questions, as records and as the views checks read.
+    records: list[Any] = field(default_factory=list)
+    views: list[RunView] = field(default_factory=list)
+    questions: dict[str, GoldenQuestion] = field(default_factory=dict)
+    snapshot_text: Callable[[str], str] | None = None  # stored text by doc id
+
+    # What the phases and checks left behind.
+    rows: dict[str, list[CheckRow]] = field(default_factory=dict)
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    prompt_hashes: dict[str, str] = field(default_factory=dict)
+    judge_ids: list[str] = field(default_factory=list)
+    model_calls: int = 0  # calls made outside the verifier (the rubric judge)
+    cache_hits: int = 0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    phase_calls: dict[str, int] = field(default_factory=dict)
+    phase_errors: dict[str, int] = field(default_factory=dict)
+    failed_phase: dict[str, str] = field(default_factory=dict)  # check -> why it could not run
+    debug: list[str] = field(default_factory=list)  # tracebacks of the phases that failed
+    # Set when a phase proves a model endpoint dead (a refused key, an unknown model, a
+    # circuit opened by calls failing in a row): the later phases are not run.
+    dead_endpoint: str | None = None
+    dead_models: dict[str, str] = field(default_factory=dict)  # model -> "phase: cause"
+    store_lost: str | None = None  # a phase could not reach the store: the later ones stop too
+
+    def say(self, msg: str) -> None:
+        if self.progress:
+            self.progress(msg)
+
+    def calls_now(self) -> int:
+        return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
+
+    def hits_now(self) -> int:
+        return self.cache_hits + int(getattr(self.verifier, "cache_hits", 0) or 0)
+
+    def note_dead_models(self, phase: str) -> None:
+        """Remember, with the phase that proved it, each model whose circuit is open."""
+        from spanproof.wire import clients
+
+        for client in clients():
+            if client.open_cause and client.model not in self.dead_models:
+                self.dead_models[client.model] = f"{phase}: {client.open_cause}"
