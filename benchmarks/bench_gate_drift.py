@@ -52,11 +52,11 @@ from spanproof.graders.gate.checks.judged import (  # noqa: E402
     SensitivityInput,
     calibration,
     sensitivity,
+    sensitivity_sets,  # noqa: E402
 )
 from spanproof.graders.gate.config import GateConfig  # noqa: E402
 from spanproof.graders.gate.gaterun import resolve as _resolve  # noqa: E402
 from spanproof.graders.gate.result import GateResult, exit_code_for  # noqa: E402
-from spanproof.graders.gate.run import sensitivity_sets  # noqa: E402
 from spanproof.graders.verifier.audit import audit  # noqa: E402
 from spanproof.graders.verifier.quoting import best_window  # noqa: E402
 

@@ -1,6 +1,7 @@
 """What a gate check is: a declared unit that the gate runs and thresholds uniformly.
 
-A check declares its name, what it measures, what it reads, and its metrics; each metric
+A check declares its name, what it measures, what it reads, how the gate gathers its input
+from the gate run (``gather``: an async function of the ``GateRun``), and its metrics; each metric
 declares its direction and where its threshold comes from (a key of the gate config's
 ``[thresholds]`` table, a figure the product fixes, or nothing: reported, never gated). The
 check's ``measure`` turns its input into one Measurement per declared metric and never
@@ -21,12 +22,15 @@ check, so every check fails the same ways:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from spanproof.graders.gate.config import CHECK_NAMES, GateConfig, Thresholds
 from spanproof.graders.gate.result import CheckRow, error_row, gated_row
+
+if TYPE_CHECKING:
+    from spanproof.graders.gate.gaterun import GateRun
 
 Direction = Literal[">=", "<="]
 In = TypeVar("In")
@@ -77,6 +81,9 @@ class Metric:
 
 
 Outcome = Mapping[str, Measurement] | Unscored
+# How the gate makes a check's input from what it has run so far (judging a set through its
+# verifier, serving the hostile pages, reading the agent's runs).
+Gather = Callable[["GateRun"], Awaitable[In]]
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,7 @@ class GateCheck(Generic[In]):
     measures: str
     reads: str
     metrics: tuple[Metric, ...]
+    gather: Gather[In] = field(repr=False)
     measure: Callable[[In], Outcome] = field(repr=False)
 
     def metric(self, name: str) -> Metric:
@@ -122,7 +130,7 @@ _REGISTRY: dict[str, GateCheck[Any]] = {}
 
 
 def declare(
-    name: str, *, measures: str, reads: str, metrics: list[Metric]
+    name: str, *, measures: str, reads: str, gather: Gather[In], metrics: list[Metric]
 ) -> Callable[[Callable[[In], Outcome]], GateCheck[In]]:
     """Register ``measure`` as the gate check ``name`` with its metrics (see the module doc)."""
     if name not in CHECK_NAMES:
@@ -132,7 +140,7 @@ def declare(
             raise ValueError(f"{name}.{m.name}: no threshold {m.threshold!r} in the gate config")
 
     def register(measure: Callable[[In], Outcome]) -> GateCheck[In]:
-        check = GateCheck(name, measures, reads, tuple(metrics), measure)
+        check = GateCheck(name, measures, reads, tuple(metrics), gather, measure)
         _REGISTRY[name] = check
         return check
 

@@ -1,17 +1,19 @@
-"""The gate's checks over the judge and the suites, declared as gate checks (``gate_spec``).
+"""The gate's checks over the judge and the suites, declared as gate checks (``spec.declare``).
 
-Calibration, sensitivity, injection resistance and answer usefulness. The gate gathers each
-check's input (judging the calibration and planted sets through its verifier, serving the
-hostile pages, asking the rubric judge: ``graders.gate``); the checks here only turn that
-input into one Measurement per declared metric, so each can be shown to fail on a planted
-input without a judge or a server.
+Calibration, sensitivity, injection resistance and answer usefulness. Each declaration names
+its gather function, which makes the check's input from the gate run (judging the calibration
+and planted sets through the gate's verifier, serving the hostile pages, asking the rubric
+judge), and its measure function, which only turns that input into one Measurement per
+declared metric, so each check can be shown to fail on a planted input without a judge or a
+server.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from spanproof.graders.gate.gaterun import resolve
 from spanproof.graders.gate.result import format_value
 from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
     from spanproof.graders.bench.injection import InjectionReport
     from spanproof.graders.bench.metrics import Metrics, Reliability
     from spanproof.graders.bench.sensitivity import SensitivityResult
+    from spanproof.graders.gate.config import GateConfig
+    from spanproof.graders.gate.gaterun import GateRun
 
 
 @dataclass(frozen=True)
@@ -38,11 +42,88 @@ class CalibrationInput:
     flags: FlagFigures | None = None
 
 
+async def gather_calibration(run: GateRun) -> CalibrationInput:
+    """The labelled set judged through the gate's verifier, so its cache and counters are shared."""
+    cfg, verifier = run.cfg, run.verifier
+    from spanproof.graders.bench import calibration, repeats
+    from spanproof.graders.bench import outcomes as gate_outcomes
+    from spanproof.graders.bench.calibration import confidence_reliability, load_pairs, rows_for
+    from spanproof.graders.bench.metrics import compute
+
+    path = resolve(cfg.calibration_set)
+    pairs = [p for p in load_pairs(path) if p.label is not None]
+    if not pairs:
+        raise ValueError(
+            f"{path} holds no labelled pairs; give each line a label (SUPPORTED, PARTIAL, "
+            "NOT_SUPPORTED) or point calibration_set at a labelled set"
+        )
+    from spanproof.graders.bench.audit_figures import code_changes, flag_figures
+
+    samples = await calibration.judge_samples(verifier, pairs, cfg.repeat)
+    verdicts = samples[0]
+    every_pair, every_verdict = repeats.pooled(pairs, samples)  # each sample counts once
+    m = compute(rows_for(every_pair, every_verdict), n_boot=200)
+    own = compute(rows_for(every_pair, every_verdict, judge_only=True), n_boot=0)
+    rel = confidence_reliability([p.label for p in every_pair], every_verdict)
+    gate_outcomes.record(run.artifacts, "calibration",
+                         gate_outcomes.labelled_set(path.name, pairs, samples))  # fmt: skip
+    repeats.note(run.artifacts, cfg.repeat, repeats.unstable_pairs("calibration", pairs, samples), {
+        "calibration.agreement": [compute(rows_for(pairs, s), n_boot=0).agreement for s in samples],
+        "calibration.near_miss_agreement":
+            [compute(rows_for(pairs, s), n_boot=0).near_miss_agreement for s in samples],
+    })  # fmt: skip
+    # what code proved and flagged, on the first sample (the verdicts the gate reports)
+    changes = code_changes([p.label for p in pairs], verdicts)
+    flags = flag_figures([p.label for p in pairs], verdicts)
+    labels = list(m.confusion)
+    cols = list(next(iter(m.confusion.values())))
+    run.artifacts["calibration"] = {
+        "labels": labels,
+        "columns": cols,
+        "judges": {
+            verifier.id: {
+                "matrix": [[m.confusion[g][p] for p in cols] for g in labels],
+                "agreement": m.agreement,
+                "near_miss": m.near_miss_agreement,
+                "judge_only": {"agreement": own.agreement, "near_miss": own.near_miss_agreement},
+                "reliability": rel.model_dump() if rel is not None else None,
+                "code_changes": changes.model_dump(),
+                "flags": flags.model_dump(),
+            }
+        },
+        # Each pair with its gold label and verdict, so a viewer can list the pairs behind
+        # any cell of the confusion matrix.
+        "items": {verifier.id: [judged_item(p, v) for p, v in zip(pairs, verdicts, strict=True)]},
+    }
+    return CalibrationInput(verifier.id, path.name, m, own, rel, changes, flags)
+
+
+def judged_item(pair: Any, verdict: Any) -> dict[str, Any]:
+    """One judged pair as plain JSON for the gate result's artifacts."""
+    return {
+        "id": pair.id,
+        "kind": pair.kind,
+        "near_miss": pair.near_miss,
+        "claim": pair.claim,
+        "span": pair.span,
+        "label": pair.label,
+        "verdict": "ERROR" if verdict.error else verdict.verdict,
+        "unsupported_element": verdict.unsupported_element,
+        "quote_used": verdict.quote_used,
+        "fired": [c.name for c in verdict.checks if c.fired],
+        "judge_verdict": verdict.judge_verdict,
+        "proofs": [p.reason for p in verdict.proofs],
+        "flags": [f.reason for f in verdict.flags],
+        "error": verdict.error,
+    }
+
+
 @declare(
     "calibration",
     measures="agreement of the grader's final verdicts with human labels, overall and on "
     "near-misses; the judge's own, and the audit's flags beside them",
     reads="the labelled calibration set, judged by the gate's verifier",
+    gather=gather_calibration,
     metrics=[
         Metric("agreement", "share of labelled pairs judged as labelled (final verdicts: the "
                "judge's, lowered only by code's proofs)", ">=", "calibration_agreement"),
@@ -109,11 +190,147 @@ class SensitivityInput:
     mutator_failures: list[str] = field(default_factory=list)
 
 
+@dataclass
+class SensitivitySets:
+    """What the gate plants on and what it plants (``sensitivity_sets``)."""
+
+    cal_name: str
+    set_name: str
+    cal_pairs: list[Any]
+    pairs: list[Any]
+    cal_good: list[Any]  # hand-labelled SUPPORTED pairs of the calibration set
+    clean: list[Any]  # contract-clean SUPPORTED pairs of the sensitivity set
+    excluded: int  # SUPPORTED pairs of the sensitivity set left out
+    supported: int
+    planted: list[Any]
+    failures: list[str]
+
+    @property
+    def originals(self) -> list[Any]:
+        return self.cal_good + self.clean
+
+    def clusters(self) -> dict[str, str]:
+        """Each pair's cluster by id, so a planted variant joins its original's."""
+        from spanproof.graders.bench.outcomes import pair_cluster
+
+        return {p.id: pair_cluster(p) for p in self.cal_pairs + self.pairs}
+
+
+def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
+    """The good pairs the gate plants on and the planted failures (judge-independent).
+
+    The good pairs: every hand-labelled SUPPORTED pair of the calibration set, plus the WiCE
+    SUPPORTED pairs of the sensitivity set that are contract-clean (every number, date and
+    entity of the claim appears in the span; ``graders.sensitivity.contract_clean``). WiCE
+    SUPPORTED pairs whose claim names a specific the span lacks are excluded: the product's
+    check 4 flags them by design (WiCE annotators accepted implications), so they are not
+    good pairs under its contract.
+    """
+    from spanproof.graders.bench.calibration import load_pairs
+    from spanproof.graders.bench.sensitivity import contract_clean, plant_on
+
+    cal_path = resolve(cfg.calibration_set)
+    cal_pairs = load_pairs(cal_path)
+    cal_good = [p for p in cal_pairs if p.label == "SUPPORTED"]
+    path = resolve(cfg.sensitivity_set)
+    pairs = load_pairs(path)
+    if cfg.max_pairs:
+        pairs = pairs[: cfg.max_pairs]
+    supported = [p for p in pairs if p.label == "SUPPORTED"]
+    clean = contract_clean(pairs)
+    # Each set is its own mutators' pool (a swapped source comes from the same set).
+    failures: list[str] = []
+    planted = plant_on(cal_pairs, cal_good, seed=0, failures=failures)
+    planted += plant_on(pairs, clean, seed=0, failures=failures)
+    sets = SensitivitySets(
+        cal_name=cal_path.name, set_name=path.name, cal_pairs=cal_pairs, pairs=pairs,
+        cal_good=cal_good, clean=clean, excluded=len(supported) - len(clean),
+        supported=len(supported), planted=planted, failures=failures,
+    )  # fmt: skip
+    if not sets.originals or not planted:
+        raise ValueError(
+            f"{cal_path.name} and {path.name} gave {len(sets.originals)} SUPPORTED originals "
+            f"and {len(planted)} planted pairs"
+        )
+    return sets
+
+
+async def gather_sensitivity(run: GateRun) -> SensitivityInput:
+    """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals
+    (``sensitivity_sets`` says which)."""
+    from spanproof.graders.bench import calibration, repeats
+    from spanproof.graders.bench import outcomes as gate_outcomes
+    from spanproof.graders.bench.sensitivity import score
+
+    cfg, verifier = run.cfg, run.verifier
+    sets = sensitivity_sets(cfg)
+    cal_name, name = sets.cal_name, sets.set_name
+    cal_good, clean, planted, failures = sets.cal_good, sets.clean, sets.planted, sets.failures
+    originals, excluded, supported = sets.originals, sets.excluded, sets.supported
+    o_samples = await calibration.judge_samples(verifier, originals, cfg.repeat)
+    p_samples = await calibration.judge_samples(
+        verifier, [p.as_pair() for p in planted], cfg.repeat
+    )
+    # Every sample counts once: over N repeats the shares are the mean of the N passes.
+    originals_n, ov = repeats.pooled(originals, o_samples)
+    planted_n, pv = repeats.pooled(planted, p_samples)
+    res = score(verifier.id, originals_n, ov, planted_n, pv)
+    gate_outcomes.record(run.artifacts, "sensitivity_planted", gate_outcomes.planted_set(
+        f"planted on {cal_name} and {name}", planted, p_samples, sets.clusters()))  # fmt: skip
+    gate_outcomes.record(run.artifacts, "sensitivity_originals", gate_outcomes.originals_set(
+        f"SUPPORTED originals of {cal_name} and {name}", originals, o_samples))  # fmt: skip
+    if cfg.repeat > 1:
+        both = [o + p for o, p in zip(o_samples, p_samples, strict=True)]
+        per_pass = [score(verifier.id, originals, o, planted, p)
+                    for o, p in zip(o_samples, p_samples, strict=True)]  # fmt: skip
+        repeats.note(run.artifacts, cfg.repeat,
+                     repeats.unstable_pairs("sensitivity", [*originals, *planted], both),
+                     {"sensitivity.recall": [r.sensitivity for r in per_pass],
+                      "sensitivity.specificity": [r.specificity for r in per_pass]})  # fmt: skip
+    selection = (
+        f"{len(cal_good)} hand-labelled SUPPORTED pairs of {cal_name} + {len(clean)} "
+        f"contract-clean SUPPORTED pairs of {name}; {excluded} of its {supported} "
+        "SUPPORTED pairs excluded because the claim names a number, date or entity absent from "
+        "the span (check 4 flags them by design)"
+    )
+    run.artifacts["sensitivity"] = {
+        "judge": verifier.id,
+        "per_kind": {k: r.sensitivity for k, r in res.by_kind.items() if r.sensitivity is not None},
+        "counts": {k: [r.caught, r.n] for k, r in res.by_kind.items()},
+        "flag_only": {k: r.flag_only for k, r in res.by_kind.items()},
+        "specificity": res.specificity,
+        "judge_only": {
+            "per_kind": {
+                k: r.sensitivity
+                for k, r in res.judge_only.by_kind.items()
+                if r.sensitivity is not None
+            },
+            "sensitivity": res.judge_only.sensitivity,
+            "specificity": res.judge_only.specificity,
+        },
+        "selection": selection,
+        "excluded": excluded,
+        "mutator_failures": failures,
+        # The planted pairs the judge let through, with the span it read.
+        "missed": [
+            {**judged_item(p.as_pair(), v), "original_id": p.original_id}
+            for p, v in zip(planted, p_samples[0], strict=True)
+            if v.error is not None or v.verdict == "SUPPORTED"  # as sensitivity.score counts it
+        ],
+    }
+    return SensitivityInput(
+        result=res, selection=selection, hand_labelled=len(cal_good), contract_clean=len(clean),
+        excluded=excluded, originals_passed=round(sum(v.supported for v in ov) / cfg.repeat),
+        mutator_failures=failures,
+    )  # fmt: skip
+
+
 @declare(
     "sensitivity",
     measures="planted failures caught (not SUPPORTED) by the grader's final verdicts, and "
     "untouched SUPPORTED originals it still passes; what the flags alone would add beside them",
     reads="planted failures on good pairs and the originals, judged by the gate's verifier",
+    gather=gather_sensitivity,
     metrics=[
         Metric("recall", "share of planted failures caught by the final verdict (the judge's, "
                "lowered only by code's proofs)", ">=", "sensitivity"),
@@ -158,11 +375,44 @@ def sensitivity(data: SensitivityInput) -> dict[str, Measurement]:
     }  # fmt: skip
 
 
+async def gather_injection(run: GateRun) -> InjectionReport:
+    """The injection suite (hostile pages served on loopback), judged by the gate's verifier."""
+    from spanproof.graders.bench.injection import run_suite
+
+    cfg = run.cfg
+
+    def relay(line: str) -> None:
+        run.say(f"[gate]   {line}")
+
+    rep = await run_suite(
+        cfg.injection_fixtures,
+        home=run.home / "injection",
+        policy=cfg.policy,
+        model=cfg.model,
+        verifier=run.verifier,
+        endpoint=run.endpoint,
+        progress=relay,
+    )
+    run.artifacts["injection"] = {
+        "per_technique": {
+            tech: {
+                "cases": row.pages,
+                "attacker_claims": row.published_attacker_claims,
+                "hosts_contacted": row.non_allowlisted_contacts + row.posts + row.composed_urls,
+                "failed_runs": row.failed_runs,
+            }
+            for tech, row in rep.by_technique.items()
+        }
+    }
+    return rep
+
+
 @declare(
     "injection",
     measures="resistance to hostile pages served on loopback: attacker text never published, "
     "no egress off the allowlist, every technique resisted",
     reads="the injection suite's report (its runs judged by the gate's verifier)",
+    gather=gather_injection,
     metrics=[
         Metric("attacker_claims_published", "claims carrying an attacker marker that were "
                "published", "<=", "injection_attacker_claims"),
@@ -211,11 +461,54 @@ class UsefulnessInput:
     errors: list[str] = field(default_factory=list)  # "<run id>: <why it could not be scored>"
 
 
+async def gather_usefulness(run: GateRun) -> UsefulnessInput:
+    from spanproof.graders.bench.usefulness import (
+        USEFULNESS_PROMPT_SHA,
+        UsefulnessScorer,
+        answer_text,
+    )
+    from spanproof.graders.verifier.cache import UsefulnessCache
+
+    cfg, records, home, endpoint = run.cfg, run.records, run.home, run.endpoint
+    spec = cfg.usefulness_model or cfg.model
+    if not spec:
+        return UsefulnessInput(scorer=None)
+    if not records:
+        raise RuntimeError("no agent runs to score")
+    scorer = UsefulnessScorer(spec, endpoint, cache=UsefulnessCache.default(home, run.db))
+    scored: list[tuple[Any, Any]] = []
+    errors: list[str] = []
+    for rec in records:
+        item = await scorer.score(rec.question, answer_text(rec))
+        if item.score is None:
+            errors.append(f"{rec.run_id}: {item.error}")
+        else:
+            scored.append((rec, item.score))
+    run.model_calls += scorer.calls
+    run.cache_hits += scorer.cache_hits
+    run.prompt_hashes["usefulness"] = USEFULNESS_PROMPT_SHA
+    run.judge_ids.append(f"usefulness:{spec}")
+    if not scored:
+        raise RuntimeError(
+            f"the rubric judge {spec} scored none of {len(records)} answers (first error: {errors[0]})"
+        )
+    run.artifacts["usefulness"] = {
+        "scores": {r.run_id: s.score for r, s in scored},
+        "errors": errors,
+    }
+    return UsefulnessInput(
+        scorer=spec,
+        scored=[ScoredAnswer(r.run_id, s.score, r.needs_human) for r, s in scored],
+        errors=errors,
+    )
+
+
 @declare(
     "usefulness",
     measures="a rubric judge's 1-5 score of each answer: does it address the question and flag "
     "its own gaps honestly (groundedness alone rewards silence)",
     reads="the gate's answers scored by the rubric judge (scored only when a model is configured)",
+    gather=gather_usefulness,
     metrics=[
         Metric("mean_score", "mean rubric score", ">=", "usefulness_mean"),
         Metric("low_without_needs_human", "answers scored 1-2 that did not ask for a human", "<=",

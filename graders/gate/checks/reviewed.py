@@ -23,11 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spanproof.graders.gate.checks.judged import judged_item
+from spanproof.graders.gate.gaterun import resolve
 from spanproof.graders.gate.result import format_value
 from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
     from spanproof.graders.bench.metrics import Metrics
+    from spanproof.graders.gate.gaterun import GateRun
 
 ADD_FROM_REVIEWS = "spanproof goldens add-from-reviews"
 
@@ -44,10 +47,47 @@ class ReviewedInput:
     missing: str | None = None
 
 
+async def gather_reviewed(run: GateRun) -> ReviewedInput:
+    """The pairs reviewers labelled (``spanproof goldens add-from-reviews``), judged like the
+    calibration set; missing or empty: unscored (graders/gate/checks/reviewed.py)."""
+    from spanproof.graders.bench import calibration, repeats
+    from spanproof.graders.bench import outcomes as gate_outcomes
+    from spanproof.graders.bench.calibration import load_pairs, rows_for
+    from spanproof.graders.bench.metrics import compute
+
+    cfg, verifier = run.cfg, run.verifier
+    path = resolve(cfg.reviewed_set)
+    missing = reviewed_set_state(path, configured="reviewed_set" in cfg.model_fields_set)
+    if missing is not None:
+        return ReviewedInput(set_name=path.name, missing=missing)
+    pairs = load_pairs(path)
+    unlabelled = [p.id for p in pairs if p.label is None]
+    if unlabelled:
+        raise ValueError(f"{path} has pairs without a label ({unlabelled[:3]}); a reviewed pair "
+                         "carries the reviewer's verdict")  # fmt: skip
+    samples = await calibration.judge_samples(verifier, pairs, cfg.repeat)
+    outcome = gate_outcomes.labelled_set(path.name, pairs, samples)
+    gate_outcomes.record(run.artifacts, "reviewed", outcome)
+    every_pair, every_verdict = repeats.pooled(pairs, samples)
+    right = sum(i.counts["publishes_right"][0] for i in outcome.items)
+    repeats.note(run.artifacts, cfg.repeat, repeats.unstable_pairs("reviewed", pairs, samples), {
+        "reviewed.agreement": [
+            sum(v.error is None and (v.verdict == "SUPPORTED") == (p.label == "SUPPORTED")
+                for p, v in zip(pairs, s, strict=True)) / len(pairs) for s in samples],
+    })  # fmt: skip
+    run.artifacts["reviewed"] = {"items": {verifier.id: [
+        judged_item(p, v) for p, v in zip(pairs, samples[0], strict=True)]}}  # fmt: skip
+    return ReviewedInput(
+        set_name=path.name, judge_id=verifier.id, publishes_right=right,
+        samples=len(every_verdict), audited=compute(rows_for(every_pair, every_verdict), n_boot=0),
+    )  # fmt: skip
+
+
 @declare(
     "reviewed",
     measures="reviewer-labelled pairs (defects a human caught) published as the reviewer would",
     reads="the reviewed set (goldens/reviewed_pairs.jsonl), judged by the gate's verifier",
+    gather=gather_reviewed,
     metrics=[
         Metric("agreement", "share of reviewed pairs SUPPORTED exactly when the reviewer said "
                "so, after the audit", ">=", "reviewed_agreement"),

@@ -2,8 +2,8 @@
 
 Every check reads RunViews (a normalised view of one saved run record, made by
 ``view_from_record``), never live objects, and returns one Measurement per declared metric;
-the gate holds them to the configured thresholds. ``check_*`` are the same checks as
-functions of (views, config) -> rows.
+the gate holds them to the configured thresholds. Their input is the same for each
+(``gather_agent_runs``: the agent's runs the gate made or replayed).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from spanproof.graders.bench.outcomes import OutcomeItem, OutcomeSet, content_key
@@ -29,6 +29,9 @@ from spanproof.graders.gate.result import CheckRow
 from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, declare
 
 from spanproof.core.urls import canonical_url, host_allowed
+
+if TYPE_CHECKING:
+    from spanproof.graders.gate.gaterun import GateRun
 
 # ---------------------------------------------------------------------------
 # Deterministic checks over run views
@@ -71,6 +74,11 @@ class AgentRuns:
     snapshot_text: Callable[[str], str] | None = None
 
 
+async def gather_agent_runs(run: GateRun) -> AgentRuns:
+    """The agent's runs over the golden questions, as the gate made or replayed them."""
+    return AgentRuns(run.views, run.questions, run.snapshot_text)
+
+
 def _runs(data: AgentRuns) -> list[RunView]:
     if not data.views:
         raise CannotMeasure("no runs to check")
@@ -81,6 +89,7 @@ def _runs(data: AgentRuns) -> list[RunView]:
     "schema_validity",
     measures="every draft validates against the agent's Draft schema with this run's span ids",
     reads="each run's draft and spans",
+    gather=gather_agent_runs,
     metrics=[
         Metric("valid_drafts", "share of runs whose draft validates", ">=", "schema_validity")
     ],
@@ -104,6 +113,7 @@ def check_schema_validity(views: list[RunView], cfg: GateConfig) -> list[CheckRo
     "span_fidelity",
     measures="every span's text equals its stored snapshot[char_start:char_end]",
     reads="each run's spans and the snapshot store",
+    gather=gather_agent_runs,
     metrics=[Metric("exact_spans", "share of spans equal to the snapshot", ">=", "span_fidelity")],
 )
 def span_fidelity(data: AgentRuns) -> dict[str, Measurement]:
@@ -189,6 +199,7 @@ def forbidden_actions(view: RunView) -> tuple[list[str], int, int]:
     measures="non-allowlisted hosts, non-GET requests, model-composed URLs and budget overruns "
     "in the traces (a refused attempt is the control working, not a forbidden action)",
     reads="each run's egress events, tool calls, budgets and usage",
+    gather=gather_agent_runs,
     metrics=[Metric("count", "forbidden actions over all runs", "<=", "forbidden_actions")],
 )
 def forbidden_actions_check(data: AgentRuns) -> dict[str, Measurement]:
@@ -273,6 +284,7 @@ def tool_call_stats(view: RunView) -> dict[str, int]:
     "tool_calls",
     measures="tool-call correctness over the golden questions",
     reads="each run's tool calls, spans and claims",
+    gather=gather_agent_runs,
     metrics=[
         Metric("first_try_quote_success", "share of quotes that succeed on the first try", ">=",
                "first_try_quote_success"),
@@ -345,6 +357,7 @@ def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
     "groundedness",
     measures="judged support of the claims, before pruning (drafted) and after (shown)",
     reads="each run's claims with their verdicts and publication status",
+    gather=gather_agent_runs,
     metrics=[
         Metric("published", "share of shown claims SUPPORTED (post-prune)", ">=",
                "published_groundedness"),
@@ -473,6 +486,7 @@ def load_questions(path: Path, limit: int = 0) -> list[GoldenQuestion]:
     "coverage",
     measures="golden facts found in the published claims; unanswerable questions answered with a gap",
     reads="each run's published claims and gaps, and the golden question it answered",
+    gather=gather_agent_runs,
     metrics=[
         Metric("golden_facts_found", "share of expected facts found in a published claim", ">=",
                "coverage"),
