@@ -47,7 +47,7 @@ def _ts(text: str | None) -> datetime | None:
 
 def run_row(record: Any, prices: Prices) -> dict[str, Any]:
     """One run's row: the same groundedness arithmetic and run cost as the gate."""
-    from spanproof.graders.gate.run import run_cost
+    from spanproof.agent.prices import run_cost
 
     g = groundedness_stats([view_from_record(record)])
     m = record.metrics

@@ -22,35 +22,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spanproof.agent.prices import run_cost  # the one run-cost function; re-exported
+from spanproof.agent.prices import run_cost
 from spanproof.graders.gate.checks import declared_checks
 from spanproof.graders.gate.checks.judged import sensitivity_sets
-
-# The checks, the result rows and the store live in their own modules; graders.gate
-# keeps offering their names so callers need one import.
 from spanproof.graders.gate.checks.runs import (
-    PUBLISHED_STATUSES,
-    ClaimView,
-    EgressView,
-    GoldenFact,
-    GoldenQuestion,
-    RunView,
-    SpanView,
-    ToolCallView,
-    check_coverage,
-    check_forbidden_actions,
-    check_groundedness,
-    check_schema_validity,
-    check_span_fidelity,
-    check_tool_calls,
-    fact_found,
-    forbidden_actions,
     groundedness_set,
     groundedness_stats,
     load_questions,
-    tool_call_stats,
-    validate_draft,
-    validate_record_draft,
     view_from_record,
 )
 from spanproof.graders.gate.config import AGENT_CHECKS, GateConfig
@@ -60,15 +38,12 @@ from spanproof.graders.gate.result import (
     STOP_REASONS,
     CheckRow,
     GateResult,
-    Status,
     error_row,
     exit_code_for,
-    gated_row,
 )
 from spanproof.graders.gate.store import (
     GateStore,
     keep_unrecorded,
-    store_path,
 )
 
 from spanproof.core.evidence import utc_now_iso
@@ -80,11 +55,6 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------------------
 # The runner
-
-
-def _say(progress: Callable[[str], None] | None, msg: str) -> None:
-    if progress:
-        progress(msg)
 
 
 def _why(exc: BaseException) -> str:
@@ -133,8 +103,7 @@ class _Phase:
                 self.run.failed_phase[check] = reason
             return False
         if exc is None:
-            _say(
-                self.run.progress,
+            self.run.say(
                 f"[gate] {self.name} done in {dt:.1f}s, {calls} model calls, {hits} cache hits, "
                 f"{errors} judge errors",
             )
@@ -229,8 +198,7 @@ async def run_gate(
         if record:
             _save(result, run)
         if "not_recorded" not in result.artifacts:
-            _say(progress, f"[gate] {STOP_REASONS[reason][1]}; recorded {result.gate_id} with "
-                 "what ran")  # fmt: skip
+            run.say(f"[gate] {STOP_REASONS[reason][1]}; recorded {result.gate_id} with what ran")
         if stop is not None and stop() is not None:
             return result
         raise
@@ -682,41 +650,3 @@ async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
     )  # fmt: skip
     run.artifacts["judge_batch"] = [b.model_dump() for b in summaries]
     return jobs
-
-
-__all__ = [
-    "AGENT_CHECKS",
-    "CheckRow",
-    "ClaimView",
-    "EgressView",
-    "GateResult",
-    "GateStore",
-    "GoldenFact",
-    "GoldenQuestion",
-    "PUBLISHED_STATUSES",
-    "RunView",
-    "SpanView",
-    "Status",
-    "ToolCallView",
-    "check_coverage",
-    "check_forbidden_actions",
-    "check_groundedness",
-    "check_schema_validity",
-    "check_span_fidelity",
-    "check_tool_calls",
-    "error_row",
-    "exit_code_for",
-    "fact_found",
-    "forbidden_actions",
-    "gated_row",
-    "groundedness_stats",
-    "load_questions",
-    "run_cost",
-    "run_gate",
-    "store_path",
-    "tool_call_stats",
-    "validate_draft",
-    "validate_record_draft",
-    "verifier_prompt_hashes",
-    "view_from_record",
-]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 from spanproof.agent.chat import Usage
-from spanproof.agent.prices import LOCAL_SEARCH_BACKENDS, Prices, price_run
+from spanproof.agent.prices import LOCAL_SEARCH_BACKENDS, Prices, price_run, run_cost
 from spanproof.agent.publish import compute_metrics
 from spanproof.agent.record import RunConfig, RunRecord, TraceEntry
 from spanproof.graders.gate.config import GateConfig, load_config
-from spanproof.graders.gate.run import run_cost
 
 from spanproof.web.search import LocalIndex, StaticSearch
 

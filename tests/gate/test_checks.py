@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from spanproof.agent.record import TraceEntry
-from spanproof.graders.gate.config import GateConfig
-from spanproof.graders.gate.run import (
+from spanproof.graders.gate.checks.runs import (
+    AgentRuns,
     GoldenFact,
     GoldenQuestion,
-    check_coverage,
-    check_forbidden_actions,
-    check_groundedness,
-    check_schema_validity,
-    check_span_fidelity,
-    check_tool_calls,
-    exit_code_for,
+    coverage,
     fact_found,
     forbidden_actions,
-    gated_row,
+    forbidden_actions_check,
+    groundedness,
+    schema_validity,
+    span_fidelity,
+    tool_calls,
     validate_record_draft,
     view_from_record,
 )
+from spanproof.graders.gate.config import GateConfig
+from spanproof.graders.gate.result import error_row, exit_code_for, gated_row
 
 from spanproof.core.evidence import EgressEvent
 from spanproof.core.tool_schema import ToolError
@@ -41,20 +41,20 @@ def test_real_run_passes_deterministic_checks(real_run):
     v = _view(rec, env)
     assert v.spans and v.calls and v.egress
     assert validate_record_draft(v) is None
-    assert check_span_fidelity([v], env.store.text, CFG)[0].passed
-    assert check_forbidden_actions([v], CFG)[0].passed
-    assert _row(check_tool_calls([v], CFG), "duplicate_fetches").passed
+    assert span_fidelity.rows(AgentRuns([v], snapshot_text=env.store.text), CFG)[0].passed
+    assert forbidden_actions_check.rows(AgentRuns([v]), CFG)[0].passed
+    assert _row(tool_calls.rows(AgentRuns([v]), CFG), "duplicate_fetches").passed
 
 
 def test_span_text_not_matching_snapshot_fails_span_fidelity(real_run):
     rec, env, _ = real_run
     bad = rec.model_copy(deep=True)
     bad.spans[0].text = bad.spans[0].text.replace("Smith", "Smyth", 1) + " "
-    row = check_span_fidelity([_view(bad, env)], env.store.text, CFG)[0]
+    row = span_fidelity.rows(AgentRuns([_view(bad, env)], snapshot_text=env.store.text), CFG)[0]
     assert row.status == "fail" and row.value < 1 and "differs from snapshot" in row.detail
     missing = rec.model_copy(deep=True)
     missing.spans[0].doc_id = "doc_0000000000000000"
-    row = check_span_fidelity([_view(missing, env)], env.store.text, CFG)[0]
+    row = span_fidelity.rows(AgentRuns([_view(missing, env)], snapshot_text=env.store.text), CFG)[0]
     assert row.status == "fail" and "missing" in row.detail
 
 
@@ -65,7 +65,7 @@ def test_post_in_trace_fails_forbidden_actions(real_run):
     bad.egress.append(
         EgressEvent(host=host, method="POST", url=f"https://{host}/collect", decision="allowed")
     )
-    row = check_forbidden_actions([_view(bad, env)], CFG)[0]
+    row = forbidden_actions_check.rows(AgentRuns([_view(bad, env)]), CFG)[0]
     assert row.status == "fail" and row.value == 1 and "POST" in row.detail
 
 
@@ -86,7 +86,7 @@ def test_non_allowlisted_host_composed_url_and_budget_overrun_fail(real_run):
         )
     )
     bad.metrics.fetches = bad.config.budgets.fetches + 3
-    row = check_forbidden_actions([_view(bad, env)], CFG)[0]
+    row = forbidden_actions_check.rows(AgentRuns([_view(bad, env)]), CFG)[0]
     assert row.status == "fail" and row.value >= 2
     # Every search's hit URLs are recorded as data, so the composed URL is provably forbidden.
     found, _, unverifiable = forbidden_actions(_view(bad, env))
@@ -101,7 +101,7 @@ def test_non_allowlisted_host_composed_url_and_budget_overrun_fail(real_run):
             host="evil.example", method="GET", url="https://evil.example/", decision="refused"
         )
     )
-    row = check_forbidden_actions([_view(ok, env)], CFG)[0]
+    row = forbidden_actions_check.rows(AgentRuns([_view(ok, env)]), CFG)[0]
     assert row.passed and "1 attempts refused" in row.detail
 
 
@@ -142,7 +142,7 @@ def test_foreign_span_id_or_missing_draft_fails_schema(real_run):
     bad = rec.model_copy(deep=True)
     bad.draft.claims[0].span_ids = ["span_ffffffffffffffff"]
     assert "not from this run" in validate_record_draft(_view(bad, env))
-    row = check_schema_validity([_view(rec, env), _view(bad, env)], CFG)[0]
+    row = schema_validity.rows(AgentRuns([_view(rec, env), _view(bad, env)]), CFG)[0]
     assert row.status == "fail" and row.value == 0.5
     none = rec.model_copy(deep=True)
     none.draft = None
@@ -168,7 +168,7 @@ def test_tool_call_correctness_fails_on_duplicates_retries_and_overlap(real_run)
                 step=(n := n + 1), kind="tool", tool="extract_quote", arguments={"doc_id": doc}
             )
         )
-    rows = check_tool_calls([_view(bad, env)], CFG)
+    rows = tool_calls.rows(AgentRuns([_view(bad, env)]), CFG)
     assert (
         _row(rows, "duplicate_fetches").status == "fail"
         and _row(rows, "duplicate_fetches").value == 2
@@ -183,19 +183,19 @@ def test_unsupported_published_claim_fails_groundedness(real_run):
     for c in good.answer.claims:
         c.status = "published"
         c.verdict = Verdict(verdict="SUPPORTED", judge="rules")
-    rows = check_groundedness([_view(good, env)], CFG)
+    rows = groundedness.rows(AgentRuns([_view(good, env)]), CFG)
     assert all(r.status in ("pass", "reported") for r in rows), rows
     bad = rec.model_copy(deep=True)
     for c in bad.answer.claims:
         c.status = "published"
         c.verdict = Verdict(verdict="NOT_SUPPORTED", judge="rules")
-    rows = check_groundedness([_view(bad, env)], CFG)
+    rows = groundedness.rows(AgentRuns([_view(bad, env)]), CFG)
     assert _row(rows, "published").status == "fail" and _row(rows, "published").value == 0
     assert _row(rows, "pre_prune_supported").status == "fail"
     dropped = rec.model_copy(deep=True)
     for c in dropped.answer.claims:
         c.status = "dropped"
-    rows = check_groundedness([_view(dropped, env)], CFG)
+    rows = groundedness.rows(AgentRuns([_view(dropped, env)]), CFG)
     assert _row(rows, "drop_rate").status == "fail"
     assert (
         _row(rows, "published").status == "fail"
@@ -211,16 +211,16 @@ def test_coverage_reports_and_gates_when_configured(real_run):
     )
     cfg = GateConfig.model_validate({"thresholds": {"coverage": 1.0, "unanswerable_gaps": 1.0}})
     v = _view(rec, env)
-    rows = check_coverage([v], {"q04": q}, CFG)
+    rows = coverage.rows(AgentRuns([v], questions={"q04": q}), CFG)
     assert rows[0].status == "reported"
     found = fact_found(q.expected[0].fact, [c.text for c in v.claims if c.status == "published"])
-    row = check_coverage([v], {"q04": q}, cfg)[0]
+    row = coverage.rows(AgentRuns([v], questions={"q04": q}), cfg)[0]
     assert row.status == ("pass" if found else "fail")
     # An unanswerable question answered without a gap fails the gap check.
     unans = GoldenQuestion(id="q04", question=rec.question, answerable=False)
     no_gap = rec.model_copy(deep=True)
     no_gap.answer.gaps = []
-    row = check_coverage([_view(no_gap, env)], {"q04": unans}, cfg)[1]
+    row = coverage.rows(AgentRuns([_view(no_gap, env)], questions={"q04": unans}), cfg)[1]
     assert row.status == "fail" and row.value == 0
 
 
@@ -234,7 +234,6 @@ def test_exit_codes():
     ok = gated_row("x", "m", 1.0, ">=", 0.9, "")
     fail = gated_row("y", "m", 0.1, ">=", 0.9, "")
     assert exit_code_for([ok], ["x"]) == 0 and exit_code_for([ok, fail], ["x"]) == 1
-    from spanproof.graders.gate.run import error_row
 
     assert exit_code_for([fail, error_row("x", "judge unreachable")], ["x"]) == 2
     assert exit_code_for([ok, error_row("z", "optional")], ["x"]) == 0

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from spanproof.agent.prices import run_cost
 from spanproof.graders.gate.config import GateConfig
-from spanproof.graders.gate.run import run_cost
 
 
 def test_offline_run_costs_nothing(real_run):

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from click.testing import CliRunner
 from spanproof.agent.record import AnswerClaim
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.gate.run import store_path
+from spanproof.graders.gate.store import store_path
 from spanproof.reports.weekly import build_weekly, parse_since
 
 from spanproof.cli.gate import report

@@ -24,8 +24,6 @@ from spanproof.graders.bench.run_view import (  # noqa: F401  (the checks' names
     ToolCallView,
     view_from_record,
 )
-from spanproof.graders.gate.config import GateConfig
-from spanproof.graders.gate.result import CheckRow
 from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, declare
 
 from spanproof.core.urls import canonical_url, host_allowed
@@ -104,11 +102,6 @@ def schema_validity(data: AgentRuns) -> dict[str, Measurement]:
     return {"valid_drafts": Measurement(value, detail)}
 
 
-def check_schema_validity(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    """Every draft must validate against the agent's Draft schema with this run's span ids."""
-    return schema_validity.rows(AgentRuns(views), cfg)
-
-
 @declare(
     "span_fidelity",
     measures="every span's text equals its stored snapshot[char_start:char_end]",
@@ -140,12 +133,6 @@ def span_fidelity(data: AgentRuns) -> dict[str, Measurement]:
     if bad:
         detail += "; first: " + bad[0]
     return {"exact_spans": Measurement(1 - len(bad) / total, detail)}
-
-
-def check_span_fidelity(
-    views: list[RunView], snapshot_text: Callable[[str], str], cfg: GateConfig
-) -> list[CheckRow]:
-    return span_fidelity.rows(AgentRuns(views, snapshot_text=snapshot_text), cfg)
 
 
 def _budget_overruns(view: RunView) -> list[str]:
@@ -218,10 +205,6 @@ def forbidden_actions_check(data: AgentRuns) -> dict[str, Measurement]:
     if found:
         detail += "; first: " + found[0]
     return {"count": Measurement(len(found), detail)}
-
-
-def check_forbidden_actions(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    return forbidden_actions_check.rows(AgentRuns(views), cfg)
 
 
 def _words(text: str) -> set[str]:
@@ -314,10 +297,6 @@ def tool_calls(data: AgentRuns) -> dict[str, Measurement]:
     }  # fmt: skip
 
 
-def check_tool_calls(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    return tool_calls.rows(AgentRuns(views), cfg)
-
-
 # Everything shown to the reader counts as published, flagged PARTIALs included (as in the run record's
 # own metrics): a flag is a warning beside a claim, not a retraction.
 PUBLISHED_STATUSES = {"published", "narrowed", "flagged"}
@@ -379,10 +358,6 @@ def groundedness(data: AgentRuns) -> dict[str, Measurement]:
         "partial_rate": Measurement(s["partial_rate"], f"{s['partial']}/{s['drafted']} drafted claims PARTIAL"),
         "drop_rate": Measurement(s["drop_rate"], f"{s['dropped']}/{s['drafted']} drafted claims dropped"),
     }  # fmt: skip
-
-
-def check_groundedness(views: list[RunView], cfg: GateConfig) -> list[CheckRow]:
-    return groundedness.rows(AgentRuns(views), cfg)
 
 
 # ---- coverage
@@ -520,10 +495,6 @@ def coverage(data: AgentRuns) -> dict[str, Measurement]:
     }  # fmt: skip
 
 
-def check_coverage(
-    views: list[RunView], questions: dict[str, GoldenQuestion], cfg: GateConfig
-) -> list[CheckRow]:
-    return coverage.rows(AgentRuns(views, questions=questions), cfg)
 
 
 def validate_record_draft(view: RunView) -> str | None:
