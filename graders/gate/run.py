@@ -243,7 +243,7 @@ def _save(result: GateResult, run: GateRun) -> None:
     except StoreError as exc:
         kept = keep_unrecorded(result, run.home, f"{type(exc).__name__}: {exc}")
         run.say(f"[gate] not recorded in the store ({type(exc).__name__})"
-             + (f"; result kept in {kept}" if kept else ""))  # fmt: skip
+                + (f"; result kept in {kept}" if kept else ""))  # fmt: skip
 
 
 def _used_verdict_keys(run: GateRun) -> set[str]:

@@ -18,6 +18,11 @@ check, so every check fails the same ways:
 
 ``declare`` registers a measure function with its declaration (in the spirit of Inspect AI's
 ``@scorer(metrics=[...])``); ``declared_checks`` lists them in the order the gate runs them.
+
+The gate config validates check names and thresholds before any check is imported, so
+``CHECK_NAMES`` and ``Thresholds`` (graders/gate/config.py) stay beside it; ``check_declarations``
+holds them to the declarations (every name declared, every threshold some metric's), and the
+checks package runs it when it is imported, so the two cannot drift apart unnoticed.
 """
 
 from __future__ import annotations
@@ -145,6 +150,47 @@ def declare(
         return check
 
     return register
+
+
+class DeclarationDrift(RuntimeError):
+    """The gate config's check names or thresholds no longer match the declared checks."""
+
+
+def check_declarations(
+    checks: list[GateCheck[Any]],
+    *,
+    names: tuple[str, ...] = CHECK_NAMES,
+    thresholds: type[Thresholds] = Thresholds,
+    agent_checks: tuple[str, ...] = (),
+    agent_gather: Gather[Any] | None = None,
+) -> None:
+    """Raise DeclarationDrift unless ``names`` lists exactly the declared checks in their order,
+    every ``thresholds`` field is some metric's threshold and every named threshold exists, and
+    ``agent_checks`` are exactly the checks gathered by ``agent_gather`` (the agent's runs)."""
+    problems: list[str] = []
+    declared = [c.name for c in checks]
+    if missing := [n for n in names if n not in declared]:
+        problems.append(f"in CHECK_NAMES but never declared: {', '.join(missing)}")
+    if extra := [n for n in declared if n not in names]:
+        problems.append(f"declared but not in CHECK_NAMES: {', '.join(extra)}")
+    if not missing and not extra and declared != list(names):
+        problems.append(f"declared in the order {declared}, CHECK_NAMES says {list(names)}")
+    used = {m.threshold for c in checks for m in c.metrics if isinstance(m.threshold, str)}
+    if unused := sorted(set(thresholds.model_fields) - used):
+        problems.append(f"thresholds no metric is held to: {', '.join(unused)}")
+    if unknown := sorted(used - set(thresholds.model_fields)):
+        problems.append(f"metric thresholds missing from Thresholds: {', '.join(unknown)}")
+    if agent_gather is not None:
+        gathered = [c.name for c in checks if c.gather is agent_gather]
+        if sorted(gathered) != sorted(agent_checks):
+            problems.append(f"AGENT_CHECKS lists {list(agent_checks)} but the checks that read "
+                            f"the agent's runs are {gathered}")  # fmt: skip
+    if problems:
+        raise DeclarationDrift(
+            "the gate config and the declared checks disagree: " + "; ".join(problems)
+            + ". Declare each check once in graders/gate/checks/ and keep CHECK_NAMES, "
+            "AGENT_CHECKS and Thresholds in graders/gate/config.py to match"
+        )  # fmt: skip
 
 
 def registered() -> list[GateCheck[Any]]:

@@ -295,3 +295,29 @@ def test_a_check_that_measures_other_metrics_than_it_declares_is_refused():
                 metrics=[Metric("m", "x", ">=", "typo")])  # fmt: skip
     with pytest.raises(ValueError, match="CHECK_NAMES"):
         declare("not_a_check", measures="x", reads="y", gather=nothing, metrics=[])
+
+
+def test_the_config_and_the_declarations_cannot_drift_apart():
+    from pydantic import create_model
+    from spanproof.graders.gate.checks.runs import gather_agent_runs
+    from spanproof.graders.gate.spec import DeclarationDrift, check_declarations
+
+    checks = declared_checks()
+    check_declarations(checks, agent_checks=AGENT_CHECKS, agent_gather=gather_agent_runs)
+
+    with pytest.raises(DeclarationDrift, match="never declared: faithfulness"):
+        check_declarations(checks, names=(*CHECK_NAMES, "faithfulness"))
+    with pytest.raises(DeclarationDrift, match="in the order"):
+        check_declarations(checks, names=tuple(reversed(CHECK_NAMES)))
+    with pytest.raises(DeclarationDrift, match="declared but not in CHECK_NAMES: usefulness"):
+        check_declarations(checks, names=CHECK_NAMES[:-1])
+    # A threshold a config can set that no metric reads would let a user gate on nothing.
+    unused = create_model("Unused", __base__=Thresholds, faithfulness=(float, 0.9))
+    with pytest.raises(DeclarationDrift, match="no metric is held to: faithfulness"):
+        check_declarations(checks, thresholds=unused)
+    fields = {k: (f.annotation, f) for k, f in Thresholds.model_fields.items() if k != "drop_rate"}
+    missing = create_model("Missing", **fields)
+    with pytest.raises(DeclarationDrift, match="missing from Thresholds: drop_rate"):
+        check_declarations(checks, thresholds=missing)
+    with pytest.raises(DeclarationDrift, match="AGENT_CHECKS lists"):
+        check_declarations(checks, agent_checks=AGENT_CHECKS[:-1], agent_gather=gather_agent_runs)
