@@ -1,4 +1,4 @@
-"""The gate's deterministic checks over agent runs, declared as gate checks (``gate_spec``).
+"""The gate's deterministic checks over agent runs, declared as gate checks (``spec.declare``).
 
 Every check reads RunViews (a normalised view of one saved run record, made by
 ``view_from_record``), never live objects, and returns one Measurement per declared metric;
