@@ -19,6 +19,7 @@ from spanproof.graders.gate.config import GateConfig
 from spanproof.graders.gate.result import CheckRow
 
 if TYPE_CHECKING:
+    from spanproof.graders.bench.run_view import RunView
     from spanproof.graders.gate.memo import GateMemo
 
 
@@ -49,10 +50,10 @@ class GateRun:
     memo: GateMemo | None = None  # phases replayed when nothing changed (graders/gate/memo.py)
 
     # The agent's runs over the golden questions, as records and as the views checks read
-    # (checks.runs.RunView, by question id checks.runs.GoldenQuestion: the checks import this
-    # module, so naming their types here would close an import circle).
+    # (the golden questions by id are checks.runs.GoldenQuestion: the checks import this
+    # module, so naming that type here would close an import circle).
     records: list[Any] = field(default_factory=list)
-    views: list[Any] = field(default_factory=list)
+    views: list[RunView] = field(default_factory=list)
     questions: dict[str, Any] = field(default_factory=dict)
     snapshot_text: Callable[[str], str] | None = None  # stored text by doc id
 

@@ -495,8 +495,6 @@ def coverage(data: AgentRuns) -> dict[str, Measurement]:
     }  # fmt: skip
 
 
-
-
 def validate_record_draft(view: RunView) -> str | None:
     """Schema validation with the agent's own Draft model and this run's span ids as context."""
     why = validate_draft(view)
