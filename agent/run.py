@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
 
 from spanproof.agent.chat import ChatModel, make_chat_model
 from spanproof.agent.extractive import LABEL as EXTRACTIVE_LABEL
@@ -38,7 +39,15 @@ from spanproof.agent.runtime import Runtime
 from spanproof.core.evidence import utc_now_iso
 from spanproof.core.specs import EndpointSettings, parse_spec
 
+if TYPE_CHECKING:
+    from spanproof.agent.runstore import RunStore
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.web.env import WebEnv
+
 POLICIES = ("extractive", "llm")
+PolicyName = Literal["extractive", "llm"]
+ConvergenceMode = Literal["rules", "llm", "off"]
 
 
 def new_run_id() -> str:
@@ -57,15 +66,15 @@ def _chat(model: str | ChatModel | None, endpoint: EndpointSettings | None) -> C
 async def run_question(
     question: str,
     *,
-    env,
-    policy: str = "extractive",
+    env: WebEnv,
+    policy: PolicyName = "extractive",
     model: str | ChatModel | None = None,
-    verifier,
+    verifier: Verifier,
     budgets: Budgets | None = None,
-    store=None,
+    store: RunStore | None = None,
     endpoint: EndpointSettings | None = None,
     partial: PartialMode = "flag",
-    convergence: str | None = None,
+    convergence: ConvergenceMode | None = None,
     convergence_model: str | ChatModel | None = None,
     prices: Prices | None = None,
     targeted_round: bool = True,
@@ -92,17 +101,16 @@ async def run_question(
         convergence = "llm" if policy == "llm" and is_openai else "rules"
     small = _chat(convergence_model, endpoint) or chat
     config = RunConfig(
-        policy=policy,  # type: ignore[arg-type]
-        model=getattr(chat, "id", None),
-        convergence=convergence,  # type: ignore[arg-type]
-        convergence_model=getattr(small, "id", None) if convergence == "llm" else None,
-        judges=[getattr(j, "id", str(j)) for j in getattr(verifier, "judges", [])]
-        or [getattr(verifier, "id", "")],
+        policy=policy,
+        model=chat.id if chat is not None else None,
+        convergence=convergence,
+        convergence_model=small.id if small is not None and convergence == "llm" else None,
+        judges=[j.id for j in verifier.judges] or [verifier.id],
         partial=partial,
         budgets=budgets,
         prices=prices or Prices(),
         targeted_round=targeted_round,
-        web=type(getattr(env, "search", None)).__name__,
+        web=type(env.search).__name__,
     )
     record = RunRecord(run_id=run_id or new_run_id(), question=question, config=config)
     # Both prompts are hashed on every run, whichever policy used them.
@@ -117,9 +125,10 @@ async def run_question(
             draft = await pol.draft()
             label = EXTRACTIVE_LABEL
         else:
-            agent = LlmAgent(rt, chat, convergence=convergence, small_model=small)  # type: ignore[arg-type]
+            assert chat is not None  # the llm policy without a model was refused above
+            agent = LlmAgent(rt, chat, convergence=convergence, small_model=small)
             draft = await agent.run()
-            label = f"Model-led answer ({chat.id})."  # type: ignore[union-attr]
+            label = f"Model-led answer ({chat.id})."
             if draft is None:
                 draft = fallback_draft(rt, record.ended_by or rt.meter.exhausted or "no draft")
                 label += " The model submitted no draft; the runtime restated its quoted spans."
@@ -129,7 +138,7 @@ async def run_question(
         await verify_draft(
             record, draft, verifier, partial=partial,
             claim_subquestions=rt.claim_subquestions if policy == "extractive" else None,
-            snapshots=getattr(env, "store", None),
+            snapshots=env.store,
         )  # fmt: skip
         rt.sync()
         pruned = pruned_subquestions(record)
@@ -160,7 +169,7 @@ async def run_question(
                     partial=partial,
                     claim_subquestions=mapping,
                     round_no=2,
-                    snapshots=getattr(env, "store", None),
+                    snapshots=env.store,
                 )
         rt.sync()
         finish_answer(record, label)

@@ -21,6 +21,9 @@ from spanproof.graders.gate.result import CheckRow
 if TYPE_CHECKING:
     from spanproof.graders.bench.run_view import RunView
     from spanproof.graders.gate.memo import GateMemo
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.web.env import WebEnv
 
 
 def resolve(path: str) -> Path:
@@ -43,10 +46,10 @@ class GateRun:
 
     # The parts the gate built (None until built: a failed judge setup leaves them unset).
     judge: Any = None
-    verifier: Any = None
+    verifier: Verifier | None = None
     # The agent's web environment (index, fetcher, snapshot store): a live object the
     # deterministic checks read, never part of the result.
-    env: Any = None
+    env: WebEnv | None = None
     memo: GateMemo | None = None  # phases replayed when nothing changed (graders/gate/memo.py)
 
     # The agent's runs over the golden questions, as records and as the views checks read
@@ -80,10 +83,13 @@ class GateRun:
             self.progress(msg)
 
     def calls_now(self) -> int:
-        return self.model_calls + int(getattr(self.verifier, "model_calls", 0) or 0)
+        return self.model_calls + (self.verifier.model_calls if self.verifier else 0)
 
     def hits_now(self) -> int:
-        return self.cache_hits + int(getattr(self.verifier, "cache_hits", 0) or 0)
+        return self.cache_hits + (self.verifier.cache_hits if self.verifier else 0)
+
+    def verifier_errors(self) -> int:
+        return self.verifier.errors if self.verifier else 0
 
     def note_dead_models(self, phase: str) -> None:
         """Remember, with the phase that proved it, each model whose circuit is open."""

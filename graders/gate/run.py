@@ -51,6 +51,9 @@ from spanproof.core.evidence import utc_now_iso
 if TYPE_CHECKING:
     from spanproof.graders.gate.baseline import Baseline
     from spanproof.graders.gate.memo import GateMemo
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.web.env import WebEnv
 
 
 # ---------------------------------------------------------------------------
@@ -73,7 +76,7 @@ class _Phase:
         self.calls0 = self.run.calls_now()
         self.hits0 = self.run.hits_now()
         self.responses0 = _server_responses()
-        self.errors0 = int(getattr(self.run.verifier, "errors", 0) or 0)
+        self.errors0 = self.run.verifier_errors()
         self.run.say(f"[gate] {self.name} …")
         return self
 
@@ -84,7 +87,7 @@ class _Phase:
         calls = self.run.calls_now() - self.calls0
         if calls:
             self.run.phase_calls[self.name] = self.run.phase_calls.get(self.name, 0) + calls
-        errors = int(getattr(self.run.verifier, "errors", 0) or 0) - self.errors0
+        errors = self.run.verifier_errors() - self.errors0
         hits = self.run.hits_now() - self.hits0
         reached = _server_responses() - self.responses0
         for check in self.checks:
@@ -247,7 +250,8 @@ def _save(result: GateResult, run: GateRun) -> None:
 
 
 def _used_verdict_keys(run: GateRun) -> set[str]:
-    used = set(getattr(getattr(run.verifier, "cache", None), "used_keys", None) or ())
+    cache = run.verifier.cache if run.verifier else None
+    used = set(cache.used_keys) if cache is not None else set()
     if run.memo is not None and run.memo.replayed:
         used |= set(run.memo.verdict_keys())  # a replayed figure rests on these too
     return used
@@ -413,10 +417,8 @@ def _replay_check(run: GateRun, name: str) -> bool:
     return True
 
 
-def _allow_hosts(env: Any) -> list[str]:
-    return list(
-        getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
-    )
+def _allow_hosts(env: WebEnv | None) -> list[str]:
+    return env.allow_hosts if env is not None else []
 
 
 def _models_of(cfg: GateConfig, check: str) -> set[str]:
@@ -463,8 +465,8 @@ def _result(
     cfg, views, records = run.cfg, run.views, run.records
     verifier = run.verifier
     if verifier is not None:
-        run.model_calls += getattr(verifier, "model_calls", 0)
-        run.cache_hits += getattr(verifier, "cache_hits", 0)
+        run.model_calls += verifier.model_calls
+        run.cache_hits += verifier.cache_hits
         for v in (verifier_prompt_hashes(verifier) or {}).items():
             run.prompt_hashes[v[0]] = v[1]
 
@@ -535,17 +537,18 @@ def _required(cfg: GateConfig) -> list[str]:
     return req
 
 
-def verifier_prompt_hashes(verifier: Any) -> dict[str, str]:
+def verifier_prompt_hashes(verifier: Verifier) -> dict[str, str]:
     out = {}
-    for j in getattr(verifier, "judges", []) or []:
+    for j in verifier.judges:
+        # Only model judges have a prompt; the Judge protocol does not promise one.
         sha = getattr(j, "prompt_sha256", None)
         if sha:
             out[f"judge.{j.id}"] = sha
     return out
 
 
-def _snapshot_reader(env: Any, home: Path) -> Callable[[str], str]:
-    store = getattr(env, "store", None)
+def _snapshot_reader(env: WebEnv | None, home: Path) -> Callable[[str], str]:
+    store = env.store if env is not None else None
     if store is None:
         from spanproof.web.snapshots import SnapshotStore
 
@@ -590,9 +593,7 @@ async def _agent_runs(run: GateRun) -> None:
     golden = load_questions(qpath, cfg.max_questions)
     env = offline_web(home, Path(cfg.corpus_dir) if cfg.corpus_dir else None)
     store = RunStore.default(home, run.db, kind="gate")
-    allow = list(
-        getattr(getattr(getattr(env, "fetcher", None), "policy", None), "allow_hosts", []) or []
-    )
+    allow = env.allow_hosts
     run.env = env
     run.questions.update({q.id: q for q in golden})
     for i, q in enumerate(golden, 1):
