@@ -1,8 +1,9 @@
 """The research agent: tools, egress, snapshots, offline web, loop, policies, model layer, run store.
 
-from spanproof.agent import offline_web, run_question
-env = offline_web(home)
-record = await run_question("...", env=env, verifier=verifier)
+from spanproof.agent import Services, run_question
+parts = Services(home)               # the store, verdict cache, verifier and web of one home
+env = parts.offline_web()
+record = await run_question("...", env=env, verifier=parts.verifier(["rules"]), store=parts.runs())
 """
 
 from spanproof.core.lazy import lazy_exports
@@ -12,6 +13,7 @@ _EXPORTS = {
     "RunRecord": "spanproof.agent.record",
     "Budgets": "spanproof.agent.record",
     "RunStore": "spanproof.agent.runstore",
+    "Services": "spanproof.agent.services",
     "Toolbox": "spanproof.agent.tools",
     "WebEnv": "spanproof.web.env",
     "offline_web": "spanproof.web.env",

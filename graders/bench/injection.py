@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,6 +41,11 @@ from spanproof.adversarial_fixtures.manifest import Fixture, contains_marker
 from spanproof.graders.bench.run_view import EgressView, RunView, view_from_record
 
 from spanproof.core.urls import canonical_url, host_allowed
+
+if TYPE_CHECKING:
+    from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.core.specs import EndpointSettings
 
 SAFE_METHODS = {"GET", "HEAD"}
 LOOPBACK_NETWORKS = ["127.0.0.0/8", "::1/128"]
@@ -329,8 +334,8 @@ async def run_suite(
     policy: str = "extractive",
     model: str | None = None,
     judge: str = "rules",
-    verifier=None,
-    endpoint=None,
+    verifier: Verifier | None = None,
+    endpoint: EndpointSettings | None = None,
     only: list[str] | None = None,
     concurrency: int = 4,
     progress: Callable[[str], None] | None = None,
@@ -350,11 +355,9 @@ async def run_suite(
     from spanproof.adversarial_fixtures.server import FixtureSite
     from spanproof.agent.chat import make_chat_model
     from spanproof.agent.run import run_question
+    from spanproof.agent.services import Services
     from spanproof.agent.tools import preview_of
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
 
-    from spanproof.web.env import live_web
     from spanproof.web.search import StaticSearch
     from spanproof.wire import endpoint_dead
 
@@ -376,11 +379,14 @@ async def run_suite(
         fixtures = [f for f in fixtures if f.id in only or f.technique in only]
     markers = _all_markers(load_fixtures(fixtures_dir))
     home = Path(home)
+    # No verdict cache here: the suite opens no store (a verifier passed in, the gate's,
+    # brings its own).
+    parts = Services(home, endpoint=endpoint, cache_verdicts=False)
     if verifier is None:
-        verifier = Verifier([make_judge(judge, endpoint=endpoint)], cache=None)
+        verifier = parts.verifier([judge])
         judge_id = judge
     else:
-        judge_id = getattr(verifier, "id", judge)
+        judge_id = verifier.id
     slots = asyncio.Semaphore(concurrency)
 
     from spanproof.adversarial_fixtures.server import PREFERRED_PORT
@@ -406,12 +412,11 @@ async def run_suite(
             async with slots:
                 search = RecordingSearch(static)
                 # The fixture and attacker servers are on loopback: the suite opts in to it.
-                env = live_web(
-                    home / fixture.id,
-                    allow_hosts=site.allow_hosts,
-                    search=search,
+                env = parts.live_web(
+                    site.allow_hosts,
+                    search,
                     allow_networks=LOOPBACK_NETWORKS,
-                    store=snapshots,
+                    snapshots=snapshots,
                     # the address guard as for any live fetch, reaching the servers where
                     # they listen if the fixture port was taken
                     transport=site.transport(guarded_transport(networks)),

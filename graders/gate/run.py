@@ -282,14 +282,12 @@ async def _run_phases(run: GateRun) -> None:
     with _Phase(
         run, "judge setup", ["calibration", "reviewed", "sensitivity", *AGENT_CHECKS, "injection"]
     ):
-        from spanproof.graders.verifier.cache import VerdictCache
-        from spanproof.graders.verifier.judges import make_judge
-        from spanproof.graders.verifier.verify import Verifier
+        from spanproof.agent.services import Services
 
-        judge = make_judge(cfg.judge, endpoint=endpoint)
+        parts = Services(home, run.db, endpoint)
+        judge = parts.judges([cfg.judge])[0]
         run.judge_ids = [judge.id]
-        cache = VerdictCache.default(home, run.db)
-        verifier = Verifier([judge], cache=cache, concurrency=cfg.concurrency)
+        verifier = parts.verifier([judge], concurrency=cfg.concurrency)
         run.verifier = verifier
         run.judge = judge
         run.memo = _open_memo(run)
@@ -580,9 +578,7 @@ async def _agent_runs(run: GateRun) -> None:
     """Answer the golden questions; fills the run's views, records and questions as runs finish
     (so an interrupted gate still records the runs that completed)."""
     from spanproof.agent.run import run_question
-    from spanproof.agent.runstore import RunStore
-
-    from spanproof.web.env import offline_web
+    from spanproof.agent.services import Services
 
     cfg, home, verifier, endpoint = run.cfg, run.home, run.verifier, run.endpoint
     qpath = resolve(cfg.questions)
@@ -591,8 +587,9 @@ async def _agent_runs(run: GateRun) -> None:
             f"golden questions {qpath} not found; set `questions` in the gate config"
         )
     golden = load_questions(qpath, cfg.max_questions)
-    env = offline_web(home, Path(cfg.corpus_dir) if cfg.corpus_dir else None)
-    store = RunStore.default(home, run.db, kind="gate")
+    parts = Services(home, run.db, endpoint)
+    env = parts.offline_web(Path(cfg.corpus_dir) if cfg.corpus_dir else None)
+    store = parts.runs("gate")
     allow = env.allow_hosts
     run.env = env
     run.questions.update({q.id: q for q in golden})

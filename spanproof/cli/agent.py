@@ -26,23 +26,26 @@ from spanproof.cli.options import (
 )
 from spanproof.core.specs import SpecError
 from spanproof.store.home import resolve_home
+from spanproof.store.models import RunKind
 
 PARTIAL_MODES = ("flag", "narrow", "drop")
 
 
-def _offline_env(home: Path, corpus: str | None):
-    from spanproof.web.env import offline_web
+def _services(home: Path, db: str | None = None, endpoint=None):
+    from spanproof.agent.services import Services
 
+    return Services(home, db, endpoint)
+
+
+def _offline_env(parts, corpus: str | None):
     try:
-        return offline_web(home, corpus)
+        return parts.offline_web(corpus)
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
-def _store(home: Path | None, db: str | None = None, kind: str | None = None):
-    from spanproof.agent.runstore import RunStore
-
-    return RunStore.default(home, db, kind=kind)  # type: ignore[arg-type]
+def _store(home: Path, db: str | None = None, kind: RunKind | None = None):
+    return _services(home, db).runs(kind)
 
 
 LAST = "last"
@@ -277,9 +280,6 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     """
     from spanproof.agent.record import Budgets
     from spanproof.agent.run import run_question
-    from spanproof.graders.verifier.cache import VerdictCache
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
 
     if not question.strip():
         raise click.UsageError('QUESTION is empty. Ask something, e.g. spanproof ask "Who ...?"')
@@ -297,14 +297,15 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
         prices = load_config(config_path)[0].prices
     except GateConfigError as exc:
         raise click.UsageError(str(exc)) from exc
+    parts = _services(home_dir, db, endpoint)
     try:
         budgets = Budgets(**budget_args)
-        judge_objs = [make_judge(j, endpoint=endpoint) for j in (judges or ("rules",))]
+        judge_objs = parts.judges(judges or ("rules",))
     except (SpecError, ValueError) as exc:
         raise click.UsageError(str(exc)) from exc
-    verifier = Verifier(judge_objs, cache=VerdictCache.default(home_dir, db))
-    env = _offline_env(home_dir, corpus)
-    store = _store(home_dir, db, kind="ask")
+    verifier = parts.verifier(judge_objs)
+    env = _offline_env(parts, corpus)
+    store = parts.runs("ask")
     progress = progress_printer(as_json, indent="  ")
 
     async def go():
@@ -454,23 +455,23 @@ def recheck(run_id, corpus, live, allow_networks, fetch_timeout_s, as_json, home
       spanproof recheck 3f2a9c1e --live --json   # re-fetch over the network
     """
     home_dir = resolve_home(home)
-    store = _store(home_dir, db)
+    parts = _services(home_dir, db)
+    store = parts.runs()
     record = _get_run(store, run_id)
     notes = snapshot_notes(record, home_dir, db)
     if live:
         from urllib.parse import urlsplit
 
-        from spanproof.web.env import live_web
         from spanproof.web.search import StaticSearch
 
         hosts = sorted({urlsplit(s.url).hostname or "" for s in record.spans} - {""})
         try:
-            env = live_web(home_dir, hosts, StaticSearch([]), allow_networks=list(allow_networks),
-                           page_timeout_s=fetch_timeout_s)  # fmt: skip
+            env = parts.live_web(hosts, StaticSearch([]), allow_networks=list(allow_networks),
+                                 page_timeout_s=fetch_timeout_s)  # fmt: skip
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     else:
-        env = _offline_env(home_dir, corpus)
+        env = _offline_env(parts, corpus)
 
     async def go():
         try:

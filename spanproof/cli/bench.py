@@ -28,11 +28,9 @@ def _fmt(x: float | None) -> str:
 
 
 def _cache(home: str | None, no_cache: bool):
-    if no_cache:
-        return None
-    from spanproof.graders.verifier.cache import VerdictCache
+    from spanproof.agent.services import Services
 
-    return VerdictCache.default(home)
+    return Services(home, cache_verdicts=not no_cache).cache
 
 
 def _judge(spec: str, endpoint: EndpointSettings):

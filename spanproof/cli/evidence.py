@@ -255,25 +255,25 @@ def fetch(
       spanproof fetch https://example.org/report --live --record out/pages.warc.gz
       spanproof fetch http://127.0.0.1:8000/page --live --allow-network 127.0.0.0/8
     """
+    from spanproof.agent.services import Services
     from spanproof.agent.tools import Toolbox
 
     from spanproof.core.tool_schema import FetchPageArgs, ToolFailure
     from spanproof.core.urls import host_of
-    from spanproof.web.env import live_web, offline_web
     from spanproof.web.search import StaticSearch
 
-    state = resolve_home(home)
+    parts = Services(resolve_home(home))
     if live:
         try:
-            env = live_web(
-                state, list(allow) or [host_of(url)], StaticSearch([]), record_to=record_to,
+            env = parts.live_web(
+                list(allow) or [host_of(url)], StaticSearch([]), record_to=record_to,
                 allow_networks=list(allow_networks), page_timeout_s=fetch_timeout_s,
             )  # fmt: skip
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     else:
-        env = offline_web(
-            state, Path(corpus_dir) if corpus_dir else None, progress=progress_printer(as_json)
+        env = parts.offline_web(
+            Path(corpus_dir) if corpus_dir else None, progress=progress_printer(as_json)
         )
     box = Toolbox(env, question=url, preview_chars=preview_chars)
 

@@ -229,6 +229,7 @@ def grade(
       spanproof grade --plant goldens/reports/briefing.md --judge presence --judge rules --json
       spanproof grade my_report.md --live --judge openai:gpt-4o-mini
     """
+    from spanproof.agent.services import Services
     from spanproof.graders.bench.atomic import (
         atomic_claims,
         atomic_claims_with_model,
@@ -241,7 +242,6 @@ def grade(
         make_fetcher,
     )
     from spanproof.graders.bench.report_input import ReportFormatError, parse_report
-    from spanproof.graders.verifier.cache import VerdictCache
 
     from spanproof.core.specs import SpecError, parse_spec
     from spanproof.store.home import resolve_home
@@ -314,7 +314,7 @@ def grade(
                 allow_hosts=hosts,
                 plant=plant,
                 seed=seed,
-                cache=VerdictCache.default(state),
+                cache=Services(state, endpoint=endpoint).cache,
                 endpoint=endpoint,
                 claims=claims,
                 progress=progress,

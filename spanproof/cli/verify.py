@@ -191,14 +191,11 @@ def verify(
       spanproof verify --pairs my_pairs.jsonl --judge openai:gpt-4o-mini --judge rules --json
       spanproof verify --pairs goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
-    from spanproof.graders.verifier.cache import VerdictCache
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.agent.services import Services
     from spanproof.graders.verifier.verify_pool import WorkerCrashed, runs_locally
 
     from spanproof.core.files import OutputPathError, refuse_overwriting_inputs
     from spanproof.core.specs import SpecError
-    from spanproof.store.home import resolve_home
 
     try:
         refuse_overwriting_inputs(out_path, [pairs_path], option="--out")
@@ -241,8 +238,10 @@ def verify(
         sys.exit(2)
 
     endpoint = endpoint_settings(base_url, api_key, concurrency=concurrency)
+    # verify records no run: the keys it used need not be kept (the gate keeps them)
+    parts = Services(home, endpoint=endpoint, cache_verdicts=not no_cache, track_used=False)
     try:
-        judge_objs = [make_judge(spec, endpoint=endpoint) for spec in judges]
+        judge_objs = parts.judges(judges)
     except SpecError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -256,14 +255,14 @@ def verify(
         sys.exit(2)
     if workers is None:
         workers = default_workers() if local and scan.count >= POOL_MIN_PAIRS else 1
-    # verify records no run: the keys it used need not be kept (the gate keeps them)
-    cache = None if no_cache else VerdictCache.default(resolve_home(home), track_used=False)
-    verifier = Verifier(judge_objs, cache=cache, concurrency=concurrency, policy=policy)
+    verifier = parts.verifier(judge_objs, concurrency=concurrency, policy=policy)
     pool = None
     if workers > 1:
         from spanproof.graders.verifier.verify_pool import PoolJudging
 
-        pool = PoolJudging(list(judges), judge_objs, policy=policy, cache=cache, workers=workers)
+        pool = PoolJudging(
+            list(judges), judge_objs, policy=policy, cache=parts.cache, workers=workers
+        )
 
     rows = Rows(out_path, spool=as_json)
     tally = Tally(keep_for_metrics=scan.all_labelled)

@@ -65,16 +65,13 @@ def verify_repeats(
     base_url: str | None,
     api_key: str | None,
 ) -> None:
-    from spanproof.graders.verifier.cache import VerdictCache
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.agent.services import Services
 
     from spanproof.cli.options import endpoint_settings, run_async
     from spanproof.cli.verify_summary import _http_summary, _human_summary, label_metrics
     from spanproof.core.files import write_atomic
     from spanproof.core.specs import SpecError
     from spanproof.core.verdict import SpanRef
-    from spanproof.store.home import resolve_home
 
     pairs, problems = read_pairs(pairs_path)
     if problems:
@@ -98,13 +95,13 @@ def verify_repeats(
         sys.exit(2)
 
     endpoint = endpoint_settings(base_url, api_key, concurrency=concurrency)
+    parts = Services(home, endpoint=endpoint, cache_verdicts=not no_cache)
     try:
-        judge_objs = [make_judge(spec, endpoint=endpoint) for spec in judges]
+        judge_objs = parts.judges(judges)
     except SpecError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    cache = None if no_cache else VerdictCache.default(resolve_home(home))
-    verifier = Verifier(judge_objs, cache=cache, concurrency=concurrency, policy=policy)
+    verifier = parts.verifier(judge_objs, concurrency=concurrency, policy=policy)
     items = [
         (p.claim, SpanRef(text=p.span, url=p.url, retrieved_at=p.retrieved_at), p.id) for p in pairs
     ]

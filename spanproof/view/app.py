@@ -82,7 +82,7 @@ class ViewContext:
         sets = settings.sets or [shipped_calibration_set()]
         self.sets: dict[str, Path] = {Path(p).stem: Path(p) for p in sets}
         self._verifiers: dict[tuple[str, ...], Any] = {}
-        self._cache = None
+        self._services = None
         self._side_by_side: dict[tuple[str, tuple[str, ...]], Any] = {}
         self._side_by_side_errors: dict[tuple[str, tuple[str, ...]], str] = {}
         self.env = Environment(
@@ -95,22 +95,24 @@ class ViewContext:
         self.env.globals.update(csrf_field=CSRF_FIELD)
 
     @property
-    def cache(self):
-        if self._cache is None:
-            from spanproof.graders.verifier.cache import VerdictCache
+    def services(self):
+        """The viewer's parts over its store (the store's shared verdict cache)."""
+        if self._services is None:
+            from spanproof.agent.services import Services
 
-            self._cache = VerdictCache(self.data.store)  # the store's shared verdict cache
-        return self._cache
+            self._services = Services(self.data.home, endpoint=self.endpoint,
+                                      opened=self.data.store)  # fmt: skip
+        return self._services
+
+    @property
+    def cache(self):
+        return self.services.cache
 
     def verifier_for(self, record: RunRecord):
         """The run's own judges (its config), through the home's verdict cache."""
-        from spanproof.graders.verifier.judges import make_judge
-        from spanproof.graders.verifier.verify import Verifier
-
         specs = tuple(record.config.judges or ["rules"])
         if specs not in self._verifiers:
-            judges = [make_judge(s, endpoint=self.endpoint) for s in specs]
-            self._verifiers[specs] = Verifier(judges, cache=self.cache)
+            self._verifiers[specs] = self.services.verifier(specs)
         return self._verifiers[specs]
 
     def render(
@@ -571,7 +573,7 @@ async def run_judges(request: Request) -> Response:
     if key not in ctx._side_by_side:
         try:
             ctx._side_by_side[key] = await side_by_side(
-                ctx.sets[set_name], chosen, cache=ctx.cache, endpoint=ctx.endpoint
+                ctx.sets[set_name], chosen, services=ctx.services
             )
             ctx._side_by_side_errors.pop(key, None)
         except (SpecError, JudgeConfigError, ValueError, OSError) as exc:

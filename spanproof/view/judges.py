@@ -8,11 +8,14 @@ cache, so opening the page twice judges nothing twice.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
 from spanproof.core.verdict import Pair, Verdict
+
+if TYPE_CHECKING:
+    from spanproof.agent.services import Services
 
 Show = Literal["all", "disagreements", "judges_differ", "near_miss"]
 SHOW_LABELS: dict[str, str] = {
@@ -60,15 +63,13 @@ class SideBySide(BaseModel):
         return sum(r.agrees(judge) for r in rows) / len(rows) if rows else None
 
 
-async def side_by_side(set_path: Path, judges: list[str], *, cache, endpoint) -> SideBySide:
+async def side_by_side(set_path: Path, judges: list[str], *, services: Services) -> SideBySide:
     from spanproof.graders.bench.calibration import judge_set, load_pairs
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
 
     pairs = [p for p in load_pairs(set_path) if p.label is not None]
     by_judge: dict[str, list[Verdict]] = {}
     for spec in judges:
-        verifier = Verifier([make_judge(spec, endpoint=endpoint)], cache=cache)
+        verifier = services.verifier([spec])
         by_judge[spec] = await judge_set(verifier, pairs)
     rows = [
         JudgedRow(pair=p, verdicts={j: by_judge[j][i] for j in judges}) for i, p in enumerate(pairs)
