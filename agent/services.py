@@ -23,9 +23,9 @@ from spanproof.agent.runstore import RunStore
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.core.verdict import Judge
-from spanproof.store import Store, open_store
 from spanproof.store.home import resolve_home
 from spanproof.store.models import RunKind
+from spanproof.store.store import Store, open_store
 
 if TYPE_CHECKING:
     import httpx

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache, wraps
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -77,7 +77,7 @@ def memo_list(maxsize: int = 4096) -> Callable[[Callable[P, list[T]]], Callable[
             raise TypeError(f"memo_list: {fn.__name__} takes *args or positional-only arguments")
 
         @lru_cache(maxsize=maxsize)
-        def cached(*key) -> tuple[T, ...]:
+        def cached(*key: Any) -> tuple[T, ...]:
             kwargs = dict(zip(keyword_only, key[n_positional:], strict=True))
             return tuple(fn(*key[:n_positional], **kwargs))
 

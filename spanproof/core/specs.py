@@ -35,10 +35,10 @@ class ModelSpec(BaseModel, frozen=True):
 def parse_spec(text: str) -> ModelSpec:
     raw = (text or "").strip()
     if raw in _BARE:
-        return ModelSpec(kind=raw)  # type: ignore[arg-type]
+        return ModelSpec(kind=raw)
     kind, sep, name = raw.partition(":")
     if sep and kind in _PREFIXED and name.strip():
-        return ModelSpec(kind=kind, name=name.strip())  # type: ignore[arg-type]
+        return ModelSpec(kind=kind, name=name.strip())
     raise SpecError(
         f"Unknown model spec {text!r}. Use one of: rules, blind, presence, extractive, "
         "openai:<model> (e.g. openai:gpt-4o-mini), scripted:<path-to-script.json>."

@@ -25,8 +25,9 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 from pydantic import BaseModel
@@ -163,7 +164,7 @@ def _response_record(
     status: int = 200,
     headers: list[tuple[str, str]] | None = None,
     date: str = CORPUS_DATE,
-):
+) -> Any:  # a warcio record (warcio has no types)
     from spanproof.web.snapshots import http_headers_for
 
     content_type = next(
@@ -183,12 +184,12 @@ def _response_record(
 
 
 def build_corpus_from_wice(
-    jsonl_path: Path | str, out_dir: Path | str, progress=None
+    jsonl_path: Path | str, out_dir: Path | str, progress: Callable[[str], None] | None = None
 ) -> CorpusInfo:
     """Turn each unique WiCE page into an HTML page in a deterministic WARC corpus."""
     jsonl_path, out_dir = Path(jsonl_path), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    pages: dict[str, dict] = {}  # content key -> page, in first-seen order
+    pages: dict[str, dict[str, Any]] = {}  # content key -> page, in first-seen order
     with open(jsonl_path, encoding="utf-8") as fh:
         for line in fh:
             if not line.strip():

@@ -51,6 +51,7 @@ import ssl
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 import httpcore
@@ -58,10 +59,15 @@ import httpx
 from pydantic import BaseModel, Field, field_validator
 
 from spanproof.core.evidence import Document, EgressEvent
-from spanproof.core.tool_schema import ToolFailure
+from spanproof.core.tool_schema import ErrorCode, ToolFailure
 from spanproof.core.urls import DEFAULT_PORTS, host_allowed, host_of
 from spanproof.web.snapshots import SnapshotStore
 from spanproof.wire.limiter import LoopSemaphore
+
+if TYPE_CHECKING:
+    from httpcore._backends.base import SOCKET_OPTION as SocketOption
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 DEFAULT_CONTENT_TYPES = ["text/html", "text/plain", "application/xhtml+xml"]
 # The whole page, all hops: the read timeout alone restarts with every byte that arrives.
@@ -101,7 +107,7 @@ def address_refusal(
 async def _resolve(host: str, port: int) -> list[str]:
     """Every address ``host`` resolves to (the OS resolver, off the event loop)."""
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return [info[4][0] for info in infos]
+    return [str(info[4][0]) for info in infos]  # an address is a str in every family
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):
@@ -112,11 +118,20 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     passes as SNI), so what was checked is what is reached.
     """
 
-    def __init__(self, inner: httpcore.AsyncNetworkBackend, allow_networks) -> None:
+    def __init__(
+        self, inner: httpcore.AsyncNetworkBackend, allow_networks: Iterable[IPNetwork]
+    ) -> None:
         self._inner = inner
         self._allow = list(allow_networks)
 
-    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         try:
             addresses = await asyncio.wait_for(_resolve(host, port), timeout)
         except (TimeoutError, OSError) as exc:
@@ -132,7 +147,12 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             refused.append(reason)
         raise AddressRefused(host, refused)
 
-    async def connect_unix_socket(self, path, timeout=None, socket_options=None):
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         raise AddressRefused(path, ["unix sockets are never fetched"])
 
     async def sleep(self, seconds: float) -> None:
@@ -146,7 +166,7 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def guarded_transport(allow_networks=()) -> httpx.AsyncHTTPTransport:
+def guarded_transport(allow_networks: Iterable[IPNetwork] = ()) -> httpx.AsyncHTTPTransport:
     """httpx's own transport with the address guard under its connection pool."""
     transport = httpx.AsyncHTTPTransport(verify=_tls_context())
     pool = getattr(transport, "_pool", None)
@@ -308,7 +328,7 @@ class Fetcher:
             host=host_of(url),
             method=method,
             url=url,
-            decision=decision,  # type: ignore[arg-type]
+            decision=decision,
             reason=reason,
             status=status,
             bytes=nbytes,
@@ -323,7 +343,7 @@ class Fetcher:
     def _refuse(
         self,
         url: str,
-        code: str,
+        code: ErrorCode,
         detail: str,
         message: str,
         *,

@@ -12,8 +12,10 @@ WARC, which ``offline_web(corpus_dir=...)`` can replay later.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -28,9 +30,11 @@ SNAPSHOT_DIR = "snapshots"
 
 def default_corpus_dir() -> Path:
     """goldens/corpus/ as installed with the package."""
-    from spanproof import goldens
+    import importlib
 
-    return Path(goldens.__file__).resolve().parent / "corpus"
+    # by name: the goldens/ folder is mapped into the namespace, where mypy cannot follow it
+    goldens = importlib.import_module("spanproof.goldens")
+    return Path(str(goldens.__file__)).resolve().parent / "corpus"
 
 
 @dataclass
@@ -52,7 +56,12 @@ class WebEnv:
         await self.fetcher.aclose()
 
 
-def offline_web(home: Path | str, corpus_dir: Path | str | None = None, *, progress=None) -> WebEnv:
+def offline_web(
+    home: Path | str,
+    corpus_dir: Path | str | None = None,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> WebEnv:
     """The replayed corpus (default: the shipped one) behind the normal egress path."""
     home = Path(home)
     corpus_dir = Path(corpus_dir) if corpus_dir is not None else default_corpus_dir()
@@ -88,7 +97,7 @@ def live_web(
     under ``home``."""
     home = Path(home)
     store = store if store is not None else SnapshotStore(home / SNAPSHOT_DIR)
-    timeout = {"page_timeout_s": page_timeout_s} if page_timeout_s else {}
+    timeout: dict[str, Any] = {"page_timeout_s": page_timeout_s} if page_timeout_s else {}
     policy = policy or EgressPolicy(
         allow_hosts=allow_hosts, allow_networks=allow_networks or [], **timeout
     )

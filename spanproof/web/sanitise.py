@@ -62,7 +62,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
 # The version lives in a leaf module (the store, below the agent layer, reads it too); bump it
 # there whenever the text returned for some input changes (snapshots record it).
@@ -298,7 +298,7 @@ def hidden_nodes(tree: LexborHTMLParser) -> frozenset[int]:
     return frozenset(hidden)
 
 
-def _is_hidden(node, hidden: frozenset[int]) -> bool:
+def _is_hidden(node: LexborNode, hidden: frozenset[int]) -> bool:
     if hidden and node.mem_id in hidden:
         return True
     attrs = node.attributes
@@ -336,7 +336,7 @@ def html_to_text(html: str) -> tuple[str, str]:
             current.clear()
 
     # Iterative walk with explicit exit markers: deep nesting cannot overflow the stack.
-    stack: list[tuple[object, bool]] = [(root, False)]
+    stack: list[tuple[LexborNode, bool]] = [(root, False)]
     while stack:
         node, leaving = stack.pop()
         tag = node.tag

@@ -23,7 +23,7 @@ import os
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -129,8 +129,8 @@ class LocalIndex:
         *,
         home: Path | str | None = None,
         index_path: Path | str | None = None,
-        progress=None,
-    ):
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
         from spanproof.web.corpus import warc_of
 
         self.corpus_dir = Path(corpus_dir)
@@ -149,7 +149,7 @@ class LocalIndex:
             f"file:{self.index_path}?mode=ro", uri=True, check_same_thread=False
         )
 
-    def build(self, progress=None) -> int:
+    def build(self, progress: Callable[[str], None] | None = None) -> int:
         from spanproof.web.corpus import iter_responses
         from spanproof.web.sanitise import document_text
 

@@ -36,7 +36,9 @@ import os
 import sqlite3
 import threading
 import zlib
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any, BinaryIO, Literal, overload
 
 from cachetools import LRUCache
 from warcio.archiveiterator import ArchiveIterator
@@ -124,17 +126,17 @@ class SnapshotStore:
 
     # -- durability -------------------------------------------------------
 
-    def _locked_file(self):
+    def _locked_file(self) -> AbstractContextManager[BinaryIO]:
         store = self
 
         class _Guard:
-            def __enter__(self_inner):
+            def __enter__(self_inner) -> BinaryIO:
                 store._lock.acquire()
                 self_inner.fh = open(store.warc_path, "rb+")
                 fcntl.flock(self_inner.fh, fcntl.LOCK_EX)
                 return self_inner.fh
 
-            def __exit__(self_inner, *exc):
+            def __exit__(self_inner, *exc: object) -> None:
                 fcntl.flock(self_inner.fh, fcntl.LOCK_UN)
                 self_inner.fh.close()
                 store._lock.release()
@@ -154,7 +156,7 @@ class SnapshotStore:
             fh.seek(start)
             tail = fh.read()
         good_end = start
-        pending: list[tuple[int, dict]] = []
+        pending: list[tuple[int, dict[str, Any]]] = []
         doc_start = start
         try:
             iterator = ArchiveIterator(io.BytesIO(tail))
@@ -185,7 +187,7 @@ class SnapshotStore:
                 fh.flush()
                 os.fsync(fh.fileno())
 
-    def _insert(self, meta: dict, offset: int, length: int) -> None:
+    def _insert(self, meta: dict[str, Any], offset: int, length: int) -> None:
         # REPLACE: a later conversion of the same document (a newer sanitiser) wins.
         self._db.execute(
             "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -289,7 +291,9 @@ class SnapshotStore:
 
     # -- internals --------------------------------------------------------
 
-    def _serialise(self, doc: Document, raw: bytes, http_headers) -> bytes:
+    def _serialise(
+        self, doc: Document, raw: bytes, http_headers: list[tuple[str, str]] | None
+    ) -> bytes:
         buf = io.BytesIO()
         writer = WARCWriter(buf, gzip=True, warc_version="1.1")
         date = _warc_date(doc.retrieved_at)
@@ -326,6 +330,10 @@ class SnapshotStore:
         write_linked("conversion", text, "text/plain; charset=utf-8", "WARC-Refers-To")
         return buf.getvalue()
 
+    @overload
+    def _location(self, doc_id: str, missing_ok: Literal[False] = False) -> tuple[int, int]: ...
+    @overload
+    def _location(self, doc_id: str, missing_ok: bool) -> tuple[int, int] | None: ...
     def _location(self, doc_id: str, missing_ok: bool = False) -> tuple[int, int] | None:
         with self._lock:
             row = self._db.execute(
@@ -372,7 +380,7 @@ class SnapshotStore:
         loc = self._location(doc_id, missing_ok=True)
         if loc is None:
             return None
-        meta: dict | None = None
+        meta: dict[str, Any] | None = None
         text: str | None = None
         for rec_type, body in self._records(doc_id, *loc):
             if rec_type == "metadata":
