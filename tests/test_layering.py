@@ -84,7 +84,7 @@ def _layers() -> list[list[str]]:
 def test_plain_lint_imports_keeps_the_contract_over_every_mapped_folder():
     done = _lint(REPO)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 kept, 0 broken" in done.stdout
+    assert "2 kept, 0 broken" in done.stdout
     # The graph holds the folders installed into the namespace (agent/, graders/, ...), not
     # only spanproof/: a contract over modules the linter never saw would pass vacuously.
     assert _analysed(done.stdout) == len(_modules()) > 100
@@ -115,7 +115,28 @@ def test_a_lower_layer_importing_a_higher_one_breaks_the_contract(tmp_path, file
     target.write_text(target.read_text() + f"\nimport {upward}  # planted upward import\n")
     done = _lint(root)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "1 broken" in done.stdout and upward in done.stdout
+    layers = re.search(r"^CLI > viewer.*?(KEPT|BROKEN)$", done.stdout, re.M | re.S)
+    assert layers and layers.group(1) == "BROKEN" and upward in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("file", "back"),
+    [
+        ("graders/gate/spec.py", "spanproof.graders.gate.run"),  # the runner imports spec
+        ("spanproof/core/memo.py", "spanproof.core.text"),  # text reads through memo
+        ("agent/runtime.py", "spanproof.agent.run"),  # the loop imports its runtime
+    ],
+)
+def test_an_import_circle_breaks_the_contract(tmp_path, file, back):
+    root = _installed_copy(tmp_path)
+    package = next(p for p, src in package_dirs(REPO).items()
+                   if (src / Path(file).name).resolve() == (REPO / file).resolve())  # fmt: skip
+    target = root / Path(*package.split(".")) / Path(file).name
+    target.write_text(target.read_text() + f"\nimport {back}  # planted circle\n")
+    done = _lint(root)
+    assert done.returncode == 1, done.stdout + done.stderr
+    circles = re.search(r"^No import circles.*? (KEPT|BROKEN)$", done.stdout, re.M)
+    assert circles and circles.group(1) == "BROKEN", done.stdout
 
 
 def test_every_module_is_in_exactly_one_layer():
