@@ -23,9 +23,13 @@ reaches the parent as itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
+import select
 import signal
+import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -159,12 +163,35 @@ def _stop(pool: ProcessPoolExecutor, out: deque[Future[ChunkResult]]) -> None:
     for f in out:
         f.cancel()
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    # taken before shutdown, which drops the pool's references to both
+    manager = getattr(pool, "_executor_manager_thread", None)
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.kill()  # workers ignore SIGINT and SIGTERM: only the parent stops them
     for process in processes:
         process.join(timeout=5)
+    if manager is not None and writer is not None:
+        _release(manager, writer.fileno())
+
+
+def _release(manager: threading.Thread, fd: int) -> None:
+    """End the pool's manager thread when a killed worker left it waiting for the rest of a
+    result it was sending: the thread would wait forever, and the interpreter waits for that
+    thread at exit, so a stopped `verify` would never end. The pipe gets bytes until the thread
+    has its message; the message is garbage, which it reads as a broken pool, and it ends."""
+    manager.join(timeout=0.5)
+    if not manager.is_alive():
+        return
+    os.set_blocking(fd, False)
+    deadline = time.monotonic() + 10
+    chunk = bytes(1 << 20)
+    while manager.is_alive() and time.monotonic() < deadline:
+        # wait until the thread has read some of the pipe, then fill it again
+        if select.select([], [fd], [], 0.05)[1]:
+            with contextlib.suppress(BlockingIOError):
+                os.write(fd, chunk)
 
 
 def _chunks(pairs: Iterable[StreamPair], size: int) -> Iterator[list[StreamPair]]:

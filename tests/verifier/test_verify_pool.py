@@ -223,3 +223,41 @@ def test_the_compact_tally_gives_the_metrics_of_the_verdicts_themselves():
         tally.add(judged(str(i), v), label)
     assert tally.metrics(label_metrics) == label_metrics(labels, verdicts)
     assert (tally.errors, tally.first_error) == (1, "TimeoutError: no reply")
+
+
+HALF_SENT = """
+import os, struct, sys, time
+def half_sent(marker):
+    # what a worker killed while sending its result leaves: a length and part of the message
+    queue = sys._getframe(1).f_locals["result_queue"]
+    os.write(queue._writer.fileno(), struct.pack("!i", 1 << 20) + b"x" * 10)
+    open(marker, "w").close()
+    time.sleep(600)
+"""
+
+STOP = """
+import multiprocessing, os, sys, time
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+sys.path.insert(0, {folder!r})
+import half_sent
+from spanproof.graders.verifier.verify_pool import _stop
+if __name__ == "__main__":
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    future = pool.submit(half_sent.half_sent, {marker!r})
+    while not os.path.exists({marker!r}):
+        time.sleep(0.05)
+    _stop(pool, deque([future]))
+    print("stopped")
+"""
+
+
+def test_a_worker_killed_mid_result_does_not_hang_the_stopped_command(tmp_path):
+    # The pool's manager thread waits for the rest of a half-sent result forever and the
+    # interpreter waits for that thread at exit: a stopped verify that never ended.
+    (tmp_path / "half_sent.py").write_text(HALF_SENT)
+    script = tmp_path / "stop.py"
+    script.write_text(STOP.format(folder=str(tmp_path), marker=str(tmp_path / "sent")))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "stopped", done.stderr[-2000:]
