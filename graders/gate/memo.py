@@ -52,8 +52,18 @@ KEEP = 4  # memo files kept per home (the newest)
 # The checks whose work is replayed (the agent checks are recomputed from replayed runs).
 REPLAYED_CHECKS = ("calibration", "reviewed", "sensitivity", "injection")
 DETERMINISTIC_JUDGES = ("rules", "blind", "scripted")
+# Every package of the spanproof namespace (its top-level subpackages; nested ones lie inside
+# them). Named one by one: the namespace's own search path depends on the working directory in
+# an editable install, so hashing "spanproof" would cover different folders from different
+# directories (tests/gate/test_gate_memo.py holds this list to pyproject's packages).
 PACKAGES = (
-    "spanproof",
+    "spanproof.core",
+    "spanproof.web",
+    "spanproof.wire",
+    "spanproof.store",
+    "spanproof.cli",
+    "spanproof.view",
+    "spanproof.judge_training",
     "spanproof.agent",
     "spanproof.graders",
     "spanproof.planted_failures",

@@ -240,7 +240,7 @@ def test_the_code_hash_covers_every_file_of_a_package_folder(tmp_path):
     changed = gate_memo.tree_sha256(folder)
     assert changed == gate_memo.tree_sha256(folder)  # compiled files are not code
     # every package the gate imports from lies in a hashed folder
-    assert {f.name for f in gate_memo.package_folders()} >= {"spanproof", "agent", "graders",
+    assert {f.name for f in gate_memo.package_folders()} >= {"core", "web", "agent", "graders",
                                                               "goldens", "adversarial_fixtures"}  # fmt: skip
     assert gate_memo._unhashed_modules() == []
 
@@ -260,3 +260,26 @@ def test_a_phase_s_artifacts_are_replayed_down_to_the_nested_sets_it_added():
     replayed = json.loads(json.dumps(before))
     gate_memo.apply_patch(replayed, json.loads(json.dumps(patch)))
     assert replayed == after
+
+
+def test_the_memo_hashes_every_package_of_the_namespace_from_any_directory(tmp_path):
+    # The key covers the code of every package: a package missing here would let an edit to it
+    # replay stale figures, and hashing the namespace itself covers different folders from
+    # different working directories in an editable install.
+    import subprocess
+    import sys
+    import tomllib
+
+    packages = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    top = {p for p in packages["packages"] if p.count(".") == 1}
+    assert top == set(gate_memo.PACKAGES)
+    probe = ("import spanproof.cli, spanproof.graders.gate.run, spanproof.graders.gate.checks;"
+             "from spanproof.graders.gate import memo;"
+             "print(memo.code_sha256(), memo._unhashed_modules())")  # fmt: skip
+    here, there = (
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, cwd=cwd, check=True
+        ).stdout  # fmt: skip
+        for cwd in (REPO, tmp_path)
+    )
+    assert here == there and here.strip().endswith("[]"), (here, there)
