@@ -9,9 +9,10 @@ warm (the same home again, nothing changed). ``--before`` is a git revision of t
 repository, installed (not editable) into a temporary directory; ``--after`` is a checkout
 (default: this one, as installed). The runs alternate between the versions, so both see the
 same machine load. For each run: wall time, CPU time of the command and its children, and
-the gate's own time per phase (read from the gate run it recorded). Then every check row of
-the four runs (value, threshold, pass, detail; run ids, new on every computed run, masked)
-is compared: the figures must be the same to the last digit.
+the gate's own time per phase (read from the gate run it recorded). Then each version's warm
+rows (value, threshold, pass, detail; run ids, new on every computed run, masked) are compared
+with its cold rows: they must be the same to the last digit; the two versions' rows are
+compared by name and reported (they differ where a change between them moved a figure).
 
 Targets (after): cold <= 20 s on two cores; warm <= 5 s; identical figures.
 """
@@ -117,14 +118,26 @@ def main(argv: list[str] | None = None) -> int:
             for which in ("before", "after"):
                 runs[(which, kind)] = gate(sites[which], tmp / f"home-{which}", cwd)
         report(runs, args.before)
-        same = all(runs[k]["rows"] == runs[("before", "cold")]["rows"] for k in runs)
-        print(f"\nfigures identical in all four runs (value, threshold, pass, detail): {same}")
-        if not same:
-            for k, r in runs.items():
-                diff = [a for a, b in zip(r["rows"], runs[("before", "cold")]["rows"],
-                                          strict=True) if a != b]  # fmt: skip
-                if diff:
-                    print(f"  {k[0]} {k[1]} differs: {diff[:3]}")
+        # A warm rerun must give its cold run's figures to the last digit; two versions give the
+        # same figures only when nothing between them changed what is measured, so that is
+        # reported, not required.
+        same = True
+        for which in ("before", "after"):
+            cold_rows, warm_rows = runs[(which, "cold")]["rows"], runs[(which, "warm")]["rows"]
+            identical = cold_rows == warm_rows
+            same = same and identical
+            print(f"\n{which}: warm figures identical to cold (value, threshold, pass, detail): "
+                  f"{identical}")  # fmt: skip
+            if not identical:
+                print(f"  differs: {[r for r in warm_rows if r not in cold_rows][:3]}")
+        b, a = runs[("before", "cold")]["rows"], runs[("after", "cold")]["rows"]
+        names = {r["name"] for r in b} | {r["name"] for r in a}
+        moved = sorted(n for n in names
+                       if [r for r in b if r["name"] == n] != [r for r in a if r["name"] == n])  # fmt: skip
+        print(
+            f"before vs after: {len(names) - len(moved)} of {len(names)} rows identical"
+            + (f"; differ or exist on one side only: {', '.join(moved)}" if moved else "")
+        )
         cold, warm = runs[("after", "cold")]["wall"], runs[("after", "warm")]["wall"]
         print(f"targets (after): cold {cold:.1f} s <= {COLD_TARGET_S:.0f} s "
               f"{'met' if cold <= COLD_TARGET_S else 'MISSED'}; warm {warm:.1f} s <= "
