@@ -24,6 +24,8 @@ from spanproof.cli.verify_run import (
     Scan,
     Tally,
     judge_file,
+    judges_or_exit,
+    refuse_bad_pairs,
     scan_pairs,
 )
 from spanproof.cli.verify_summary import _http_summary, _human_summary, label_metrics
@@ -195,7 +197,6 @@ def verify(
     from spanproof.graders.verifier.verify_pool import WorkerCrashed, runs_locally
 
     from spanproof.core.files import OutputPathError, refuse_overwriting_inputs
-    from spanproof.core.specs import SpecError
 
     try:
         refuse_overwriting_inputs(out_path, [pairs_path], option="--out")
@@ -217,34 +218,12 @@ def verify(
     except PairSetError as exc:
         scan = Scan(problems=[str(exc)])
     problems = scan.problems
-    if problems:
-        for p in problems[:50]:
-            click.echo(f"{pairs_path}: {p}", err=True)
-        if len(problems) > 50:
-            click.echo(f"... and {len(problems) - 50} more bad lines", err=True)
-        if not skip_invalid:
-            click.echo(
-                f"error: {len(problems)} bad line(s) in {pairs_path}; fix them or pass --skip-invalid. "
-                "No pair was judged.",
-                err=True,
-            )
-            sys.exit(2)
-    if not scan.count:
-        click.echo(
-            f"error: no valid pairs in {pairs_path}; each line is a JSON object with non-empty "
-            '"claim" and "span" strings',
-            err=True,
-        )
-        sys.exit(2)
+    refuse_bad_pairs(pairs_path, problems, scan.count, skip_invalid=skip_invalid)
 
     endpoint = endpoint_settings(base_url, api_key, concurrency=concurrency)
     # verify records no run: the keys it used need not be kept (the gate keeps them)
     parts = Services(home, endpoint=endpoint, cache_verdicts=not no_cache, track_used=False)
-    try:
-        judge_objs = parts.judges(judges)
-    except SpecError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    judge_objs = judges_or_exit(parts, judges)
     local = runs_locally(judges)
     if workers and workers > 1 and not local:
         click.echo(

@@ -68,39 +68,17 @@ def verify_repeats(
     from spanproof.agent.services import Services
 
     from spanproof.cli.options import endpoint_settings, run_async
+    from spanproof.cli.verify_run import judges_or_exit, refuse_bad_pairs
     from spanproof.cli.verify_summary import _http_summary, _human_summary, label_metrics
     from spanproof.core.files import write_atomic
-    from spanproof.core.specs import SpecError
     from spanproof.core.verdict import SpanRef
 
     pairs, problems = read_pairs(pairs_path)
-    if problems:
-        for p in problems[:50]:
-            click.echo(f"{pairs_path}: {p}", err=True)
-        if len(problems) > 50:
-            click.echo(f"... and {len(problems) - 50} more bad lines", err=True)
-        if not skip_invalid:
-            click.echo(
-                f"error: {len(problems)} bad line(s) in {pairs_path}; fix them or pass --skip-invalid. "
-                "No pair was judged.",
-                err=True,
-            )
-            sys.exit(2)
-    if not pairs:
-        click.echo(
-            f"error: no valid pairs in {pairs_path}; each line is a JSON object with non-empty "
-            '"claim" and "span" strings',
-            err=True,
-        )
-        sys.exit(2)
+    refuse_bad_pairs(pairs_path, problems, len(pairs), skip_invalid=skip_invalid)
 
     endpoint = endpoint_settings(base_url, api_key, concurrency=concurrency)
     parts = Services(home, endpoint=endpoint, cache_verdicts=not no_cache)
-    try:
-        judge_objs = parts.judges(judges)
-    except SpecError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    judge_objs = judges_or_exit(parts, judges)
     verifier = parts.verifier(judge_objs, concurrency=concurrency, policy=policy)
     items = [
         (p.claim, SpanRef(text=p.span, url=p.url, retrieved_at=p.retrieved_at), p.id) for p in pairs

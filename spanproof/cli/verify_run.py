@@ -75,6 +75,38 @@ def stream_pairs(path: Path) -> Iterator[tuple[StreamPair, str | None]]:
         )
 
 
+def refuse_bad_pairs(path: Path, problems: list[str], good: int, *, skip_invalid: bool) -> None:
+    """Name the file's bad lines (at most 50) and stop (exit 2) unless --skip-invalid, and stop
+    when no good pair is left: nothing is judged from a file that was not read as written."""
+    import sys
+
+    for p in problems[:50]:
+        click.echo(f"{path}: {p}", err=True)
+    if len(problems) > 50:
+        click.echo(f"... and {len(problems) - 50} more bad lines", err=True)
+    if problems and not skip_invalid:
+        click.echo(f"error: {len(problems)} bad line(s) in {path}; fix them or pass "
+                   "--skip-invalid. No pair was judged.", err=True)  # fmt: skip
+        sys.exit(2)
+    if not good:
+        click.echo(f"error: no valid pairs in {path}; each line is a JSON object with non-empty "
+                   '"claim" and "span" strings', err=True)  # fmt: skip
+        sys.exit(2)
+
+
+def judges_or_exit(parts: Any, specs: tuple[str, ...] | list[str]) -> list[Any]:
+    """The judges for the specs, or exit 2 with the spec error (an unknown judge, a bad model)."""
+    import sys
+
+    from spanproof.core.specs import SpecError
+
+    try:
+        return parts.judges(specs)
+    except SpecError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
 # ---------------------------------------------------------------- what the summary counts
 
 
