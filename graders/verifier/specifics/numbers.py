@@ -20,15 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from spanproof.graders.verifier.specifics import lexicon
-from spanproof.graders.verifier.specifics.dates import (
-    _CLOCK,
-    _DATE_DMY,
-    _DATE_MDY,
-    _HOLIDAY,
-    _ISO_DT,
-    _QUARTER,
-    _YEAR_RANGE,
-)
+from spanproof.graders.verifier.specifics.dates import blank_dates, has_digit
 from text_to_num import alpha2digit
 
 FRACTIONS: dict[str, float] = lexicon.table("fractions")
@@ -150,6 +142,8 @@ def _read_numbers(
 ) -> str:
     """Append the digit numbers of ``text`` to ``out`` (and their offsets to ``spans``, when
     given); return the text with them masked."""
+    if not has_digit(text):
+        return text  # what the loop below returns for a text it finds no number in
     pieces: list[str] = []
     last = 0
     for m in _NUM_RE.finditer(text):
@@ -215,14 +209,14 @@ def _extract_numbers(text: str) -> tuple[Quantity, ...]:
         out.append(Quantity(12.0, "number", None, m.group(0)))
     text = _DOZEN_RE.sub(_blank, text)
     # Dates are not quantities: blank "November 2", "2004-10-19", "14:49" first.
-    for rx in (_ISO_DT, _YEAR_RANGE, _DATE_MDY, _DATE_DMY, _CLOCK, _QUARTER, _HOLIDAY):
-        text = rx.sub(_blank, text)
+    text = blank_dates(text)
     for m in _ORDINAL_WORD_RE.finditer(text):
         out.append(Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1)))
     text = _ORDINAL_WORD_RE.sub(_blank, text)
     for m in _ORDINAL_DIGIT_RE.finditer(text):
         out.append(Quantity(float(m.group(1)), "ordinal", None, m.group(0)))
-    text = _ORDINAL_DIGIT_RE.sub(_blank, text)
+    if has_digit(text):
+        text = _ORDINAL_DIGIT_RE.sub(_blank, text)
     # Digits first, masked, then number words: alpha2digit would otherwise turn the
     # "million" of "$5 million" into a second number.
     masked = _read_numbers(text, out, mask=True)

@@ -19,15 +19,11 @@ from functools import lru_cache
 
 from spanproof.graders.verifier.specifics import lexicon
 from spanproof.graders.verifier.specifics.dates import (
-    _CLOCK,
-    _DATE_DMY,
-    _DATE_MDY,
-    _HOLIDAY,
-    _ISO_DT,
-    _QUARTER,
     _YEAR_RANGE,
     DateMention,
+    blank_dates,
     dated,
+    has_digit,
 )
 from spanproof.graders.verifier.specifics.names import extract_entities
 from spanproof.graders.verifier.specifics.numbers import (
@@ -97,9 +93,7 @@ def _hedge(text: str, start: int) -> str | None:
 
 def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
     out: list[tuple[Quantity, int, int]] = []
-    blanked = text
-    for rx in (_ISO_DT, _YEAR_RANGE, _DATE_MDY, _DATE_DMY, _CLOCK, _QUARTER, _HOLIDAY):
-        blanked = rx.sub(_blank, blanked)
+    blanked = blank_dates(text)
     for m in _FRACTION_RE.finditer(blanked):
         word = next(g for g in m.groups() if g)
         val = FRACTIONS.get(word.lower()) or FRACTIONS.get(word.lower().replace(" ", "-"))
@@ -114,9 +108,10 @@ def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
         q = Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1))
         out.append((q, *m.span(1)))
     blanked = _ORDINAL_WORD_RE.sub(_blank, blanked)
-    for m in _ORDINAL_DIGIT_RE.finditer(blanked):
-        out.append((Quantity(float(m.group(1)), "ordinal", None, m.group(0)), *m.span()))
-    blanked = _ORDINAL_DIGIT_RE.sub(_blank, blanked)
+    if has_digit(blanked):
+        for m in _ORDINAL_DIGIT_RE.finditer(blanked):
+            out.append((Quantity(float(m.group(1)), "ordinal", None, m.group(0)), *m.span()))
+        blanked = _ORDINAL_DIGIT_RE.sub(_blank, blanked)
     digits: list[Quantity] = []
     spans: list[tuple[int, int]] = []
     _read_numbers(blanked, digits, mask=False, spans=spans)
