@@ -71,6 +71,10 @@ from spanproof.core.sentences import sentence_spans
 from spanproof.core.text import STOPWORDS, stem
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
+# what may stand between two capitalised words of one name ("Liz 'The Boss' Smith", "J. R.")
+_NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
+_COMMA_NEXT = re.compile(r"\s*,")
+_WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
@@ -157,6 +161,7 @@ class _Layout:
     values: tuple[Value, ...]
 
 
+@lru_cache(maxsize=65536)  # a word's key, asked for every word of every span
 def _key(word: str) -> str | None:
     low = word.lower().replace("’", "'")
     if low in STOPWORDS or len(low) < 2 or low in _HEDGE_WORDS:
@@ -184,18 +189,18 @@ def _layout(text: str) -> _Layout:
     toks: list[_Tok] = []
     run, last_cap = -1, None
     for m in _TOKEN.finditer(text):
-        word = m.group(0)
-        if any(a <= m.start() < b for a, b in in_value):
+        word, start = m.group(0), m.start()
+        if in_value and any(a <= start < b for a, b in in_value):
             continue
-        cap = word[:1].isupper() and _key(word) is not None
+        key = _key(word)
+        cap = key is not None and word[:1].isupper()
         if cap:
-            gap = text[last_cap.end() : m.start()] if last_cap is not None else "x"
-            if last_cap is None or not re.fullmatch(r"[\s\"“”'’.-]*", gap):
+            if last_cap is None or not _NAME_GAP.fullmatch(text, last_cap.end(), start):
                 run += 1
             last_cap = m
         else:
             last_cap = None
-        toks.append(_Tok(m.start(), m.end(), word, _key(word), run if cap else -1))
+        toks.append(_Tok(start, m.end(), word, key, run if cap else -1))
     sentences = sentence_spans(text) or [(0, len(text))]
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)
     phrases = _cuts(text, clauses, _PHRASE_BREAK)
@@ -236,7 +241,7 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
         t for t in reversed(lay.toks) if phrase[0] <= t.start and t.end <= lead_end and t.key
     )
     after = tuple(t for t in lay.toks if v.end <= t.start and t.end <= phrase[1] and t.key)
-    if not after and not before and re.match(r"\s*,", lay.text[v.end :]):
+    if not after and not before and _COMMA_NEXT.match(lay.text, v.end):
         # a fronted value ("In 2018, the film was selected"): what follows is its statement
         nxt = _around(lay.phrases, lay.text.index(",", v.end) + 1 + 1)
         if nxt[0] < clause[1]:
@@ -253,7 +258,7 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     for w in lay.values:  # "Q2 2023 revenue": the noun after a value written next to it
         if w.start >= end and not lay.text[end : w.start].strip():
             end = w.end
-    m = re.match(r"[\s-]*([A-Za-z][A-Za-z'’]*)", lay.text[end:])
+    m = _WORD_NEXT.match(lay.text, end)
     if v.quantity is not None and v.quantity.unit:
         right = canonical_unit(v.quantity.unit)
     elif m and _key(m.group(1)) and (v.kind == "quantity" or m.group(1)[:1].islower()):
