@@ -23,7 +23,10 @@ COMMON_CAPITALISED = STOPWORDS | lexicon.words("common_capitalised")
 GENERIC_NAME_WORDS = lexicon.words("generic_name_words")
 
 _CAP_TOKEN = re.compile(r"[A-Z][\w’'.\-]*|[A-Z]\.|&")
+# the first characters _CAP_TOKEN accepts (stripping a possessive keeps a token's first one)
+_CAP_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ&")
 _SPLIT_TOKENS = re.compile(r"[\w’'.\-&]+|[^\w\s]")
+_NAME_TOKEN = re.compile(r"[\w’'.\-]+")
 # Where a run of capitalised words must stop: a sentence break, but not after an initial
 # ("Thomas K. Arnold", "R.-and-B.") or "U.S.". Not the shared splitter: a name run only
 # needs to stop at a sentence end, pysbd costs ~6x as much on every claim and span the audit
@@ -66,6 +69,8 @@ def _extract_entities(text: str) -> tuple[str, ...]:
             run.clear()
 
         for i, tok in enumerate(toks):
+            if not run and tok[0] not in _CAP_FIRST:
+                continue  # a word that neither starts nor continues a name (most words)
             clean = strip_possessive(tok)
             is_cap = bool(clean) and bool(_CAP_TOKEN.match(clean))
             low = clean.lower().strip(".")
@@ -172,20 +177,24 @@ def entity_present(entity: str, text_tokens: set[str], *, strict: bool = True) -
 
 @lru_cache(maxsize=4096)
 def _token_set(text: str) -> frozenset[str]:
-    toks = {fold(t).strip(".'-") for t in re.findall(r"[\w’'.\-]+", text)}
-    extra = set()
-    for t in toks:
-        base = strip_possessive(t)
-        variants = {base}
-        if "-" in base:
-            variants.update(p for p in base.split("-") if p)
-            variants.add(base.replace("-", ""))
-        for v in variants:
-            extra.add(v)
-            extra.add(stem(v))
-            if len(v) >= PREFIX:
-                extra.add("pre:" + v[:PREFIX])
-    return frozenset(toks | extra)
+    toks = {fold(t).strip(".'-") for t in _NAME_TOKEN.findall(text)}
+    return frozenset(toks.union(*map(_lookup_forms, toks)))
+
+
+@lru_cache(maxsize=65536)  # a token's forms, the same in every text that holds it
+def _lookup_forms(t: str) -> frozenset[str]:
+    base = strip_possessive(t)
+    variants = {base}
+    if "-" in base:
+        variants.update(p for p in base.split("-") if p)
+        variants.add(base.replace("-", ""))
+    forms = set()
+    for v in variants:
+        forms.add(v)
+        forms.add(stem(v))
+        if len(v) >= PREFIX:
+            forms.add("pre:" + v[:PREFIX])
+    return frozenset(forms)
 
 
 def token_set(text: str) -> set[str]:

@@ -11,8 +11,8 @@ from spanproof.graders.verifier.specifics import lexicon
 from spanproof.core.memo import memo_list
 from spanproof.core.text import STOPWORDS, stem, words
 
-QUANTIFIER_GROUPS: dict[str, set[str]] = {
-    k: set(v) for k, v in lexicon.table("quantifier_groups").items()
+QUANTIFIER_GROUPS: dict[str, frozenset[str]] = {
+    k: frozenset(v) for k, v in lexicon.table("quantifier_groups").items()
 }
 STRONG_QUANTIFIERS = ("all", "most", "none", "only")
 STRONG_MODALS = lexicon.words("strong_modals")
@@ -21,6 +21,8 @@ BOOSTERS = lexicon.entries("boosters")
 HEDGED_MODALS = lexicon.words("hedged_modals")
 NEGATIONS = lexicon.words("negations")
 HEDGES = lexicon.entries("hedges")
+# a claim holding any hedge of its own ("about", "reportedly"), as whole words
+_ANY_HEDGE = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, HEDGES)) + r")(?!\w)")
 NOW_WORDS = lexicon.entries("now_words")
 PAST_ONLY_WORDS = lexicon.entries("past_only_words")
 _OPPOSITES: list[tuple[str, str]] = [(a, b) for a, b in lexicon.table("opposites")]
@@ -29,22 +31,27 @@ _NEG_SKIP = STOPWORDS | {"be", "been", "being", "also", "yet", "ever", "even", "
 _NEG_WINDOW = 4  # a negation governs a content word at most this many words later
 
 
-@lru_cache(maxsize=256)
-def _alternation(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b")
+@lru_cache(maxsize=256)  # keyed by the lexicons themselves, not sorted again on every call
+def _alternation(phrases: frozenset[str] | tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(p) for p in sorted(phrases)) + r")\b")
 
 
-def phrase_in(text_low: str, words_list) -> bool:
+@lru_cache(maxsize=1024)
+def _whole_words(phrase: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(phrase)}\b")
+
+
+def phrase_in(text_low: str, words_list: frozenset[str] | tuple[str, ...]) -> bool:
     """Whether any of the words or phrases occurs in the text as whole words."""
-    return bool(_alternation(tuple(sorted(words_list))).search(text_low))
+    return bool(_alternation(words_list).search(text_low))
 
 
-def has_phrase(low: str, phrases) -> str | None:
+def has_phrase(low: str, phrases: frozenset[str] | tuple[str, ...]) -> str | None:
     """The first of ``phrases`` (in their order) that occurs in the text as whole words."""
-    if not _alternation(tuple(sorted(phrases))).search(low):
+    if not _alternation(phrases).search(low):
         return None
     for p in phrases:
-        if re.search(rf"\b{re.escape(p)}\b", low):
+        if _whole_words(p).search(low):
             return p
     return None
 
@@ -129,7 +136,7 @@ def hedges_dropped(claim: str, span: str) -> list[tuple[str, str]]:
     and the claim carries no hedge of its own.
     """
     c_low = claim.lower()
-    if any(re.search(rf"(?<!\w){re.escape(h)}(?!\w)", c_low) for h in HEDGES):
+    if _ANY_HEDGE.search(c_low):
         return []
     c_words = set(re.findall(r"[\w.,$£€%-]+", c_low))
     c_stems = {stem(w) for w in c_words}
