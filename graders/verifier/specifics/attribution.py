@@ -12,6 +12,7 @@ from spanproof.graders.verifier.specifics.names import (
     token_set,
 )
 
+from spanproof.core.prefilter import guarded
 from spanproof.core.text import STOPWORDS
 
 _ATTRIB_RE = re.compile(
@@ -24,24 +25,30 @@ REPORTING = (
     r"revealed|reveals|estimated|estimates|warned|warns|predicted|predicts|believes|believed)"
 )
 _REPORTED_BY = re.compile(rf"\b(\w[\w’'-]*)\s+(?:has\s+|have\s+|had\s+)?{REPORTING}\b")
-SPAN_ATTRIBUTES = re.compile(
-    rf"\b{REPORTING}\b|\baccording to\b|\b(?:by|from) (?:his|her|their|its|the) "
-    r"(?:publicist|spokes\w+|lawyer|agent|office|ministry|department)\b",
-    re.I,
+SPAN_ATTRIBUTES = guarded(
+    re.compile(
+        rf"\b{REPORTING}\b|\baccording to\b|\b(?:by|from) (?:his|her|their|its|the) "
+        r"(?:publicist|spokes\w+|lawyer|agent|office|ministry|department)\b",
+        re.I,
+    )
 )
 _NOT_AN_ACTOR = STOPWORDS | {"he", "she", "they", "it", "we", "i", "you", "who", "which", "that",
                             "also", "later", "previously", "publicly", "has", "have", "had",
                             "recently", "officially", "first", "then", "once"}  # fmt: skip
-OPINION = re.compile(
-    r"\b(?:in my (?:view|opinion)|in our (?:view|opinion)|i think|i believe|we believe|"
-    r"i would argue|to my mind|(?:said|says|writes|wrote) (?:the )?(?:columnist|commentator|"
-    r"blogger|pundit)|columnist|op-ed|opinion:)",
-    re.I,
+OPINION = guarded(
+    re.compile(
+        r"\b(?:in my (?:view|opinion)|in our (?:view|opinion)|i think|i believe|we believe|"
+        r"i would argue|to my mind|(?:said|says|writes|wrote) (?:the )?(?:columnist|commentator|"
+        r"blogger|pundit)|columnist|op-ed|opinion:)",
+        re.I,
+    )
 )
-CLAIM_HEDGED = re.compile(
-    rf"\b{REPORTING}\b|\baccording to\b|\b(?:in (?:his|her|their|my|our) (?:view|opinion)|"
-    r"believes?|thinks?|argues?|opinion)\b",
-    re.I,
+CLAIM_HEDGED = guarded(
+    re.compile(
+        rf"\b{REPORTING}\b|\baccording to\b|\b(?:in (?:his|her|their|my|our) (?:view|opinion)|"
+        r"believes?|thinks?|argues?|opinion)\b",
+        re.I,
+    )
 )
 
 

@@ -48,6 +48,7 @@ from spanproof.graders.verifier.specifics.wording import (
 )
 
 from spanproof.core.memo import memo_list
+from spanproof.core.prefilter import guarded
 from spanproof.core.text import STOPWORDS, fold, stem
 
 
@@ -488,11 +489,13 @@ _COMPLETED = re.compile(
     r"(?:been\s+)?\w+(?:ed|en|wn|ne|ht|lt|un|ld|de)\b|\balready\b",
     re.I,
 )
-_FUTURE_OR_PLAN = re.compile(
-    r"\b(?:will|shall|plans? to|planning to|planned to|(?:is|are) set to|intends? to|"
-    r"(?:is|are) going to|(?:is|are) expected to|(?:is|are) scheduled to|aims? to|proposes? to|"
-    r"proposed|would)\b",
-    re.I,
+_FUTURE_OR_PLAN = guarded(
+    re.compile(
+        r"\b(?:will|shall|plans? to|planning to|planned to|(?:is|are) set to|intends? to|"
+        r"(?:is|are) going to|(?:is|are) expected to|(?:is|are) scheduled to|aims? to|proposes? to|"
+        r"proposed|would)\b",
+        re.I,
+    )
 )
 # Opposite verbs of change or decision: the claim says one, the span the other about the
 # same thing. (before/after, open/closed, join/leave are left PARTIAL: on the WiCE

@@ -15,6 +15,8 @@ from functools import lru_cache
 
 from spanproof.graders.verifier.specifics import lexicon
 
+from spanproof.core.prefilter import guarded
+
 MONTHS: dict[str, int] = lexicon.table("months")
 WEEKDAYS = lexicon.words("weekdays")
 _ORDINALS: dict[str, int] = lexicon.table("ordinals")
@@ -27,25 +29,31 @@ _MONTH_ALT = "|".join(sorted(MONTHS, key=len, reverse=True))
 # Flattened pages glue words ("DiplomatJuly 31, 2018", "30 JUN 2018Updated"): a capitalised
 # month may follow a letter, and a year may be followed by one.
 _MONTH_START = r"(?:\b|(?<=[a-z])(?-i:(?=[A-Z])))"
-_DATE_MDY = re.compile(
-    rf"{_MONTH_START}({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}})(?!\d))?(?!\d)",
-    re.I,
+_DATE_MDY = guarded(
+    re.compile(
+        rf"{_MONTH_START}({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}})(?!\d))?(?!\d)",
+        re.I,
+    )
 )
 _DATE_DMY = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}})(?!\d))?(?![a-z])",
     re.I,
 )
-_DATE_MY = re.compile(rf"\b({_MONTH_ALT})\.?(?:\s+of)?,?\s+(\d{{4}})\b", re.I)
-_MONTH_ONLY = re.compile(r"\b(" + "|".join(_MONTH_NAMES_FULL) + r")\b", re.I)
+_DATE_MY = guarded(re.compile(rf"\b({_MONTH_ALT})\.?(?:\s+of)?,?\s+(\d{{4}})\b", re.I))
+_MONTH_ONLY = guarded(re.compile(r"\b(" + "|".join(_MONTH_NAMES_FULL) + r")\b", re.I))
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _YEAR = re.compile(r"(?<![\d,.$£€])\b(1[0-9]\d\d|20\d\d)(?!\d)(?!,\d)(?!\.\d)(?!\s?%)")
 _DECADE = re.compile(r"\b(1[0-9]\d0|20\d0)'?s\b")
-_QUARTER = re.compile(r"\b(?:Q([1-4])|(first|second|third|fourth)\s+quarter)\b", re.I)
-_SINCE = re.compile(rf"\bsince\s+(?:(?:early|late|mid)\s+)?(({_MONTH_ALT})\b|\d{{4}})", re.I)
-_HOLIDAY = re.compile(
-    r"\b(new year[’']?s day|new year[’']?s eve|christmas day|christmas eve|boxing day|"
-    r"valentine[’']?s day|halloween|st\.? patrick[’']?s day)(?:,?\s+(?:of\s+)?(\d{4}))?\b",
-    re.I,
+_QUARTER = guarded(re.compile(r"\b(?:Q([1-4])|(first|second|third|fourth)\s+quarter)\b", re.I))
+_SINCE = guarded(
+    re.compile(rf"\bsince\s+(?:(?:early|late|mid)\s+)?(({_MONTH_ALT})\b|\d{{4}})", re.I)
+)
+_HOLIDAY = guarded(
+    re.compile(
+        r"\b(new year[’']?s day|new year[’']?s eve|christmas day|christmas eve|boxing day|"
+        r"valentine[’']?s day|halloween|st\.? patrick[’']?s day)(?:,?\s+(?:of\s+)?(\d{4}))?\b",
+        re.I,
+    )
 )
 # "2018–19", "2018-2019", "1491–1510": two years, not a year and the number 19
 _YEAR_RANGE = re.compile(r"\b(1[0-9]\d\d|20\d\d)\s?[–—-]\s?(\d{4}|\d{2})\b(?!\s?%)")
@@ -68,6 +76,7 @@ def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group(0))
 
 
+@lru_cache(maxsize=4096)  # numbers and the role check blank the same text
 def blank_dates(text: str) -> str:
     """``text`` with its dates and clock times overwritten by spaces (offsets kept): a date's
     figures are not quantities."""

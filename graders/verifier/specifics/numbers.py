@@ -23,6 +23,8 @@ from spanproof.graders.verifier.specifics import lexicon
 from spanproof.graders.verifier.specifics.dates import blank_dates, has_digit
 from text_to_num import alpha2digit
 
+from spanproof.core.prefilter import guarded
+
 FRACTIONS: dict[str, float] = lexicon.table("fractions")
 ORDINALS: dict[str, int] = lexicon.table("ordinals")
 SCALES: dict[str, float] = lexicon.table("scales")
@@ -34,17 +36,19 @@ UNIT_SYNONYMS: dict[str, str] = lexicon.table("unit_synonyms")
 _FRACTION_ALT = "|".join(sorted((re.escape(k) for k in FRACTIONS), key=len, reverse=True))
 # "a third of", "two-thirds." and "half the" are fractions; "a third cousin" and "a fifth
 # season" are ordinals, so a fraction must be followed by of/the/a/majority/... or punctuation.
-_FRACTION_RE = re.compile(
-    # "fell by a third", "cut by a quarter": after "by" a fraction is a share
-    rf"(?<=\bby )({_FRACTION_ALT})\b"
-    rf"|\b({_FRACTION_ALT})\b"
-    r"(?=\s+(?:of|the|a|an|its|their|his|her|majority|share|stake|percent|per\s?cent)\b"
-    r"|\s*[^\w\s-]|\s*$)"
-    r"|\b(two[ -]thirds|three[ -]quarters|two fifths|three fifths|four fifths)\b",
-    re.I,
+_FRACTION_RE = guarded(
+    re.compile(
+        # "fell by a third", "cut by a quarter": after "by" a fraction is a share
+        rf"(?<=\bby )({_FRACTION_ALT})\b"
+        rf"|\b({_FRACTION_ALT})\b"
+        r"(?=\s+(?:of|the|a|an|its|their|his|her|majority|share|stake|percent|per\s?cent)\b"
+        r"|\s*[^\w\s-]|\s*$)"
+        r"|\b(two[ -]thirds|three[ -]quarters|two fifths|three fifths|four fifths)\b",
+        re.I,
+    )
 )
-_DOZEN_RE = re.compile(r"\ba dozen\b", re.I)
-_ORDINAL_WORD_RE = re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I)
+_DOZEN_RE = guarded(re.compile(r"\ba dozen\b", re.I))
+_ORDINAL_WORD_RE = guarded(re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I))
 _ORDINAL_DIGIT_RE = re.compile(r"\b(\d{1,4})(st|nd|rd|th)\b", re.I)
 
 _NUM_RE = re.compile(

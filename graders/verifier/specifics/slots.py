@@ -42,6 +42,8 @@ from spanproof.graders.verifier.specifics.numbers import (
     alpha2digit_safe,
 )
 
+from spanproof.core.prefilter import guarded
+
 # Words that tell apart two things of one kind that share the rest of their name: "North
 # Carolina" / "South Carolina", "Henry VII" / "Henry VIII", "John Smith Jr." / "Sr.". Two
 # names differing only in such a word name different things; any other difference (a
@@ -54,7 +56,7 @@ _NUMBER_WORD = (
     r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
     r"|eighty|ninety|hundred|thousand|million|billion|trillion)"
 )
-_WORD_RUN = re.compile(rf"\b{_NUMBER_WORD}(?:(?:\s+|-)(?:and\s+)?{_NUMBER_WORD})*\b", re.I)
+_WORD_RUN = guarded(re.compile(rf"\b{_NUMBER_WORD}(?:(?:\s+|-)(?:and\s+)?{_NUMBER_WORD})*\b", re.I))
 _PERCENT_AFTER = re.compile(r"\s?(?:%|per\s?cent\b|percent\b|pct\b)", re.I)
 _WORD_AFTER = re.compile(r"[\s-]+([A-Za-z/]+)")
 _WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b(?!s)")
