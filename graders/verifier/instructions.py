@@ -65,7 +65,7 @@ import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 WORDS_DIR = Path(__file__).parent / "speech_acts"
@@ -228,7 +228,9 @@ class DetectorWordsError(ValueError):
     """The detector's word files are missing or damaged: it cannot read, so nothing may pass."""
 
 
-@lru_cache(maxsize=4)
+# Unbounded, so that clear_text_memos (which empties bounded caches between the chunks of a
+# long verify) keeps it: rebuilding the sixteen files' patterns cost ~45 ms a chunk.
+@cache
 def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
     """Every language file of the detector (graders/verifier/speech_acts/*.toml), compiled.
 
