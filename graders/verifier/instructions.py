@@ -482,11 +482,17 @@ def _near_before(spans: list[Span], start: int, within: int) -> bool:
     return any(b <= start and start - b <= within for _, b in spans)
 
 
-def _frame(lex: Lexicon, text: str) -> str | None:
-    """The frame a sentence (or label + sentence) fills in this language, else None."""
-    if not lex.anchor.search(text):
+def _scan(lex: Lexicon, text: str) -> _Scan | None:
+    """The text read in this language, or None when it holds no anchor word: then it fills no
+    frame and is no label. One search serves both questions about a sentence."""
+    return _Scan(lex, text) if lex.anchor.search(text) else None
+
+
+def _frame(s: _Scan | None) -> str | None:
+    """The frame a sentence (or label + sentence) fills in its language, else None."""
+    if s is None:
         return None
-    s = _Scan(lex, text)
+    lex, text = s.lex, s.text
     if s.addressed():
         return "addressed_to_software"
     force = s.force()
@@ -521,14 +527,13 @@ def _frame(lex: Lexicon, text: str) -> str | None:
     return None
 
 
-def _label(lex: Lexicon, sentence: str) -> bool:
+def _label(s: _Scan | None) -> bool:
     """A sentence that introduces the next one: a label or question naming a target, or a
     self-identification as software."""
-    if not lex.anchor.search(sentence):
+    if s is None:
         return False
-    s = _Scan(lex, sentence)
     targets = s.producers() or s("artefact")
-    return bool(targets) and (_opens(sentence) or bool(s("self")))
+    return bool(targets) and (_opens(s.text) or bool(s("self")))
 
 
 def _languages(sentence: str, folded: str) -> list[Lexicon]:
@@ -567,10 +572,11 @@ def _speech_acts(revealed: str, folded: str) -> list[Finding]:
 
     def test(lex: Lexicon, i: int, sentences: list[str]) -> tuple[str | None, str]:
         sentence = sentences[i]
-        rule = _frame(lex, sentence)
-        if rule is None and i + 1 < len(sentences) and _label(lex, sentence):
+        scan = _scan(lex, sentence)
+        rule = _frame(scan)
+        if rule is None and i + 1 < len(sentences) and _label(scan):
             joined = f"{sentence} {sentences[i + 1]}"
-            return _frame(lex, joined), joined
+            return _frame(_scan(lex, joined)), joined
         return rule, sentence
 
     for i in range(len(raw)):
