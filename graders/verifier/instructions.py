@@ -543,9 +543,9 @@ def _languages(sentence: str, folded: str) -> list[Lexicon]:
     sentence (three English function words make a sentence English)."""
     lexes = lexicons()
     english = [lex for lex in lexes if lex.language == "en"]
-    words = frozenset(_WORDS.findall(folded.casefold())) | frozenset(
-        _WORDS.findall(sentence.casefold())
-    )
+    words = frozenset(_WORDS.findall(folded.casefold()))
+    if sentence != folded:
+        words |= frozenset(_WORDS.findall(sentence.casefold()))
     if english and english[0].evidence(words, folded) >= 3:
         return english
     counts = {lex.language: lex.evidence(words, sentence) for lex in lexes}
@@ -566,7 +566,8 @@ _WORDS = re.compile(r"\w+")
 
 def _speech_acts(revealed: str, folded: str) -> list[Finding]:
     out: list[Finding] = []
-    raw, latin = _fold_stable_sentences(revealed), _fold_stable_sentences(folded)
+    raw = _fold_stable_sentences(revealed)
+    latin = raw if folded == revealed else _fold_stable_sentences(folded)
     if len(raw) != len(latin):  # the skeleton moved a sentence break: read it as written
         latin = raw
 
@@ -620,7 +621,9 @@ def _find(text: str) -> tuple[Finding, ...]:
         m = rx.search(folded)
         if m:
             out.append(Finding(name, " ".join(m.group(0).split())[:120]))
-    out.extend(_speech_acts(_split_identifiers(revealed), _split_identifiers(folded)))
+    split = _split_identifiers(revealed)
+    # most texts have nothing to fold (all ASCII): split and read them once
+    out.extend(_speech_acts(split, split if folded == revealed else _split_identifiers(folded)))
     return tuple(out)
 
 
