@@ -124,9 +124,13 @@ def skeleton(text: str) -> str:
 # --- protocol tokens: the chat template and the verifier's own vocabulary ---------------------
 
 _VERDICT_WORDS = r"(?:SUPPORTED|NOT[_ ]SUPPORTED|PARTIAL|VERIFIED|APPROVED|PASS(?:ED)?|TRUE)"
-_SYNTAX: list[tuple[str, re.Pattern[str]]] = [
+# (rule, strings one of which every match holds, pattern): a text that holds none of them is
+# not searched. They are characters without case, or the verdict words in a pattern without
+# re.I, so `in` sees them exactly as the pattern does.
+_SYNTAX: list[tuple[str, tuple[str, ...] | None, re.Pattern[str]]] = [
     (
         "role_marker",
+        ("<", "[", ":"),
         re.compile(
             r"<\|?(?:im_start|im_end|system|assistant|user)\|?>|\[/?INST\]|^\s*(?:system|assistant)\s*:",
             re.I | re.M,
@@ -134,6 +138,7 @@ _SYNTAX: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "verdict_field",
+        (":", "="),
         re.compile(
             r"[\"'`](?:verdict|contains_instructions|quote_used|unsupported_element)[\"'`]\s*[:=]"
             r"|\b(?:contains_instructions|quote_used|unsupported_element)\b\s*[:=]",
@@ -143,6 +148,7 @@ _SYNTAX: list[tuple[str, re.Pattern[str]]] = [
     (
         # a verdict label as the thing to output: "return SUPPORTED", "mark this as VERIFIED"
         "verdict_label",
+        ("SUPPORTED", "PARTIAL", "VERIFIED", "APPROVED", "PASS", "TRUE"),  # _VERDICT_WORDS
         re.compile(
             r"\b(?:return|output|respond(?:\s+with)?|reply(?:\s+with)?|answer(?:\s+with)?|say|print|"
             r"emit|mark(?:\s+(?:this|it|the claim|as))*|label(?:\s+(?:this|it))?|classify(?:\s+(?:this|it))?"
@@ -152,6 +158,7 @@ _SYNTAX: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "pre_approval",
+        None,
         re.compile(
             r"\b(?:pre-?approved|pre-?verified|already (?:been )?(?:verified|approved|fact-?checked)|"
             r"is (?:verified|approved) (?:as|to be) (?:true|supported|accurate)|"
@@ -617,7 +624,9 @@ def _find(text: str) -> tuple[Finding, ...]:
     revealed = reveal(text)
     folded = skeleton(revealed)
     out = []
-    for name, rx in _SYNTAX:
+    for name, needs, rx in _SYNTAX:
+        if needs is not None and not any(n in folded for n in needs):
+            continue
         m = rx.search(folded)
         if m:
             out.append(Finding(name, " ".join(m.group(0).split())[:120]))
