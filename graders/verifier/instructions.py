@@ -600,6 +600,10 @@ def _speech_acts(revealed: str, folded: str) -> list[Finding]:
 # lowerCamelCase keys ("voiceAnswer"), not names ("ArchiveBot", "McDonald")
 _CAMEL = re.compile(r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b")
 _SNAKE = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Every _CAMEL match holds a lower-case letter right before a capital. A pattern that opens
+# with a character class is scanned for in C, ~3x faster than _CAMEL's \b at every position.
+_CAMEL_HINT = re.compile(r"[a-z][A-Z]")
 
 
 def _split_identifiers(text: str) -> str:
@@ -607,7 +611,9 @@ def _split_identifiers(text: str) -> str:
     "note_for_ai" -> "note for ai"."""
     if "_" in text:
         text = _SNAKE.sub(" ", text)
-    return _CAMEL.sub(lambda m: re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", m.group(0)), text)
+    if not _CAMEL_HINT.search(text):
+        return text
+    return _CAMEL.sub(lambda m: _CAMEL_HUMP.sub(" ", m.group(0)), text)
 
 
 def find_instructions(text: str) -> list[Finding]:
