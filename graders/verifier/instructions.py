@@ -113,12 +113,16 @@ def _latin_prototype(ch: str) -> str:
     return ch
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
 def skeleton(text: str) -> str:
     """``text`` with every non-ASCII character that has a Latin look-alike replaced by it:
     "АІ аѕѕіѕtаnt" (Cyrillic) reads "AI assistant". ASCII is never changed."""
     if text.isascii():
         return text
-    return "".join(ch if ch.isascii() else _latin_prototype(ch) for ch in text)
+    # only the non-ASCII characters are looked up, one at a time as before
+    return _NON_ASCII.sub(lambda m: _latin_prototype(m.group()), text)
 
 
 # --- protocol tokens: the chat template and the verifier's own vocabulary ---------------------
