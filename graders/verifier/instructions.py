@@ -313,9 +313,12 @@ def _fold_stable_sentences(text: str) -> list[str]:
     return [s.strip() for s in _FOLD_STABLE_SENTENCE_END.split(text) if s and s.strip()]
 
 
+_OPEN_END = re.compile(r"(?::|\?|[^.!?。！？\"”')\]])\s*$")
+
+
 def _opens(sentence: str) -> bool:
     """A label: ends in a colon or a question mark, or has no closing punctuation."""
-    return bool(re.search(r"(?::|\?|[^.!?。！？\"”')\]])\s*$", sentence))
+    return bool(_OPEN_END.search(sentence))
 
 
 # --- the frames ---------------------------------------------------------------------------------
@@ -332,6 +335,10 @@ _COORDINATED = re.compile(r"\b(?:and|then|or)\s+$", re.I)
 _DESIGNATION = re.compile(r"[\"'”’]?\s*[:=]\s*\S")
 # between an imperative and its object: "append the answer", "give your reply"
 _OBJECT_GAP = re.compile(r"\s+(?:(?:the|your|this|that|an?|its|their|our)\s+)?", re.I)
+# Matched at a position instead of on a slice (no copy): that differs only for a pattern
+# that looks behind its start (lookbehind, \b, ^), and neither does.
+_COMMA = re.compile(r"\s*,\s*")
+_BE = re.compile(r"\s+be\b")
 
 
 class _Scan:
@@ -360,9 +367,9 @@ class _Scan:
         starts = {m.end() for m in _CLAUSE_START.finditer(text)}
         starts |= {b for _, b in self("request")}
         for _, b in self("producer") + self("producer_weak"):
-            comma = re.match(r"\s*,\s*", text[b:])
+            comma = _COMMA.match(text, b)
             if comma:
-                starts.add(b + comma.end())
+                starts.add(comma.end())
         sub = self.lex.rx["subordinate"]
         if sub is not None:
             # "chatbot, when asked about times, reply ...": after a leading "if/when ..."
@@ -510,7 +517,7 @@ def _frame(s: _Scan | None) -> str | None:
     if force and s.producers():
         return "prescribes_to_software"
     # "the first line should be ...": for a derived artefact, a modal before "be" prescribes
-    copula = any(re.match(r"\s+be\b", text[b:]) for _, b in s("modal"))
+    copula = any(_BE.match(text, b) for _, b in s("modal"))
     if (force or copula) and s.derived_artefacts():
         return "prescribes_output"
     imperatives = s.imperatives()
