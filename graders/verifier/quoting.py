@@ -3,13 +3,16 @@ content words with the claim, so a reader (and the audit's quote check) sees the
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from spanproof.core.text import content_stems
 
 QUOTE_MAX_WORDS = 25
 
 
-def _keys(text: str) -> set[str]:
-    return {s[:5] for s in content_stems(text)}
+@lru_cache(maxsize=65536)  # asked for every word of every span: words repeat across spans
+def _keys(text: str) -> frozenset[str]:
+    return frozenset(s[:5] for s in content_stems(text))
 
 
 def best_window(claim: str, span_text: str, max_words: int = QUOTE_MAX_WORDS) -> str:
@@ -18,7 +21,7 @@ def best_window(claim: str, span_text: str, max_words: int = QUOTE_MAX_WORDS) ->
     if len(toks) <= max_words:
         return " ".join(toks)
     wanted = _keys(claim)
-    scores = [1 if wanted & _keys(t) else 0 for t in toks]
+    scores = [0 if wanted.isdisjoint(_keys(t)) else 1 for t in toks]
     best, best_i = -1, 0
     run = sum(scores[:max_words])
     for i in range(len(toks) - max_words + 1):
