@@ -3,9 +3,10 @@
 ``spanproof.core.sentences`` runs pysbd's processor with an abbreviation pass that skips the
 abbreviations a line never writes with a period, and finds each sentence in the text with
 ``str.find`` instead of pysbd's one compiled pattern per sentence (which also evicted every
-other pattern from ``re``'s cache). These tests hold the two equal to stock pysbd on real
-pages and on texts built to repeat, start and end with whitespace, mix cases and scripts
-around abbreviations, and hold the oddities pysbd keeps.
+other pattern from ``re``'s cache), and answers for a text pysbd cannot split without
+running pysbd. These tests hold the three equal to stock pysbd on real pages and on texts
+built to repeat, start and end with whitespace, mix cases and scripts around abbreviations,
+hold the oddities pysbd keeps, or differ by a character from a text it cannot split.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanproof.core.sentences import _pysbd_segments
+from spanproof.core.sentences import _pysbd_segments, _unsplittable
 
 ROOT = Path(__file__).resolve().parent.parent
 _PYSBD = pysbd.Segmenter(language="en", clean=False)
@@ -70,4 +71,72 @@ _PIECES = ["The cat sat.", "Dr.", "U.S.", "p.m.", " ", "  ", "\n", "\u00a0", "�
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=25).map("".join))
 def test_same_segments_as_pysbd_on_repeats(text):
+    assert _pysbd_segments(text) == _PYSBD.segment(text)
+
+
+# Texts one character away from what the splitter takes as one sentence without asking pysbd
+# (``_unsplittable``): pysbd splits each of them, or drops some of the text, so a shortcut
+# taking every text with one closing mark at its end would get them wrong.
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"Stop" Then he left.',  # a quoted "sentence" before a capital, at the start
+        "'Stop' Then he left.",
+        "(Stop here) Then he left.",
+        "「Stop」 Then he left.",
+        "1) apples 2) pears.",  # a list, closing mark or none
+        "a) apples b) pears",
+        "The pro-' Movement grew.",  # hyphen, quote, capital: split even with no closing mark
+        'The pro-" Movement grew',
+        "Foo\nbar.",
+        "Foo\rbar.",
+        "Mark ȸ here.",  # pysbd's own marks, written in the text
+        "Mark ∯ here.",
+        "x ☝ y.",
+        "Wait. what!",  # a second closing mark
+    ],
+)
+def test_texts_pysbd_splits_are_not_taken_whole(text):
+    assert _PYSBD.segment(text) != [text.lstrip()]
+    assert not _unsplittable(text)
+    assert _pysbd_segments(text) == _PYSBD.segment(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He met the Gov.",  # an abbreviation before the only period
+        "Plan B.",
+        "Plan a.",
+        "It rose by 3.",
+        "  Leading spaces.",
+        "  .",
+        "No closing mark  ",
+        "   ",
+        "I love Yahoo!",  # one of pysbd's exclamation words, put back at the end
+        "Why?",
+        "全角！",
+        "Go… on.",  # an ellipsis character is not a closing mark to pysbd
+        "A 'quoted' Word here.",
+        'He said "no" Then.',
+        "Em—dash and [brackets] and «arrows» here.",
+    ],
+)
+def test_one_sentence_texts_skip_pysbd_with_its_answer(text):
+    assert _unsplittable(text)
+    assert _pysbd_segments(text) == _PYSBD.segment(text)
+
+
+_WORDS = ["He", "met", "the", "Gov", "a", "B", "I", "3", "12", "Yahoo", "word", "'s", "'", '"', "“", "”",
+          "(", ")", "[", "]", "-", "--", "…", ",", ":", "é", "ſt", "\u00a0", "\t", "  ", ".", "!", "?", "。", "\n"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["", " ", "  "]),
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=8).map(" ".join),
+    st.sampled_from(["", ".", "!", "?", "。", " ", ". "]),
+)
+def test_same_segments_as_pysbd_on_near_one_sentence_texts(lead, body, end):
+    text = lead + body + end
     assert _pysbd_segments(text) == _PYSBD.segment(text)

@@ -95,6 +95,33 @@ _ABBREVIATIONS = [
 ]
 
 
+# What pysbd reacts to besides closing punctuation that ends the text: other sentence
+# punctuation, line breaks, ")" (lists "1) a 2) b", numerals "(iv)"), and the private
+# characters it marks its work with (which it turns back into punctuation or line breaks).
+_TERMINATORS = "。．.！!?？"
+_REACTIVE = re.compile("[" + re.escape(_TERMINATORS + "\n\r)♨∯☝∮ȸȹ☉☈☇☄ᓴᓷᓰᓱᓳᓸ✂⌬⎋♬♭☏ƪ♟♝") + "]")
+# A closing mark or a hyphen, a quote, a space and a capital: pysbd splits after the quote,
+# closing mark or none ("the pro-' Movement").
+_QUOTE_THEN_CAPITAL = re.compile(English.QUOTATION_AT_END_OF_SENTENCE_REGEX)
+
+
+def _unsplittable(text: str) -> bool:
+    """Whether pysbd keeps all of ``text`` (not empty) as one sentence, the whitespace around
+    it aside: most claims and many spans, which then skip its hundred-odd substitutions.
+
+    A text holding nothing that ``_REACTIVE`` or ``_QUOTE_THEN_CAPITAL`` finds, but for a
+    closing mark as its very last character, is one: pysbd's substitutions at a period all
+    need a character after it, its list pass two list markers, and its sentence pattern,
+    tried first at the first character that is not a space, runs from there to the closing
+    mark, unless that character opens a quote or a bracket (then a quoted "sentence" before
+    a capital is tried first). Its exclamation words ("Yahoo!") it puts back whole at the
+    end of a text. tests/test_sentences_pysbd_search.py holds this against pysbd."""
+    end = len(text) - 1 if text[-1] in _TERMINATORS else len(text)
+    if _REACTIVE.search(text, 0, end) or _QUOTE_THEN_CAPITAL.search(text):
+        return False
+    return end == len(text) or text.lstrip()[0] not in "（「('\"“"
+
+
 def _pysbd_segments(text: str) -> list[str]:
     r"""What ``pysbd.Segmenter(language="en", clean=False).segment(text)`` returns: each
     sentence with the whitespace after it.
@@ -112,6 +139,9 @@ def _pysbd_segments(text: str) -> list[str]:
         _segmenter.language_module = _English
     if not text:
         return []
+    if _unsplittable(text):
+        start = len(text) - len(text.lstrip())
+        return [text[start:]] if start < len(text) else []
     out: list[str] = []
     prior_end = 0
     for sent in _segmenter.processor(text).process():
