@@ -56,6 +56,10 @@ def test_same_segments_as_pysbd_on_real_pages(text):
         "The U.S. Army was there.\u00a0The U.S. Army left.\u2003Done.",
         "1. First item 2. Second item 3. Third item",
         "It cost $3.5 million (about 3.5%). It rose 3.5% again.",
+        # "ſ" matches "s" case-insensitively: pysbd takes "ſt." for "St." (the line has "st")
+        "The first café on Main ſt. near the park.",
+        # "e.g" in a line: pysbd's pattern for it ("." any character) also takes "eag."
+        "See e.g the eag. then more.",
     ],
 )
 def test_same_segments_as_pysbd_on_awkward_texts(text):

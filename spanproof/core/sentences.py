@@ -67,18 +67,17 @@ class _English(English):
     all ("a", "no", "st" occur inside most words), with two regular expressions and a
     substitution per occurrence. Every substitution it can make replaces the period right
     after the abbreviation, so an abbreviation of letters and digits that the line never
-    writes with a period after it changes nothing, and is skipped here. Lines with other than
-    ASCII characters (where case-insensitive matching is Unicode's) and the abbreviations
-    holding a period themselves ("e.g", "ph.d") take pysbd's own path."""
+    writes with a period after it changes nothing, and is skipped here. The abbreviations
+    holding a period themselves ("e.g", "ph.d") take pysbd's own path, and so do the lines
+    holding one of the four characters that match an ASCII letter case-insensitively without
+    being one (then an abbreviation found in the line is not an ASCII word, and the line's
+    lowercase need not show it)."""
 
     class AbbreviationReplacer(English.AbbreviationReplacer):
         def search_for_abbreviations_in_string(self, text: str) -> str:
-            if not text.isascii():
+            if not text.isascii() and _FOLDS_TO_ASCII.search(text):
                 return super().search_for_abbreviations_in_string(text)
-            lowered = text.lower()
-            for stripped, needle in _ABBREVIATIONS:
-                if needle not in lowered:
-                    continue
+            for stripped in _written_with_period(text.lower()):
                 found = re.findall(rf"(?:^|\s|\r|\n){stripped}", text, flags=re.IGNORECASE)
                 if not found:
                     continue
@@ -88,11 +87,28 @@ class _English(English):
             return text
 
 
-# pysbd's abbreviations in its order, each with what a line must hold for it to matter
-_ABBREVIATIONS = [
-    (a.strip(), a.strip() + "." if re.fullmatch(r"[a-z0-9]+", a.strip()) else a.strip())
-    for a in English.Abbreviation.ABBREVIATIONS
-]
+# The characters besides ASCII letters that re.IGNORECASE matches with an ASCII letter or
+# digit (all of them, by a scan of Unicode: "İ" and "K" lowercase to ASCII, "ı" and "ſ" are
+# re's own equivalences of "i" and "s").
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+
+# pysbd's abbreviations in its order, each with whether it holds a period itself
+_ABBREVIATIONS = [(a.strip(), "." in a) for a in English.Abbreviation.ABBREVIATIONS]
+_WORD_LENGTHS = sorted({len(a) for a, dotted in _ABBREVIATIONS if not dotted})
+
+
+def _written_with_period(lowered: str) -> list[str]:
+    """pysbd's abbreviations, in its order, that ``lowered`` writes with a period after them
+    (those holding a period: that it writes at all). Read off the few characters before each
+    period rather than by searching the line for each of them."""
+    if "." not in lowered:
+        return []
+    before: set[str] = set()
+    at = lowered.find(".")
+    while at >= 0:
+        before.update(lowered[max(at - n, 0) : at] for n in _WORD_LENGTHS)
+        at = lowered.find(".", at + 1)
+    return [a for a, dotted in _ABBREVIATIONS if (a in lowered if dotted else a in before)]
 
 
 # What pysbd reacts to besides closing punctuation that ends the text: other sentence
