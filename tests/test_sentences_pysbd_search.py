@@ -131,6 +131,26 @@ def test_one_sentence_texts_skip_pysbd_with_its_answer(text):
     assert _pysbd_segments(text) == _PYSBD.segment(text)
 
 
+# pysbd's list pass is skipped where its patterns find fewer than two markers of a kind; each
+# of these has exactly two (or one of its marks), and pysbd breaks it up (or drops some).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pick a. red b. blue.",
+        "Pick one: a. red b. blue",
+        "Do 1. this 2. that.",
+        "Do 1) this 2) that.",
+        "Steps: (a) mix (b) bake.",
+        "Go (i) left (ii) right.",
+        "It is x 1♨ y.",
+        "x ☝ y 2) z.",
+    ],
+)
+def test_two_list_markers_break_as_pysbd_breaks_them(text):
+    assert _PYSBD.segment(text) != [text]
+    assert _pysbd_segments(text) == _PYSBD.segment(text)
+
+
 _WORDS = ["He", "met", "the", "Gov", "a", "B", "I", "3", "12", "Yahoo", "word", "'s", "'", '"', "“", "”",
           "(", ")", "[", "]", "-", "--", "…", ",", ":", "é", "ſt", "\u00a0", "\t", "  ", ".", "!", "?", "。", "\n"]  # fmt: skip
 

@@ -20,6 +20,9 @@ from functools import lru_cache
 
 import pysbd
 from pysbd.lang.english import English
+from pysbd.lists_item_replacer import ListItemReplacer
+from pysbd.processor import Processor as PysbdProcessor
+from pysbd.utils import Text
 
 from spanproof.core.memo import memo_list
 
@@ -61,7 +64,8 @@ _MISSED_BOUNDARY = re.compile(rf"{_ENDING_ABBREVIATION}(\s+)(?=(?:{_SENTENCE_STA
 
 
 class _English(English):
-    """pysbd's English, with its abbreviation pass skipping what cannot change the text.
+    """pysbd's English, with its abbreviation and list passes skipping what cannot change
+    the text.
 
     For every line, pysbd tries each of its ~190 abbreviations that occurs in the line at
     all ("a", "no", "st" occur inside most words), with two regular expressions and a
@@ -71,7 +75,10 @@ class _English(English):
     holding a period themselves ("e.g", "ph.d") take pysbd's own path, and so do the lines
     holding one of the four characters that match an ASCII letter case-insensitively without
     being one (then an abbreviation found in the line is not an ASCII word, and the line's
-    lowercase need not show it)."""
+    lowercase need not show it).
+
+    pysbd's list pass runs seven scans of the whole text; it is run only where it can change
+    it (``_may_hold_list``)."""
 
     class AbbreviationReplacer(English.AbbreviationReplacer):
         def search_for_abbreviations_in_string(self, text: str) -> str:
@@ -85,6 +92,27 @@ class _English(English):
                 for i, match in enumerate(found):
                     text = self.scan_for_replacements(text, match, i, next_chars)
             return text
+
+    class Processor(PysbdProcessor):
+        text: str
+
+        def process(self) -> list[str] | str:
+            # pysbd's own, but for the list pass
+            if not self.text:
+                return self.text
+            self.text = self.text.replace("\n", "\r")
+            if _may_hold_list(self.text):
+                self.text = ListItemReplacer(self.text).add_line_break()
+            self.replace_abbreviations()
+            self.replace_numbers()
+            self.replace_continuous_punctuation()
+            self.replace_periods_before_numeric_references()
+            self.text = Text(self.text).apply(
+                self.lang.Abbreviation.WithMultiplePeriodsAndEmailRule,
+                self.lang.GeoLocationRule,
+                self.lang.FileFormatRule,
+            )
+            return self.split_into_segments()
 
 
 # The characters besides ASCII letters that re.IGNORECASE matches with an ASCII letter or
@@ -109,6 +137,26 @@ def _written_with_period(lowered: str) -> list[str]:
         before.update(lowered[max(at - n, 0) : at] for n in _WORD_LENGTHS)
         at = lowered.find(".", at + 1)
     return [a for a, dotted in _ABBREVIATIONS if (a in lowered if dotted else a in before)]
+
+
+# pysbd's list pass (ListItemReplacer.add_line_break) changes a text only where one of its
+# patterns finds two markers or more ("a." and "b.", "1." and "2.", "(a)" and "(b)", "1)" and
+# "2)": with one, it compares the marker with itself and finds no list), or at its own marks
+# "♨" and "☝". Each "1." its numbered pattern finds is a digit, a period and a space or ")".
+_LIST_MARKERS = [
+    re.compile(ListItemReplacer.ALPHABETICAL_LIST_WITH_PERIODS),
+    re.compile(r"\d\.[\s)]"),
+    # the two that need a ")"
+    re.compile(ListItemReplacer.ALPHABETICAL_LIST_WITH_PARENS),
+    re.compile(ListItemReplacer.NUMBERED_LIST_PARENS_REGEX),
+]
+
+
+def _may_hold_list(text: str) -> bool:
+    if "♨" in text or "☝" in text:
+        return True
+    markers = _LIST_MARKERS if ")" in text else _LIST_MARKERS[:2]
+    return any(len(m.findall(text)) > 1 for m in markers)
 
 
 # What pysbd reacts to besides closing punctuation that ends the text: other sentence
