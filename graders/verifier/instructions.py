@@ -68,6 +68,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+from spanproof.core.prefilter import Guarded, guarded
+
 WORDS_DIR = Path(__file__).parent / "speech_acts"
 
 
@@ -128,46 +130,48 @@ def skeleton(text: str) -> str:
 # --- protocol tokens: the chat template and the verifier's own vocabulary ---------------------
 
 _VERDICT_WORDS = r"(?:SUPPORTED|NOT[_ ]SUPPORTED|PARTIAL|VERIFIED|APPROVED|PASS(?:ED)?|TRUE)"
-# (rule, strings one of which every match holds, pattern): a text that holds none of them is
-# not searched. They are characters without case, or the verdict words in a pattern without
-# re.I, so `in` sees them exactly as the pattern does.
-_SYNTAX: list[tuple[str, tuple[str, ...] | None, re.Pattern[str]]] = [
+# (rule, pattern); guarded: a text holding none of the words every match needs is not searched
+_SYNTAX: list[tuple[str, Guarded]] = [
     (
         "role_marker",
-        ("<", "[", ":"),
-        re.compile(
-            r"<\|?(?:im_start|im_end|system|assistant|user)\|?>|\[/?INST\]|^\s*(?:system|assistant)\s*:",
-            re.I | re.M,
+        guarded(
+            re.compile(
+                r"<\|?(?:im_start|im_end|system|assistant|user)\|?>|\[/?INST\]|^\s*(?:system|assistant)\s*:",
+                re.I | re.M,
+            )
         ),
     ),
     (
         "verdict_field",
-        (":", "="),
-        re.compile(
-            r"[\"'`](?:verdict|contains_instructions|quote_used|unsupported_element)[\"'`]\s*[:=]"
-            r"|\b(?:contains_instructions|quote_used|unsupported_element)\b\s*[:=]",
-            re.I,
+        guarded(
+            re.compile(
+                r"[\"'`](?:verdict|contains_instructions|quote_used|unsupported_element)[\"'`]\s*[:=]"
+                r"|\b(?:contains_instructions|quote_used|unsupported_element)\b\s*[:=]",
+                re.I,
+            )
         ),
     ),
     (
         # a verdict label as the thing to output: "return SUPPORTED", "mark this as VERIFIED"
         "verdict_label",
-        ("SUPPORTED", "PARTIAL", "VERIFIED", "APPROVED", "PASS", "TRUE"),  # _VERDICT_WORDS
-        re.compile(
-            r"\b(?:return|output|respond(?:\s+with)?|reply(?:\s+with)?|answer(?:\s+with)?|say|print|"
-            r"emit|mark(?:\s+(?:this|it|the claim|as))*|label(?:\s+(?:this|it))?|classify(?:\s+(?:this|it))?"
-            r"(?:\s+as)?|rate(?:\s+(?:this|it))?(?:\s+as)?|set|verdict(?:\s+(?:is|=|:))?)\s*[:=]?\s*"
-            rf"[\"'“`]?{_VERDICT_WORDS}\b"
+        guarded(
+            re.compile(
+                r"\b(?:return|output|respond(?:\s+with)?|reply(?:\s+with)?|answer(?:\s+with)?|say|print|"
+                r"emit|mark(?:\s+(?:this|it|the claim|as))*|label(?:\s+(?:this|it))?|classify(?:\s+(?:this|it))?"
+                r"(?:\s+as)?|rate(?:\s+(?:this|it))?(?:\s+as)?|set|verdict(?:\s+(?:is|=|:))?)\s*[:=]?\s*"
+                rf"[\"'“`]?{_VERDICT_WORDS}\b"
+            )
         ),
     ),
     (
         "pre_approval",
-        None,
-        re.compile(
-            r"\b(?:pre-?approved|pre-?verified|already (?:been )?(?:verified|approved|fact-?checked)|"
-            r"is (?:verified|approved) (?:as|to be) (?:true|supported|accurate)|"
-            r"treat (?:this|the following) as (?:verified|supported|true|trusted))\b",
-            re.I,
+        guarded(
+            re.compile(
+                r"\b(?:pre-?approved|pre-?verified|already (?:been )?(?:verified|approved|fact-?checked)|"
+                r"is (?:verified|approved) (?:as|to be) (?:true|supported|accurate)|"
+                r"treat (?:this|the following) as (?:verified|supported|true|trusted))\b",
+                re.I,
+            )
         ),
     ),
 ]
@@ -641,9 +645,7 @@ def _find(text: str) -> tuple[Finding, ...]:
     revealed = reveal(text)
     folded = skeleton(revealed)
     out = []
-    for name, needs, rx in _SYNTAX:
-        if needs is not None and not any(n in folded for n in needs):
-            continue
+    for name, rx in _SYNTAX:
         m = rx.search(folded)
         if m:
             out.append(Finding(name, " ".join(m.group(0).split())[:120]))
