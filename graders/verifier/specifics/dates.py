@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from spanproof.graders.verifier.specifics import lexicon
 
-from spanproof.core.prefilter import guarded
+from spanproof.core.prefilter import Guarded, guarded
 
 MONTHS: dict[str, int] = lexicon.table("months")
 WEEKDAYS = lexicon.words("weekdays")
@@ -108,7 +108,7 @@ def dated(text: str) -> tuple[tuple[DateMention, int, int], ...]:
     digits = has_digit(text)
 
     # the patterns that need a digit are run only on a text that has one
-    def find(rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    def find(rx: re.Pattern[str] | Guarded) -> Iterator[re.Match[str]]:
         return rx.finditer(text) if digits else iter(())
 
     for m in find(_ISO):
