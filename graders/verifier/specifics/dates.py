@@ -72,7 +72,8 @@ def has_digit(text: str) -> bool:
     return _DIGIT.search(text) is not None
 
 
-def _blank(m: re.Match[str]) -> str:
+def blank(m: re.Match[str]) -> str:
+    """A match overwritten by as many spaces (``rx.sub(blank, text)`` keeps every offset)."""
     return " " * len(m.group(0))
 
 
@@ -81,7 +82,7 @@ def blank_dates(text: str) -> str:
     """``text`` with its dates and clock times overwritten by spaces (offsets kept): a date's
     figures are not quantities."""
     for rx in _DATE_BLANKS if has_digit(text) else _DATE_BLANKS_WITHOUT_DIGITS:
-        text = rx.sub(_blank, text)
+        text = rx.sub(blank, text)
     return text
 
 

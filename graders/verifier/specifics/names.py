@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from spanproof.graders.verifier.specifics import lexicon
-from spanproof.graders.verifier.specifics.dates import _HOLIDAY, MONTHS, WEEKDAYS
+from spanproof.graders.verifier.specifics.dates import _HOLIDAY, MONTHS, WEEKDAYS, blank
 
 from spanproof.core.text import STOPWORDS, fold, stem
 
@@ -41,10 +41,6 @@ _PRONOUN_CAPS = {"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", 
 PREFIX = 5  # demonyms and derived forms: "Libyan"/"Libya", "Canadians"/"Canada"
 
 
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group(0))
-
-
 def strip_possessive(tok: str) -> str:
     tok = tok.rstrip(',;:!?"”)')
     for suffix in ("'s", "’s", "'", "’"):
@@ -56,7 +52,7 @@ def strip_possessive(tok: str) -> str:
 @lru_cache(maxsize=4096)
 def _extract_entities(text: str) -> tuple[str, ...]:
     entities: list[str] = []
-    text = _HOLIDAY.sub(_blank, text)  # "New Year's Day" is a date, not a name
+    text = _HOLIDAY.sub(blank, text)  # "New Year's Day" is a date, not a name
     for sentence in _NAME_RUN_BREAK.split(text):
         toks = _SPLIT_TOKENS.findall(sentence)
         run: list[str] = []

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from spanproof.graders.verifier.specifics import lexicon
-from spanproof.graders.verifier.specifics.dates import blank_dates, has_digit
+from spanproof.graders.verifier.specifics.dates import blank, blank_dates, has_digit
 from text_to_num import alpha2digit
 
 from spanproof.core.prefilter import guarded
@@ -137,10 +137,6 @@ def alpha2digit_safe(text: str) -> str:
         return text
 
 
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group(0))
-
-
 def _read_numbers(
     text: str, out: list[Quantity], *, mask: bool, spans: list[tuple[int, int]] | None = None
 ) -> str:
@@ -211,16 +207,16 @@ def _extract_numbers(text: str) -> tuple[Quantity, ...]:
     text = _FRACTION_RE.sub(_frac, text)
     for m in _DOZEN_RE.finditer(text):
         out.append(Quantity(12.0, "number", None, m.group(0)))
-    text = _DOZEN_RE.sub(_blank, text)
+    text = _DOZEN_RE.sub(blank, text)
     # Dates are not quantities: blank "November 2", "2004-10-19", "14:49" first.
     text = blank_dates(text)
     for m in _ORDINAL_WORD_RE.finditer(text):
         out.append(Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1)))
-    text = _ORDINAL_WORD_RE.sub(_blank, text)
+    text = _ORDINAL_WORD_RE.sub(blank, text)
     for m in _ORDINAL_DIGIT_RE.finditer(text):
         out.append(Quantity(float(m.group(1)), "ordinal", None, m.group(0)))
     if has_digit(text):
-        text = _ORDINAL_DIGIT_RE.sub(_blank, text)
+        text = _ORDINAL_DIGIT_RE.sub(blank, text)
     # Digits first, masked, then number words: alpha2digit would otherwise turn the
     # "million" of "$5 million" into a second number.
     masked = _read_numbers(text, out, mask=True)

@@ -21,6 +21,7 @@ from spanproof.graders.verifier.specifics import lexicon
 from spanproof.graders.verifier.specifics.dates import (
     _YEAR_RANGE,
     DateMention,
+    blank,
     blank_dates,
     dated,
     has_digit,
@@ -84,10 +85,6 @@ class Value:
         return self.text
 
 
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group(0))
-
-
 def _hedge(text: str, start: int) -> str | None:
     m = _HEDGE_BEFORE.search(text[max(0, start - 24) : start])
     return NUMBER_HEDGES[m.group(1).lower()] if m else None
@@ -102,18 +99,18 @@ def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
         if val is not None:
             at = m.start() + m.group(0).find(word)
             out.append((Quantity(float(val), "fraction", None, word), at, at + len(word)))
-    blanked = _FRACTION_RE.sub(_blank, blanked)
+    blanked = _FRACTION_RE.sub(blank, blanked)
     for m in _DOZEN_RE.finditer(blanked):
         out.append((Quantity(12.0, "number", None, m.group(0)), *m.span()))
-    blanked = _DOZEN_RE.sub(_blank, blanked)
+    blanked = _DOZEN_RE.sub(blank, blanked)
     for m in _ORDINAL_WORD_RE.finditer(blanked):
         q = Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1))
         out.append((q, *m.span(1)))
-    blanked = _ORDINAL_WORD_RE.sub(_blank, blanked)
+    blanked = _ORDINAL_WORD_RE.sub(blank, blanked)
     if has_digit(blanked):
         for m in _ORDINAL_DIGIT_RE.finditer(blanked):
             out.append((Quantity(float(m.group(1)), "ordinal", None, m.group(0)), *m.span()))
-        blanked = _ORDINAL_DIGIT_RE.sub(_blank, blanked)
+        blanked = _ORDINAL_DIGIT_RE.sub(blank, blanked)
     digits: list[Quantity] = []
     spans: list[tuple[int, int]] = []
     _read_numbers(blanked, digits, mask=False, spans=spans)
