@@ -263,32 +263,24 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
     contradictions, flags = findings(claim, span.text)
     proofs += contradictions
     checks.append(
-        CheckResult(
-            name="contradiction",
-            fired=bool(contradictions),
-            detail="proof: " + "; ".join(p.reason for p in contradictions)
-            if contradictions
-            else "no value the span states otherwise in the same role",
+        _check(
+            "contradiction",
+            "proof: ",
+            [p.reason for p in contradictions],
+            "no value the span states otherwise in the same role",
         )
     )
-    specific = [f for f in flags if f.kind in _SPECIFIC_KINDS]
-    wording = [f for f in flags if f.kind not in _SPECIFIC_KINDS]
+    specific = [f.reason for f in flags if f.kind in _SPECIFIC_KINDS]
+    wording = [f.reason for f in flags if f.kind not in _SPECIFIC_KINDS]
     checks.append(
-        CheckResult(
-            name="specifics",
-            fired=bool(specific),
-            detail="flag (needs a look): " + "; ".join(f.reason for f in specific)
-            if specific
-            else "numbers, dates and names agree",
-        )
+        _check("specifics", "flag (needs a look): ", specific, "numbers, dates and names agree")
     )
     checks.append(
-        CheckResult(
-            name="wording",
-            fired=bool(wording),
-            detail="flag (needs a look): " + "; ".join(f.reason for f in wording)
-            if wording
-            else "no reversed, re-credited or joined-on wording",
+        _check(
+            "wording",
+            "flag (needs a look): ",
+            wording,
+            "no reversed, re-credited or joined-on wording",
         )
     )
 
@@ -317,6 +309,12 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
         v.unsupported_element = _element(lowered_by)
     v.proofs, v.flags, v.checks = proofs, flags, checks
     return v
+
+
+def _check(name: str, kind: str, reasons: list[str], otherwise: str) -> CheckResult:
+    """A check that fired when there are reasons (listed after ``kind``), else ``otherwise``."""
+    detail = kind + "; ".join(reasons) if reasons else otherwise
+    return CheckResult(name=name, fired=bool(reasons), detail=detail)
 
 
 def _element(p: Proof) -> str:
