@@ -97,15 +97,8 @@ class JudgeOnly(BaseModel):
 
 
 def judge_only_of(m: Metrics) -> JudgeOnly:
-    return JudgeOnly(
-        agreement=m.agreement,
-        near_miss_agreement=m.near_miss_agreement,
-        kappa=m.kappa,
-        macro_f1=m.macro_f1,
-        balanced_accuracy=m.balanced_accuracy,
-        confusion=m.confusion,
-        errors=m.errors,
-    )
+    """The judge's own figures: the fields of ``Metrics`` that JudgeOnly keeps."""
+    return JudgeOnly(**{name: getattr(m, name) for name in JudgeOnly.model_fields})
 
 
 class JudgeSetResult(BaseModel):
