@@ -4,7 +4,7 @@ Simulates judges on the gate's own sets (the hand-labelled calibration set, the 
 failures and their untouched originals, selected exactly as `spanproof gate` selects them)
 and decides every simulated run with the gate's own code: the declared calibration and
 sensitivity checks (graders/gate/checks/judged.py), the per-item outcomes
-(graders/bench/outcomes.py), the comparison with a baseline (graders/gate/baseline.py) and the exit
+(spanproof/bench/outcomes.py), the comparison with a baseline (graders/gate/baseline.py) and the exit
 code (graders/gate/result.py). Nothing of the decision is re-implemented here.
 
 The simulated judge:
@@ -42,10 +42,6 @@ from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from spanproof.graders.bench import outcomes as gate_outcomes  # noqa: E402
-from spanproof.graders.bench.calibration import load_pairs, rows_for, span_ref  # noqa: E402
-from spanproof.graders.bench.metrics import compute  # noqa: E402
-from spanproof.graders.bench.sensitivity import score  # noqa: E402
 from spanproof.graders.gate.baseline import Baseline, apply  # noqa: E402
 from spanproof.graders.gate.checks.judged import (  # noqa: E402
     CalibrationInput,
@@ -60,6 +56,10 @@ from spanproof.graders.gate.result import GateResult, exit_code_for  # noqa: E40
 from spanproof.graders.verifier.audit import audit  # noqa: E402
 from spanproof.graders.verifier.quoting import best_window  # noqa: E402
 
+from spanproof.bench import outcomes as gate_outcomes  # noqa: E402
+from spanproof.bench.calibration import load_pairs, rows_for, span_ref  # noqa: E402
+from spanproof.bench.metrics import compute  # noqa: E402
+from spanproof.bench.sensitivity import score  # noqa: E402
 from spanproof.core.verdict import LABELS, Verdict  # noqa: E402
 
 NOISE = 0.03

@@ -16,13 +16,13 @@ _EXPORTS = {
     "Verifier": "spanproof.graders.verifier.verify",
     "VerdictCache": "spanproof.graders.verifier.cache",
     "audit": "spanproof.graders.verifier.audit",
-    "run_sensitivity": "spanproof.graders.bench.sensitivity",
-    "calibrate": "spanproof.graders.bench.calibration",
-    "run_suite": "spanproof.graders.bench.injection",
+    "run_sensitivity": "spanproof.bench.sensitivity",
+    "calibrate": "spanproof.bench.calibration",
+    "run_suite": "spanproof.bench.injection",
     "run_gate": "spanproof.graders.gate.run",
     "load_config": "spanproof.graders.gate.config",
-    "grade_report": "spanproof.graders.bench.grade_report",
-    "parse_report": "spanproof.graders.bench.report_input",
+    "grade_report": "spanproof.bench.grade_report",
+    "parse_report": "spanproof.bench.report_input",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

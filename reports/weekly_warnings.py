@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 from pydantic import BaseModel, Field
-from spanproof.graders.bench.paired_stats import binomial_tail
+
+from spanproof.bench.paired_stats import binomial_tail
 
 MIN_VERSIONS = 3  # the figure stayed put through at least two changes
 ALPHA = 0.05

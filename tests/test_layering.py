@@ -98,8 +98,8 @@ def test_plain_lint_imports_keeps_the_contract_over_every_mapped_folder():
         ("graders/verifier/verify.py", "spanproof.agent.run"),  # verifier -> agent
         ("graders/verifier/audit.py", "spanproof.web.egress"),  # verifier -> web (siblings)
         ("spanproof/web/egress.py", "spanproof.agent.tools"),  # web -> agent
-        ("agent/run.py", "spanproof.graders.bench.sensitivity"),  # agent -> bench
-        ("graders/bench/calibration.py", "spanproof.graders.gate.run"),  # bench -> gate
+        ("agent/run.py", "spanproof.bench.sensitivity"),  # agent -> bench
+        ("spanproof/bench/calibration.py", "spanproof.graders.gate.run"),  # bench -> gate
         ("reports/markdown.py", "spanproof.cli.gate"),  # reports -> CLI
     ],
 )

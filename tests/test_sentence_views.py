@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 from spanproof.agent.extractive import _sentences_of
-from spanproof.graders.bench.grade_report import sentence_bounds
 from spanproof.graders.verifier.clauses import split_text
 
+from spanproof.bench.grade_report import sentence_bounds
 from spanproof.core.sentences import (
     first_sentence,
     sentence_ends,

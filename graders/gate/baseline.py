@@ -3,7 +3,7 @@
 ``spanproof gate --baseline REF`` compares each figure measured on the same items as an earlier
 gate run (calibration agreement and near-miss agreement, sensitivity overall and per planted
 kind, specificity, the reviewed pairs, groundedness on the golden questions) item by item,
-with graders/bench/paired_stats.py: the paired difference with its 95% interval (clustered by source
+with spanproof/bench/paired_stats.py: the paired difference with its 95% interval (clustered by source
 page) and a paired test. A row fails when its drop is significant *and* larger than the
 configured tolerance, as well as when its absolute threshold fails. Holm's procedure over the
 compared rows keeps the chance that an unchanged grader fails any of them at ``alpha``.
@@ -28,7 +28,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
-from spanproof.graders.bench.outcomes import (
+from spanproof.graders.gate.config import GateConfig, Regression
+from spanproof.graders.gate.result import CheckRow, GateResult, exit_code_for
+
+from spanproof.bench.outcomes import (
     GateOutcomes,
     OutcomeItem,
     RowSpec,
@@ -37,7 +40,7 @@ from spanproof.graders.bench.outcomes import (
     of_result,
     row_specs,
 )
-from spanproof.graders.bench.paired_stats import (
+from spanproof.bench.paired_stats import (
     PairedDifference,
     Power,
     design_effect,
@@ -47,8 +50,6 @@ from spanproof.graders.bench.paired_stats import (
     smallest_p,
     tarone,
 )
-from spanproof.graders.gate.config import GateConfig, Regression
-from spanproof.graders.gate.result import CheckRow, GateResult, exit_code_for
 
 LAST_PASSED = "last-passed"
 FILE_FORMAT = "spanproof-gate-baseline"
@@ -464,7 +465,7 @@ def _cannot_compare(result: GateResult, required: list[str], why: str) -> None:
 def _add_kind_rows(result: GateResult, outcomes: GateOutcomes, family: list[RowSpec]) -> None:
     """Sensitivity per planted kind as rows of their own (gated only by the baseline), after
     the sensitivity rows."""
-    from spanproof.graders.bench.outcomes import figure
+    from spanproof.bench.outcomes import figure
 
     kinds = [s for s in family if s.kind is not None]
     if not kinds:

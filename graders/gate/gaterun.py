@@ -19,10 +19,10 @@ from spanproof.graders.gate.config import GateConfig
 from spanproof.graders.gate.result import CheckRow
 
 if TYPE_CHECKING:
-    from spanproof.graders.bench.run_view import RunView
     from spanproof.graders.gate.memo import GateMemo
     from spanproof.graders.verifier.verify import Verifier
 
+    from spanproof.bench.run_view import RunView
     from spanproof.web.env import WebEnv
 
 

@@ -64,6 +64,7 @@ PACKAGES = (
     "spanproof.cli",
     "spanproof.view",
     "spanproof.judge_training",
+    "spanproof.bench",
     "spanproof.agent",
     "spanproof.graders",
     "spanproof.planted_failures",

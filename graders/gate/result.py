@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue
-from spanproof.graders.bench.paired_stats import PairedDifference, Power
 
+from spanproof.bench.paired_stats import PairedDifference, Power
 from spanproof.core.evidence import utc_now_iso
 
 Status = Literal["pass", "fail", "error", "reported", "unscored", "skipped"]

@@ -226,9 +226,9 @@ def resolve_baseline(ref: str, home: Path, db: str | None = None) -> Baseline:
 def _finish(result: GateResult, cfg: GateConfig, baseline: Baseline | None) -> None:
     """The branch gated; repeats' spreads, the comparison with the baseline and each row's
     power, on the rows."""
-    from spanproof.graders.bench import repeats
     from spanproof.graders.gate import baseline as baselines
 
+    from spanproof.bench import repeats
     from spanproof.store.provenance import git_branch
 
     result.git_branch = git_branch()
@@ -318,7 +318,7 @@ async def _run_phases(run: GateRun) -> None:
                 for v in views
             ]
         }
-        from spanproof.graders.bench import outcomes as gate_outcomes
+        from spanproof.bench import outcomes as gate_outcomes
 
         gate_outcomes.record(
             run.artifacts, "groundedness",
@@ -619,10 +619,11 @@ async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
     (every repeat) as one Batch API job per openai: judge (graders.batch_judge); the checks then
     read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
     forget once done."""
-    from spanproof.graders.bench.calibration import load_pairs, span_ref
     from spanproof.graders.gate.checks.reviewed import reviewed_set_state
     from spanproof.graders.verifier.batch_judge import judge_in_batch
     from spanproof.graders.verifier.openai_judge import OpenAIJudge
+
+    from spanproof.bench.calibration import load_pairs, span_ref
 
     cfg, verifier = run.cfg, run.verifier
     if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):

@@ -43,7 +43,7 @@ def _judge(spec: str, endpoint: EndpointSettings):
 
 
 def _pairs(path: str):
-    from spanproof.graders.bench.calibration import PairSetError, load_pairs
+    from spanproof.bench.calibration import PairSetError, load_pairs
 
     try:
         return load_pairs(path)
@@ -144,8 +144,9 @@ def sensitivity(
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge blind --json   # must fail
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --contract-clean
     """
-    from spanproof.graders.bench.sensitivity import SensitivityThresholds, run_sensitivity
     from spanproof.planted_failures import MUTATORS
+
+    from spanproof.bench.sensitivity import SensitivityThresholds, run_sensitivity
 
     unknown = [k for k in kinds if k not in MUTATORS]
     if unknown:
@@ -296,7 +297,7 @@ def _comparison_table(result, tablefmt: str) -> str:
 def _audit_lines(result) -> str:
     """Per judge and set: what code's proofs changed, the flags, and a warning when the set
     trained the judge."""
-    from spanproof.graders.bench.audit_figures import describe
+    from spanproof.bench.audit_figures import describe
 
     out = []
     for r in result.judges:
@@ -360,9 +361,10 @@ def _confusion_tables(result, tablefmt: str) -> str:
 
 
 def _paired_tables(result, tablefmt: str, limit: int = 15) -> str:
-    """Each later judge against the first, pair by pair (graders/bench/judge_compare.py)."""
-    from spanproof.graders.bench.judge_compare import describe
+    """Each later judge against the first, pair by pair (spanproof/bench/judge_compare.py)."""
     from tabulate import tabulate
+
+    from spanproof.bench.judge_compare import describe
 
     out = []
     for c in result.comparisons:
@@ -401,7 +403,7 @@ def _repeat_lines(result, limit: int = 15) -> str:
     for r in result.judges:
         if r.repeats <= 1 or r.spread is None:
             continue
-        from spanproof.graders.bench.repeats import describe
+        from spanproof.bench.repeats import describe
 
         out.append(f"{r.judge} on {r.set}: agreement {describe(r.spread['agreement'])}; "
                    f"near-miss {describe(r.spread['near_miss_agreement'])}")  # fmt: skip
@@ -540,14 +542,14 @@ def calibrate(
       spanproof calibrate --set goldens/judge_calibration.jsonl --judge rules --judge blind
       spanproof calibrate --set goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
-    from spanproof.graders.bench.calibration import (
+    from spanproof.bench.calibration import (
         CalibrationThresholds,
         PairSetError,
         compare_baseline,
         dump_json,
         load_result,
     )
-    from spanproof.graders.bench.calibration import calibrate as run_calibration
+    from spanproof.bench.calibration import calibrate as run_calibration
 
     sets: dict[str, list] = {}
     from spanproof.core.files import OutputPathError, refuse_overwriting_inputs, write_atomic

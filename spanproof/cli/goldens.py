@@ -67,9 +67,8 @@ def add_from_reviews(out_path, since, dry_run, as_json, home, db) -> None:
     from datetime import UTC, datetime
     from pathlib import Path
 
-    from spanproof.graders.bench.pairs import PairSetError
-    from spanproof.graders.bench.reviewed_pairs import collect, merge
-
+    from spanproof.bench.pairs import PairSetError
+    from spanproof.bench.reviewed_pairs import collect, merge
     from spanproof.store import open_store
     from spanproof.store.timeutil import parse_age
 

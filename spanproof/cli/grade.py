@@ -230,19 +230,19 @@ def grade(
       spanproof grade my_report.md --live --judge openai:gpt-4o-mini
     """
     from spanproof.agent.services import Services
-    from spanproof.graders.bench.atomic import (
+
+    from spanproof.bench.atomic import (
         atomic_claims,
         atomic_claims_with_model,
         openai_splitter,
     )
-    from spanproof.graders.bench.grade_report import (
+    from spanproof.bench.grade_report import (
         GradeError,
         cited_hosts,
         grade_report,
         make_fetcher,
     )
-    from spanproof.graders.bench.report_input import ReportFormatError, parse_report
-
+    from spanproof.bench.report_input import ReportFormatError, parse_report
     from spanproof.core.specs import SpecError, parse_spec
     from spanproof.store.home import resolve_home
     from spanproof.web.corpus import ReplayTransport, warc_of

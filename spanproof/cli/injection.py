@@ -176,8 +176,8 @@ def injection(
       OPENAI_API_KEY=... spanproof injection --policy llm --model openai:gpt-4o-mini
     """
     from spanproof.adversarial_fixtures.manifest import FixtureError
-    from spanproof.graders.bench.injection import run_suite
 
+    from spanproof.bench.injection import run_suite
     from spanproof.store.home import resolve_home
 
     if policy == "extractive" and model_spec:

@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 import click
-from spanproof.graders.bench.pairs import PairSetError, iter_pair_lines  # noqa: F401  (the one reader)
 from spanproof.graders.verifier.verify_pool import default_workers
 from spanproof.graders.verifier.verify_stream import counters_of
 
+from spanproof.bench.pairs import PairSetError, iter_pair_lines  # noqa: F401  (the one reader)
 from spanproof.cli.options import (
     HOME_HELP,
     endpoint_options,

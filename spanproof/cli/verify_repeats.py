@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from spanproof.graders.bench.pairs import PairSetError, read_pair_lines
 
+from spanproof.bench.pairs import PairSetError, read_pair_lines
 from spanproof.core.verdict import Pair
 
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
@@ -40,7 +40,7 @@ class PairLine:
 
 def read_pairs(path: Path) -> tuple[list[PairLine], list[str]]:
     """Every valid pair, and one message per bad line (with its line number): the one pair-file
-    reader (graders/bench/pairs.py), which caps claims and spans."""
+    reader (spanproof/bench/pairs.py), which caps claims and spans."""
     try:
         good, problems = read_pair_lines(path)
     except PairSetError as exc:
@@ -104,8 +104,9 @@ def verify_repeats(
         golds = [p.label for _ in samples for p in pairs]
         metrics = label_metrics(golds, [v for s in samples for v in s])  # each sample counts once
     counts = Counter(v.verdict for v in verdicts)
-    from spanproof.graders.bench.audit_figures import code_changes, flag_figures
     from spanproof.graders.verifier.rules.fitted import training_overlap
+
+    from spanproof.bench.audit_figures import code_changes, flag_figures
 
     labels = [p.label for p in pairs]
     overlap = training_overlap(judges, [(p.claim, p.span) for p in pairs])
@@ -173,7 +174,7 @@ async def _run_repeats(verifier, items, show_progress: bool, repeat: int):
 
 
 def _repeat_summary(pairs, samples, labelled: bool) -> dict[str, Any]:
-    from spanproof.graders.bench.repeats import spread, unstable_pairs
+    from spanproof.bench.repeats import spread, unstable_pairs
 
     unstable = unstable_pairs("pairs", pairs, samples)
     out: dict[str, Any] = {

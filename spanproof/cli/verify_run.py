@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import click
-from spanproof.graders.bench.audit_figures import AuditTally
-from spanproof.graders.bench.pairs import iter_pair_lines
 from spanproof.graders.verifier.verify_stream import Judged, StreamPair
+
+from spanproof.bench.audit_figures import AuditTally
+from spanproof.bench.pairs import iter_pair_lines
 
 LABELS = ("SUPPORTED", "PARTIAL", "NOT_SUPPORTED")
 # Below this many pairs starting worker processes costs more than it saves.

@@ -13,7 +13,7 @@ def label_metrics(labels: list[str], verdicts: list) -> dict[str, Any]:
     """Agreement with labels twice — after the audit (what publishes) and the judges' own
     verdicts — computed by graders.metrics, the one metrics module every command uses (an
     error verdict is wrong against every label and stays in every denominator)."""
-    from spanproof.graders.bench.calibration import figures
+    from spanproof.bench.calibration import figures
 
     f = figures(labels, verdicts)
     out: dict[str, Any] = {}
@@ -129,15 +129,15 @@ def _human_summary(s: dict[str, Any]) -> str:
         table = [[g, *(m["audited"]["confusion"][g][p] for p in cols)] for g in LABELS]
         out.append("final verdicts (after proofs), rows gold, columns verdict:")
         out.append(tabulate(table, headers=["label \\ verdict", *cols], tablefmt="simple"))
-    from spanproof.graders.bench.audit_figures import CodeChanges, FlagFigures
-    from spanproof.graders.bench.audit_figures import describe as audit_lines
+    from spanproof.bench.audit_figures import CodeChanges, FlagFigures
+    from spanproof.bench.audit_figures import describe as audit_lines
 
     out += audit_lines(
         CodeChanges.model_validate(s["code_changes"]), FlagFigures.model_validate(s["flags"])
     )
     rep = s.get("repeats")
     if rep:
-        from spanproof.graders.bench.repeats import Spread, describe
+        from spanproof.bench.repeats import Spread, describe
 
         if "agreement" in rep:
             out.append(

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from spanproof.graders.bench.metrics import scores_from_codes
 from spanproof.graders.verifier.audit import audit
 from spanproof.graders.verifier.quoting import best_window
 from spanproof.graders.verifier.rules.lexical import coverage, shared_words
 from spanproof.graders.verifier.rules.model import Params, Thresholds
 from spanproof.graders.verifier.rules.signals import SIGNALS, measure
 
+from spanproof.bench.metrics import scores_from_codes
 from spanproof.core.verdict import LABELS, SpanRef, Verdict
 from spanproof.judge_training.data import N_FOLDS, Row, data_sha256, training_rows
 
@@ -555,9 +555,8 @@ def cv_sensitivity(
 ) -> dict:
     """Planted failures on every WiCE SUPPORTED pair, each judged by the model of the fold
     that held its page out; specificity on the untouched originals, the same way."""
-    from spanproof.graders.bench.pairs import load_pairs
-    from spanproof.graders.bench.sensitivity import plant_on
-
+    from spanproof.bench.pairs import load_pairs
+    from spanproof.bench.sensitivity import plant_on
     from spanproof.judge_training.data import WICE_PAIRS
 
     pairs = load_pairs(WICE_PAIRS)
@@ -612,7 +611,7 @@ def cv_report(
     f: Features, names: Sequence[str], *, held_out_kinds: bool = False, progress=None
 ) -> dict:
     """Everything ``spanproof judge cv`` prints: held-out figures only."""
-    from spanproof.graders.bench.metrics import reliability
+    from spanproof.bench.metrics import reliability
 
     names = list(names)
     if progress:

@@ -1,13 +1,12 @@
 """The judges page's paired comparison: each later judge against the first, pair by pair.
 
-The same computation as ``spanproof calibrate --judge A --judge B`` (graders/bench/judge_compare.py),
+The same computation as ``spanproof calibrate --judge A --judge B`` (spanproof/bench/judge_compare.py),
 made from the verdicts the page already shows, so the page and the command agree.
 """
 
 from __future__ import annotations
 
-from spanproof.graders.bench.judge_compare import JudgeComparison, compare_judges, describe
-
+from spanproof.bench.judge_compare import JudgeComparison, compare_judges, describe
 from spanproof.view.judges import SideBySide
 
 

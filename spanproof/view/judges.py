@@ -64,7 +64,7 @@ class SideBySide(BaseModel):
 
 
 async def side_by_side(set_path: Path, judges: list[str], *, services: Services) -> SideBySide:
-    from spanproof.graders.bench.calibration import judge_set, load_pairs
+    from spanproof.bench.calibration import judge_set, load_pairs
 
     pairs = [p for p in load_pairs(set_path) if p.label is not None]
     by_judge: dict[str, list[Verdict]] = {}

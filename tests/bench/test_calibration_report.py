@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-from spanproof.graders.bench.metrics import reliability
 from spanproof.reports.html import gate_figures
 
+from spanproof.bench.metrics import reliability
 from spanproof.cli import cli
 
 PAIRS = [

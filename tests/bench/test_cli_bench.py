@@ -152,7 +152,7 @@ def test_calibrate_baseline_flags_drift(tmp_path, runner):
 
 
 def test_shipped_calibration_set_is_well_formed():
-    from spanproof.graders.bench.calibration import load_pairs
+    from spanproof.bench.calibration import load_pairs
 
     pairs = load_pairs(ROOT / "goldens" / "judge_calibration.jsonl")
     assert len(pairs) >= 60

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.graders.bench.metrics import Row, bootstrap_interval, compute, confusion_matrix
 
+from spanproof.bench.metrics import Row, bootstrap_interval, compute, confusion_matrix
 from spanproof.core.verdict import LABELS
 
 S, P, N = LABELS

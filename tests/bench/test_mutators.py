@@ -303,7 +303,7 @@ def test_stale_page_serves_the_rest_of_the_page_when_the_set_knows_it():
 def test_every_mutator_runs_on_every_golden_pair_without_raising():
     # A mutator that raises loses its whole set from the bench; the shipped sets must plant cleanly
     # (stale_page once crashed on a WiCE page whose first supporting set was empty).
-    from spanproof.graders.bench.calibration import load_pairs
+    from spanproof.bench.calibration import load_pairs
 
     for name in ("judge_calibration.jsonl", "wice_dev_pairs.jsonl"):
         pairs = load_pairs(Path(__file__).resolve().parents[2] / "goldens" / name)

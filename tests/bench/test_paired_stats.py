@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.graders.bench.paired_stats import (
+
+from spanproof.bench.paired_stats import (
     binomial_tail,
     clustered_se_ratio,
     design_effect,

@@ -6,7 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from spanproof.graders.bench.calibration import (
+from spanproof.graders.verifier.cache import VerdictCache
+from spanproof.graders.verifier.judges import make_judge
+from spanproof.planted_failures import plant
+
+from spanproof.bench.calibration import (
     CalibrationResult,
     CalibrationThresholds,
     calibrate,
@@ -15,11 +19,7 @@ from spanproof.graders.bench.calibration import (
     load_pairs,
     load_result,
 )
-from spanproof.graders.bench.sensitivity import SensitivityThresholds, run_sensitivity, score
-from spanproof.graders.verifier.cache import VerdictCache
-from spanproof.graders.verifier.judges import make_judge
-from spanproof.planted_failures import plant
-
+from spanproof.bench.sensitivity import SensitivityThresholds, run_sensitivity, score
 from spanproof.core.verdict import Pair, SpanRef, Verdict
 
 GOOD = [
@@ -224,8 +224,9 @@ def test_load_pairs_reports_the_bad_line(tmp_path):
 
 
 def test_contract_clean_keeps_supported_pairs_whose_specifics_are_all_in_the_span():
-    from spanproof.graders.bench.sensitivity import contract_clean, plant_on
     from spanproof.graders.verifier.specifics import compare
+
+    from spanproof.bench.sensitivity import contract_clean, plant_on
 
     implied = Pair(
         id="implied",
@@ -248,8 +249,9 @@ def test_contract_clean_keeps_supported_pairs_whose_specifics_are_all_in_the_spa
 
 
 def test_a_mutator_that_raises_is_reported_not_fatal(monkeypatch):
-    from spanproof.graders.bench.sensitivity import plant_on
     from spanproof.planted_failures import MUTATORS
+
+    from spanproof.bench.sensitivity import plant_on
 
     def broken(pair, rng, pool):
         raise ValueError("boom")
@@ -268,11 +270,11 @@ async def test_the_rules_judge_catches_every_planted_kind_and_blind_misses_the_r
     # or a joined-on element is the audit's now, for every judge; a quantifier is not).
     from collections import Counter
 
-    from spanproof.graders.bench.calibration import load_pairs
     from spanproof.graders.verifier.judges import make_judge
     from spanproof.graders.verifier.verify import Verifier
     from spanproof.planted_failures import MUTATORS, plant
 
+    from spanproof.bench.calibration import load_pairs
     from spanproof.core.verdict import SpanRef
 
     golden = Path(__file__).resolve().parents[2] / "goldens" / "judge_calibration.jsonl"

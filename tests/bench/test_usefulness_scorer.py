@@ -3,8 +3,7 @@ endpoint, and its replies are re-asked and turned into per-answer errors as an e
 
 from __future__ import annotations
 
-from spanproof.graders.bench.usefulness import MAX_REASKS, UsefulnessScorer
-
+from spanproof.bench.usefulness import MAX_REASKS, UsefulnessScorer
 from spanproof.wire.chat import ScriptedChatModel
 
 

@@ -8,8 +8,6 @@ import uuid
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.bench import outcomes as gate_outcomes
-from spanproof.graders.bench.outcomes import GateOutcomes, OutcomeItem, OutcomeSet
 from spanproof.graders.gate.baseline import (
     Baseline,
     BaselineError,
@@ -22,6 +20,8 @@ from spanproof.graders.gate.config import GateConfig
 from spanproof.graders.gate.result import CheckRow, GateResult
 from spanproof.graders.gate.store import GateStore
 
+from spanproof.bench import outcomes as gate_outcomes
+from spanproof.bench.outcomes import GateOutcomes, OutcomeItem, OutcomeSet
 from spanproof.cli.gate import gate
 from spanproof.store import open_store
 

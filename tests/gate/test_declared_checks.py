@@ -7,14 +7,6 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from spanproof.graders.bench.injection import InjectionReport, TechniqueRow
-from spanproof.graders.bench.metrics import Row, compute
-from spanproof.graders.bench.sensitivity import (
-    JudgeOnlySensitivity,
-    KindResult,
-    SensitivityResult,
-    SensitivityThresholds,
-)
 from spanproof.graders.gate.checks import declared_checks
 from spanproof.graders.gate.checks.judged import (
     CalibrationInput,
@@ -36,6 +28,15 @@ from spanproof.graders.gate.checks.runs import (
 from spanproof.graders.gate.config import AGENT_CHECKS, CHECK_NAMES, GateConfig, Thresholds
 from spanproof.graders.gate.result import exit_code_for
 from spanproof.graders.gate.spec import GateCheck, Measurement, Metric, declare
+
+from spanproof.bench.injection import InjectionReport, TechniqueRow
+from spanproof.bench.metrics import Row, compute
+from spanproof.bench.sensitivity import (
+    JudgeOnlySensitivity,
+    KindResult,
+    SensitivityResult,
+    SensitivityThresholds,
+)
 
 CFG = GateConfig()
 DOC, URL = "doc_00000000000000a1", "https://news.example/marion"

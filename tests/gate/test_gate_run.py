@@ -56,8 +56,9 @@ def test_blind_judge_fails_on_sensitivity_although_groundedness_is_perfect(tmp_p
     # Planted on the hand-labelled SUPPORTED pairs plus the contract-clean WiCE ones, and the
     # detail says how many WiCE SUPPORTED pairs were left out and why.
     from spanproof.goldens import shipped
-    from spanproof.graders.bench.calibration import load_pairs
-    from spanproof.graders.bench.sensitivity import contract_clean
+
+    from spanproof.bench.calibration import load_pairs
+    from spanproof.bench.sensitivity import contract_clean
 
     wice = load_pairs(shipped("wice_dev_pairs.jsonl"))
     cal = load_pairs(shipped("judge_calibration.jsonl"))
@@ -204,8 +205,8 @@ def test_junit_markdown_and_html_report(tmp_path, corpus_dir):
 def test_injection_check_fails_when_the_suite_reports_an_attacker_claim(
     tmp_path, corpus_dir, monkeypatch
 ):
-    import spanproof.graders.bench.injection as injection
-    from spanproof.graders.bench.injection import InjectionReport, TechniqueRow
+    import spanproof.bench.injection as injection
+    from spanproof.bench.injection import InjectionReport, TechniqueRow
 
     async def planted_suite(*args, **kwargs):
         rows = {

@@ -7,9 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.bench.pairs import PairSetError
-from spanproof.graders.bench.reviewed_pairs import collect, merge
 
+from spanproof.bench.pairs import PairSetError
+from spanproof.bench.reviewed_pairs import collect, merge
 from spanproof.cli import cli
 from spanproof.store import open_store
 
@@ -54,7 +54,7 @@ def test_cuts_and_refused_edits_become_labelled_pairs_and_overturned_cuts_go(tmp
     assert sorted(res.added) == sorted(p["id"] for p in pairs) and res.written
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[0]["id"] == "hand-1" and len(lines) == 3  # a line made by hand is kept
-    from spanproof.graders.bench.calibration import load_pairs
+    from spanproof.bench.calibration import load_pairs
 
     assert {p.label for p in load_pairs(out)} == {"PARTIAL", "SUPPORTED"}  # a pair file
     again = merge(out, *collect(store)[:2])

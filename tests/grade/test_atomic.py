@@ -7,15 +7,15 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.graders.bench.atomic import (
+
+from spanproof.bench.atomic import (
     ModelSplitter,
     atomic_claims,
     split_clauses,
     split_text,
     validate_split,
 )
-from spanproof.graders.bench.report_input import parse_text
-
+from spanproof.bench.report_input import parse_text
 from spanproof.wire.chat import ScriptedChatModel
 
 SPLITS = [
@@ -147,8 +147,7 @@ async def test_model_splitter_falls_back_on_invention():
 
 
 async def test_openai_splitter_over_the_wire(httpserver):
-    from spanproof.graders.bench.atomic import openai_splitter
-
+    from spanproof.bench.atomic import openai_splitter
     from spanproof.core.specs import EndpointSettings
 
     def reply(content: str) -> dict:
@@ -178,7 +177,7 @@ async def test_openai_splitter_over_the_wire(httpserver):
     report = parse_text(
         "Revenue grew 12% and margin fell [1]. Sales rose.\n\n[1]: https://a.example/\n", "md"
     )
-    from spanproof.graders.bench.atomic import atomic_claims_with_model
+    from spanproof.bench.atomic import atomic_claims_with_model
 
     claims = await atomic_claims_with_model(report, splitter)
     assert [(c.text, c.method) for c in claims] == [

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.bench.grade_report import (
+
+from spanproof.bench.grade_report import (
     GradedClaim,
     PassageIndex,
     cited_hosts,
@@ -15,8 +16,7 @@ from spanproof.graders.bench.grade_report import (
     grade_report,
     make_fetcher,
 )
-from spanproof.graders.bench.report_input import parse_report, parse_text
-
+from spanproof.bench.report_input import parse_report, parse_text
 from spanproof.core.verdict import Verdict
 from spanproof.web.corpus import ReplayTransport
 from spanproof.web.env import default_corpus_dir

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from spanproof.graders.bench.report_input import parse_text
+from spanproof.bench.report_input import parse_text
 
 
 def _cites(report):

@@ -3,7 +3,7 @@ contradicted specific in the most relevant passages beats a vague PARTIAL elsewh
 
 from __future__ import annotations
 
-from spanproof.graders.bench.grade_report import (
+from spanproof.bench.grade_report import (
     JudgedPassage,
     PassageIndex,
     choose_passage,
@@ -11,8 +11,7 @@ from spanproof.graders.bench.grade_report import (
     grade_report,
     make_fetcher,
 )
-from spanproof.graders.bench.report_input import parse_text
-
+from spanproof.bench.report_input import parse_text
 from spanproof.core.verdict import Verdict
 from spanproof.web.snapshots import SnapshotStore
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from spanproof.graders.bench.report_input import ReportFormatError, parse_report, parse_text
+
+from spanproof.bench.report_input import ReportFormatError, parse_report, parse_text
 
 
 def _cites(report):

@@ -8,13 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
-from spanproof.graders.bench.injection import (
+
+from spanproof.bench.injection import (
     InjectionReport,
     InjectionRun,
     score_run,
     summarise,
 )
-from spanproof.graders.bench.run_view import ClaimView, EgressView, SpanView, ToolCallView
+from spanproof.bench.run_view import ClaimView, EgressView, SpanView, ToolCallView
 
 SITE = "127.0.0.1:8001"
 PAGE = f"http://{SITE}/pages/zoo.html"

@@ -7,10 +7,11 @@ from __future__ import annotations
 import socket
 
 from spanproof.adversarial_fixtures.server import SITE_HOST
-from spanproof.graders.bench.injection import run_suite
 from spanproof.graders.verifier.cache import VerdictCache
 from spanproof.graders.verifier.judges import make_judge
 from spanproof.graders.verifier.verify import Verifier
+
+from spanproof.bench.injection import run_suite
 
 
 def _free_port() -> int:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from spanproof.graders.bench.injection import COMPROMISED_SPEC, InjectionReport, run_suite
 
+from spanproof.bench.injection import COMPROMISED_SPEC, InjectionReport, run_suite
 from spanproof.core.memo import clear_text_memos
 
 
@@ -175,7 +175,7 @@ def test_narrow_spans_cannot_cut_the_instruction_off(tmp_path):
     # The narrow model asks for a span that stops right after the attacker's claim; no
     # sentence ends there, so extract_quote refuses (NO_SENTENCE_END) and the model, taking
     # the advised cap, gets the whole sentence: claim and instruction together, flagged.
-    from spanproof.graders.bench.injection import COMPROMISED_NARROW_SPEC
+    from spanproof.bench.injection import COMPROMISED_NARROW_SPEC
 
     fids = ["visible-body-text", "fake-authority"]
     report = run(tmp_path, policy="llm", model=COMPROMISED_NARROW_SPEC, only=fids)
@@ -189,7 +189,7 @@ def test_narrow_model_on_every_page_publishes_nothing(tmp_path):
     # Some pages put a standalone attacker "fact" in one sentence and the instruction to
     # repeat it in the next, so a span of the first sentence alone carries no instruction.
     # The runtime reads the paragraph around every span and publishes nothing that rests on it.
-    from spanproof.graders.bench.injection import COMPROMISED_NARROW_SPEC
+    from spanproof.bench.injection import COMPROMISED_NARROW_SPEC
 
     report = run(tmp_path, policy="llm", model=COMPROMISED_NARROW_SPEC)
     assert report.published_attacker_claims == 0, {

@@ -7,8 +7,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.bench.pairs import PairSetError, load_pairs, read_pair_lines
 
+from spanproof.bench.pairs import PairSetError, load_pairs, read_pair_lines
 from spanproof.cli import cli
 
 GOOD = {
@@ -85,8 +85,7 @@ def test_verify_calibrate_and_sensitivity_report_bad_lines_and_exit_2(tmp_path, 
 
 
 def test_one_loader_serves_calibration_and_verify():
-    from spanproof.graders.bench import calibration, pairs
-
+    from spanproof.bench import calibration, pairs
     from spanproof.cli import verify
 
     assert calibration.load_pairs is pairs.load_pairs

@@ -3,8 +3,7 @@ figure moves the wrong way on a planted bad input."""
 
 from __future__ import annotations
 
-from spanproof.graders.bench.audit_figures import code_changes, flag_figures
-
+from spanproof.bench.audit_figures import code_changes, flag_figures
 from spanproof.core.verdict import Flag, Proof, Verdict
 
 

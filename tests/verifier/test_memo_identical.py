@@ -14,13 +14,13 @@ import random
 from pathlib import Path
 
 import pytest
-from spanproof.graders.bench.calibration import load_pairs
-from spanproof.graders.bench.sensitivity import plant_on
 from spanproof.graders.verifier.audit import audit
 from spanproof.graders.verifier.rules.judge import RulesJudge
 from spanproof.graders.verifier.specifics import compare
 from spanproof.graders.verifier.specifics.comparison import unestablished
 
+from spanproof.bench.calibration import load_pairs
+from spanproof.bench.sensitivity import plant_on
 from spanproof.core import memo
 from spanproof.core.verdict import SpanRef
 

@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 
 import pytest
-from spanproof.graders.bench.pairs import load_pairs
 from spanproof.graders.verifier.audit import audit
 from spanproof.graders.verifier.specifics.roles import role_contradictions
 
+from spanproof.bench.pairs import load_pairs
 from spanproof.core.verdict import SpanRef, Verdict
 
 DATA = Path(__file__).parent / "data"

@@ -18,12 +18,13 @@ from spanproof.graders.gate.result import format_value
 from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
-    from spanproof.graders.bench.audit_figures import CodeChanges, FlagFigures
-    from spanproof.graders.bench.injection import InjectionReport
-    from spanproof.graders.bench.metrics import Metrics, Reliability
-    from spanproof.graders.bench.sensitivity import SensitivityResult
     from spanproof.graders.gate.config import GateConfig
     from spanproof.graders.gate.gaterun import GateRun
+
+    from spanproof.bench.audit_figures import CodeChanges, FlagFigures
+    from spanproof.bench.injection import InjectionReport
+    from spanproof.bench.metrics import Metrics, Reliability
+    from spanproof.bench.sensitivity import SensitivityResult
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,10 @@ class CalibrationInput:
 async def gather_calibration(run: GateRun) -> CalibrationInput:
     """The labelled set judged through the gate's verifier, so its cache and counters are shared."""
     cfg, verifier = run.cfg, run.verifier
-    from spanproof.graders.bench import calibration, repeats
-    from spanproof.graders.bench import outcomes as gate_outcomes
-    from spanproof.graders.bench.calibration import confidence_reliability, load_pairs, rows_for
-    from spanproof.graders.bench.metrics import compute
+    from spanproof.bench import calibration, repeats
+    from spanproof.bench import outcomes as gate_outcomes
+    from spanproof.bench.calibration import confidence_reliability, load_pairs, rows_for
+    from spanproof.bench.metrics import compute
 
     path = resolve(cfg.calibration_set)
     pairs = [p for p in load_pairs(path) if p.label is not None]
@@ -57,7 +58,7 @@ async def gather_calibration(run: GateRun) -> CalibrationInput:
             f"{path} holds no labelled pairs; give each line a label (SUPPORTED, PARTIAL, "
             "NOT_SUPPORTED) or point calibration_set at a labelled set"
         )
-    from spanproof.graders.bench.audit_figures import code_changes, flag_figures
+    from spanproof.bench.audit_figures import code_changes, flag_figures
 
     samples = await calibration.judge_samples(verifier, pairs, cfg.repeat)
     verdicts = samples[0]
@@ -211,7 +212,7 @@ class SensitivitySets:
 
     def clusters(self) -> dict[str, str]:
         """Each pair's cluster by id, so a planted variant joins its original's."""
-        from spanproof.graders.bench.outcomes import pair_cluster
+        from spanproof.bench.outcomes import pair_cluster
 
         return {p.id: pair_cluster(p) for p in self.cal_pairs + self.pairs}
 
@@ -226,8 +227,8 @@ def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
     check 4 flags them by design (WiCE annotators accepted implications), so they are not
     good pairs under its contract.
     """
-    from spanproof.graders.bench.calibration import load_pairs
-    from spanproof.graders.bench.sensitivity import contract_clean, plant_on
+    from spanproof.bench.calibration import load_pairs
+    from spanproof.bench.sensitivity import contract_clean, plant_on
 
     cal_path = resolve(cfg.calibration_set)
     cal_pairs = load_pairs(cal_path)
@@ -258,9 +259,9 @@ def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
 async def gather_sensitivity(run: GateRun) -> SensitivityInput:
     """Planted failures on good pairs (caught = not SUPPORTED) and specificity on the originals
     (``sensitivity_sets`` says which)."""
-    from spanproof.graders.bench import calibration, repeats
-    from spanproof.graders.bench import outcomes as gate_outcomes
-    from spanproof.graders.bench.sensitivity import score
+    from spanproof.bench import calibration, repeats
+    from spanproof.bench import outcomes as gate_outcomes
+    from spanproof.bench.sensitivity import score
 
     cfg, verifier = run.cfg, run.verifier
     sets = sensitivity_sets(cfg)
@@ -377,7 +378,7 @@ def sensitivity(data: SensitivityInput) -> dict[str, Measurement]:
 
 async def gather_injection(run: GateRun) -> InjectionReport:
     """The injection suite (hostile pages served on loopback), judged by the gate's verifier."""
-    from spanproof.graders.bench.injection import run_suite
+    from spanproof.bench.injection import run_suite
 
     cfg = run.cfg
 
@@ -462,12 +463,13 @@ class UsefulnessInput:
 
 
 async def gather_usefulness(run: GateRun) -> UsefulnessInput:
-    from spanproof.graders.bench.usefulness import (
+    from spanproof.graders.verifier.cache import UsefulnessCache
+
+    from spanproof.bench.usefulness import (
         USEFULNESS_PROMPT_SHA,
         UsefulnessScorer,
         answer_text,
     )
-    from spanproof.graders.verifier.cache import UsefulnessCache
 
     cfg, records, home, endpoint = run.cfg, run.records, run.home, run.endpoint
     spec = cfg.usefulness_model or cfg.model

@@ -3,7 +3,7 @@
 A reviewer who cuts a published claim in ``spanproof view`` (or confirms its flag, or stands by
 an edit the verifier refused) has found a pair the grader got wrong. ``spanproof goldens
 add-from-reviews`` writes such decisions into the repository as labelled pairs
-(goldens/reviewed_pairs.jsonl: graders/bench/reviewed_pairs.py); this check judges them with the
+(goldens/reviewed_pairs.jsonl: spanproof/bench/reviewed_pairs.py); this check judges them with the
 gate's verifier on every run.
 
 Its gated figure is the share of reviewed pairs the audited grader *publishes as the reviewer
@@ -29,8 +29,9 @@ from spanproof.graders.gate.result import format_value
 from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
-    from spanproof.graders.bench.metrics import Metrics
     from spanproof.graders.gate.gaterun import GateRun
+
+    from spanproof.bench.metrics import Metrics
 
 ADD_FROM_REVIEWS = "spanproof goldens add-from-reviews"
 
@@ -50,10 +51,10 @@ class ReviewedInput:
 async def gather_reviewed(run: GateRun) -> ReviewedInput:
     """The pairs reviewers labelled (``spanproof goldens add-from-reviews``), judged like the
     calibration set; missing or empty: unscored (graders/gate/checks/reviewed.py)."""
-    from spanproof.graders.bench import calibration, repeats
-    from spanproof.graders.bench import outcomes as gate_outcomes
-    from spanproof.graders.bench.calibration import load_pairs, rows_for
-    from spanproof.graders.bench.metrics import compute
+    from spanproof.bench import calibration, repeats
+    from spanproof.bench import outcomes as gate_outcomes
+    from spanproof.bench.calibration import load_pairs, rows_for
+    from spanproof.bench.metrics import compute
 
     cfg, verifier = run.cfg, run.verifier
     path = resolve(cfg.reviewed_set)

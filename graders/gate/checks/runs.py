@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from spanproof.graders.bench.outcomes import OutcomeItem, OutcomeSet, content_key
-from spanproof.graders.bench.run_view import (  # noqa: F401  (the checks' names for them)
+from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, declare
+
+from spanproof.bench.outcomes import OutcomeItem, OutcomeSet, content_key
+from spanproof.bench.run_view import (  # noqa: F401  (the checks' names for them)
     ClaimView,
     EgressView,
     RunView,
@@ -24,8 +26,6 @@ from spanproof.graders.bench.run_view import (  # noqa: F401  (the checks' names
     ToolCallView,
     view_from_record,
 )
-from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, declare
-
 from spanproof.core.urls import canonical_url, host_allowed
 
 if TYPE_CHECKING:

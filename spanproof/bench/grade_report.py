@@ -47,10 +47,10 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
-from spanproof.graders.bench.atomic import AtomicClaim, atomic_claims
-from spanproof.graders.bench.presence import PRESENCE_ID, PresenceGrader
-from spanproof.graders.bench.report_input import Citation, ParsedReport, ReportSentence
 
+from spanproof.bench.atomic import AtomicClaim, atomic_claims
+from spanproof.bench.presence import PRESENCE_ID, PresenceGrader
+from spanproof.bench.report_input import Citation, ParsedReport, ReportSentence
 from spanproof.core.evidence import Document, EgressEvent
 from spanproof.core.sentences import sentence_spans
 from spanproof.core.text import PassageIndex as TextIndex

@@ -34,9 +34,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from pydantic import BaseModel
-from spanproof.graders.bench.calibration import judge_set
 from spanproof.planted_failures import MUTATORS, PlantedPair
 
+from spanproof.bench.calibration import judge_set
 from spanproof.core.verdict import Pair, Verdict
 
 

@@ -7,7 +7,7 @@ wrong. ``spanproof goldens add-from-reviews`` writes those decisions into the re
 (goldens/reviewed_pairs.jsonl), and the gate's ``reviewed`` check judges them on every run,
 so a defect that reached a human stays caught.
 
-A line is a pair in the pair-file format (graders/bench/pairs.py) with the reviewer's verdict as its
+A line is a pair in the pair-file format (spanproof/bench/pairs.py) with the reviewer's verdict as its
 label, the note as ``rationale``, and where it came from in ``source``::
 
     {"id": "rev-<review id>", "claim", "span", "label", "near_miss", "kind",
@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
-from spanproof.graders.bench.pairs import PairSetError, read_pair_lines
+
+from spanproof.bench.pairs import PairSetError, read_pair_lines
 
 PREFIX = "rev-"
 DEFAULT_PATH = "goldens/reviewed_pairs.jsonl"

@@ -29,14 +29,16 @@ from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field
-from spanproof.graders.bench.audit_figures import (
+from spanproof.graders.verifier.rules.fitted import TrainingOverlap, training_overlap
+
+from spanproof.bench.audit_figures import (
     CodeChanges,
     FlagFigures,
     code_changes,
     flag_figures,
 )
-from spanproof.graders.bench.judge_compare import JudgeComparison, compare_judges
-from spanproof.graders.bench.metrics import (
+from spanproof.bench.judge_compare import JudgeComparison, compare_judges
+from spanproof.bench.metrics import (
     ClassScores,
     Interval,
     Metrics,
@@ -45,10 +47,8 @@ from spanproof.graders.bench.metrics import (
     compute,
     reliability,
 )
-from spanproof.graders.bench.pairs import PairSetError, load_pairs  # noqa: F401  (the one pair-file reader, re-exported)
-from spanproof.graders.bench.repeats import Spread, UnstablePair, check_repeats
-from spanproof.graders.verifier.rules.fitted import TrainingOverlap, training_overlap
-
+from spanproof.bench.pairs import PairSetError, load_pairs  # noqa: F401  (the one pair-file reader, re-exported)
+from spanproof.bench.repeats import Spread, UnstablePair, check_repeats
 from spanproof.core.verdict import Pair, SpanRef, Verdict
 
 DEFAULT_GATED = ("judge_calibration",)
@@ -159,7 +159,7 @@ class DriftFlag(BaseModel):
 class CalibrationResult(BaseModel):
     judges: list[JudgeSetResult]
     drift: list[DriftFlag] | None = Field(default=None)
-    # Each later judge against the first, pair by pair on each set (graders/bench/judge_compare.py).
+    # Each later judge against the first, pair by pair on each set (spanproof/bench/judge_compare.py).
     comparisons: list[JudgeComparison] = Field(default_factory=list)
 
     @property
@@ -241,7 +241,7 @@ def figures(
 async def judge_set(
     verifier, pairs: Sequence[Pair], progress: Callable | None = None, *, repeat: int = 0
 ) -> list[Verdict]:
-    """Every pair judged once; ``repeat`` names the sample (graders/bench/repeats.py)."""
+    """Every pair judged once; ``repeat`` names the sample (spanproof/bench/repeats.py)."""
     items = [(p.claim, span_ref(p), p.id) for p in pairs]
     return await verifier.verify_many(items, progress=progress, repeat=repeat)
 
@@ -261,11 +261,12 @@ async def calibrate(
 ) -> CalibrationResult:
     """Judge every labelled pair of every set with every judge; one result per (judge, set).
 
-    ``repeat``: judge every pair that many times (graders/bench/repeats.py); figures are then means
+    ``repeat``: judge every pair that many times (spanproof/bench/repeats.py); figures are then means
     over the samples. With two judges or more, each later judge is compared with the first,
     pair by pair (``CalibrationResult.comparisons``)."""
-    from spanproof.graders.bench.repeats import pooled, spread, unstable_pairs
     from spanproof.graders.verifier.verify import Verifier
+
+    from spanproof.bench.repeats import pooled, spread, unstable_pairs
 
     thresholds = thresholds or CalibrationThresholds()
     gated = set(gated)

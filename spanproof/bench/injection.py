@@ -1,7 +1,7 @@
 """Injection resistance: score agent runs over hostile pages, from the trace and the answer.
 
 Scoring is pure: `score_run` reads an `InjectionRun` (the graders' one view of a
-run record, ``graders.bench.run_view``, with the fixture it ran on and what the
+run record, ``spanproof.bench.run_view``, with the fixture it ran on and what the
 suite saw around it) and returns a `RunScore`; `summarise` folds scores into an
 `InjectionReport`. Both can be fed hand-made views that plant each failure.
 
@@ -38,8 +38,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 from spanproof.adversarial_fixtures.manifest import Fixture, contains_marker
-from spanproof.graders.bench.run_view import EgressView, RunView, view_from_record
 
+from spanproof.bench.run_view import EgressView, RunView, view_from_record
 from spanproof.core.urls import canonical_url, host_allowed
 
 if TYPE_CHECKING:

@@ -26,13 +26,13 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from spanproof.graders.bench.report_input import Citation, ParsedReport
 from spanproof.graders.verifier.clauses import (  # noqa: F401
     split_clauses,
     split_text,
     tidy_claim,
 )
 
+from spanproof.bench.report_input import Citation, ParsedReport
 from spanproof.core.sentences import sentence_texts
 from spanproof.core.text import content_stems
 from spanproof.wire.chat import ChatModel, Message, SystemMessage, UserMessage

@@ -13,7 +13,7 @@ how much it moves:
 
 In Inspect AI's terms the N samples are epochs and the pooled share is the "mean" reducer; a
 pair's counts keep every sample (``successes of trials``), so a paired comparison with a
-baseline uses them all (graders/bench/outcomes.py).
+baseline uses them all (spanproof/bench/outcomes.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Two headline agreements (0.72 and 0.68) cannot say whether one judge is better: both were
 measured on the same pairs, so the comparison with the most power is the paired one — which
 pairs one judge gets right and the other wrong. This module gives, for judges A and B on one
-set (graders/bench/paired_stats.py does the arithmetic):
+set (spanproof/bench/paired_stats.py does the arithmetic):
 
 - the difference in agreement and in near-miss agreement (B minus A), with its 95% interval
   clustered by source page and a paired test (two-sided: neither judge is the baseline);
@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
-from spanproof.graders.bench.outcomes import labelled_set
-from spanproof.graders.bench.paired_stats import PairedDifference, paired_difference
 
+from spanproof.bench.outcomes import labelled_set
+from spanproof.bench.paired_stats import PairedDifference, paired_difference
 from spanproof.core.verdict import Pair, Verdict
 
 
