@@ -28,8 +28,8 @@ from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from spanproof.graders.gate.config import load_config  # noqa: E402
-from spanproof.graders.gate.run import run_gate  # noqa: E402
+from spanproof.gate.config import load_config  # noqa: E402
+from spanproof.gate.run import run_gate  # noqa: E402
 
 LATENCY_S = 0.2
 

@@ -3,9 +3,9 @@
 Simulates judges on the gate's own sets (the hand-labelled calibration set, the planted
 failures and their untouched originals, selected exactly as `spanproof gate` selects them)
 and decides every simulated run with the gate's own code: the declared calibration and
-sensitivity checks (graders/gate/checks/judged.py), the per-item outcomes
-(spanproof/bench/outcomes.py), the comparison with a baseline (graders/gate/baseline.py) and the exit
-code (graders/gate/result.py). Nothing of the decision is re-implemented here.
+sensitivity checks (spanproof/gate/checks/judged.py), the per-item outcomes
+(spanproof/bench/outcomes.py), the comparison with a baseline (spanproof/gate/baseline.py) and the exit
+code (spanproof/gate/result.py). Nothing of the decision is re-implemented here.
 
 The simulated judge:
 
@@ -42,17 +42,6 @@ from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from spanproof.graders.gate.baseline import Baseline, apply  # noqa: E402
-from spanproof.graders.gate.checks.judged import (  # noqa: E402
-    CalibrationInput,
-    SensitivityInput,
-    calibration,
-    sensitivity,
-    sensitivity_sets,  # noqa: E402
-)
-from spanproof.graders.gate.config import GateConfig  # noqa: E402
-from spanproof.graders.gate.gaterun import resolve as _resolve  # noqa: E402
-from spanproof.graders.gate.result import GateResult, exit_code_for  # noqa: E402
 from spanproof.graders.verifier.audit import audit  # noqa: E402
 from spanproof.graders.verifier.quoting import best_window  # noqa: E402
 
@@ -61,6 +50,17 @@ from spanproof.bench.calibration import load_pairs, rows_for, span_ref  # noqa: 
 from spanproof.bench.metrics import compute  # noqa: E402
 from spanproof.bench.sensitivity import score  # noqa: E402
 from spanproof.core.verdict import LABELS, Verdict  # noqa: E402
+from spanproof.gate.baseline import Baseline, apply  # noqa: E402
+from spanproof.gate.checks.judged import (  # noqa: E402
+    CalibrationInput,
+    SensitivityInput,
+    calibration,
+    sensitivity,
+    sensitivity_sets,  # noqa: E402
+)
+from spanproof.gate.config import GateConfig  # noqa: E402
+from spanproof.gate.gaterun import resolve as _resolve  # noqa: E402
+from spanproof.gate.result import GateResult, exit_code_for  # noqa: E402
 
 NOISE = 0.03
 KS = (0, 5, 10, 20)

@@ -29,8 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-questions", type=int, default=0, help="0: all golden questions")
     args = ap.parse_args(argv)
 
-    from spanproof.graders.gate.config import load_config
-    from spanproof.graders.gate.run import run_gate
+    from spanproof.gate.config import load_config
+    from spanproof.gate.run import run_gate
 
     cfg, source = load_config(overrides={"max_questions": args.max_questions or None})
     with tempfile.TemporaryDirectory(prefix="profile-gate-") as home:

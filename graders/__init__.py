@@ -19,8 +19,8 @@ _EXPORTS = {
     "run_sensitivity": "spanproof.bench.sensitivity",
     "calibrate": "spanproof.bench.calibration",
     "run_suite": "spanproof.bench.injection",
-    "run_gate": "spanproof.graders.gate.run",
-    "load_config": "spanproof.graders.gate.config",
+    "run_gate": "spanproof.gate.run",
+    "load_config": "spanproof.gate.config",
     "grade_report": "spanproof.bench.grade_report",
     "parse_report": "spanproof.bench.report_input",
 }

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from spanproof.graders.gate.result import GateResult
 from spanproof.reports import plots
 from spanproof.reports.markdown import headers_for, table_rows, verdict_line
 
 from spanproof.core.files import write_atomic
+from spanproof.gate.result import GateResult
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#222;max-width:1100px}

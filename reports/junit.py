@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from spanproof.graders.gate.result import GateResult
-
 from spanproof.core.files import write_atomic
+from spanproof.gate.result import GateResult
 
 
 def junit_xml(result: GateResult) -> str:

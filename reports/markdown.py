@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from spanproof.graders.gate.result import CheckRow, GateResult
 from tabulate import tabulate
+
+from spanproof.gate.result import CheckRow, GateResult
 
 MARK = {
     "pass": "PASS",

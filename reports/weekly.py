@@ -19,12 +19,12 @@ from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel, Field
-from spanproof.graders.gate.checks.runs import groundedness_stats, view_from_record
-from spanproof.graders.gate.config import Prices
-from spanproof.graders.gate.result import GateResult
 from tabulate import tabulate
 
 from spanproof.core.files import write_atomic
+from spanproof.gate.checks.runs import groundedness_stats, view_from_record
+from spanproof.gate.config import Prices
+from spanproof.gate.result import GateResult
 from spanproof.store.models import GateRunRow
 from spanproof.store.timeutil import parse_age
 

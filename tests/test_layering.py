@@ -94,12 +94,12 @@ def test_plain_lint_imports_keeps_the_contract_over_every_mapped_folder():
     ("file", "upward"),
     [
         ("spanproof/store/provenance.py", "spanproof.web.sanitise"),  # infrastructure -> web
-        ("spanproof/core/verdict.py", "spanproof.graders.gate.run"),  # shared types -> gate
+        ("spanproof/core/verdict.py", "spanproof.gate.run"),  # shared types -> gate
         ("graders/verifier/verify.py", "spanproof.agent.run"),  # verifier -> agent
         ("graders/verifier/audit.py", "spanproof.web.egress"),  # verifier -> web (siblings)
         ("spanproof/web/egress.py", "spanproof.agent.tools"),  # web -> agent
         ("agent/run.py", "spanproof.bench.sensitivity"),  # agent -> bench
-        ("spanproof/bench/calibration.py", "spanproof.graders.gate.run"),  # bench -> gate
+        ("spanproof/bench/calibration.py", "spanproof.gate.run"),  # bench -> gate
         ("reports/markdown.py", "spanproof.cli.gate"),  # reports -> CLI
     ],
 )
@@ -122,7 +122,7 @@ def test_a_lower_layer_importing_a_higher_one_breaks_the_contract(tmp_path, file
 @pytest.mark.parametrize(
     ("file", "back"),
     [
-        ("graders/gate/spec.py", "spanproof.graders.gate.run"),  # the runner imports spec
+        ("spanproof/gate/spec.py", "spanproof.gate.run"),  # the runner imports spec
         ("spanproof/core/memo.py", "spanproof.core.text"),  # text reads through memo
         ("agent/runtime.py", "spanproof.agent.run"),  # the loop imports its runtime
     ],

@@ -96,10 +96,10 @@ def installed(tmp_path_factory) -> tuple[Path, Path, Path]:
 def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gate(installed):
     py, site, tmp_path = installed
     probe = (
-        "import agent, graders, reports, spanproof.agent.runtime, spanproof.graders.gate.run, "
+        "import agent, graders, reports, spanproof.agent.runtime, spanproof.gate.run, "
         "spanproof.reports.html, pathlib;"
         "print(agent.OWNER, graders.OWNER, reports.OWNER, sep='|');"
-        "print(pathlib.Path(spanproof.graders.gate.run.__file__).resolve())"
+        "print(pathlib.Path(spanproof.gate.run.__file__).resolve())"
     )
     out = subprocess.run([py, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr

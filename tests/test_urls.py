@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from spanproof.graders.gate.checks.runs import EgressView, RunView, ToolCallView, forbidden_actions
 
 from spanproof.core.urls import canonical_url, host_allowed, normalise_url
+from spanproof.gate.checks.runs import EgressView, RunView, ToolCallView, forbidden_actions
 from spanproof.web.egress import EgressPolicy
 
 

@@ -5,7 +5,7 @@ hide four pairs lost and four gained. So the gate records, for each set it measu
 item's outcome: which calibration pair the audited grader got right, which planted failure it
 caught, which original it passed, how many claims of each golden question's answer were
 SUPPORTED. The figures of the gate's rows are ratios of these counts (``RowSpec``), and
-``spanproof gate --baseline`` compares two runs' counts item by item (graders/gate/baseline.py).
+``spanproof gate --baseline`` compares two runs' counts item by item (spanproof/gate/baseline.py).
 
 The format (``GateOutcomes``) is versioned and documented in docs/gate-baseline.md, because a
 baseline file committed to a repository must still be readable by later versions:

@@ -291,7 +291,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     budget_args = {k: v for k, v in dict(searches=searches, fetches=fetches, tool_calls=tool_calls,
                                          spans=spans, tokens=tokens,
                                          cost_usd=max_cost).items() if v is not None}  # fmt: skip
-    from spanproof.graders.gate.config import GateConfigError, load_config
+    from spanproof.gate.config import GateConfigError, load_config
 
     try:
         prices = load_config(config_path)[0].prices

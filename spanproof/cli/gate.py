@@ -1,4 +1,4 @@
-"""`spanproof gate` and `spanproof report weekly`: thin commands over graders.gate and reports."""
+"""`spanproof gate` and `spanproof report weekly`: thin commands over spanproof.gate and spanproof.reports."""
 
 from __future__ import annotations
 
@@ -146,12 +146,12 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
       spanproof gate --fresh                          # recompute every phase, replay nothing
       spanproof gate --db postgresql+psycopg://ci:PASS@db.internal/spanproof   # a team's shared store
     """
-    from spanproof.graders.gate.config import GateConfigError, load_config
-    from spanproof.graders.gate.run import run_gate
     from spanproof.reports.markdown import markdown_summary, terminal_table
 
     from spanproof.core.files import OutputPathError, refuse_overwriting_inputs, write_atomic
     from spanproof.core.specs import EndpointSettings
+    from spanproof.gate.config import GateConfigError, load_config
+    from spanproof.gate.run import run_gate
     from spanproof.store.home import resolve_home
 
     try:
@@ -185,11 +185,11 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
         response_format=cfg.response_format,
     )  # fmt: skip
     progress = progress_printer(as_json)
-    from spanproof.graders.gate.baseline import BaselineError, save_file
+    from spanproof.gate.baseline import BaselineError, save_file
 
     baseline = None
     if cfg.baseline:
-        from spanproof.graders.gate.run import resolve_baseline
+        from spanproof.gate.run import resolve_baseline
 
         try:  # before any work: a REF that names nothing is exit 2, never a comparison with nothing
             baseline = resolve_baseline(cfg.baseline, home_dir, db)
@@ -297,9 +297,9 @@ def weekly(since, as_json, out_dir, config_path, home, db) -> None:
       spanproof report weekly --db postgresql+psycopg://ci:PASS@db.internal/spanproof --json
     """
     from spanproof.agent.runstore import parse_record
-    from spanproof.graders.gate.config import GateConfigError, load_config
     from spanproof.reports.weekly import build_weekly, weekly_text, window, write_weekly
 
+    from spanproof.gate.config import GateConfigError, load_config
     from spanproof.store import open_store
 
     try:

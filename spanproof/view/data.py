@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 from spanproof.agent.record import RunRecord
-from spanproof.graders.gate.result import GateResult
 
+from spanproof.gate.result import GateResult
 from spanproof.store.models import GateWhere, Recheck, Review, RunFilter, RunPage
 
 MIX_LABELS: dict[str, str] = {
@@ -89,8 +89,8 @@ class ViewData:
 
     def __init__(self, home: Path, db: str | None = None):
         from spanproof.agent.runstore import RunStore
-        from spanproof.graders.gate.store import GateStore
 
+        from spanproof.gate.store import GateStore
         from spanproof.store import open_store
 
         self.home = Path(home)

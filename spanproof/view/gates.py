@@ -6,7 +6,8 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
-from spanproof.graders.gate.result import CheckRow, GateResult
+
+from spanproof.gate.result import CheckRow, GateResult
 
 MOVE_EPS = 1e-9
 

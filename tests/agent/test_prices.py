@@ -7,8 +7,8 @@ from spanproof.agent.chat import Usage
 from spanproof.agent.prices import LOCAL_SEARCH_BACKENDS, Prices, price_run, run_cost
 from spanproof.agent.publish import compute_metrics
 from spanproof.agent.record import RunConfig, RunRecord, TraceEntry
-from spanproof.graders.gate.config import GateConfig, load_config
 
+from spanproof.gate.config import GateConfig, load_config
 from spanproof.web.search import LocalIndex, StaticSearch
 
 
@@ -92,7 +92,7 @@ def test_records_with_the_old_per_role_table_still_load():
 
 
 def test_a_misspelt_price_key_is_refused(tmp_path):
-    from spanproof.graders.gate.config import GateConfigError
+    from spanproof.gate.config import GateConfigError
 
     cfg = tmp_path / "gate.toml"
     cfg.write_text("[prices]\nsearch_cost = 0\n")

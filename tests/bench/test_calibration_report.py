@@ -46,7 +46,7 @@ def test_ece_is_zero_when_confidence_matches_and_large_when_it_does_not():
 
 
 def test_gate_report_draws_the_calibration_reliability_diagram():
-    from spanproof.graders.gate.result import GateResult
+    from spanproof.gate.result import GateResult
 
     rel = reliability([0.9, 0.8, 0.6], [True, True, False]).model_dump()
     result = GateResult(

@@ -10,9 +10,9 @@ import socket
 import subprocess
 
 import pytest
-from spanproof.graders.gate.result import CheckRow, GateResult
 from starlette.testclient import TestClient
 
+from spanproof.gate.result import CheckRow, GateResult
 from tests.cli.test_readme_commands import README, SPANPROOF, fresh_clone
 
 
@@ -167,7 +167,7 @@ def _viewer(home):
 
 
 def test_two_identical_gate_results_compare_as_agreeing_not_as_an_empty_table(tmp_path):
-    from spanproof.graders.gate.store import GateStore
+    from spanproof.gate.store import GateStore
 
     rows = [_row("calibration", "agreement", "fail"), _row("sensitivity", "recall", "pass")]
     store = GateStore.default(tmp_path)
@@ -179,8 +179,7 @@ def test_two_identical_gate_results_compare_as_agreeing_not_as_an_empty_table(tm
 
 
 def test_the_gate_list_says_which_runner_ran_each_gate(tmp_path):
-    from spanproof.graders.gate.store import GateStore
-
+    from spanproof.gate.store import GateStore
     from spanproof.store import open_store
 
     GateStore.default(tmp_path).save(_gate([_row("calibration", "agreement", "pass")], code=0))

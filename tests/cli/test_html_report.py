@@ -8,8 +8,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from spanproof.graders.gate.result import CheckRow, GateResult
 from spanproof.reports.html import write_report
+
+from spanproof.gate.result import CheckRow, GateResult
 
 
 class _Collect(HTMLParser):

@@ -8,7 +8,11 @@ import uuid
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.gate.baseline import (
+
+from spanproof.bench import outcomes as gate_outcomes
+from spanproof.bench.outcomes import GateOutcomes, OutcomeItem, OutcomeSet
+from spanproof.cli.gate import gate
+from spanproof.gate.baseline import (
     Baseline,
     BaselineError,
     apply,
@@ -16,13 +20,9 @@ from spanproof.graders.gate.baseline import (
     resolve,
     save_file,
 )
-from spanproof.graders.gate.config import GateConfig
-from spanproof.graders.gate.result import CheckRow, GateResult
-from spanproof.graders.gate.store import GateStore
-
-from spanproof.bench import outcomes as gate_outcomes
-from spanproof.bench.outcomes import GateOutcomes, OutcomeItem, OutcomeSet
-from spanproof.cli.gate import gate
+from spanproof.gate.config import GateConfig
+from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.store import GateStore
 from spanproof.store import open_store
 
 # A gate that judges only the calibration set, with thresholds the rules judge clears: the

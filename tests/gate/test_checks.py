@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from spanproof.agent.record import TraceEntry
-from spanproof.graders.gate.checks.runs import (
+
+from spanproof.core.evidence import EgressEvent
+from spanproof.core.tool_schema import ToolError
+from spanproof.core.verdict import Verdict
+from spanproof.gate.checks.runs import (
     AgentRuns,
     GoldenFact,
     GoldenQuestion,
@@ -18,12 +22,8 @@ from spanproof.graders.gate.checks.runs import (
     validate_record_draft,
     view_from_record,
 )
-from spanproof.graders.gate.config import GateConfig
-from spanproof.graders.gate.result import error_row, exit_code_for, gated_row
-
-from spanproof.core.evidence import EgressEvent
-from spanproof.core.tool_schema import ToolError
-from spanproof.core.verdict import Verdict
+from spanproof.gate.config import GateConfig
+from spanproof.gate.result import error_row, exit_code_for, gated_row
 
 CFG = GateConfig()
 

@@ -7,27 +7,6 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from spanproof.graders.gate.checks import declared_checks
-from spanproof.graders.gate.checks.judged import (
-    CalibrationInput,
-    ScoredAnswer,
-    SensitivityInput,
-    UsefulnessInput,
-)
-from spanproof.graders.gate.checks.reviewed import ReviewedInput
-from spanproof.graders.gate.checks.runs import (
-    AgentRuns,
-    ClaimView,
-    EgressView,
-    GoldenFact,
-    GoldenQuestion,
-    RunView,
-    SpanView,
-    ToolCallView,
-)
-from spanproof.graders.gate.config import AGENT_CHECKS, CHECK_NAMES, GateConfig, Thresholds
-from spanproof.graders.gate.result import exit_code_for
-from spanproof.graders.gate.spec import GateCheck, Measurement, Metric, declare
 
 from spanproof.bench.injection import InjectionReport, TechniqueRow
 from spanproof.bench.metrics import Row, compute
@@ -37,6 +16,27 @@ from spanproof.bench.sensitivity import (
     SensitivityResult,
     SensitivityThresholds,
 )
+from spanproof.gate.checks import declared_checks
+from spanproof.gate.checks.judged import (
+    CalibrationInput,
+    ScoredAnswer,
+    SensitivityInput,
+    UsefulnessInput,
+)
+from spanproof.gate.checks.reviewed import ReviewedInput
+from spanproof.gate.checks.runs import (
+    AgentRuns,
+    ClaimView,
+    EgressView,
+    GoldenFact,
+    GoldenQuestion,
+    RunView,
+    SpanView,
+    ToolCallView,
+)
+from spanproof.gate.config import AGENT_CHECKS, CHECK_NAMES, GateConfig, Thresholds
+from spanproof.gate.result import exit_code_for
+from spanproof.gate.spec import GateCheck, Measurement, Metric, declare
 
 CFG = GateConfig()
 DOC, URL = "doc_00000000000000a1", "https://news.example/marion"
@@ -300,8 +300,9 @@ def test_a_check_that_measures_other_metrics_than_it_declares_is_refused():
 
 def test_the_config_and_the_declarations_cannot_drift_apart():
     from pydantic import create_model
-    from spanproof.graders.gate.checks.runs import gather_agent_runs
-    from spanproof.graders.gate.spec import DeclarationDrift, check_declarations
+
+    from spanproof.gate.checks.runs import gather_agent_runs
+    from spanproof.gate.spec import DeclarationDrift, check_declarations
 
     checks = declared_checks()
     check_declarations(checks, agent_checks=AGENT_CHECKS, agent_gather=gather_agent_runs)

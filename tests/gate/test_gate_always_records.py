@@ -18,10 +18,10 @@ from xml.etree import ElementTree as ET
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.gate.result import GateResult
-from spanproof.graders.gate.store import UNRECORDED_DIR, GateStore
 
 from spanproof.cli.gate import gate
+from spanproof.gate.result import GateResult
+from spanproof.gate.store import UNRECORDED_DIR, GateStore
 
 from ..wire.server import ChatServer, honest_judge
 
@@ -115,10 +115,9 @@ async def test_a_stopped_gate_keeps_the_rows_that_finished(tmp_path):
     calibration rows are kept as measured, the sensitivity row says why it has no value."""
     import asyncio
 
-    from spanproof.graders.gate.config import load_config
-    from spanproof.graders.gate.run import run_gate
-
     from spanproof.core.specs import EndpointSettings
+    from spanproof.gate.config import load_config
+    from spanproof.gate.run import run_gate
 
     cfg, _ = load_config(_judge_config(tmp_path, '["calibration", "sensitivity"]', n=3))
     why: list[str] = []
@@ -155,7 +154,7 @@ def hang_after(answered: int, hang_s: float):
 
 
 def test_the_gate_config_has_a_deadline_by_default():
-    from spanproof.graders.gate.config import GateConfig
+    from spanproof.gate.config import GateConfig
 
     assert 0 < GateConfig().deadline_s <= 4 * 3600
 

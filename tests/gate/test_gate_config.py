@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.gate.config import CHECK_NAMES, GateConfigError, load_config
 
 from spanproof.cli.gate import gate
+from spanproof.gate.config import CHECK_NAMES, GateConfigError, load_config
 
 
 def test_defaults_are_the_issue_table(tmp_path):

@@ -1,5 +1,5 @@
 """A rerun with nothing changed replays the gate's slow phases with the same figures; any
-change to what they read recomputes them (graders.gate_memo). Replaying stale figures is the
+change to what they read recomputes them (spanproof.gate.memo). Replaying stale figures is the
 worst failure a gate can have, so every input of the key is changed here once."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.gate import memo as gate_memo
-from spanproof.graders.gate.config import GateConfig
 
 from spanproof.cli.gate import gate
+from spanproof.gate import memo as gate_memo
+from spanproof.gate.config import GateConfig
 
 REPO = Path(__file__).resolve().parents[2]
 REPLAYED = {"agent runs", "calibration", "sensitivity", "injection"}
@@ -273,8 +273,8 @@ def test_the_memo_hashes_every_package_of_the_namespace_from_any_directory(tmp_p
     packages = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     top = {p for p in packages["packages"] if p.count(".") == 1}
     assert top == set(gate_memo.PACKAGES)
-    probe = ("import spanproof.cli, spanproof.graders.gate.run, spanproof.graders.gate.checks;"
-             "from spanproof.graders.gate import memo;"
+    probe = ("import spanproof.cli, spanproof.gate.run, spanproof.gate.checks;"
+             "from spanproof.gate import memo;"
              "print(memo.code_sha256(), memo._unhashed_modules())")  # fmt: skip
     here, there = (
         subprocess.run(

@@ -138,7 +138,8 @@ def test_calibration_fails_on_a_set_the_judge_disagrees_with(tmp_path, corpus_di
 
 def test_usefulness_unscored_offline_and_scored_by_a_rubric_model(tmp_path, corpus_dir):
     from spanproof.goldens import shipped
-    from spanproof.graders.gate.checks.runs import load_questions
+
+    from spanproof.gate.checks.runs import load_questions
 
     cfg = tmp_path / "gate.toml"
     cfg.write_text(f'corpus_dir = "{corpus_dir}"\nmax_questions = 1\nchecks = ["usefulness"]\n')
@@ -231,7 +232,7 @@ def test_injection_check_fails_when_the_suite_reports_an_attacker_claim(
 def test_usefulness_through_an_openai_compatible_server_and_gate_run_recorded(
     tmp_path, corpus_dir, httpserver
 ):
-    from spanproof.graders.gate.store import GateStore, store_path
+    from spanproof.gate.store import GateStore, store_path
 
     reply = {
         "id": "x", "object": "chat.completion", "created": 0, "model": "rubric",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from spanproof.agent.prices import run_cost
-from spanproof.graders.gate.config import GateConfig
+
+from spanproof.gate.config import GateConfig
 
 
 def test_offline_run_costs_nothing(real_run):

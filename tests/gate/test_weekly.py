@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 from click.testing import CliRunner
 from spanproof.agent.record import AnswerClaim
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.gate.store import store_path
 from spanproof.reports.weekly import build_weekly, parse_since
 
 from spanproof.cli.gate import report
 from spanproof.core.verdict import Verdict
+from spanproof.gate.store import store_path
 
 
 def _weekly(home, *extra):

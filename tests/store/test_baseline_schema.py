@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
-from spanproof.graders.gate.result import GateResult
-from spanproof.graders.gate.store import GateStore
 
+from spanproof.gate.result import GateResult
+from spanproof.gate.store import GateStore
 from spanproof.store import schema
 from spanproof.store.store import Store
 

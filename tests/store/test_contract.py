@@ -10,11 +10,11 @@ import pytest
 import sqlalchemy as sa
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.gate.result import CheckRow, GateResult
-from spanproof.graders.gate.store import GateStore
 from spanproof.graders.verifier.cache import UsefulnessCache, VerdictCache
 
 from spanproof.core.verdict import Verdict
+from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.store import GateStore
 from spanproof.store import schema
 from spanproof.store.errors import RunIdConflict, RunNotFound
 from spanproof.store.migrate import alembic_head

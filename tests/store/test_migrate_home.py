@@ -12,9 +12,9 @@ from datetime import datetime
 from click.testing import CliRunner
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.gate.result import GateResult
 
 from spanproof.cli import cli
+from spanproof.gate.result import GateResult
 from spanproof.store.store import Store
 
 # The schema older spanproof versions created, verbatim, so the copy is tested on real files.

@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.gate.result import CheckRow, GateResult
 from starlette.testclient import TestClient
 
 from spanproof.core.evidence import Span, make_span_id
+from spanproof.gate.result import CheckRow, GateResult
 from spanproof.store import open_store
 from spanproof.store.models import Recheck
 from spanproof.view.app import create_app

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 from spanproof.agent.runstore import RunStore, default_runstore_path
-from spanproof.graders.gate.result import GateResult
 
 from spanproof.cli import cli
+from spanproof.gate.result import GateResult
 from spanproof.store import open_store
 from tests.view import homes
 from tests.view.conftest import LiveServer, free_port

@@ -171,7 +171,7 @@ def test_ctrl_c_stops_the_gate_records_what_ran_and_exits_130(tmp_path):
             pytest.fail(f"the gate went on for 120 s after Ctrl-C:\n{err[-3000:]}")
     assert proc.returncode == 130, err
     assert "interrupted" in err and "recorded" in err
-    from spanproof.graders.gate.store import GateStore
+    from spanproof.gate.store import GateStore
 
     (stored,) = GateStore.default(home).list()
     assert stored.exit_code == 130 and stored.artifacts.get("interrupted") is True

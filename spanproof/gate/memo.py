@@ -44,7 +44,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from spanproof.graders.gate.result import CheckRow
+from spanproof.gate.result import CheckRow
 
 FORMAT = 2
 FOLDER = "gate-memo"
@@ -64,6 +64,7 @@ PACKAGES = (
     "spanproof.cli",
     "spanproof.view",
     "spanproof.judge_training",
+    "spanproof.gate",
     "spanproof.bench",
     "spanproof.agent",
     "spanproof.graders",

@@ -23,15 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spanproof.graders.gate.checks.judged import judged_item
-from spanproof.graders.gate.gaterun import resolve
-from spanproof.graders.gate.result import format_value
-from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
+from spanproof.gate.checks.judged import judged_item
+from spanproof.gate.gaterun import resolve
+from spanproof.gate.result import format_value
+from spanproof.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
-    from spanproof.graders.gate.gaterun import GateRun
-
     from spanproof.bench.metrics import Metrics
+    from spanproof.gate.gaterun import GateRun
 
 ADD_FROM_REVIEWS = "spanproof goldens add-from-reviews"
 
@@ -50,7 +49,7 @@ class ReviewedInput:
 
 async def gather_reviewed(run: GateRun) -> ReviewedInput:
     """The pairs reviewers labelled (``spanproof goldens add-from-reviews``), judged like the
-    calibration set; missing or empty: unscored (graders/gate/checks/reviewed.py)."""
+    calibration set; missing or empty: unscored (spanproof/gate/checks/reviewed.py)."""
     from spanproof.bench import calibration, repeats
     from spanproof.bench import outcomes as gate_outcomes
     from spanproof.bench.calibration import load_pairs, rows_for

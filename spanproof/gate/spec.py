@@ -20,7 +20,7 @@ check, so every check fails the same ways:
 ``@scorer(metrics=[...])``); ``declared_checks`` lists them in the order the gate runs them.
 
 The gate config validates check names and thresholds before any check is imported, so
-``CHECK_NAMES`` and ``Thresholds`` (graders/gate/config.py) stay beside it; ``check_declarations``
+``CHECK_NAMES`` and ``Thresholds`` (spanproof/gate/config.py) stay beside it; ``check_declarations``
 holds them to the declarations (every name declared, every threshold some metric's), and the
 checks package runs it when it is imported, so the two cannot drift apart unnoticed.
 """
@@ -31,11 +31,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from spanproof.graders.gate.config import CHECK_NAMES, GateConfig, Thresholds
-from spanproof.graders.gate.result import CheckRow, error_row, gated_row
+from spanproof.gate.config import CHECK_NAMES, GateConfig, Thresholds
+from spanproof.gate.result import CheckRow, error_row, gated_row
 
 if TYPE_CHECKING:
-    from spanproof.graders.gate.gaterun import GateRun
+    from spanproof.gate.gaterun import GateRun
 
 Direction = Literal[">=", "<="]
 In = TypeVar("In")
@@ -188,12 +188,12 @@ def check_declarations(
     if problems:
         raise DeclarationDrift(
             "the gate config and the declared checks disagree: " + "; ".join(problems)
-            + ". Declare each check once in graders/gate/checks/ and keep CHECK_NAMES, "
-            "AGENT_CHECKS and Thresholds in graders/gate/config.py to match"
+            + ". Declare each check once in spanproof/gate/checks/ and keep CHECK_NAMES, "
+            "AGENT_CHECKS and Thresholds in spanproof/gate/config.py to match"
         )  # fmt: skip
 
 
 def registered() -> list[GateCheck[Any]]:
     """The checks declared so far, in the gate's order (``CHECK_NAMES``); every one of them
-    once ``spanproof.graders.gate.checks`` is imported (``checks.declared_checks``)."""
+    once ``spanproof.gate.checks`` is imported (``checks.declared_checks``)."""
     return [_REGISTRY[n] for n in CHECK_NAMES if n in _REGISTRY]

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, declare
 
 from spanproof.bench.outcomes import OutcomeItem, OutcomeSet, content_key
 from spanproof.bench.run_view import (  # noqa: F401  (the checks' names for them)
@@ -27,9 +26,10 @@ from spanproof.bench.run_view import (  # noqa: F401  (the checks' names for the
     view_from_record,
 )
 from spanproof.core.urls import canonical_url, host_allowed
+from spanproof.gate.spec import CannotMeasure, Measurement, Metric, declare
 
 if TYPE_CHECKING:
-    from spanproof.graders.gate.gaterun import GateRun
+    from spanproof.gate.gaterun import GateRun
 
 # ---------------------------------------------------------------------------
 # Deterministic checks over run views

@@ -1,8 +1,8 @@
 """What one gate run holds: its config and where it runs, the parts it built (the verifier, the
 web environment, the memo), the agent runs it made, and what each phase and check left behind.
 
-The runner (``graders/gate/run.py``) fills one ``GateRun`` as it goes and hands it to every
-declared check's gather function (``graders/gate/spec.py``), which reads what it needs from it
+The runner (``spanproof/gate/run.py``) fills one ``GateRun`` as it goes and hands it to every
+declared check's gather function (``spanproof/gate/spec.py``), which reads what it needs from it
 and returns the check's input. The lists are the run's own, filled as the agent's runs finish,
 so an interrupted gate still records the runs that completed.
 """
@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spanproof.goldens import shipped
-from spanproof.graders.gate.config import GateConfig
-from spanproof.graders.gate.result import CheckRow
+
+from spanproof.gate.config import GateConfig
+from spanproof.gate.result import CheckRow
 
 if TYPE_CHECKING:
-    from spanproof.graders.gate.memo import GateMemo
     from spanproof.graders.verifier.verify import Verifier
 
     from spanproof.bench.run_view import RunView
+    from spanproof.gate.memo import GateMemo
     from spanproof.web.env import WebEnv
 
 
@@ -50,7 +51,7 @@ class GateRun:
     # The agent's web environment (index, fetcher, snapshot store): a live object the
     # deterministic checks read, never part of the result.
     env: WebEnv | None = None
-    memo: GateMemo | None = None  # phases replayed when nothing changed (graders/gate/memo.py)
+    memo: GateMemo | None = None  # phases replayed when nothing changed (spanproof/gate/memo.py)
 
     # The agent's runs over the golden questions, as records and as the views checks read
     # (the golden questions by id are checks.runs.GoldenQuestion: the checks import this

@@ -10,8 +10,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from spanproof.graders.gate.result import GateResult
-
+from spanproof.gate.result import GateResult
 from spanproof.store import Store, open_store, store_for_url
 from spanproof.store.columns import gate_provenance, gate_values
 

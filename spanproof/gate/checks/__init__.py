@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from spanproof.graders.gate.checks import judged, reviewed, runs  # noqa: F401  (they register)
-from spanproof.graders.gate.config import AGENT_CHECKS
-from spanproof.graders.gate.spec import GateCheck, check_declarations, registered
+from spanproof.gate.checks import judged, reviewed, runs  # noqa: F401  (they register)
+from spanproof.gate.config import AGENT_CHECKS
+from spanproof.gate.spec import GateCheck, check_declarations, registered
 
 
 def declared_checks() -> list[GateCheck[Any]]:

@@ -28,8 +28,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
-from spanproof.graders.gate.config import GateConfig, Regression
-from spanproof.graders.gate.result import CheckRow, GateResult, exit_code_for
 
 from spanproof.bench.outcomes import (
     GateOutcomes,
@@ -50,6 +48,8 @@ from spanproof.bench.paired_stats import (
     smallest_p,
     tarone,
 )
+from spanproof.gate.config import GateConfig, Regression
+from spanproof.gate.result import CheckRow, GateResult, exit_code_for
 
 LAST_PASSED = "last-passed"
 FILE_FORMAT = "spanproof-gate-baseline"
@@ -454,7 +454,7 @@ def apply(result: GateResult, cfg: GateConfig, baseline: Baseline | None,
 
 
 def _cannot_compare(result: GateResult, required: list[str], why: str) -> None:
-    from spanproof.graders.gate.result import error_row
+    from spanproof.gate.result import error_row
 
     result.checks.append(error_row("baseline", f"{why}, so nothing was compared with the "
                                    "baseline; give a baseline of the same sets"))  # fmt: skip

@@ -23,36 +23,36 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spanproof.agent.prices import run_cost
-from spanproof.graders.gate.checks import declared_checks
-from spanproof.graders.gate.checks.judged import sensitivity_sets
-from spanproof.graders.gate.checks.runs import (
+
+from spanproof.core.evidence import utc_now_iso
+from spanproof.gate.checks import declared_checks
+from spanproof.gate.checks.judged import sensitivity_sets
+from spanproof.gate.checks.runs import (
     groundedness_set,
     groundedness_stats,
     load_questions,
     view_from_record,
 )
-from spanproof.graders.gate.config import AGENT_CHECKS, GateConfig
-from spanproof.graders.gate.gaterun import GateRun, resolve
-from spanproof.graders.gate.memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
-from spanproof.graders.gate.result import (
+from spanproof.gate.config import AGENT_CHECKS, GateConfig
+from spanproof.gate.gaterun import GateRun, resolve
+from spanproof.gate.memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
+from spanproof.gate.result import (
     STOP_REASONS,
     CheckRow,
     GateResult,
     error_row,
     exit_code_for,
 )
-from spanproof.graders.gate.store import (
+from spanproof.gate.store import (
     GateStore,
     keep_unrecorded,
 )
 
-from spanproof.core.evidence import utc_now_iso
-
 if TYPE_CHECKING:
-    from spanproof.graders.gate.baseline import Baseline
-    from spanproof.graders.gate.memo import GateMemo
     from spanproof.graders.verifier.verify import Verifier
 
+    from spanproof.gate.baseline import Baseline
+    from spanproof.gate.memo import GateMemo
     from spanproof.web.env import WebEnv
 
 
@@ -172,7 +172,7 @@ async def run_gate(
     ``db``: the store for runs, verdicts and the gate run (default $SPANPROOF_DB, else SQLite
     under ``home``).
 
-    ``baseline``: compare every row with this run (graders/gate/baseline.py); without it,
+    ``baseline``: compare every row with this run (spanproof/gate/baseline.py); without it,
     ``cfg.baseline`` names one, resolved before any work (BaselineError when it names nothing).
 
     Every way the gate ends is recorded. A phase that fails gives its checks error rows; a
@@ -182,7 +182,7 @@ async def run_gate(
     ("interrupt" 130, "terminate" 143, "deadline" 2; without one, an interrupt). When ``stop``
     asked for the stop, the result is returned; any other cancellation propagates after the
     recording. A store that cannot take the result leaves it as JSON under the home (see
-    ``graders.gate_store.keep_unrecorded``) and the gate exits 2.
+    ``spanproof.gate.store.keep_unrecorded``) and the gate exits 2.
 
     A deterministic gate (local judge, extractive policy) whose inputs all match a complete
     earlier run in this home replays that run's agent runs and its calibration, reviewed,
@@ -215,8 +215,7 @@ async def run_gate(
 
 def resolve_baseline(ref: str, home: Path, db: str | None = None) -> Baseline:
     """The baseline a REF names, in the store the gate records to (BaselineError otherwise)."""
-    from spanproof.graders.gate.baseline import resolve
-
+    from spanproof.gate.baseline import resolve
     from spanproof.store import open_store
     from spanproof.store.provenance import git_branch
 
@@ -226,9 +225,8 @@ def resolve_baseline(ref: str, home: Path, db: str | None = None) -> Baseline:
 def _finish(result: GateResult, cfg: GateConfig, baseline: Baseline | None) -> None:
     """The branch gated; repeats' spreads, the comparison with the baseline and each row's
     power, on the rows."""
-    from spanproof.graders.gate import baseline as baselines
-
     from spanproof.bench import repeats
+    from spanproof.gate import baseline as baselines
     from spanproof.store.provenance import git_branch
 
     result.git_branch = git_branch()
@@ -367,8 +365,8 @@ async def _run_phases(run: GateRun) -> None:
 
 
 def _open_memo(run: GateRun) -> GateMemo | None:
-    """This gate's memo (graders/gate/memo.py), or None: never replayed, or not readable."""
-    from spanproof.graders.gate.memo import GateMemo
+    """This gate's memo (spanproof/gate/memo.py), or None: never replayed, or not readable."""
+    from spanproof.gate.memo import GateMemo
 
     try:
         memo = GateMemo.for_gate(run.cfg, run.judge, home=run.home, db=run.db, resolve=resolve,
@@ -619,11 +617,11 @@ async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
     (every repeat) as one Batch API job per openai: judge (graders.batch_judge); the checks then
     read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
     forget once done."""
-    from spanproof.graders.gate.checks.reviewed import reviewed_set_state
     from spanproof.graders.verifier.batch_judge import judge_in_batch
     from spanproof.graders.verifier.openai_judge import OpenAIJudge
 
     from spanproof.bench.calibration import load_pairs, span_ref
+    from spanproof.gate.checks.reviewed import reviewed_set_state
 
     cfg, verifier = run.cfg, run.verifier
     if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):

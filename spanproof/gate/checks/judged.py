@@ -13,18 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from spanproof.graders.gate.gaterun import resolve
-from spanproof.graders.gate.result import format_value
-from spanproof.graders.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
+from spanproof.gate.gaterun import resolve
+from spanproof.gate.result import format_value
+from spanproof.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
-    from spanproof.graders.gate.config import GateConfig
-    from spanproof.graders.gate.gaterun import GateRun
-
     from spanproof.bench.audit_figures import CodeChanges, FlagFigures
     from spanproof.bench.injection import InjectionReport
     from spanproof.bench.metrics import Metrics, Reliability
     from spanproof.bench.sensitivity import SensitivityResult
+    from spanproof.gate.config import GateConfig
+    from spanproof.gate.gaterun import GateRun
 
 
 @dataclass(frozen=True)
