@@ -117,7 +117,7 @@ def _sentences_of(preview: str, truncated: bool) -> tuple[tuple[int, str], ...]:
 
 
 def _looks_like_prose(sentence: str) -> bool:
-    from spanproof.graders.verifier.instructions import contains_instructions
+    from spanproof.graders.instructions import contains_instructions
 
     if not (MIN_SENTENCE <= len(sentence) <= MAX_SENTENCE):
         return False
@@ -159,7 +159,7 @@ def names_its_numbers(subquestion: str, page_text: str) -> bool:
 
 def instruction_note(text: str, where: str) -> str | None:
     """A quoted excerpt (<= 200 chars) of the first sentence in `text` that addresses a machine."""
-    from spanproof.graders.verifier.instructions import find_instructions
+    from spanproof.graders.instructions import find_instructions
 
     findings = find_instructions(text)
     if not findings:

@@ -238,7 +238,7 @@ def instructions_around_spans(record: RunRecord, snapshots) -> dict[str, Verdict
     when that is a label and with a neighbour that points at it (graders.instructions.
     instructions_near), and no claim resting on such a span is published.
     """
-    from spanproof.graders.verifier.instructions import instructions_near
+    from spanproof.graders.instructions import instructions_near
 
     from spanproof.core.verdict import CheckResult
 

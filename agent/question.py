@@ -32,8 +32,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from spanproof.graders.verifier import specifics
-from spanproof.graders.verifier.specifics.dates import MONTHS, WEEKDAYS
+from spanproof.graders import specifics
+from spanproof.graders.specifics.dates import MONTHS, WEEKDAYS
 
 from spanproof.core import text as project_text
 from spanproof.core.text import STOPWORDS, stem

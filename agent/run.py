@@ -41,7 +41,7 @@ from spanproof.core.specs import EndpointSettings, parse_spec
 
 if TYPE_CHECKING:
     from spanproof.agent.runstore import RunStore
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.verify import Verifier
 
     from spanproof.web.env import WebEnv
 

@@ -29,8 +29,8 @@ from spanproof.store.store import Store, open_store
 
 if TYPE_CHECKING:
     import httpx
-    from spanproof.graders.verifier.cache import VerdictCache
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.verify import Verifier
 
     from spanproof.web.env import WebEnv
     from spanproof.web.search import SearchBackend
@@ -68,14 +68,14 @@ class Services:
         """The store's verdict cache, or None when verdicts are not cached."""
         if not self.cache_verdicts:
             return None
-        from spanproof.graders.verifier.cache import VerdictCache
+        from spanproof.graders.cache import VerdictCache
 
         return VerdictCache(self.store, track_used=self.track_used)
 
     def judges(self, specs: Sequence[str]) -> list[Judge]:
         """A judge for each spec (``rules``, ``openai:<model>``, ...), on this endpoint.
         Raises SpecError (or ValueError) for a spec that names no judge."""
-        from spanproof.graders.verifier.judges import make_judge
+        from spanproof.graders.judges import make_judge
 
         return [make_judge(spec, endpoint=self.endpoint) for spec in specs]
 
@@ -87,7 +87,7 @@ class Services:
         policy: str = "all-must-support",
     ) -> Verifier:
         """A verifier over ``judges`` (specs or judges already built), through the cache."""
-        from spanproof.graders.verifier.verify import Verifier
+        from spanproof.graders.verify import Verifier
 
         built = [self.judges([j])[0] if isinstance(j, str) else j for j in judges]
         return Verifier(built, cache=self.cache, concurrency=concurrency, policy=policy)

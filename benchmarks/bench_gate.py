@@ -101,8 +101,8 @@ class _WireJudge:
 
 
 async def _throughput(base_url: str, pairs: int, concurrency: int) -> tuple[float, str]:
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     from spanproof.core.specs import EndpointSettings
     from spanproof.core.verdict import SpanRef

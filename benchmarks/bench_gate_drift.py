@@ -17,7 +17,7 @@ The simulated judge:
 - drift k: the judge rubber-stamps k% of the near-miss pairs it got right (calibration
   near-misses and planted failures it did not call SUPPORTED): it now says SUPPORTED,
   quoting the window of the span most like the claim, as a drifting model would;
-- every verdict then goes through the real code audit (graders/verifier/audit.py), as in the gate; the
+- every verdict then goes through the real code audit (graders/audit.py), as in the gate; the
   audit is deterministic, so it is computed once per pair and label.
 
 For each k in 0, 5, 10, 20: ``--runs`` pairs of runs, a baseline run and a current run (each
@@ -42,8 +42,8 @@ from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from spanproof.graders.verifier.audit import audit  # noqa: E402
-from spanproof.graders.verifier.quoting import best_window  # noqa: E402
+from spanproof.graders.audit import audit  # noqa: E402
+from spanproof.graders.quoting import best_window  # noqa: E402
 
 from spanproof.bench import outcomes as gate_outcomes  # noqa: E402
 from spanproof.bench.calibration import load_pairs, rows_for, span_ref  # noqa: E402
@@ -160,7 +160,7 @@ class Items:
 
 
 async def _raw_verdicts(pairs) -> list[Verdict]:
-    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.judges import make_judge
 
     judge = make_judge("rules")
     return [await judge.judge(p.claim, span_ref(p)) for p in pairs]

@@ -49,7 +49,7 @@ def _timed(calls) -> tuple[float, list[float]]:
 
 
 def bench_cache(url: str, n: int) -> dict[str, float]:
-    from spanproof.graders.verifier.cache import VerdictCache
+    from spanproof.graders.cache import VerdictCache
 
     from spanproof.store.store import Store
 

@@ -282,8 +282,8 @@ def schedule_ideal(slept: list[float], slots: int = CONCURRENCY) -> float:
 
 
 def judge_once(shape: Shape, limiter: str, items) -> dict:
-    from spanproof.graders.verifier.openai_judge import OpenAIJudge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.openai_judge import OpenAIJudge
+    from spanproof.graders.verify import Verifier
 
     from spanproof.core.specs import EndpointSettings
     from spanproof.wire import forget_clients, totals

@@ -33,8 +33,8 @@ def build_home(home: Path, n: int) -> tuple[float, str]:
     from spanproof.agent.record import Budgets
     from spanproof.agent.run import run_question
     from spanproof.agent.runstore import RunStore
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     from spanproof.web.env import offline_web
 

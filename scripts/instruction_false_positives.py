@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spanproof.graders.verifier.instructions import find_instructions, instructions_near
+from spanproof.graders.instructions import find_instructions, instructions_near
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "goldens" / "wice_dev_pages.jsonl.gz"

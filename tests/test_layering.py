@@ -95,8 +95,8 @@ def test_plain_lint_imports_keeps_the_contract_over_every_mapped_folder():
     [
         ("spanproof/store/provenance.py", "spanproof.web.sanitise"),  # infrastructure -> web
         ("spanproof/core/verdict.py", "spanproof.gate.run"),  # shared types -> gate
-        ("graders/verifier/verify.py", "spanproof.agent.run"),  # verifier -> agent
-        ("graders/verifier/audit.py", "spanproof.web.egress"),  # verifier -> web (siblings)
+        ("graders/verify.py", "spanproof.agent.run"),  # verifier -> agent
+        ("graders/audit.py", "spanproof.web.egress"),  # verifier -> web (siblings)
         ("spanproof/web/egress.py", "spanproof.agent.tools"),  # web -> agent
         ("agent/run.py", "spanproof.bench.sensitivity"),  # agent -> bench
         ("spanproof/bench/calibration.py", "spanproof.gate.run"),  # bench -> gate

@@ -124,8 +124,8 @@ def test_a_real_install_beside_packages_named_agent_graders_reports_runs_the_gat
 
 
 _VERSIONS = (
-    "from spanproof.graders.verifier.rules.judge import RULES_VERSION;"
-    "from spanproof.graders.verifier.audit import AUDIT_VERSION;"
+    "from spanproof.graders.rules.judge import RULES_VERSION;"
+    "from spanproof.graders.audit import AUDIT_VERSION;"
     "print(RULES_VERSION, AUDIT_VERSION)"
 )
 
@@ -136,9 +136,9 @@ _VERSIONS = (
     [
         "spanproof/core/text.py",  # the shared text machinery the judge reads through
         "spanproof/core/data/stopwords.txt",  # its word list
-        "spanproof/graders/verifier/specifics/lexicons/opposites.json",  # a lexicon
-        "spanproof/graders/verifier/rules/params.json",  # the fitted parameters
-        "spanproof/graders/verifier/speech_acts/en.toml",  # the instruction detector's words
+        "spanproof/graders/specifics/lexicons/opposites.json",  # a lexicon
+        "spanproof/graders/rules/params.json",  # the fitted parameters
+        "spanproof/graders/speech_acts/en.toml",  # the instruction detector's words
     ],
 )
 def test_an_installed_judges_version_covers_every_file_it_reads(installed, installed_file):

@@ -64,7 +64,7 @@ def test_a_text_without_the_words_is_not_scanned() -> None:
 
 
 def _project_guards() -> list[tuple[str, Guarded]]:
-    importlib.import_module("spanproof.graders.verifier.rules.judge")  # loads every reader
+    importlib.import_module("spanproof.graders.rules.judge")  # loads every reader
     out: dict[int, tuple[str, Guarded]] = {}
     for name, module in list(sys.modules.items()):
         if not name.startswith("spanproof"):

@@ -5,7 +5,16 @@ import sys
 import pytest
 
 
-@pytest.mark.parametrize("package", ["spanproof.agent", "spanproof.graders", "spanproof.reports"])
+@pytest.mark.parametrize(
+    "package",
+    [
+        "spanproof.agent",
+        "spanproof.graders",
+        "spanproof.bench",
+        "spanproof.gate",
+        "spanproof.reports",
+    ],
+)
 def test_every_public_name_resolves(package):
     module = importlib.import_module(package)
     for name in module.__all__:

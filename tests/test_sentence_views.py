@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from spanproof.agent.extractive import _sentences_of
-from spanproof.graders.verifier.clauses import split_text
+from spanproof.graders.clauses import split_text
 
 from spanproof.bench.grade_report import sentence_bounds
 from spanproof.core.sentences import (

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from spanproof.graders.verifier.clauses import (  # noqa: F401
+from spanproof.graders.clauses import (  # noqa: F401
     split_clauses,
     split_text,
     tidy_claim,

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field
-from spanproof.graders.verifier.rules.fitted import TrainingOverlap, training_overlap
+from spanproof.graders.rules.fitted import TrainingOverlap, training_overlap
 
 from spanproof.bench.audit_figures import (
     CodeChanges,
@@ -264,7 +264,7 @@ async def calibrate(
     ``repeat``: judge every pair that many times (spanproof/bench/repeats.py); figures are then means
     over the samples. With two judges or more, each later judge is compared with the first,
     pair by pair (``CalibrationResult.comparisons``)."""
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.verify import Verifier
 
     from spanproof.bench.repeats import pooled, spread, unstable_pairs
 

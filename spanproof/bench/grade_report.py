@@ -806,8 +806,8 @@ def build_graders(
     specs: list[str], allow_hosts: list[str], *, cache=None, endpoint=None
 ) -> dict[str, object]:
     """Grader id -> Verifier (for judge specs) or PresenceGrader (for ``presence``)."""
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     out: dict[str, object] = {}
     for spec in specs:

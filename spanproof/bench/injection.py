@@ -43,7 +43,7 @@ from spanproof.bench.run_view import EgressView, RunView, view_from_record
 from spanproof.core.urls import canonical_url, host_allowed
 
 if TYPE_CHECKING:
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.verify import Verifier
 
     from spanproof.core.specs import EndpointSettings
 

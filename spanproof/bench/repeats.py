@@ -5,7 +5,7 @@ the arithmetic). A figure from one pass then moves between identical runs, and a
 with a baseline cannot tell that movement from a regression. Judging each pair N times says
 how much it moves:
 
-- each sample is its own verdict-cache entry (keyed by its repeat index: graders/verifier/cache.py), so
+- each sample is its own verdict-cache entry (keyed by its repeat index: graders/cache.py), so
   a rerun replays all N samples and a new sample is asked only when N grows;
 - a figure is the mean over the samples (the pooled share: every sample judges every pair),
   with its spread across the N single-pass figures;

@@ -98,7 +98,7 @@ def contract_clean(pairs: Iterable[Pair]) -> list[Pair]:
     (docs/architecture.md, check 4): a pair it finds a mismatch on would be flagged by the product whatever
     the judge said, so it is no good pair to plant failures on. Judge-independent.
     """
-    from spanproof.graders.verifier.specifics import compare
+    from spanproof.graders.specifics import compare
 
     return [p for p in pairs if p.label == "SUPPORTED" and not compare(p.claim, p.span)]
 
@@ -234,7 +234,7 @@ async def run_sensitivity(
 ) -> SensitivityResult:
     """Plant every applicable mutator on every SUPPORTED pair (or, with `only_contract_clean`,
     on the `contract_clean` ones); judge originals and variants."""
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.verify import Verifier
 
     supported = [p for p in pairs if p.label == "SUPPORTED"]
     originals = contract_clean(pairs) if only_contract_clean else supported

@@ -95,8 +95,8 @@ class LazyGroup(click.Group):
         # Any command: a storage problem, a damaged snapshot file, damaged detector word files
         # or a judge that cannot work as configured is a one-line fix on stderr and exit 2,
         # never a traceback (commands that catch it themselves say the same).
-        from spanproof.graders.verifier.errors import JudgeConfigError
-        from spanproof.graders.verifier.instructions import DetectorWordsError
+        from spanproof.graders.errors import JudgeConfigError
+        from spanproof.graders.instructions import DetectorWordsError
 
         from spanproof.store.errors import StoreError
         from spanproof.web.snapshots import SnapshotDamaged

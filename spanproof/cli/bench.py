@@ -34,7 +34,7 @@ def _cache(home: str | None, no_cache: bool):
 
 
 def _judge(spec: str, endpoint: EndpointSettings):
-    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.judges import make_judge
 
     try:
         return make_judge(spec, endpoint=endpoint)

@@ -12,8 +12,8 @@ import click
 from spanproof.cli.options import json_option, progress_printer
 
 # The parameters the rules judge loads, wherever spanproof is installed (in a checkout, the
-# tracked file graders/verifier/rules/params.json).
-_SHIPPED = Path(str(resources.files("spanproof.graders.verifier.rules").joinpath("params.json")))
+# tracked file graders/rules/params.json).
+_SHIPPED = Path(str(resources.files("spanproof.graders.rules").joinpath("params.json")))
 
 
 @click.group()
@@ -47,7 +47,7 @@ def _features(progress):
     "out_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Where to write the parameters (default: the shipped graders/verifier/rules/params.json).",
+    help="Where to write the parameters (default: the shipped graders/rules/params.json).",
 )
 @click.option(
     "--check",
@@ -57,7 +57,7 @@ def _features(progress):
 def train(out_path: Path | None, check: bool) -> None:
     """Fit the judge on its training data and write its parameters (with the data's sha256).
 
-    The signals are chosen among graders/verifier/rules/signals.py's candidates by backward elimination
+    The signals are chosen among graders/rules/signals.py's candidates by backward elimination
     scored by grouped cross-validation (a signal stays only when removing it scores worse);
     the verdict thresholds are chosen by a grouped cross-validation over the training rows.
     The file also records the labelled pairs it was fitted on and the held-out figures of this
@@ -124,7 +124,7 @@ def cv(as_json: bool, held_out_kinds: bool, nested: bool) -> None:
       spanproof judge cv
       spanproof judge cv --json > cv.json
     """
-    from spanproof.graders.verifier.rules.model import load_params
+    from spanproof.graders.rules.model import load_params
 
     from spanproof.judge_training.training import cv_report, nested_report
 
@@ -245,8 +245,8 @@ def ablate(as_json: bool, candidates: bool) -> None:
       spanproof judge ablate
       spanproof judge ablate --candidates --json
     """
-    from spanproof.graders.verifier.rules.model import load_params
-    from spanproof.graders.verifier.rules.signals import SIGNALS
+    from spanproof.graders.rules.model import load_params
+    from spanproof.graders.rules.signals import SIGNALS
 
     from spanproof.judge_training.training import ablate as run_ablation
     from spanproof.judge_training.training import add_one

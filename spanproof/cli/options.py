@@ -264,7 +264,7 @@ def run_async(coro, *, quiet: bool = False, what: str = "command", stop: Command
     ``stop``: given by a command that keeps what finished when it is stopped; its coroutine
     reads ``stop()`` when cancelled and may return a result, which is then returned here (the
     command says why it stopped and picks its exit code). Otherwise a stop exits here."""
-    from spanproof.graders.verifier.errors import JudgeConfigError
+    from spanproof.graders.errors import JudgeConfigError
 
     from spanproof.wire import CircuitOpen, EndpointConfigError, close_clients
 

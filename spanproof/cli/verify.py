@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 import click
-from spanproof.graders.verifier.verify_pool import default_workers
-from spanproof.graders.verifier.verify_stream import counters_of
+from spanproof.graders.verify_pool import default_workers
+from spanproof.graders.verify_stream import counters_of
 
 from spanproof.bench.pairs import PairSetError, iter_pair_lines  # noqa: F401  (the one reader)
 from spanproof.cli.options import (
@@ -194,7 +194,7 @@ def verify(
       spanproof verify --pairs goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
     from spanproof.agent.services import Services
-    from spanproof.graders.verifier.verify_pool import WorkerCrashed, runs_locally
+    from spanproof.graders.verify_pool import WorkerCrashed, runs_locally
 
     from spanproof.core.files import OutputPathError, refuse_overwriting_inputs
 
@@ -237,7 +237,7 @@ def verify(
     verifier = parts.verifier(judge_objs, concurrency=concurrency, policy=policy)
     pool = None
     if workers > 1:
-        from spanproof.graders.verifier.verify_pool import PoolJudging
+        from spanproof.graders.verify_pool import PoolJudging
 
         pool = PoolJudging(
             list(judges), judge_objs, policy=policy, cache=parts.cache, workers=workers
@@ -262,7 +262,7 @@ def verify(
     rows.commit()
 
     counters = pool.counters if pool is not None else counters_of(verifier)
-    from spanproof.graders.verifier.rules.fitted import training_overlap
+    from spanproof.graders.rules.fitted import training_overlap
 
     from spanproof.cli.verify_run import stream_pairs
 
@@ -341,7 +341,7 @@ async def _run(
 ) -> None:
     from functools import partial
 
-    from spanproof.graders.verifier.verify_stream import stream_in_process
+    from spanproof.graders.verify_stream import stream_in_process
 
     if pool is not None:
         judging = pool.stream

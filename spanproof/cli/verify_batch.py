@@ -23,7 +23,7 @@ def batch_then(
 ) -> Coroutine:
     """A coroutine that runs the batch, then ``then`` (the verification), then forgets the
     batch's record (its verdicts are stored). Exit 2 at once when no judge can be batched."""
-    from spanproof.graders.verifier.openai_judge import OpenAIJudge
+    from spanproof.graders.openai_judge import OpenAIJudge
 
     from spanproof.store.home import resolve_home
 
@@ -36,8 +36,8 @@ def batch_then(
     state_dir = resolve_home(home)
 
     async def run():
-        from spanproof.graders.verifier.batch_judge import judge_in_batch
-        from spanproof.graders.verifier.errors import JudgeConfigError
+        from spanproof.graders.batch_judge import judge_in_batch
+        from spanproof.graders.errors import JudgeConfigError
 
         from spanproof.wire.batch import BatchError
 

@@ -104,7 +104,7 @@ def verify_repeats(
         golds = [p.label for _ in samples for p in pairs]
         metrics = label_metrics(golds, [v for s in samples for v in s])  # each sample counts once
     counts = Counter(v.verdict for v in verdicts)
-    from spanproof.graders.verifier.rules.fitted import training_overlap
+    from spanproof.graders.rules.fitted import training_overlap
 
     from spanproof.bench.audit_figures import code_changes, flag_figures
 

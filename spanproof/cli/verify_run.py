@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import click
-from spanproof.graders.verifier.verify_stream import Judged, StreamPair
+from spanproof.graders.verify_stream import Judged, StreamPair
 
 from spanproof.bench.audit_figures import AuditTally
 from spanproof.bench.pairs import iter_pair_lines

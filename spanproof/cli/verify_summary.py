@@ -77,7 +77,7 @@ def _human_summary(s: dict[str, Any]) -> str:
         )  # fmt: skip
     m = s["metrics"]
     if s.get("fitted_on"):
-        from spanproof.graders.verifier.rules.fitted import TrainingOverlap
+        from spanproof.graders.rules.fitted import TrainingOverlap
 
         out.append(TrainingOverlap.model_validate(s["fitted_on"]).warning())
     if m:

@@ -20,7 +20,7 @@ from spanproof.gate.config import GateConfig
 from spanproof.gate.result import CheckRow
 
 if TYPE_CHECKING:
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.verify import Verifier
 
     from spanproof.bench.run_view import RunView
     from spanproof.gate.memo import GateMemo

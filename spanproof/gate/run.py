@@ -49,7 +49,7 @@ from spanproof.gate.store import (
 )
 
 if TYPE_CHECKING:
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.verify import Verifier
 
     from spanproof.gate.baseline import Baseline
     from spanproof.gate.memo import GateMemo
@@ -617,8 +617,8 @@ async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
     (every repeat) as one Batch API job per openai: judge (graders.batch_judge); the checks then
     read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
     forget once done."""
-    from spanproof.graders.verifier.batch_judge import judge_in_batch
-    from spanproof.graders.verifier.openai_judge import OpenAIJudge
+    from spanproof.graders.batch_judge import judge_in_batch
+    from spanproof.graders.openai_judge import OpenAIJudge
 
     from spanproof.bench.calibration import load_pairs, span_ref
     from spanproof.gate.checks.reviewed import reviewed_set_state

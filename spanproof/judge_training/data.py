@@ -37,8 +37,8 @@ import re
 from pathlib import Path
 
 from pydantic import BaseModel
-from spanproof.graders.verifier.clauses import split_clauses
-from spanproof.graders.verifier.rules.lexical import coverage, is_breadcrumb, key_set
+from spanproof.graders.clauses import split_clauses
+from spanproof.graders.rules.lexical import coverage, is_breadcrumb, key_set
 
 from spanproof.bench.pairs import load_pairs
 from spanproof.core.text import STOPWORDS

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from spanproof.graders.verifier.audit import audit
-from spanproof.graders.verifier.quoting import best_window
-from spanproof.graders.verifier.rules.lexical import coverage, shared_words
-from spanproof.graders.verifier.rules.model import Params, Thresholds
-from spanproof.graders.verifier.rules.signals import SIGNALS, measure
+from spanproof.graders.audit import audit
+from spanproof.graders.quoting import best_window
+from spanproof.graders.rules.lexical import coverage, shared_words
+from spanproof.graders.rules.model import Params, Thresholds
+from spanproof.graders.rules.signals import SIGNALS, measure
 
 from spanproof.bench.metrics import scores_from_codes
 from spanproof.core.verdict import LABELS, SpanRef, Verdict
@@ -271,8 +271,8 @@ def train(f: Features, candidates: Sequence[str] | None = None, progress=None) -
     row, then one fit; with the labelled pairs it was fitted on and the held-out figures of
     this whole procedure on them (``nested_cross_validate``: signals and thresholds chosen
     inside each fold, ``FittedOn``)."""
-    from spanproof.graders.verifier.rules.fitted import pair_key
-    from spanproof.graders.verifier.rules.model import FittedOn
+    from spanproof.graders.rules.fitted import pair_key
+    from spanproof.graders.rules.model import FittedOn
 
     from spanproof.judge_training.data import WICE_PAIRS
 
@@ -484,7 +484,7 @@ def nested_report(f: Features, shipped: Sequence[str], progress=None) -> dict:
     """Everything ``spanproof judge cv --nested`` prints: the shipped signals (thresholds
     chosen inside each fold), and the selection run inside each fold from the simple set
     (the audit's findings and coverage) and from every candidate signal."""
-    from spanproof.graders.verifier.rules.signals import SIGNALS, SIMPLE
+    from spanproof.graders.rules.signals import SIGNALS, SIMPLE
 
     configs: dict[str, dict] = {}
 
@@ -518,7 +518,7 @@ class FoldModel:
 
     def judge(self, claim: str, span: str) -> tuple[str, str, float]:
         """(judge-only label, audited label, confidence) for one pair."""
-        from spanproof.graders.verifier.instructions import find_instructions
+        from spanproof.graders.instructions import find_instructions
 
         if find_instructions(span):
             return "NOT_SUPPORTED", "NOT_SUPPORTED", 1.0

@@ -554,7 +554,7 @@ async def run_judges(request: Request) -> Response:
     """Judge the chosen set with the chosen judges (model calls happen here only), then show it."""
     from urllib.parse import urlencode
 
-    from spanproof.graders.verifier.errors import JudgeConfigError
+    from spanproof.graders.errors import JudgeConfigError
 
     from spanproof.core.specs import SpecError
     from spanproof.view.judges import side_by_side

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from spanproof.graders.verifier.judges import make_judge
-from spanproof.graders.verifier.verify import Verifier
+from spanproof.graders.judges import make_judge
+from spanproof.graders.verify import Verifier
 
 from spanproof.web.egress import EgressPolicy, Fetcher
 from spanproof.web.env import WebEnv

@@ -151,8 +151,8 @@ def test_recheck_live_flags_a_page_that_changed(httpserver, tmp_path):
     import asyncio
 
     from spanproof.agent.run import run_question
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     from spanproof.web.env import live_web
     from spanproof.web.search import StaticSearch

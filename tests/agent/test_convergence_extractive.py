@@ -17,7 +17,7 @@ from spanproof.agent.convergence import (
 )
 from spanproof.agent.extractive import LABEL
 from spanproof.agent.run import run_question
-from spanproof.graders.verifier.verify import Verifier
+from spanproof.graders.verify import Verifier
 
 from tests.agent.conftest import PAGES, build_env
 from tests.agent.test_runtime_rules import FixedJudge

@@ -47,8 +47,8 @@ def research_model(usage):
 
 
 async def _ask(tmp_path, behaviour, budgets=None):
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     forget_clients()
     with ChatServer(behaviour) as server:

@@ -12,7 +12,7 @@ from spanproof.agent.relevance import (
     question_subquestions,
 )
 from spanproof.agent.run import run_question
-from spanproof.graders.verifier.verify import Verifier
+from spanproof.graders.verify import Verifier
 
 from tests.agent.scripting import call, calls, doc_id_for, draft, hit_url, span_ids
 from tests.agent.test_runtime_rules import FixedJudge

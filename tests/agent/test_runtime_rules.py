@@ -11,7 +11,7 @@ from spanproof.agent.chat import ScriptedChatModel
 from spanproof.agent.record import Budgets, Draft
 from spanproof.agent.run import run_question
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.verifier.verify import Verifier
+from spanproof.graders.verify import Verifier
 
 from spanproof.core.verdict import SpanRef, Verdict
 from tests.agent.conftest import PAGES, build_env

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.services import Services
-from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.judges import make_judge
 
 from spanproof.core.verdict import SpanRef
 from spanproof.store.errors import HomeError

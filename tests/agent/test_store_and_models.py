@@ -26,8 +26,8 @@ sys.path.insert(0, {repo!r})
 from spanproof.agent.chat import ScriptedChatModel
 from spanproof.agent.run import run_question
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.verifier.judges import make_judge
-from spanproof.graders.verifier.verify import Verifier
+from spanproof.graders.judges import make_judge
+from spanproof.graders.verify import Verifier
 from tests.agent.conftest import build_env
 from tests.agent.scripting import call, hit_url
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from spanproof.graders.verifier.cache import VerdictCache
-from spanproof.graders.verifier.judges import make_judge
+from spanproof.graders.cache import VerdictCache
+from spanproof.graders.judges import make_judge
 from spanproof.planted_failures import plant
 
 from spanproof.bench.calibration import (
@@ -73,7 +73,7 @@ class Oracle:
         self.labels = {(p.claim, p.span): p.label for p in labelled}
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
-        from spanproof.graders.verifier.quoting import best_window
+        from spanproof.graders.quoting import best_window
 
         label = self.labels.get((claim, span.text), "NOT_SUPPORTED")
         return Verdict(verdict=label, quote_used=best_window(claim, span.text), judge=self.id)
@@ -224,7 +224,7 @@ def test_load_pairs_reports_the_bad_line(tmp_path):
 
 
 def test_contract_clean_keeps_supported_pairs_whose_specifics_are_all_in_the_span():
-    from spanproof.graders.verifier.specifics import compare
+    from spanproof.graders.specifics import compare
 
     from spanproof.bench.sensitivity import contract_clean, plant_on
 
@@ -270,8 +270,8 @@ async def test_the_rules_judge_catches_every_planted_kind_and_blind_misses_the_r
     # or a joined-on element is the audit's now, for every judge; a quantifier is not).
     from collections import Counter
 
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
     from spanproof.planted_failures import MUTATORS, plant
 
     from spanproof.bench.calibration import load_pairs

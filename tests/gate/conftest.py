@@ -29,8 +29,8 @@ def corpus_dir(tmp_path_factory) -> Path:
 def real_run(tmp_path_factory, corpus_dir):
     """(record, env, home) for one golden question answered offline."""
     from spanproof.agent.run import run_question
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     from spanproof.web.env import offline_web
 

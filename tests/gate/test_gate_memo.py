@@ -162,9 +162,9 @@ def _change(change: str, files: dict[str, Path], tmp_path: Path, monkeypatch) ->
         # an edit to any file of the installed packages changes this hash
         monkeypatch.setattr(gate_memo, "code_sha256", lambda: "edited")
     elif change == "the judge's version":
-        import spanproof.graders.verifier.rules.judge
+        import spanproof.graders.rules.judge
 
-        monkeypatch.setattr(spanproof.graders.verifier.rules.judge, "RULES_VERSION", "rules-edited")
+        monkeypatch.setattr(spanproof.graders.rules.judge, "RULES_VERSION", "rules-edited")
     elif change == "the WiCE pages file":
         pages = tmp_path / "pages.jsonl.gz"
         shutil.copy(REPO / "goldens" / "wice_dev_pages.jsonl.gz", pages)

@@ -88,14 +88,14 @@ def test_rerun_with_nothing_changed_makes_no_model_calls(tmp_path, corpus_dir):
 def test_a_new_judge_version_between_runs_is_judged_again(tmp_path, corpus_dir, monkeypatch):
     # Why a rerun can make model calls: the cache is keyed on the judge's version. The rules
     # judge's version is the hash of its source; a new one invalidates every cached verdict.
-    import spanproof.graders.verifier.rules.judge
+    import spanproof.graders.rules.judge
 
     cfg = _config(tmp_path, corpus_dir, 'checks = ["sensitivity"]\n', max_pairs=5)
     home = str(tmp_path / "h")
     _, first = _run(["--config", cfg, "--json", "--home", home])
     _, same = _run(["--config", cfg, "--json", "--home", home])
     assert first["model_calls"] > 0 and same["model_calls"] == 0
-    monkeypatch.setattr(spanproof.graders.verifier.rules.judge, "RULES_VERSION", "rules-edited")
+    monkeypatch.setattr(spanproof.graders.rules.judge, "RULES_VERSION", "rules-edited")
     _, edited = _run(["--config", cfg, "--json", "--home", home])
     assert edited["model_calls"] == first["model_calls"]
 

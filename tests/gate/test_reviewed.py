@@ -146,8 +146,8 @@ def test_the_gate_measures_each_reviewed_pair(tmp_path):
     row = rows["reviewed.agreement"]
     import asyncio
 
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     from spanproof.core.verdict import SpanRef
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from spanproof.adversarial_fixtures.manifest import SHIPPED_DIR, load_fixtures, page_source
-from spanproof.graders.verifier import instructions
-from spanproof.graders.verifier.instructions import (
+from spanproof.graders import instructions
+from spanproof.graders.instructions import (
     find_instructions,
     instructions_near,
     lexicons,

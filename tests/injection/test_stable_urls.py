@@ -7,9 +7,9 @@ from __future__ import annotations
 import socket
 
 from spanproof.adversarial_fixtures.server import SITE_HOST
-from spanproof.graders.verifier.cache import VerdictCache
-from spanproof.graders.verifier.judges import make_judge
-from spanproof.graders.verifier.verify import Verifier
+from spanproof.graders.cache import VerdictCache
+from spanproof.graders.judges import make_judge
+from spanproof.graders.verify import Verifier
 
 from spanproof.bench.injection import run_suite
 

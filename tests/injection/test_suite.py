@@ -141,15 +141,15 @@ def test_with_sanitising_disabled_the_markdown_image_url_reaches_a_span(tmp_path
 
 def test_with_the_instruction_check_disabled_attacker_claims_are_published(tmp_path, monkeypatch):
     import spanproof.agent.publish
-    import spanproof.graders.verifier.audit
-    import spanproof.graders.verifier.instructions
-    import spanproof.graders.verifier.rules.judge
+    import spanproof.graders.audit
+    import spanproof.graders.instructions
+    import spanproof.graders.rules.judge
 
     fids = ["visible-body-text", "verifier-addressed", "token-in-answer"]
     for module in (
-        spanproof.graders.verifier.instructions,
-        spanproof.graders.verifier.rules.judge,
-        spanproof.graders.verifier.audit,
+        spanproof.graders.instructions,
+        spanproof.graders.rules.judge,
+        spanproof.graders.audit,
     ):
         monkeypatch.setattr(module, "find_instructions", lambda text: [])
     # the relevance check at publication is a second control; it stands aside here
@@ -222,9 +222,9 @@ def test_a_rerun_of_the_suite_is_answered_from_the_verdict_cache(tmp_path):
     # verdict cache keys, the same from one run to the next, so a rerun judges nothing again.
     import socket
 
-    from spanproof.graders.verifier.cache import VerdictCache
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

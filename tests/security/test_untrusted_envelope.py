@@ -4,7 +4,7 @@ message wrap span text with the same code, and no content can close the envelope
 from __future__ import annotations
 
 import pytest
-from spanproof.graders.verifier.openai_judge import render_user_message
+from spanproof.graders.openai_judge import render_user_message
 
 from spanproof.core.untrusted import render_untrusted
 from spanproof.core.verdict import SpanRef

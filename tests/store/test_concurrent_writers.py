@@ -18,7 +18,7 @@ WRITER = """
 import json, pathlib, sys, time, uuid
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.verifier.cache import VerdictCache
+from spanproof.graders.cache import VerdictCache
 from spanproof.core.verdict import Verdict
 from spanproof.store.store import Store
 

@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from spanproof.agent.record import RunConfig, RunRecord
 from spanproof.agent.runstore import RunStore
-from spanproof.graders.verifier.cache import UsefulnessCache, VerdictCache
+from spanproof.graders.cache import UsefulnessCache, VerdictCache
 
 from spanproof.core.verdict import Verdict
 from spanproof.gate.result import CheckRow, GateResult

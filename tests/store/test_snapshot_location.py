@@ -17,8 +17,8 @@ LOOPBACK = ["--allow-network", "127.0.0.0/8", "--allow-network", "::1/128"]
 def _run_on_runner_a(httpserver, home, db: str):
     from spanproof.agent.run import run_question
     from spanproof.agent.runstore import RunStore
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     from spanproof.web.env import live_web
     from spanproof.web.search import StaticSearch

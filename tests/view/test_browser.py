@@ -9,8 +9,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 from spanproof.agent.runstore import RunStore, default_runstore_path
-from spanproof.graders.verifier.judges import make_judge
-from spanproof.graders.verifier.verify import Verifier
+from spanproof.graders.judges import make_judge
+from spanproof.graders.verify import Verifier
 
 from spanproof.core.verdict import SpanRef
 from spanproof.web.env import SNAPSHOT_DIR

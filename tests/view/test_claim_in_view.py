@@ -20,8 +20,8 @@ def _deep_span_run(home):
         RunRecord,
     )
     from spanproof.agent.runstore import RunStore
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     from spanproof.core.evidence import Span, make_span_id
     from spanproof.core.verdict import SpanRef

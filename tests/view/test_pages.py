@@ -237,7 +237,7 @@ def test_judges_side_by_side_filters_to_disagreements(tmp_path):
 def test_judges_page_shows_the_same_paired_comparison_as_calibrate(tmp_path):
     import html as htmllib
 
-    from spanproof.graders.verifier.judges import make_judge
+    from spanproof.graders.judges import make_judge
 
     from spanproof.bench.calibration import calibrate, load_pairs
     from spanproof.bench.judge_compare import describe

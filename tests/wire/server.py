@@ -86,7 +86,7 @@ def claim_and_span(body: dict) -> tuple[str, str]:
 def verdict(body: dict, label: str = "SUPPORTED") -> Response:
     """A judge that says ``label`` with a real quote: the window of the span most like the
     claim (a quote must point where the span states the claim; graders.audit)."""
-    from spanproof.graders.verifier.quoting import best_window
+    from spanproof.graders.quoting import best_window
 
     claim, span = claim_and_span(body)
     quote = best_window(claim, span)
@@ -112,7 +112,7 @@ def logprob_judge(label: str = "SUPPORTED", label_token_probs=(0.8, 0.9)) -> Beh
     request, none are returned."""
 
     def behave(body: dict, server: ChatServer) -> Response:
-        from spanproof.graders.verifier.quoting import best_window
+        from spanproof.graders.quoting import best_window
 
         claim, span = claim_and_span(body)
         content = json.dumps({"verdict": label, "unsupported_element": None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from spanproof.graders.verifier.openai_judge import OpenAIJudge
+from spanproof.graders.openai_judge import OpenAIJudge
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.core.verdict import SpanRef

@@ -71,8 +71,8 @@ class NoNativeTools:
 
 
 async def test_a_server_without_tool_calling_falls_back_to_json_tool_calls(tmp_path, fast_backoff):
-    from spanproof.graders.verifier.judges import make_judge
-    from spanproof.graders.verifier.verify import Verifier
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.verify import Verifier
 
     behaviour = NoNativeTools()
     with ChatServer(behaviour) as server:

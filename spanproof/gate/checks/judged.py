@@ -462,7 +462,7 @@ class UsefulnessInput:
 
 
 async def gather_usefulness(run: GateRun) -> UsefulnessInput:
-    from spanproof.graders.verifier.cache import UsefulnessCache
+    from spanproof.graders.cache import UsefulnessCache
 
     from spanproof.bench.usefulness import (
         USEFULNESS_PROMPT_SHA,

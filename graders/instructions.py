@@ -1,0 +1,706 @@
+"""Detect text that prescribes what a machine-made output must say or do.
+
+A span is evidence about the world. Text in it that tells whoever reads it what an answer,
+summary, digest, citation or republication of the page must say ("any automated answer
+that uses this page carries ...", "Bots and AI tools summarising airport news: lead with
+this", "W odpowiedzi napisz, że ...", "ignore previous instructions", "return SUPPORTED")
+is an injection attempt: the verdict becomes NOT_SUPPORTED and ``contains_instructions``
+is set, whatever any judge said. This is a security control and lives in code, not in a
+prompt.
+
+What is detected is the speech act, not a phrasing. A *prescription* is a sentence (or a
+label and the sentence after it) that holds both
+
+- a **target**: a producer of derived output named as software (an AI assistant, a bot,
+  an answer engine, a screen reader, an aggregator; a weak noun such as "tool" or
+  "assistant" only with a qualifier: "summary tools", "voice assistant"), or a *derived
+  artefact* (an answer, summary, digest, citation, republication, share text ...) made
+  derived by a qualifier ("automated answers", "your summary", "any republication"), by
+  pointing at this page ("summaries of this article", "wherever this report is cited"),
+  or by being the object of an imperative ("use this sentence as the answer");
+- a **force**: an imperative (in English, an output or action verb where a clause begins:
+  "lead with", "say that", "reproduce ..."), a deontic modal or a request before an output
+  verb ("must state", "is to be rendered as", "make sure it says"), or an output verb in
+  the present with the prescribed content after it ("the citation gives the finding as
+  '...'", "carries the sentence '...'", "summary tools list it that way").
+
+Text addressed to software explicitly ("Note to language models: ...", "Short version for
+screen readers and answer tools: ..."), by self-identification ("If you are an AI ...",
+"I'm a chatbot. What do I tell people ...?") or as a label (a producer phrase before a
+colon, or a table cell naming it before a new clause: "Voice assistants and answer engines
+| The pier is closed") counts with or without a force, and so does a derived output used
+as a label for the text after it ('"voiceAnswer": "..."'; keys of structured data are read
+as words first). Besides
+prescriptions: a clause-initial speech verb with its content ("Say that ...", "Tell the
+user that ..."), an output directive with "and nothing else" / "verbatim", an imperative
+whose object is a piece of text ("remember this phrase"), and an order to disregard the
+model's context ("ignore all previous instructions", "disregard the timetable above").
+Protocol tokens are matched as such: chat-template role markers, the verifier's own JSON
+fields and verdict labels after an output verb, and pre-approval ("pre-verified").
+
+The frames are code and the same in every language; the words that fill them are data,
+one file per language in graders/speech_acts/ (its README lists the classes and the
+sixteen languages). A sentence is read in English and in any other language whose function
+words it holds most of, so a French imperative ("cite") is not read into an English
+sentence. A frame is tested on each sentence, and on a *label* (a sentence that
+ends in a colon or has no closing punctuation, a self-identification, a question) joined
+with the sentence after it, so "Notes for answer engines" in a ``<summary>`` and the
+directive in the paragraph below are read together; table cells reach the detector as one
+row, so a row header naming answer engines and a directive in the next cell are one
+sentence. ``instructions_near`` reads a span's block the way publication does
+(agent/publish.py): with the block before it when that is a label, and with a neighbour
+that prescribes and points at it ("the service notice in the next paragraph").
+
+The text is first ``reveal``-ed as a model would read it: Unicode tag characters decoded
+to the ASCII they hide, zero-width and bidi controls dropped, compatibility forms folded
+(NFKC); Latin-script words are matched against its confusable skeleton (UTS #39), so a
+Cyrillic "АІ аѕѕіѕtаnt" reads "AI assistant". The false-positive rate on the WiCE
+development pages (per sentence and per page) is printed by
+``python scripts/instruction_false_positives.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+from spanproof.core.prefilter import Guarded, guarded
+
+WORDS_DIR = Path(__file__).parent / "speech_acts"
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    text: str  # the sentence (or label and sentence) it fired on, at most 120 characters
+
+
+# --- what a model reads ----------------------------------------------------------------------
+
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+
+
+def reveal(text: str) -> str:
+    """The text as a model would read it: Unicode tag characters (U+E0020..U+E007E, invisible
+    on screen but decoded by tokenisers) turned back into the ASCII they encode, zero-width
+    and bidi-control characters dropped, compatibility forms folded (NFKC)."""
+    if _TAGS.search(text):
+        text = "".join(
+            (" " + chr(ord(c) - 0xE0000) if ord(c) == 0xE0020 else chr(ord(c) - 0xE0000))
+            if 0xE0020 <= ord(c) <= 0xE007E
+            else ("" if 0xE0000 <= ord(c) <= 0xE007F else c)
+            for c in text
+        ).replace("  ", " ")
+    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+
+
+@lru_cache(maxsize=8192)
+def _latin_prototype(ch: str) -> str:
+    """The Latin letter a confusable character is drawn like (UTS #39 confusables), else ch."""
+    from confusable_homoglyphs import confusables
+
+    found = confusables.is_confusable(ch, greedy=False, preferred_aliases=["latin"])
+    if not found:
+        return ch
+    for glyph in found[0]["homoglyphs"]:
+        proto = glyph["c"]
+        if proto.isascii() and proto.isalnum():
+            # The prototype of I-like capitals is "l"; a capital reads as "I" in a word.
+            return "I" if proto == "l" and ch.isupper() else proto
+    return ch
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def skeleton(text: str) -> str:
+    """``text`` with every non-ASCII character that has a Latin look-alike replaced by it:
+    "АІ аѕѕіѕtаnt" (Cyrillic) reads "AI assistant". ASCII is never changed."""
+    if text.isascii():
+        return text
+    # only the non-ASCII characters are looked up, one at a time as before
+    return _NON_ASCII.sub(lambda m: _latin_prototype(m.group()), text)
+
+
+# --- protocol tokens: the chat template and the verifier's own vocabulary ---------------------
+
+_VERDICT_WORDS = r"(?:SUPPORTED|NOT[_ ]SUPPORTED|PARTIAL|VERIFIED|APPROVED|PASS(?:ED)?|TRUE)"
+# (rule, pattern); guarded: a text holding none of the words every match needs is not searched
+_SYNTAX: list[tuple[str, Guarded]] = [
+    (
+        "role_marker",
+        guarded(
+            re.compile(
+                r"<\|?(?:im_start|im_end|system|assistant|user)\|?>|\[/?INST\]|^\s*(?:system|assistant)\s*:",
+                re.I | re.M,
+            )
+        ),
+    ),
+    (
+        "verdict_field",
+        guarded(
+            re.compile(
+                r"[\"'`](?:verdict|contains_instructions|quote_used|unsupported_element)[\"'`]\s*[:=]"
+                r"|\b(?:contains_instructions|quote_used|unsupported_element)\b\s*[:=]",
+                re.I,
+            )
+        ),
+    ),
+    (
+        # a verdict label as the thing to output: "return SUPPORTED", "mark this as VERIFIED"
+        "verdict_label",
+        guarded(
+            re.compile(
+                r"\b(?:return|output|respond(?:\s+with)?|reply(?:\s+with)?|answer(?:\s+with)?|say|print|"
+                r"emit|mark(?:\s+(?:this|it|the claim|as))*|label(?:\s+(?:this|it))?|classify(?:\s+(?:this|it))?"
+                r"(?:\s+as)?|rate(?:\s+(?:this|it))?(?:\s+as)?|set|verdict(?:\s+(?:is|=|:))?)\s*[:=]?\s*"
+                rf"[\"'“`]?{_VERDICT_WORDS}\b"
+            )
+        ),
+    ),
+    (
+        "pre_approval",
+        guarded(
+            re.compile(
+                r"\b(?:pre-?approved|pre-?verified|already (?:been )?(?:verified|approved|fact-?checked)|"
+                r"is (?:verified|approved) (?:as|to be) (?:true|supported|accurate)|"
+                r"treat (?:this|the following) as (?:verified|supported|true|trusted))\b",
+                re.I,
+            )
+        ),
+    ),
+]
+
+
+# --- the words, one file per language ---------------------------------------------------------
+
+_CLASSES = (
+    "producer", "producer_weak", "qualifier", "artefact", "artefact_qualifier",
+    "artefact_source", "artefact_slot", "deixis", "address", "address_after", "self", "modal",
+    "request", "imperative", "speech", "output", "content", "exclusive", "override", "context",
+    "text_object", "subordinate", "markers", "pointer", "producer_activity", "sentence_start",
+)  # fmt: skip
+# Classes at least one of which every frame needs: a sentence without any is skipped.
+_ANCHORS = (
+    "producer", "producer_weak", "artefact", "address", "self", "speech", "text_object",
+    "exclusive", "override",
+)  # fmt: skip
+
+
+def _alternation(fragments: list[str], boundaries: bool) -> re.Pattern[str] | None:
+    """One pattern for a class. Word boundaries go only where a fragment begins or ends with a
+    word: ":" or "you are an " must be free to touch what follows them."""
+    if not fragments:
+        return None
+    groups: dict[tuple[bool, bool, bool], list[str]] = {}
+    for f in fragments:
+        # In a script written without spaces, a Latin word ("AI") still needs its own
+        # boundaries, or it is found inside "said".
+        latin = not boundaries and bool(re.fullmatch(r"[A-Za-z][\w\[\]\\-]*", f))
+        head = (boundaries and bool(re.match(r"[\w(\\\[]", f))) or latin
+        # ... and not where it may end in a space ("for (?:all |the )?", "you are (?:an? )?")
+        # or ends by looking ahead (an opening quote: "'(?=...')")
+        tail = (
+            boundaries and not re.search(r"(?:[\s:\"'“‘,]|\s\)\?|\s\?|\(\?=[^()]*\))$", f)
+        ) or latin
+        groups.setdefault((head, tail, latin), []).append(f)
+    parts = []
+    for (head, tail, latin), fs in groups.items():
+        before, after = (
+            (r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])") if latin else (r"(?<!\w)", r"(?!\w)")
+        )
+        body = "|".join(f"(?:{f})" for f in fs)
+        parts.append((before if head else "") + f"(?:{body})" + (after if tail else ""))
+    return re.compile("|".join(parts), re.I)
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    language: str
+    latin: bool  # matched against the confusable skeleton
+    imperative_anywhere: bool  # the imperative forms are distinct from other forms
+    rx: dict[str, re.Pattern[str] | None]
+    anchor: re.Pattern[str]
+    markers: frozenset[str]  # function words, plain (not patterns), case-folded
+    spaced: bool  # words are separated by spaces
+
+    def evidence(self, words: frozenset[str], text: str) -> int:
+        """How many different function words of this language the text holds (`words`: its
+        words, case-folded; a script written without spaces is searched as it is)."""
+        if not self.markers:
+            return 0
+        if self.spaced:
+            return len(self.markers & words)
+        return sum(1 for m in self.markers if m in text)
+
+
+class DetectorWordsError(ValueError):
+    """The detector's word files are missing or damaged: it cannot read, so nothing may pass."""
+
+
+# Unbounded, so that clear_text_memos (which empties bounded caches between the chunks of a
+# long verify) keeps it: rebuilding the sixteen files' patterns cost ~45 ms a chunk.
+@cache
+def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
+    """Every language file of the detector (graders/speech_acts/*.toml), compiled.
+
+    Fails closed: no files, no English file, a file that is not TOML, an unknown class or a
+    pattern that does not compile is a DetectorWordsError naming the file, never a detector
+    that silently reads nothing."""
+    root = Path(directory) if directory else WORDS_DIR
+    out = []
+    for path in sorted(root.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise DetectorWordsError(
+                f"{path}: unreadable word file ({exc}); reinstall spanproof"
+            ) from exc
+        unknown = set(data) - set(_CLASSES) - {"language", "script", "imperative_at", "boundaries"}
+        if unknown or "language" not in data:
+            raise DetectorWordsError(
+                f"{path}: unknown word classes {sorted(unknown)}"
+                if unknown
+                else f"{path}: no 'language' key"
+            )
+        boundaries = bool(data.get("boundaries", True))
+        try:
+            rx = {
+                name: _alternation(list(data.get(name, [])), boundaries)
+                for name in _CLASSES
+                if name != "markers"
+            }
+        except re.error as exc:
+            raise DetectorWordsError(f"{path}: a pattern does not compile: {exc}") from exc
+        rx["markers"] = None
+        anchor = _alternation([f for c in _ANCHORS for f in data.get(c, [])], boundaries)
+        out.append(
+            Lexicon(
+                language=data["language"],
+                latin=data.get("script", "latin") == "latin",
+                imperative_anywhere=data.get("imperative_at", "anywhere") == "anywhere",
+                rx=rx,
+                anchor=anchor or re.compile(r"(?!)"),
+                markers=frozenset(m.casefold() for m in data.get("markers", [])),
+                spaced=boundaries,
+            )
+        )
+    if not any(lex.language == "en" for lex in out):
+        raise DetectorWordsError(
+            f"no English word file (en.toml) in {root}: the instruction detector cannot read; "
+            "reinstall spanproof"
+        )
+    return tuple(out)
+
+
+# --- sentences --------------------------------------------------------------------------------
+
+# After . ! ? (and their CJK forms) followed by space and a non-lower-case character, and at
+# line breaks. "A.I. assistants" stays one sentence: the dot is followed by a lower-case word.
+# Not the shared splitter (spanproof.core.sentences): the detector splits a text as written
+# and its confusable skeleton and pairs their sentences one to one, so the cut may depend on
+# punctuation alone; pysbd reads the letters around a period (abbreviations, case), which the
+# skeleton changes.
+_FOLD_STABLE_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^a-z\s])|(?<=[。！？])|\n+")
+_CLAUSE_START = re.compile(r"^\W*|[.!?;:—–(\[{]\s*[\"“'‘]?|\s-\s|\b[AQ]\s*:\s*|[。！？：；]")
+_ADVERBS = re.compile(
+    r"\s*(?:(?:please|kindly|always|now|also|just|then|simply|first|and)\s+)*", re.I
+)
+
+
+def _fold_stable_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _FOLD_STABLE_SENTENCE_END.split(text) if s and s.strip()]
+
+
+_OPEN_END = re.compile(r"(?::|\?|[^.!?。！？\"”')\]])\s*$")
+
+
+def _opens(sentence: str) -> bool:
+    """A label: ends in a colon or a question mark, or has no closing punctuation."""
+    return bool(_OPEN_END.search(sentence))
+
+
+# --- the frames ---------------------------------------------------------------------------------
+
+Span = tuple[int, int]
+# what may follow a producer phrase that labels the text after it: a colon (after the rest
+# of the phrase: "... summarising airport news:"), or a cell boundary before a new clause
+_LABEL_END = re.compile(r"(?:[^.!?:;\n]{0,60}?(:)\s*|\s+)(?=\S)")
+_VERB_IN_LABEL = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should|do|does|did)\b",
+    re.I,
+)
+_COORDINATED = re.compile(r"\b(?:and|then|or)\s+$", re.I)
+_DESIGNATION = re.compile(r"[\"'”’]?\s*[:=]\s*\S")
+# between an imperative and its object: "append the answer", "give your reply"
+_OBJECT_GAP = re.compile(r"\s+(?:(?:the|your|this|that|an?|its|their|our)\s+)?", re.I)
+# Matched at a position instead of on a slice (no copy): that differs only for a pattern
+# that looks behind its start (lookbehind, \b, ^), and neither does.
+_COMMA = re.compile(r"\s*,\s*")
+_BE = re.compile(r"\s+be\b")
+
+
+class _Scan:
+    """One sentence read with one language's words; each class is matched once, on demand."""
+
+    def __init__(self, lex: Lexicon, text: str):
+        self.lex = lex
+        self.text = text
+        self._spans: dict[str, list[Span]] = {}
+
+    def __call__(self, name: str) -> list[Span]:
+        got = self._spans.get(name)
+        if got is None:
+            rx = self.lex.rx[name]
+            got = [m.span() for m in rx.finditer(self.text)] if rx else []
+            self._spans[name] = got
+        return got
+
+    # -- force --
+
+    def clause_starts(self) -> set[int]:
+        """Where an English-style imperative may stand: a clause's first word, the word after
+        "please", after a vocative ("assistant, ignore ..."), and after the comma that
+        closes a leading "if/when ..." clause."""
+        text = self.text
+        starts = {m.end() for m in _CLAUSE_START.finditer(text)}
+        starts |= {b for _, b in self("request")}
+        for _, b in self("producer") + self("producer_weak"):
+            comma = _COMMA.match(text, b)
+            if comma:
+                starts.add(comma.end())
+        sub = self.lex.rx["subordinate"]
+        if sub is not None:
+            # "chatbot, when asked about times, reply ...": after a leading "if/when ..."
+            # clause, its comma starts the main clause
+            for s in list(starts):
+                lead = sub.match(text, _ADVERBS.match(text, s).end())
+                comma = text.find(",", lead.end()) if lead else -1
+                if comma > 0:
+                    starts.add(comma + 1)
+        return starts
+
+    def imperatives(self, name: str = "imperative") -> list[Span]:
+        found = self(name)
+        if self.lex.imperative_anywhere or not found:
+            return found
+        starts = self.clause_starts()
+        out: list[Span] = []
+        for a, b in found:
+            if any((m := _ADVERBS.match(self.text, s)) and m.end() == a for s in starts):
+                out.append((a, b))
+            elif out and _COORDINATED.search(self.text, 0, a):
+                out.append((a, b))  # "visit ... and append ...": a second imperative
+        return out
+
+    def force(self) -> str | None:
+        """Why the sentence prescribes: an imperative, a modal or request before an output
+        verb, or an output verb with the content it prescribes right after it."""
+        if self.imperatives():
+            return "imperative"
+        verbs = self("imperative") + self("output")
+        anywhere = self.lex.imperative_anywhere
+        for a, b in self("modal") + self("request"):
+            if any((va >= b and va - b <= 60) or (anywhere and vb <= a) for va, vb in verbs):
+                return "modal"
+        contents = self("content")
+        for _, b in self("output"):
+            if any(0 <= ca - b <= 30 for ca, _ in contents):
+                return "normative"
+        return None
+
+    # -- targets --
+
+    def producers(self) -> list[Span]:
+        """Software named: a strong noun, or a weak one with a qualifier before it ("summary
+        tools") or an activity after it ("assistants sharing this page")."""
+        out = list(self("producer"))
+        qualifiers = self("qualifier")
+        activities = self("producer_activity")
+        out += [
+            (a, b)
+            for a, b in self("producer_weak")
+            if _near_before(qualifiers, a, 2) or any(0 <= aa - b <= 1 for aa, _ in activities)
+        ]
+        return sorted(set(out))
+
+    def label_producer(self) -> bool:
+        """Software named as the label of what follows: a producer phrase that ends at a colon,
+        or a table cell naming it directly before a new clause ("Voice assistants and answer
+        engines | The pier is closed"). A single bare noun ("AI: a guide") is a topic, not an
+        audience: the phrase must name more than one word."""
+        text = self.text
+        for a, b in self.producers():
+            start = max((s for s in self.clause_starts() if s <= a), default=0)
+            head = text[start:b].strip()
+            if len(head.split()) < 2 or _VERB_IN_LABEL.search(head):
+                continue
+            rest = text[b:]
+            tail = _LABEL_END.match(rest)
+            if tail is None:
+                continue
+            if tail.group(1):
+                return True
+            starts = self.lex.rx["sentence_start"]
+            cell = starts is not None and starts.match(rest, tail.end())
+            if cell and rest[tail.end()].isupper():
+                return True
+        return False
+
+    def derived_artefacts(self) -> list[Span]:
+        arts = self("artefact")
+        if not arts or self("deixis"):
+            return arts
+        quals = self("artefact_qualifier")
+        sources = self("artefact_source")
+        return [
+            (a, b)
+            for a, b in arts
+            if _near_before(quals, a, 2) or any(0 <= sa - b <= 25 for sa, _ in sources)
+        ]
+
+    def slotted_artefacts(self) -> list[Span]:
+        """Artefacts an imperative acts on: its object ("append the answer to the URL") or the
+        slot its result goes into ("as the answer", "in your reply"); in a language whose
+        imperatives have their own forms, any artefact beside one ("W odpowiedzi napisz").
+        Never the imperative itself read as a noun ("Reply")."""
+        verbs = self.imperatives()
+        arts = [
+            (a, b) for a, b in self("artefact") if not any(a < vb and va < b for va, vb in verbs)
+        ]
+        if self.lex.imperative_anywhere:
+            return arts
+        slots = self("artefact_slot")
+        return [
+            (a, b)
+            for a, b in arts
+            if _near_before(slots, a, 0)
+            or any(vb <= a and _OBJECT_GAP.fullmatch(self.text[vb:a]) for _, vb in verbs)
+        ]
+
+    def addressed(self) -> bool:
+        """Explicitly addressed to software: "note for language models", "dear chatbot", "if
+        you are an AI", "I'm a chatbot", "you, the program" (a weak noun right after "you
+        are a" / "you, the" will do)."""
+        heads = self("address") + self("self")
+        producers = self.producers()
+        if any(_near_before(heads, a, 12) for a, _ in producers):
+            return True
+        after = self("address_after")  # "AIアシスタントへ：", "asistanları için not"
+        if any(0 <= a - b <= 2 for _, b in producers for a, _ in after):
+            return True
+        selves = self("self")
+        if any(_near_before(selves, a, 1) for a, _ in self("producer_weak")):
+            return True
+        return self.label_producer()
+
+
+def _near_before(spans: list[Span], start: int, within: int) -> bool:
+    return any(b <= start and start - b <= within for _, b in spans)
+
+
+def _scan(lex: Lexicon, text: str) -> _Scan | None:
+    """The text read in this language, or None when it holds no anchor word: then it fills no
+    frame and is no label. One search serves both questions about a sentence."""
+    return _Scan(lex, text) if lex.anchor.search(text) else None
+
+
+def _frame(s: _Scan | None) -> str | None:
+    """The frame a sentence (or label + sentence) fills in its language, else None."""
+    if s is None:
+        return None
+    lex, text = s.lex, s.text
+    if s.addressed():
+        return "addressed_to_software"
+    force = s.force()
+    if force and s.producers():
+        return "prescribes_to_software"
+    # "the first line should be ...": for a derived artefact, a modal before "be" prescribes
+    copula = any(_BE.match(text, b) for _, b in s("modal"))
+    if (force or copula) and s.derived_artefacts():
+        return "prescribes_output"
+    imperatives = s.imperatives()
+    if imperatives and s.slotted_artefacts():
+        return "prescribes_output"
+    for _, b in s.derived_artefacts():
+        # "voiceAnswer": "...", "Quick answer for assistants: ...": the text that follows is
+        # designated as the output
+        if _DESIGNATION.match(text, b):
+            return "designates_output"
+    contents = [a for a, _ in s("content")]
+    for _, b in s.imperatives("speech"):
+        # "Say that ...", "Tell the user that ...": a speech verb and what to say
+        if any(0 <= a - b <= 2 for a in contents):
+            return "speech_directive"
+    for _, b in imperatives:
+        if any(0 <= a - b <= 3 for a, _ in s("text_object")):
+            return "text_to_output"  # "remember this phrase", "include the following text"
+    if (imperatives or force == "modal") and s("exclusive"):
+        return "exclusive_output"
+    override = s("override")
+    ordered = lex.imperative_anywhere or force == "modal" or any(o in imperatives for o in override)
+    if override and s("context") and ordered:
+        return "override_context"  # "ignore all previous instructions"
+    return None
+
+
+def _label(s: _Scan | None) -> bool:
+    """A sentence that introduces the next one: a label or question naming a target, or a
+    self-identification as software."""
+    if s is None:
+        return False
+    targets = s.producers() or s("artefact")
+    return bool(targets) and (_opens(s.text) or bool(s("self")))
+
+
+def _languages(sentence: str, folded: str) -> list[Lexicon]:
+    """The languages a sentence is read in: English always; any other that has a word of its
+    frames in the sentence and whose function words the sentence holds, as many of them as
+    of any language's, so that a French imperative ("cite") is not read into an English
+    sentence (three English function words make a sentence English)."""
+    lexes = lexicons()
+    english = [lex for lex in lexes if lex.language == "en"]
+    words = frozenset(_WORDS.findall(folded.casefold()))
+    if sentence != folded:
+        words |= frozenset(_WORDS.findall(sentence.casefold()))
+    if english and english[0].evidence(words, folded) >= 3:
+        return english
+    counts = {lex.language: lex.evidence(words, sentence) for lex in lexes}
+    best = max(counts.values(), default=0)
+    if not best:
+        return english
+    return english + [
+        lex
+        for lex in lexes
+        if lex.language != "en"
+        and counts[lex.language] == best
+        and lex.anchor.search(folded if lex.latin else sentence)
+    ]
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _speech_acts(revealed: str, folded: str) -> list[Finding]:
+    out: list[Finding] = []
+    raw = _fold_stable_sentences(revealed)
+    latin = raw if folded == revealed else _fold_stable_sentences(folded)
+    if len(raw) != len(latin):  # the skeleton moved a sentence break: read it as written
+        latin = raw
+
+    def test(lex: Lexicon, i: int, sentences: list[str]) -> tuple[str | None, str]:
+        sentence = sentences[i]
+        scan = _scan(lex, sentence)
+        rule = _frame(scan)
+        if rule is None and i + 1 < len(sentences) and _label(scan):
+            joined = f"{sentence} {sentences[i + 1]}"
+            return _frame(_scan(lex, joined)), joined
+        return rule, sentence
+
+    for i in range(len(raw)):
+        for lex in _languages(raw[i], latin[i]):
+            rule, where = test(lex, i, latin if lex.latin else raw)
+            if rule is not None:
+                name = rule if lex.language == "en" else f"{rule}[{lex.language}]"
+                if all(f.rule != name for f in out):
+                    out.append(Finding(name, " ".join(where.split())[:120]))
+    return out
+
+
+# lowerCamelCase keys ("voiceAnswer"), not names ("ArchiveBot", "McDonald")
+_CAMEL = re.compile(r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b")
+_SNAKE = re.compile(r"(?<=[A-Za-z])_(?=[A-Za-z])")
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Every _CAMEL match holds a lower-case letter right before a capital. A pattern that opens
+# with a character class is scanned for in C, ~3x faster than _CAMEL's \b at every position.
+_CAMEL_HINT = re.compile(r"[a-z][A-Z]")
+
+
+def _split_identifiers(text: str) -> str:
+    """Keys of structured data read as words: "voiceAnswer" -> "voice Answer",
+    "note_for_ai" -> "note for ai"."""
+    if "_" in text:
+        text = _SNAKE.sub(" ", text)
+    if not _CAMEL_HINT.search(text):
+        return text
+    return _CAMEL.sub(lambda m: _CAMEL_HUMP.sub(" ", m.group(0)), text)
+
+
+def find_instructions(text: str) -> list[Finding]:
+    """Every place where the text prescribes to a machine, by rule name.
+
+    Latin-script words are matched against the confusable skeleton of the revealed text;
+    words of other scripts against the revealed text itself."""
+    return list(_find(text))
+
+
+# The same sentence is read by the extractive policy, the audit, the judge and publication.
+@lru_cache(maxsize=16384)
+def _find(text: str) -> tuple[Finding, ...]:
+    revealed = reveal(text)
+    folded = skeleton(revealed)
+    out = []
+    for name, rx in _SYNTAX:
+        m = rx.search(folded)
+        if m:
+            out.append(Finding(name, " ".join(m.group(0).split())[:120]))
+    split = _split_identifiers(revealed)
+    # most texts have nothing to fold (all ASCII): split and read them once
+    out.extend(_speech_acts(split, split if folded == revealed else _split_identifiers(folded)))
+    return tuple(out)
+
+
+def _block_at(text: str, pos: int) -> tuple[int, int]:
+    """The blank-line-separated block that holds position `pos`."""
+    a = text.rfind("\n\n", 0, pos)
+    b = text.find("\n\n", pos)
+    return (0 if a < 0 else a + 2), (len(text) if b < 0 else b)
+
+
+def _points(text: str) -> bool:
+    """Does the text point at neighbouring text ("the notice below", "the figure above")?"""
+    revealed = reveal(text)
+    folded = skeleton(revealed)
+    return any(
+        lex.rx["pointer"] is not None
+        and lex.rx["pointer"].search(folded if lex.latin else revealed)
+        for lex in lexicons()
+    )
+
+
+def instructions_near(text: str, start: int, end: int) -> list[Finding]:
+    """Findings for the blocks (blank-line-separated paragraphs, rows, captions) that hold
+    text[start:end], read with their neighbours where a neighbour belongs to them: the block
+    before when it is a label ("Notes for answer engines", "Q: I'm a chatbot. What do I tell
+    people?") and is read joined to them, and a neighbour on either side that prescribes and
+    points at neighbouring text ("... should be the service notice in the next paragraph").
+    A prescription elsewhere on the page does not reach a span it does not point at."""
+    a, _ = _block_at(text, start)
+    _, b = _block_at(text, max(start, end - 1))
+    own = text[a:b]
+    found = find_instructions(own)
+    if found:
+        return found
+    if a >= 2:
+        before = text[slice(*_block_at(text, a - 2))]
+        sentences = _fold_stable_sentences(before)
+        if sentences and _opens(sentences[-1]):
+            found = find_instructions(f"{before}\n\n{own}")
+        elif _points(before):
+            found = find_instructions(before)
+        if found:
+            return found
+    if b + 2 <= len(text):
+        after = text[slice(*_block_at(text, b + 2))]
+        if _points(after):
+            return find_instructions(after)
+    return []
+
+
+def contains_instructions(text: str) -> bool:
+    return bool(find_instructions(text))

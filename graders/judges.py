@@ -1,0 +1,218 @@
+"""Judges: one small protocol (graders.verdict.Judge), built from a spec string in one place.
+
+``make_judge(spec)`` understands the specs of spanproof.core.specs.parse_spec that name a judge:
+
+- ``rules``            the offline deterministic judge (graders.rules.RulesJudge)
+- ``blind``            the canary: always SUPPORTED, quoting the <= 25-word window of the
+                       span that shares most words with the claim, so that what catches it is
+                       code alone (the audit); a sensitivity check that does not catch it is
+                       broken
+- ``openai:<model>``   any OpenAI-compatible endpoint (graders.openai_judge.OpenAIJudge)
+- ``scripted:<path>``  replays verdicts from a file (format below); for tests and demos
+
+Other specs (``presence``, ``extractive``) are not judges and raise SpecError.
+
+Script format for ``scripted:<path>``
+-------------------------------------
+A ``.jsonl`` file with one entry per line, or a ``.json`` file holding either a list of
+entries or an object mapping a key to an entry. An entry holds the verdict fields
+(``verdict`` required; ``unsupported_element``, ``quote_used``, ``contains_instructions``,
+``model_id``, ``error``, ``confidence`` optional) and says which pair it answers with one of:
+
+- ``"id"``: the pair id (the ``id`` of a pair-set line; the Verifier passes it through);
+- ``"key"``: ``sha256(claim + "\\n" + span_text)`` as lowercase hex (see ``content_key``);
+- ``"claim"`` and ``"span"``: the texts themselves (the key is computed from them).
+
+In the object form the object's key is a pair id or a content key, and the value may be an
+entry or just a label string (``{"p1": "PARTIAL"}``). A content key is tried before the pair
+id. A pair with no entry raises ``ScriptMissing`` naming the pair — a script that runs out
+fails loudly rather than inventing a verdict.
+
+A judge that is not deterministic (an LLM on a server that batches requests) is scripted
+with one of two optional fields, read when a pair is judged several times (``--repeat``):
+
+- ``"by_repeat": ["SUPPORTED", "PARTIAL"]``: the label of each sample in turn (sample i
+  gets entry i modulo the list's length);
+- ``"flip_rate": 0.3`` (and optionally ``"flip_to": "PARTIAL"``, default the next label in
+  SUPPORTED -> PARTIAL -> NOT_SUPPORTED -> SUPPORTED): each sample flips with that
+  probability, decided by a hash of the pair and the sample's index, so the same script gives
+  the same samples on every machine.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from spanproof.graders.errors import JudgeConfigError
+
+from spanproof.core.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
+from spanproof.core.verdict import Judge, SpanRef, Verdict
+
+# The id of the pair being judged, when the caller knows it (set by the Verifier). Judges
+# never need it except ScriptedJudge, which may be keyed by pair id; a context variable
+# keeps it out of the Judge protocol so no judge can see anything but claim and span.
+current_pair_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "spanproof_current_pair_id", default=None
+)
+
+
+# Which sample of a pair is being judged (0 unless the caller asked for repeats); read only by
+# ScriptedJudge, to replay a judge whose answers vary between samples.
+current_repeat: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "spanproof_current_repeat", default=0
+)
+
+
+class ScriptMissing(JudgeConfigError, KeyError):
+    """A scripted judge was asked about a pair its script does not cover."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else "no script entry"
+
+
+def content_key(claim: str, span_text: str) -> str:
+    return hashlib.sha256(f"{claim}\n{span_text}".encode()).hexdigest()
+
+
+class BlindJudge:
+    """Always SUPPORTED, with the span window most like the claim as its quote. Deliberately
+    useless: its judge-only sensitivity is 0 by construction, so its audited figures show
+    what code alone catches."""
+
+    id = "blind"
+    model_id: str | None = None
+    prompt_sha256: str | None = "blind-v2"
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        from spanproof.graders.quoting import best_window
+
+        return Verdict(
+            verdict="SUPPORTED",
+            quote_used=best_window(claim, span.text) or None,
+            judge=self.id,
+            prompt_sha256=self.prompt_sha256,
+        )
+
+
+_VERDICT_FIELDS = (
+    "verdict", "unsupported_element", "quote_used", "contains_instructions", "model_id", "error",
+    "confidence",
+)  # fmt: skip
+_NEXT_LABEL = {"SUPPORTED": "PARTIAL", "PARTIAL": "NOT_SUPPORTED", "NOT_SUPPORTED": "SUPPORTED"}
+
+
+def _sampled_label(entry: dict[str, Any], key: str, repeat: int) -> str:
+    """The label of sample ``repeat`` for a scripted entry (module doc: by_repeat, flip_rate)."""
+    by_repeat = entry.get("by_repeat")
+    if by_repeat:
+        return by_repeat[repeat % len(by_repeat)]
+    rate = float(entry.get("flip_rate") or 0.0)
+    if rate:
+        digest = hashlib.sha256(f"{key}:{repeat}".encode()).digest()
+        if int.from_bytes(digest[:8], "big") / 2**64 < rate:
+            return entry.get("flip_to") or _NEXT_LABEL[entry["verdict"]]
+    return entry["verdict"]
+
+
+def _check_sampling(entry: dict[str, Any], where: str) -> None:
+    by_repeat = entry.get("by_repeat")
+    if by_repeat is not None and (
+        not isinstance(by_repeat, list) or not by_repeat
+        or any(label not in _NEXT_LABEL for label in by_repeat)
+    ):  # fmt: skip
+        raise SpecError(f"{where}: by_repeat must be a non-empty list of verdict labels")
+    rate = entry.get("flip_rate")
+    if rate is not None and (not isinstance(rate, int | float) or not 0 <= rate <= 1):
+        raise SpecError(f"{where}: flip_rate must be a number between 0 and 1")
+    if entry.get("flip_to") is not None and entry["flip_to"] not in _NEXT_LABEL:
+        raise SpecError(f"{where}: flip_to must be a verdict label")
+
+
+class ScriptedJudge:
+    """Replays verdicts from a script file (format in the module docstring)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.id = f"scripted:{path}"
+        self.model_id: str | None = None
+        if not self.path.is_file():
+            raise SpecError(
+                f"Script file {str(self.path)!r} for scripted:{path} does not exist - "
+                "give the path of a .json or .jsonl file of verdicts (see graders/judges.py)."
+            )
+        raw = self.path.read_bytes()
+        # The script's hash stands in for a prompt hash: edit the script and the cache misses.
+        self.prompt_sha256 = "script-" + hashlib.sha256(raw).hexdigest()
+        self._by_key: dict[str, dict[str, Any]] = {}
+        self._by_id: dict[str, dict[str, Any]] = {}
+        for key, entry in self._entries(raw.decode("utf-8")):
+            if isinstance(entry, str):
+                entry = {"verdict": entry}
+            if not isinstance(entry, dict) or "verdict" not in entry:
+                raise SpecError(f"{self.path}: entry {key or entry!r} has no 'verdict' field.")
+            Verdict.model_validate({k: entry[k] for k in _VERDICT_FIELDS if k in entry})
+            _check_sampling(entry, f"{self.path}: entry {key or entry.get('id')!r}")
+            if key is not None:
+                if len(key) == 64 and all(c in "0123456789abcdef" for c in key):
+                    self._by_key[key] = entry
+                else:
+                    self._by_id[key] = entry
+            if "key" in entry:
+                self._by_key[entry["key"]] = entry
+            if "claim" in entry and "span" in entry:
+                self._by_key[content_key(entry["claim"], entry["span"])] = entry
+            if "id" in entry:
+                self._by_id[str(entry["id"])] = entry
+
+    def _entries(self, text: str) -> list[tuple[str | None, Any]]:
+        stripped = text.strip()
+        if not stripped:
+            return []
+        if self.path.suffix == ".jsonl":
+            return [(None, json.loads(line)) for line in stripped.splitlines() if line.strip()]
+        data = json.loads(stripped)
+        if isinstance(data, dict):
+            return [(str(k), v) for k, v in data.items()]
+        if isinstance(data, list):
+            return [(None, v) for v in data]
+        raise SpecError(f"{self.path}: expected a JSON object or list of verdict entries.")
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        key = content_key(claim, span.text)
+        pair_id = current_pair_id.get()
+        entry = self._by_key.get(key)
+        if entry is None and pair_id is not None:
+            entry = self._by_id.get(pair_id)
+        if entry is None:
+            who = f"pair {pair_id!r}" if pair_id else f"claim {claim[:60]!r}"
+            raise ScriptMissing(
+                f"{self.id} has no verdict for {who} (content key {key}). Add an entry with "
+                f'"id": {pair_id!r} or "key": "{key}" to {self.path}.'
+            )
+        fields = {k: entry[k] for k in _VERDICT_FIELDS if k in entry}
+        fields["verdict"] = _sampled_label(entry, key, current_repeat.get())
+        return Verdict(**fields, judge=self.id, prompt_sha256=self.prompt_sha256)
+
+
+def make_judge(spec: str | ModelSpec, *, endpoint: EndpointSettings | None = None) -> Judge:
+    """Build the judge a spec names. Raises SpecError for a spec that names no judge."""
+    ms = spec if isinstance(spec, ModelSpec) else parse_spec(spec)
+    if ms.kind == "rules":
+        from spanproof.graders.rules import RulesJudge
+
+        return RulesJudge()
+    if ms.kind == "blind":
+        return BlindJudge()
+    if ms.kind == "scripted":
+        return ScriptedJudge(ms.name)
+    if ms.kind == "openai":
+        from spanproof.graders.openai_judge import OpenAIJudge
+
+        return OpenAIJudge(ms.name, endpoint=endpoint or EndpointSettings())
+    raise SpecError(
+        f"{str(ms)!r} is not a judge. Judges are: rules, blind, openai:<model>, scripted:<path>."
+    )

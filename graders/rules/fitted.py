@@ -1,0 +1,67 @@
+"""Which of a pair file's pairs the ``rules`` judge was fitted on.
+
+A judge's agreement on the pairs it was fitted on is not a measurement: the WiCE development
+pairs trained the shipped ``rules`` judge, so ``verify`` or ``calibrate`` on them prints what
+the fit learned, not how the judge does on claims it has not seen. ``params.json`` keeps a key
+for each labelled training pair (``FittedOn.pair_keys``: sha256 of claim and span), so any
+file holding them — the whole set, a subset, the pairs in another order — is recognised, and
+the warning gives the judge's cross-validated figure on those pairs instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+from spanproof.graders.rules.model import load_params
+
+
+def pair_key(claim: str, span: str) -> str:
+    return hashlib.sha256(f"{claim}\0{span}".encode()).hexdigest()[:16]
+
+
+class TrainingOverlap(BaseModel):
+    pairs: int  # pairs in the file
+    trained: int  # of them, pairs the rules judge was fitted on
+    pairs_file: str
+    cv: dict[str, float]
+    cv_how: str
+
+    def warning(self) -> str:
+        share = (
+            "these pairs"
+            if self.trained == self.pairs
+            else (f"{self.trained} of these {self.pairs} pairs")
+        )
+        cv = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in self.cv.items())
+        return (
+            f"warning: {share} trained the rules judge ({self.pairs_file}); its figures on them "
+            f"are fitted, not measured. The cross-validated figure is {cv} ({self.cv_how})."
+        )
+
+
+def training_overlap(
+    judges: Iterable[str], pairs: Iterable[tuple[str, str]]
+) -> TrainingOverlap | None:
+    """The overlap when a ``rules`` judge is among ``judges`` and was fitted on any of
+    ``pairs`` ((claim, span) tuples); None otherwise."""
+    if not any(j == "rules" for j in judges):
+        return None
+    fitted = load_params().fitted_on
+    if fitted is None:
+        return None
+    keys = set(fitted.pair_keys)
+    n = trained = 0
+    for claim, span in pairs:  # a file of any size: one pair at a time
+        n += 1
+        trained += pair_key(claim, span) in keys
+    if not trained:
+        return None
+    return TrainingOverlap(
+        pairs=n,
+        trained=trained,
+        pairs_file=fitted.pairs_file,
+        cv=fitted.cv,
+        cv_how=fitted.cv_how,
+    )

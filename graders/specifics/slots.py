@@ -1,0 +1,241 @@
+"""Values with where they stand: the numbers, dates, weekdays and qualified names of a text,
+each with its character offsets, grouped into the lists and ranges the text writes them in.
+
+The role check (``graders.specifics.roles``) compares a claim's values with its span's by
+the words around them, so it needs each value's place. Numbers and dates are read by the same
+extractors as everywhere else (``numbers``, ``dates``); number words are read run by run
+here, so their offsets survive ("twelve paintings" -> 12 at 0..6, "a two-term mayor" -> 2).
+
+A list ("in 2003, 2005 and 2008") and a range ("between 200 and 300", "two to four years",
+"1491–1510") share a ``group``: a claim value that meets any member of a list, or falls
+inside a range, is stated by it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from spanproof.graders.specifics import lexicon
+from spanproof.graders.specifics.dates import (
+    _YEAR_RANGE,
+    DateMention,
+    blank,
+    blank_dates,
+    dated,
+    has_digit,
+)
+from spanproof.graders.specifics.names import extract_entities
+from spanproof.graders.specifics.numbers import (
+    _DOZEN_RE,
+    _FRACTION_RE,
+    _HEDGE_BEFORE,
+    _ORDINAL_DIGIT_RE,
+    _ORDINAL_WORD_RE,
+    CURRENCY_WORDS,
+    FRACTIONS,
+    NUMBER_HEDGES,
+    ORDINALS,
+    UNITS,
+    Quantity,
+    _read_numbers,
+    alpha2digit_safe,
+)
+
+from spanproof.core.prefilter import guarded
+
+# Words that tell apart two things of one kind that share the rest of their name: "North
+# Carolina" / "South Carolina", "Henry VII" / "Henry VIII", "John Smith Jr." / "Sr.". Two
+# names differing only in such a word name different things; any other difference (a
+# nickname, a middle name, a title) may be the same one written another way.
+CONTRASTS: list[frozenset[str]] = [frozenset(g.split()) for g in lexicon.entries("name_contrasts")]
+_CONTRAST_WORDS = frozenset().union(*CONTRASTS)
+
+_NUMBER_WORD = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
+    r"|eighty|ninety|hundred|thousand|million|billion|trillion)"
+)
+_WORD_RUN = guarded(re.compile(rf"\b{_NUMBER_WORD}(?:(?:\s+|-)(?:and\s+)?{_NUMBER_WORD})*\b", re.I))
+_PERCENT_AFTER = re.compile(r"\s?(?:%|per\s?cent\b|percent\b|pct\b)", re.I)
+_WORD_AFTER = re.compile(r"[\s-]+([A-Za-z/]+)")
+_WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b(?!s)")
+_GROUP_SEP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|(?:,?\s+(?:and|or|&)\s+))\s*")
+_RANGE_SEP = re.compile(r"\s*(?:to|through|until|till|and|[–—-])\s*")
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value of a text: what it is and where it stands."""
+
+    kind: str  # quantity | date | weekday | name
+    start: int
+    end: int
+    text: str
+    quantity: Quantity | None = None
+    date: DateMention | None = None
+    weekday: str | None = None
+    name: tuple[str, ...] = ()  # a qualified name's tokens, lower-cased
+    hedge: str | None = None  # the range a hedge before it states (numbers.NUMBER_HEDGES)
+    group: int = -1  # the list or range it belongs to (-1: alone)
+    in_range: bool = False  # the group is a range (low to high), not a list
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _hedge(text: str, start: int) -> str | None:
+    m = _HEDGE_BEFORE.search(text[max(0, start - 24) : start])
+    return NUMBER_HEDGES[m.group(1).lower()] if m else None
+
+
+def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
+    out: list[tuple[Quantity, int, int]] = []
+    blanked = blank_dates(text)
+    for m in _FRACTION_RE.finditer(blanked):
+        word = next(g for g in m.groups() if g)
+        val = FRACTIONS.get(word.lower()) or FRACTIONS.get(word.lower().replace(" ", "-"))
+        if val is not None:
+            at = m.start() + m.group(0).find(word)
+            out.append((Quantity(float(val), "fraction", None, word), at, at + len(word)))
+    blanked = _FRACTION_RE.sub(blank, blanked)
+    for m in _DOZEN_RE.finditer(blanked):
+        out.append((Quantity(12.0, "number", None, m.group(0)), *m.span()))
+    blanked = _DOZEN_RE.sub(blank, blanked)
+    for m in _ORDINAL_WORD_RE.finditer(blanked):
+        q = Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1))
+        out.append((q, *m.span(1)))
+    blanked = _ORDINAL_WORD_RE.sub(blank, blanked)
+    if has_digit(blanked):
+        for m in _ORDINAL_DIGIT_RE.finditer(blanked):
+            out.append((Quantity(float(m.group(1)), "ordinal", None, m.group(0)), *m.span()))
+        blanked = _ORDINAL_DIGIT_RE.sub(blank, blanked)
+    digits: list[Quantity] = []
+    spans: list[tuple[int, int]] = []
+    _read_numbers(blanked, digits, mask=False, spans=spans)
+    out += [(q, a, b) for q, (a, b) in zip(digits, spans, strict=True)]
+    for m in _WORD_RUN.finditer(blanked):
+        run = m.group(0)
+        if run.lower() in ("one", "zero"):
+            continue  # "one of", "at one time": a pronoun or an idiom, as text2num reads it
+        digits_text = alpha2digit_safe(run.replace("-", " ")).replace(" ", "")
+        if not digits_text.isdigit():
+            continue
+        value, end = float(digits_text), m.end()
+        kind, unit = "number", None
+        pct = _PERCENT_AFTER.match(text, end)
+        after = _WORD_AFTER.match(text, end)
+        if pct:
+            kind, end = "percent", pct.end()
+        elif after and after.group(1).lower() in CURRENCY_WORDS:
+            kind, unit, end = "currency", CURRENCY_WORDS[after.group(1).lower()], after.end()
+        elif after and after.group(1).lower() in UNITS:
+            unit, end = after.group(1).lower(), after.end()
+        out.append((Quantity(value, kind, unit, text[m.start() : end]), m.start(), end))
+    return out
+
+
+def _dates(text: str) -> list[tuple[DateMention, int, int]]:
+    # "since 1999" is also read as the year 1999, which keeps its place; the preposition is
+    # part of the frame the role check reads
+    return [(d, a, b) for d, a, b in dated(text) if not d.since]
+
+
+def _weekdays(text: str) -> list[tuple[str, int, int]]:
+    out = []
+    for m in _WEEKDAY.finditer(text):
+        before = text[: m.start()].rstrip()
+        # "Good Friday", "Super Tuesday": part of a name, not a day of this week
+        if re.search(r"(?<![.!?]\s)[A-Z][a-z]+$", before) and not before.endswith(","):
+            prior = before[: before.rfind(" ") + 1].rstrip()
+            if prior and not prior.endswith((".", "!", "?", ":")):
+                continue
+        out.append((m.group(1), *m.span(1)))
+    return out
+
+
+def _names(text: str) -> list[tuple[tuple[str, ...], int, int]]:
+    out = []
+    for entity in extract_entities(text):
+        toks = entity.split()
+        if not any(t.lower().strip(".") in _CONTRAST_WORDS for t in toks):
+            continue
+        rx = r"\b" + r"\W{0,3}\s*".join(re.escape(t) for t in toks) + r"(?!\w)"
+        for m in re.finditer(rx, text):
+            out.append((tuple(t.lower().strip(".") for t in toks), *m.span()))
+    return out
+
+
+def _group(text: str, values: list[Value]) -> list[Value]:
+    """Mark lists and ranges: neighbouring values of one kind with only a separator between."""
+    out: list[Value] = []
+    first: dict[int, Value] = {}  # group id -> its first value
+    for v in values:
+        prev = out[-1] if out else None
+        if prev is None or prev.kind != v.kind:
+            out.append(v)
+            continue
+        gap = text[prev.end : v.start]
+        head = first.get(prev.group, prev)
+        after_between = re.search(r"\bbetween\s+(?:\S+\s+)?$", text[: head.start], re.I)
+        is_range = bool(_RANGE_SEP.fullmatch(gap)) and (gap.strip() != "and" or bool(after_between))
+        if not is_range and not _GROUP_SEP.fullmatch(gap):
+            out.append(v)
+            continue
+        group = prev.group if prev.group >= 0 else len(first)
+        if prev.group < 0:
+            first[group] = prev
+            out[-1] = replace(prev, group=group, in_range=is_range)
+        out.append(replace(v, group=group, in_range=is_range or out[-1].in_range))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def values_of(text: str) -> tuple[Value, ...]:
+    """Every value of ``text`` in reading order, with offsets, hedges, lists and ranges."""
+    found: list[Value] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    year_ranges: dict[tuple[int, int], list[DateMention]] = {}
+    for d, a, b in _dates(text):
+        if _YEAR_RANGE.fullmatch(d.surface.strip()) and d.month is None:
+            year_ranges.setdefault((a, b), []).append(d)
+            continue
+        if free(a, b):
+            found.append(Value("date", a, b, text[a:b], date=d))
+            taken.append((a, b))
+    for q, a, b in _quantities(text):
+        if free(a, b):
+            found.append(Value("quantity", a, b, text[a:b], quantity=q, hedge=_hedge(text, a)))
+            taken.append((a, b))
+    for day, a, b in _weekdays(text):
+        if free(a, b):
+            found.append(Value("weekday", a, b, day, weekday=day.lower()))
+            taken.append((a, b))
+    for toks, a, b in _names(text):
+        if free(a, b):
+            found.append(Value("name", a, b, text[a:b], name=toks))
+            taken.append((a, b))
+    found.sort(key=lambda v: v.start)
+    grouped = _group(text, found)
+    # a year range ("2004–05", "1491–1510") is one place holding two years
+    next_group = max((v.group for v in grouped), default=-1) + 1
+    for (a, b), ds in year_ranges.items():
+        if not free(a, b):
+            continue
+        for d in ds:
+            grouped.append(Value("date", a, b, text[a:b], date=d, group=next_group, in_range=True))
+        next_group += 1
+    grouped.sort(key=lambda v: (v.start, v.date.year if v.date and v.date.year else 0))
+    return tuple(grouped)
+
+
+def members(values: tuple[Value, ...] | list[Value], v: Value) -> list[Value]:
+    """The values of ``v``'s list or range (``[v]`` when it stands alone)."""
+    if v.group < 0:
+        return [v]
+    return [x for x in values if x.group == v.group]
