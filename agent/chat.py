@@ -363,13 +363,22 @@ class OpenAIChatModel:
 # --- factory ----------------------------------------------------------------------------
 
 
-def make_chat_model(spec: str | ModelSpec, endpoint: EndpointSettings | None = None) -> ChatModel:
+CHAT_MODEL_KINDS = ("openai", "scripted")
+
+
+def check_chat_spec(spec: str | ModelSpec) -> ModelSpec:
+    """The spec of an agent (chat) model, parsed; SpecError saying what to write otherwise."""
     parsed = spec if isinstance(spec, ModelSpec) else parse_spec(spec)
+    if parsed.kind not in CHAT_MODEL_KINDS or not parsed.name:
+        raise SpecError(
+            f"{str(parsed)!r} is not a chat model. Agent models are openai:<model> or "
+            "scripted:<path>; for a run with no model use --policy extractive."
+        )
+    return parsed
+
+
+def make_chat_model(spec: str | ModelSpec, endpoint: EndpointSettings | None = None) -> ChatModel:
+    parsed = check_chat_spec(spec)
     if parsed.kind == "openai":
         return OpenAIChatModel(parsed.name, endpoint)
-    if parsed.kind == "scripted":
-        return ScriptedChatModel.from_file(parsed.name)
-    raise SpecError(
-        f"{parsed} is not a chat model. Agent models are openai:<model> or scripted:<path>; "
-        "for a run with no model use --policy extractive."
-    )
+    return ScriptedChatModel.from_file(parsed.name)

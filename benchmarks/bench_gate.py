@@ -28,6 +28,7 @@ from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from spanproof.core.verdict import JudgeBase  # noqa: E402
 from spanproof.gate.config import load_config  # noqa: E402
 from spanproof.gate.run import run_gate  # noqa: E402
 
@@ -75,11 +76,10 @@ class _SlowChat(BaseHTTPRequestHandler):
         pass
 
 
-class _WireJudge:
+class _WireJudge(JudgeBase):
     """Stand-in used only when graders.openai_judge is missing: one chat call per pair."""
 
     id = "openai:bench (stand-in)"
-    model_id = None
     prompt_sha256 = "bench"
 
     def __init__(self, base_url: str):

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from spanproof.graders.cache import cache_key_for
-from spanproof.graders.judges import current_repeat
+from spanproof.graders.judges.context import current_repeat
 from spanproof.graders.openai_judge import OpenAIJudge
 
 from spanproof.core.verdict import SpanRef, Verdict

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spanproof.core.verdict import SpanRef, Verdict
+from spanproof.core.verdict import Judge, SpanRef, Verdict
 
 if TYPE_CHECKING:
     from spanproof.store import Store
@@ -64,17 +64,18 @@ def cache_key(
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def cache_key_for(judge: object, claim: str, span: SpanRef, repeat: int = 0) -> str:
+def cache_key_for(judge: Judge, claim: str, span: SpanRef, repeat: int = 0) -> str:
     """The key of ``judge``'s verdict on (claim, span), from what the judge says about itself
-    (``repeat``: which sample, when the same pair is judged several times)."""
+    (the members the Judge protocol declares; ``repeat``: which sample, when the same pair is
+    judged several times)."""
     return cache_key(
-        getattr(judge, "id", ""),
-        getattr(judge, "model_id", None),
-        getattr(judge, "prompt_sha256", None),
+        judge.id,
+        judge.model_id,
+        judge.prompt_sha256,
         claim,
         span,
-        endpoint=getattr(judge, "endpoint", None),
-        code_version=getattr(judge, "code_version", None),
+        endpoint=judge.endpoint,
+        code_version=judge.code_version,
         repeat=repeat,
     )
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from spanproof.graders.audit import audit, weakest
 from spanproof.graders.cache import VerdictCache, cache_key_for
 from spanproof.graders.errors import JudgeConfigError
-from spanproof.graders.judges import current_pair_id, current_repeat
+from spanproof.graders.judges.context import current_pair_id, current_repeat
 
 from spanproof.core.verdict import Judge, SpanRef, Verdict
 from spanproof.wire.limiter import LoopSemaphore

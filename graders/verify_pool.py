@@ -49,11 +49,8 @@ from spanproof.graders.verify_stream import (
 )
 
 from spanproof.core.memo import clear_text_memos
-from spanproof.core.specs import parse_spec
 from spanproof.core.verdict import Verdict
 
-# Judges that compute on this machine's CPU (no model server): these gain from more cores.
-LOCAL_JUDGE_KINDS = ("rules", "blind", "scripted")
 CHUNK = 128
 
 
@@ -62,8 +59,10 @@ class WorkerCrashed(RuntimeError):
 
 
 def runs_locally(specs: Iterable[str]) -> bool:
-    """Do all these judges compute here, with no model server?"""
-    return all(parse_spec(s).kind in LOCAL_JUDGE_KINDS for s in specs)
+    """Do all these judges compute here, with no model server (they gain from more cores)?"""
+    from spanproof.graders.judges import check_judge_spec
+
+    return all(check_judge_spec(s)[1].local for s in specs)
 
 
 def default_workers() -> int:

@@ -19,10 +19,28 @@ def test_parse_spec(text, kind, name):
     assert str(spec) == text
 
 
-@pytest.mark.parametrize("text", ["", "gpt-4", "openai:", "nli:foo"])
-def test_bad_spec_says_what_to_use(text):
-    with pytest.raises(SpecError, match="openai:<model>"):
+@pytest.mark.parametrize("text", ["", "openai:", "Open AI", ":x", "rules:  "])
+def test_a_spec_that_is_not_kind_or_kind_colon_argument_says_how_to_write_one(text):
+    with pytest.raises(SpecError, match="KIND or KIND:ARGUMENT"):
         parse_spec(text)
+
+
+@pytest.mark.parametrize("text", ["gpt-4", "nli:foo", "presence", "extractive"])
+def test_a_spec_that_names_no_judge_lists_the_judges(text):
+    # the parser reads the form only; the judge registry says what is a judge
+    from spanproof.graders.judges import check_judge_spec
+
+    parse_spec(text)
+    with pytest.raises(SpecError, match=r"not a judge\. Judges are: .*openai:<model>.*rules"):
+        check_judge_spec(text)
+
+
+@pytest.mark.parametrize("text", ["openai", "scripted", "rules:extra", "blind:x"])
+def test_a_judge_spec_with_a_missing_or_extra_argument_says_how_to_write_it(text):
+    from spanproof.graders.judges import check_judge_spec
+
+    with pytest.raises(SpecError, match="needs an argument|takes no argument"):
+        check_judge_spec(text)
 
 
 def test_missing_key_says_how_to_set_it():

@@ -32,7 +32,7 @@ from spanproof.graders.specifics import contradictions, stronger_than_span
 from spanproof.graders.specifics.comparison import unestablished
 
 from spanproof.core.digest import package_digest
-from spanproof.core.verdict import CheckResult, SpanRef, Verdict
+from spanproof.core.verdict import CheckResult, JudgeBase, SpanRef, Verdict
 
 
 def _source_hash() -> str:
@@ -57,9 +57,8 @@ def _finding(claim: str, span: str) -> str | None:
     return missing_words(claim, missing) if missing else None
 
 
-class RulesJudge:
+class RulesJudge(JudgeBase):
     id = "rules"
-    model_id: str | None = None
 
     def __init__(self, params: Params | None = None) -> None:
         self.params = params or load_params()

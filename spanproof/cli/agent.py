@@ -19,6 +19,7 @@ from spanproof.cli.options import (
     fetch_timeout_option,
     home_option,
     json_option,
+    judge_specs,
     model_options,
     progress_printer,
     run_async,
@@ -225,7 +226,7 @@ def _pct(x: float | None) -> str:
 @click.option("--model", "model_spec", default=None, metavar="SPEC",
               help="Agent model: openai:<model> or scripted:<path.json>.")  # fmt: skip
 @click.option("--judge", "judges", multiple=True, metavar="SPEC", envvar="SPANPROOF_JUDGE",
-              help="Verifier judge(s): rules (default), openai:<model>, scripted:<path>. "
+              help=f"Verifier judge(s): {judge_specs()} (default rules). "
               "Repeat for a panel where every judge must say SUPPORTED.")  # fmt: skip
 @click.option("--corpus", type=click.Path(file_okay=False), default=None,
               help="Offline corpus directory to replay (default: the shipped corpus).")  # fmt: skip

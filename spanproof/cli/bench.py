@@ -14,6 +14,7 @@ from spanproof.cli.options import (
     err,
     home_option,
     json_option,
+    judge_specs,
     model_options,
     progress_printer,
     run_async,
@@ -72,7 +73,7 @@ def _pairs(path: str):
     default="rules",
     show_default=True,
     envvar="SPANPROOF_JUDGE",
-    help="Judge spec: rules, blind, openai:<model>, scripted:<path>.",
+    help=f"Judge spec: {judge_specs()}.",
 )
 @click.option(
     "--seed",
@@ -430,7 +431,7 @@ def _repeat_lines(result, limit: int = 15) -> str:
     envvar="SPANPROOF_JUDGE",
     default=("rules",),
     show_default=True,
-    help="Judge spec (repeatable): rules, blind, openai:<model>, scripted:<path>.",
+    help=f"Judge spec (repeatable): {judge_specs()}.",
 )
 @json_option()
 @click.option(

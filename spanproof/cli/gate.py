@@ -15,6 +15,7 @@ from spanproof.cli.options import (
     err,
     home_option,
     json_option,
+    judge_specs,
     model_options,
     progress_printer,
     run_async,
@@ -34,7 +35,7 @@ from spanproof.cli.options import (
 @click.option(
     "--judge",
     envvar="SPANPROOF_JUDGE",
-    help="Judge spec: rules (default) | blind | openai:<model> | scripted:<path>.",
+    help=f"Judge spec: {judge_specs()} (default rules).",
 )
 @click.option(
     "--policy", type=click.Choice(["extractive", "llm"]), help="Agent policy (default extractive)."

@@ -16,6 +16,7 @@ from spanproof.cli.options import (
     fetch_timeout_option,
     home_option,
     json_option,
+    judge_specs,
     model_options,
     progress_printer,
     run_async,
@@ -164,9 +165,9 @@ def _proofs_and_flags(result) -> list[str]:
     "judges",
     multiple=True,
     envvar="SPANPROOF_JUDGE",
-    help="Grader spec, repeatable for side-by-side columns: rules (default) | presence (the "
-    "straw man: passes any link to an allowlisted page that loads, never reads it) | blind | "
-    "openai:<model> | scripted:<path>.",
+    help="Grader spec, repeatable for side-by-side columns: presence (the straw man: passes "
+    f"any link to an allowlisted page that loads, never reads it) or a judge: {judge_specs()} "
+    "(default rules).",
 )
 @click.option(
     "--plant",
@@ -230,6 +231,7 @@ def grade(
       spanproof grade my_report.md --live --judge openai:gpt-4o-mini
     """
     from spanproof.agent.services import Services
+    from spanproof.graders.judges import check_judge_spec
 
     from spanproof.bench.atomic import (
         atomic_claims,
@@ -242,6 +244,7 @@ def grade(
         grade_report,
         make_fetcher,
     )
+    from spanproof.bench.presence import PRESENCE_ID
     from spanproof.bench.report_input import ReportFormatError, parse_report
     from spanproof.core.specs import SpecError, parse_spec
     from spanproof.store.home import resolve_home
@@ -254,7 +257,8 @@ def grade(
     judges = list(judges) or ["rules"]
     try:
         for spec in judges:
-            parse_spec(spec)
+            if spec.strip() != PRESENCE_ID:
+                check_judge_spec(spec)
     except SpecError as exc:
         raise click.UsageError(str(exc)) from None
     from spanproof.core.files import OutputPathError, refuse_overwriting_inputs, write_atomic

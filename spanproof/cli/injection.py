@@ -14,6 +14,7 @@ from spanproof.cli.options import (
     endpoint_settings,
     home_option,
     json_option,
+    judge_specs,
     model_options,
     progress_printer,
     run_async,
@@ -131,7 +132,7 @@ def render_table(report) -> str:
     default="rules",
     show_default=True,
     envvar="SPANPROOF_JUDGE",
-    help="Verifier judge: rules, blind, openai:<model>, scripted:<path>.",
+    help=f"Verifier judge: {judge_specs()}.",
 )
 @click.option(
     "--only",
@@ -189,11 +190,14 @@ def injection(
             f"--policy llm needs --model (openai:<model>, scripted:<path>, or {COMPROMISED})",
             param_hint="--model",
         )
+    from spanproof.agent.chat import check_chat_spec
+    from spanproof.graders.judges import check_judge_spec
+
     endpoint = None
     try:
         if model_spec and model_spec not in BUILT_IN:
-            parse_spec(model_spec)
-        parse_spec(judge_spec)
+            check_chat_spec(model_spec)
+        check_judge_spec(judge_spec)
         needs_endpoint = any(
             s and s not in BUILT_IN and parse_spec(s).kind == "openai"
             for s in (model_spec, judge_spec)

@@ -24,6 +24,13 @@ DB_HELP = (
 )
 
 
+def judge_specs() -> str:
+    """The judge specs the registry knows, for help text (built-ins and installed plug-ins)."""
+    from spanproof.graders.judges import judge_usage
+
+    return judge_usage()
+
+
 def home_option(help: str = HOME_HELP):
     return click.option("--home", type=click.Path(file_okay=False), default=None, help=help)
 

@@ -1,23 +1,22 @@
-"""The one parser for model and judge spec strings.
+"""The one parser for model and judge spec strings: ``KIND`` or ``KIND:ARGUMENT``.
 
-- ``rules``              offline deterministic judge (the embedded default)
-- ``blind``              canary judge: always SUPPORTED with a valid quote
-- ``presence``           straw-man report grader: a citation exists, nothing else
-- ``extractive``         offline agent policy (no model)
-- ``openai:<model>``     any OpenAI-compatible endpoint
-- ``scripted:<path>``    replays a script file; fails loudly when it runs out
+It reads the form only and knows no names: which kinds exist is said where they are consumed
+(judges: ``spanproof.graders.judges``; agent models: ``spanproof.agent.chat``; the report
+grader's ``presence``). Examples: ``rules``, ``blind``, ``openai:gpt-4o-mini``,
+``scripted:verdicts.jsonl``, ``extractive``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-SpecKind = Literal["rules", "blind", "presence", "extractive", "openai", "scripted"]
-_BARE = {"rules", "blind", "presence", "extractive"}
-_PREFIXED = {"openai", "scripted"}
+# A kind is a lowercase word; everything after the first colon is its argument (a model name,
+# a file path), which may itself hold colons ("openai:org/model:v2", "scripted:C:/x.json").
+_FORM = re.compile(r"(?P<kind>[a-z][a-z0-9_-]*)(?::(?P<name>.*))?", re.DOTALL)
 
 
 class SpecError(ValueError):
@@ -25,24 +24,24 @@ class SpecError(ValueError):
 
 
 class ModelSpec(BaseModel, frozen=True):
-    kind: SpecKind
-    name: str = ""  # model name for openai:, file path for scripted:
+    kind: str
+    name: str = ""  # the argument: a model name for openai:, a file path for scripted:
 
     def __str__(self) -> str:
         return self.kind if not self.name else f"{self.kind}:{self.name}"
 
 
 def parse_spec(text: str) -> ModelSpec:
+    """``KIND`` or ``KIND:ARGUMENT``; SpecError for anything else (never for an unknown KIND:
+    the consumer says which kinds it takes)."""
     raw = (text or "").strip()
-    if raw in _BARE:
-        return ModelSpec(kind=raw)
-    kind, sep, name = raw.partition(":")
-    if sep and kind in _PREFIXED and name.strip():
-        return ModelSpec(kind=kind, name=name.strip())
-    raise SpecError(
-        f"Unknown model spec {text!r}. Use one of: rules, blind, presence, extractive, "
-        "openai:<model> (e.g. openai:gpt-4o-mini), scripted:<path-to-script.json>."
-    )
+    form = _FORM.fullmatch(raw)
+    if form is None or (form.group("name") is not None and not form.group("name").strip()):
+        raise SpecError(
+            f"Cannot read the spec {text!r}: write KIND or KIND:ARGUMENT, e.g. rules, "
+            "openai:gpt-4o-mini, scripted:verdicts.jsonl."
+        )
+    return ModelSpec(kind=form.group("kind"), name=(form.group("name") or "").strip())
 
 
 ResponseFormatChoice = Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"]

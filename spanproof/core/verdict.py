@@ -123,8 +123,44 @@ class Pair(BaseModel):
 
 @runtime_checkable
 class Judge(Protocol):
-    """Judges one (claim, span) pair. No tools, no question, no sibling claims."""
+    """Judges one (claim, span) pair. No tools, no question, no sibling claims.
+
+    What the verdict cache keys on (``graders.cache.cache_key_for``) and the gate's replay
+    memo reads; each must change whenever the judge's verdicts may change, or a stale verdict
+    is served:
+
+    - ``id``: the spec the judge was built from ("rules", "openai:gpt-4o-mini");
+    - ``model_id``: the model as pinned (the endpoint's own answer goes on each Verdict);
+      None for a judge that is code;
+    - ``prompt_sha256``: the digest of its prompt, or of its code for a judge that is code;
+    - ``endpoint``: the base URL it calls, None when it calls nothing (another endpoint is
+      never answered from the cache);
+    - ``code_version``: the digest of the code that turns a reply into a verdict, None when
+      ``prompt_sha256`` already covers it.
+
+    The quote obligation: a SUPPORTED verdict carries ``quote_used``, at most 25 words copied
+    verbatim from the span. Code checks it (``graders.audit``): a SUPPORTED verdict whose
+    quote is missing or not verbatim in the span is lowered to NOT_SUPPORTED by a proof. A
+    judge that cannot quote cannot publish.
+
+    ``JudgeBase`` gives the optional members their "nothing to say" defaults.
+    """
 
     id: str
+    model_id: str | None
+    prompt_sha256: str | None
+    endpoint: str | None
+    code_version: str | None
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict: ...
+
+
+class JudgeBase:
+    """Defaults for the Judge protocol's optional members: a judge that calls no model and
+    whose verdicts depend only on its ``id`` (override what does not hold)."""
+
+    id: str = ""
+    model_id: str | None = None
+    prompt_sha256: str | None = None
+    endpoint: str | None = None
+    code_version: str | None = None

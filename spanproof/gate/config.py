@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from spanproof.agent.prices import ModelPrice, Prices  # noqa: F401 - the one price table
 
-from spanproof.core.specs import SpecError, parse_spec
+from spanproof.core.specs import SpecError
 
 # Checks computed from the agent's runs over the golden questions.
 AGENT_CHECKS: tuple[str, ...] = (
@@ -123,7 +123,8 @@ class Regression(_Strict):
 
 class GateConfig(_Strict):
     judge: str = Field(
-        "rules", description="judge spec: rules | blind | openai:<m> | scripted:<path>"
+        "rules",
+        description="judge spec (spanproof.graders.judges: rules, blind, openai:<m>, scripted:<path>, plug-ins)",
     )
     policy: Literal["extractive", "llm"] = "extractive"
     model: str | None = Field(None, description="agent model spec for --policy llm")
@@ -195,13 +196,26 @@ class GateConfig(_Strict):
             )
         return value
 
-    @field_validator("judge", "model", "usefulness_model")
+    @field_validator("judge")
     @classmethod
-    def _valid_spec(cls, value: str | None) -> str | None:
+    def _valid_judge(cls, value: str) -> str:
+        from spanproof.graders.judges import check_judge_spec
+
+        try:
+            check_judge_spec(value)
+        except SpecError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("model", "usefulness_model")
+    @classmethod
+    def _valid_model(cls, value: str | None) -> str | None:
+        from spanproof.agent.chat import check_chat_spec
+
         if value is None:
             return value
         try:
-            parse_spec(value)
+            check_chat_spec(value)
         except SpecError as exc:
             raise ValueError(str(exc)) from None
         return value

@@ -44,6 +44,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from spanproof.core.verdict import Judge
 from spanproof.gate.result import CheckRow
 
 FORMAT = 2
@@ -51,7 +52,6 @@ FOLDER = "gate-memo"
 KEEP = 4  # memo files kept per home (the newest)
 # The checks whose work is replayed (the agent checks are recomputed from replayed runs).
 REPLAYED_CHECKS = ("calibration", "reviewed", "sensitivity", "injection")
-DETERMINISTIC_JUDGES = ("rules", "blind", "scripted")
 # Every package of the spanproof namespace (its top-level subpackages; nested ones lie inside
 # them). Named one by one: the namespace's own search path depends on the working directory in
 # an editable install, so hashing "spanproof" would cover different folders from different
@@ -129,16 +129,16 @@ def _environment() -> dict[str, Any]:
 
 def replayable(cfg: Any) -> str | None:
     """Why this gate is never replayed, or None when it may be."""
-    from spanproof.core.specs import parse_spec
+    from spanproof.graders.judges import check_judge_spec
 
-    if parse_spec(cfg.judge).kind not in DETERMINISTIC_JUDGES:
-        return f"the judge {cfg.judge} is a model"
+    if not check_judge_spec(cfg.judge)[1].deterministic:
+        return f"the judge {cfg.judge} is not deterministic"
     if cfg.policy != "extractive" or cfg.model or cfg.usefulness_model:
         return "a model is configured"
     return None
 
 
-def inputs(cfg: Any, judge: Any, *, db: str | None, resolve) -> dict[str, Any]:
+def inputs(cfg: Any, judge: Judge, *, db: str | None, resolve) -> dict[str, Any]:
     """Everything the key covers, as readable values (``resolve``: the gate's path rule)."""
     from spanproof.core.specs import parse_spec
 
@@ -162,9 +162,12 @@ def inputs(cfg: Any, judge: Any, *, db: str | None, resolve) -> dict[str, Any]:
         "config_set": sorted(cfg.model_fields_set),  # a setting given, even at its default
         "files": files,
         "judge": [
-            getattr(judge, a, None)
-            for a in ("id", "model_id", "prompt_sha256", "endpoint", "code_version")
-        ],  # fmt: skip
+            judge.id,
+            judge.model_id,
+            judge.prompt_sha256,
+            judge.endpoint,
+            judge.code_version,
+        ],
         "store": db or os.environ.get("SPANPROOF_DB") or "",
     }
 

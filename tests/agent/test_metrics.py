@@ -133,7 +133,7 @@ def test_an_unflagged_supporting_span_is_preferred_to_a_flagged_one():
 async def test_verify_draft_marks_a_flagged_claim_needs_human_with_the_reason():
     from spanproof.agent.publish import verify_draft
     from spanproof.agent.record import Draft
-    from spanproof.graders.judges import BlindJudge
+    from spanproof.graders.judges.blind import BlindJudge
     from spanproof.graders.verify import Verifier
 
     from spanproof.core.evidence import Span

@@ -13,7 +13,7 @@ from spanproof.agent.run import run_question
 from spanproof.agent.runstore import RunStore
 from spanproof.graders.verify import Verifier
 
-from spanproof.core.verdict import SpanRef, Verdict
+from spanproof.core.verdict import JudgeBase, SpanRef, Verdict
 from tests.agent.conftest import PAGES, build_env
 from tests.agent.scripting import call, calls, doc_id_for, draft, hit_url, span_ids, tool_messages
 
@@ -38,7 +38,7 @@ async def ask(env, model, verifier, **kw):
     return await run_question(Q, env=env, policy="llm", model=model, verifier=verifier, **kw)
 
 
-class FixedJudge:
+class FixedJudge(JudgeBase):
     """Answers by substring of the claim: a judge whose verdicts the test controls."""
 
     def __init__(self, rules: dict[str, str], *, fail_on: str | None = None):

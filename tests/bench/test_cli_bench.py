@@ -85,7 +85,7 @@ def test_sensitivity_rejects_unknown_kind_and_judge(tmp_path, runner):
     res = runner.invoke(cli, ["sensitivity", "--pairs", str(pairs), "--kind", "nope"])
     assert res.exit_code == 2 and "known:" in res.stderr
     res = runner.invoke(cli, ["sensitivity", "--pairs", str(pairs), "--judge", "gpt"])
-    assert res.exit_code == 2 and "Unknown model spec" in res.stderr
+    assert res.exit_code == 2 and "is not a judge. Judges are:" in res.stderr
 
 
 def test_calibrate_blind_fails_gated_set_and_writes_markdown(tmp_path, runner):

@@ -20,7 +20,7 @@ from spanproof.bench.calibration import (
     load_result,
 )
 from spanproof.bench.sensitivity import SensitivityThresholds, run_sensitivity, score
-from spanproof.core.verdict import Pair, SpanRef, Verdict
+from spanproof.core.verdict import JudgeBase, Pair, SpanRef, Verdict
 
 GOOD = [
     Pair(
@@ -54,7 +54,7 @@ GOOD = [
 ]
 
 
-class AlwaysNotSupported:
+class AlwaysNotSupported(JudgeBase):
     id = "always-no"
     prompt_sha256 = "no-v1"
 
@@ -62,7 +62,7 @@ class AlwaysNotSupported:
         return Verdict(verdict="NOT_SUPPORTED", judge=self.id)
 
 
-class Oracle:
+class Oracle(JudgeBase):
     """Knows the true label of every pair it was given; says SUPPORTED only for those, quoting
     where the span states the claim (the window of the span most like it)."""
 
@@ -79,7 +79,7 @@ class Oracle:
         return Verdict(verdict=label, quote_used=best_window(claim, span.text), judge=self.id)
 
 
-class Broken:
+class Broken(JudgeBase):
     id = "broken"
     prompt_sha256 = "broken-v1"
 

@@ -50,7 +50,7 @@ def test_pyproject_table_and_overrides(tmp_path):
         ),
         ('[thresholds]\ndrop_rate = "low"\n', "thresholds.drop_rate"),
         ("[thresholds]\nforbidden_actions = -1\n", "thresholds.forbidden_actions"),
-        ('judge = "gpt"\n', "Unknown model spec 'gpt'"),
+        ('judge = "gpt"\n', "'gpt' is not a judge"),
         ('checks = ["speed"]\n', "unknown check(s) ['speed']"),
         (
             "[prices.models.m]\ninput_per_mtok = 1\n",

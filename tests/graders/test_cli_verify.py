@@ -158,7 +158,7 @@ def test_scripted_panel_and_unknown_spec(tmp_path):
     assert results[0]["verdict"] == "PARTIAL"  # all-must-support: blind's SUPPORTED is not enough
     assert [p["verdict"] for p in results[0]["panel"]] == ["SUPPORTED", "PARTIAL"]
     bad = _run(["--pairs", str(pairs), "--judge", "oracle"], tmp_path / "home")
-    assert bad.exit_code == 2 and "Unknown model spec" in bad.stderr
+    assert bad.exit_code == 2 and "is not a judge. Judges are:" in bad.stderr
 
 
 def test_openai_without_key_fails_with_a_fix(tmp_path):

@@ -10,18 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spanproof.graders.audit import audit, quote_in_span
 from spanproof.graders.cache import VerdictCache
-from spanproof.graders.judges import (
-    BlindJudge,
-    ScriptedJudge,
-    ScriptMissing,
-    content_key,
-    make_judge,
-)
+from spanproof.graders.judges import make_judge
+from spanproof.graders.judges.blind import BlindJudge
+from spanproof.graders.judges.scripted import ScriptedJudge, ScriptMissing, content_key
 from spanproof.graders.rules import RulesJudge
 from spanproof.graders.verify import Verifier
 
 from spanproof.core.specs import SpecError
-from spanproof.core.verdict import Judge, SpanRef, Verdict
+from spanproof.core.verdict import Judge, JudgeBase, SpanRef, Verdict
 
 SPAN = SpanRef(
     text="Support for the measure stood at roughly a third of voters in the March 2024 poll.",
@@ -192,7 +188,7 @@ def test_audit_is_idempotent():
     assert audit("Support was 90% of voters in the March 2024 poll.", SPAN, lowered) == lowered
 
 
-class CountingJudge:
+class CountingJudge(JudgeBase):
     """A judge with latency that records how many calls are in flight at once."""
 
     def __init__(self, latency: float = 0.05, fail: bool = False) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from spanproof.graders.judges import current_repeat, make_judge
+from spanproof.graders.judges import make_judge
+from spanproof.graders.judges.context import current_repeat
 
 from spanproof.core.verdict import SpanRef
 

@@ -133,7 +133,7 @@ def test_usage_errors_say_how_to_fix(tmp_path):
     result = CliRunner().invoke(cli, ["injection", "--model", "scripted:compromised"])
     assert result.exit_code == 2 and "--policy llm" in result.output
     result = CliRunner().invoke(cli, ["injection", "--judge", "nonsense"])
-    assert result.exit_code == 2 and "Unknown model spec" in result.output
+    assert result.exit_code == 2 and "is not a judge. Judges are:" in result.output
     result = CliRunner().invoke(cli, ["injection", "--fixtures", str(tmp_path)])
     assert result.exit_code == 2 and "fixtures.jsonl" in result.output
 

@@ -1,16 +1,5 @@
-"""Judges: one small protocol (graders.verdict.Judge), built from a spec string in one place.
-
-``make_judge(spec)`` understands the specs of spanproof.core.specs.parse_spec that name a judge:
-
-- ``rules``            the offline deterministic judge (graders.rules.RulesJudge)
-- ``blind``            the canary: always SUPPORTED, quoting the <= 25-word window of the
-                       span that shares most words with the claim, so that what catches it is
-                       code alone (the audit); a sensitivity check that does not catch it is
-                       broken
-- ``openai:<model>``   any OpenAI-compatible endpoint (graders.openai_judge.OpenAIJudge)
-- ``scripted:<path>``  replays verdicts from a file (format below); for tests and demos
-
-Other specs (``presence``, ``extractive``) are not judges and raise SpecError.
+"""``scripted:<path>``: replays verdicts from a file; for tests, demos and published judges'
+outputs (a file per judge).
 
 Script format for ``scripted:<path>``
 -------------------------------------
@@ -41,30 +30,17 @@ with one of two optional fields, read when a pair is judged several times (``--r
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from spanproof.graders.errors import JudgeConfigError
+from spanproof.graders.judges.context import current_pair_id, current_repeat
+from spanproof.graders.judges.registry import judge
 
-from spanproof.core.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
-from spanproof.core.verdict import Judge, SpanRef, Verdict
-
-# The id of the pair being judged, when the caller knows it (set by the Verifier). Judges
-# never need it except ScriptedJudge, which may be keyed by pair id; a context variable
-# keeps it out of the Judge protocol so no judge can see anything but claim and span.
-current_pair_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "spanproof_current_pair_id", default=None
-)
-
-
-# Which sample of a pair is being judged (0 unless the caller asked for repeats); read only by
-# ScriptedJudge, to replay a judge whose answers vary between samples.
-current_repeat: contextvars.ContextVar[int] = contextvars.ContextVar(
-    "spanproof_current_repeat", default=0
-)
+from spanproof.core.specs import EndpointSettings, SpecError
+from spanproof.core.verdict import Judge, JudgeBase, SpanRef, Verdict
 
 
 class ScriptMissing(JudgeConfigError, KeyError):
@@ -76,26 +52,6 @@ class ScriptMissing(JudgeConfigError, KeyError):
 
 def content_key(claim: str, span_text: str) -> str:
     return hashlib.sha256(f"{claim}\n{span_text}".encode()).hexdigest()
-
-
-class BlindJudge:
-    """Always SUPPORTED, with the span window most like the claim as its quote. Deliberately
-    useless: its judge-only sensitivity is 0 by construction, so its audited figures show
-    what code alone catches."""
-
-    id = "blind"
-    model_id: str | None = None
-    prompt_sha256: str | None = "blind-v2"
-
-    async def judge(self, claim: str, span: SpanRef) -> Verdict:
-        from spanproof.graders.quoting import best_window
-
-        return Verdict(
-            verdict="SUPPORTED",
-            quote_used=best_window(claim, span.text) or None,
-            judge=self.id,
-            prompt_sha256=self.prompt_sha256,
-        )
 
 
 _VERDICT_FIELDS = (
@@ -132,17 +88,16 @@ def _check_sampling(entry: dict[str, Any], where: str) -> None:
         raise SpecError(f"{where}: flip_to must be a verdict label")
 
 
-class ScriptedJudge:
+class ScriptedJudge(JudgeBase):
     """Replays verdicts from a script file (format in the module docstring)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.id = f"scripted:{path}"
-        self.model_id: str | None = None
         if not self.path.is_file():
             raise SpecError(
                 f"Script file {str(self.path)!r} for scripted:{path} does not exist - "
-                "give the path of a .json or .jsonl file of verdicts (see graders/judges.py)."
+                "give the path of a .json or .jsonl file of verdicts (format: the docstring of spanproof.graders.judges.scripted)."
             )
         raw = self.path.read_bytes()
         # The script's hash stands in for a prompt hash: edit the script and the cache misses.
@@ -198,21 +153,12 @@ class ScriptedJudge:
         return Verdict(**fields, judge=self.id, prompt_sha256=self.prompt_sha256)
 
 
-def make_judge(spec: str | ModelSpec, *, endpoint: EndpointSettings | None = None) -> Judge:
-    """Build the judge a spec names. Raises SpecError for a spec that names no judge."""
-    ms = spec if isinstance(spec, ModelSpec) else parse_spec(spec)
-    if ms.kind == "rules":
-        from spanproof.graders.rules import RulesJudge
-
-        return RulesJudge()
-    if ms.kind == "blind":
-        return BlindJudge()
-    if ms.kind == "scripted":
-        return ScriptedJudge(ms.name)
-    if ms.kind == "openai":
-        from spanproof.graders.openai_judge import OpenAIJudge
-
-        return OpenAIJudge(ms.name, endpoint=endpoint or EndpointSettings())
-    raise SpecError(
-        f"{str(ms)!r} is not a judge. Judges are: rules, blind, openai:<model>, scripted:<path>."
-    )
+@judge(
+    "scripted",
+    summary="replays verdicts from a .json/.jsonl file (format: the docstring of spanproof.graders.judges.scripted)",
+    argument="<path>",
+    local=True,
+    deterministic=True,
+)
+def build_scripted(argument: str, endpoint: EndpointSettings) -> Judge:
+    return ScriptedJudge(argument)

@@ -1,0 +1,159 @@
+"""The judges spanproof knows, found by name; each is declared where it is written.
+
+A judge is declared by decorating the function that builds it::
+
+    from spanproof.graders.judges import judge
+
+    @judge("toy", summary="always PARTIAL", local=True, deterministic=True)
+    def toy(argument: str, endpoint: EndpointSettings) -> Judge:
+        return ToyJudge()
+
+A spec names a judge as ``NAME`` or ``NAME:ARGUMENT`` (``spanproof.core.specs`` reads the form,
+and knows no judge); this registry says whether NAME is a judge and whether it takes an
+argument. The built-in judges are the modules of this package (one module a judge); another
+distribution adds its own through the entry-point group ``spanproof.judges``, each entry point
+naming a module (or an object in one) whose import declares judges.
+
+``local``: the judge computes on this machine with no model server, so large files spread it
+over one worker process per core. ``deterministic``: the same pair always gets the same
+verdict, so the gate may replay its figures when nothing else changed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spanproof.graders.errors import JudgeConfigError
+
+from spanproof.core.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
+from spanproof.core.verdict import Judge
+
+ENTRY_POINT_GROUP = "spanproof.judges"
+
+JudgeFactory = Callable[[str, EndpointSettings], Judge]
+
+
+@dataclass(frozen=True)
+class JudgeKind:
+    """One declared judge: how to build it and what the runtime may assume of it."""
+
+    name: str
+    build: JudgeFactory  # (the spec's argument, "" when none; the endpoint settings)
+    summary: str
+    argument: str | None  # how help writes the argument ("<model>"); None: takes none
+    local: bool
+    deterministic: bool
+
+    @property
+    def usage(self) -> str:
+        return self.name if self.argument is None else f"{self.name}:{self.argument}"
+
+
+_KINDS: dict[str, JudgeKind] = {}
+_PLUGIN_ERRORS: list[str] = []
+_builtins_loaded = False
+_plugins_loaded = False
+
+
+def judge(
+    name: str,
+    *,
+    summary: str,
+    local: bool,
+    deterministic: bool,
+    argument: str | None = None,
+) -> Callable[[JudgeFactory], JudgeFactory]:
+    """Declare the function below as the factory of the judge called ``name``."""
+    if not name or ":" in name or "=" in name or name != name.strip():
+        raise JudgeConfigError(f"{name!r} cannot name a judge: use letters, digits, - and _.")
+
+    def register(factory: JudgeFactory) -> JudgeFactory:
+        known = _KINDS.get(name)
+        if known is not None and known.build is not factory:
+            raise JudgeConfigError(
+                f"two judges are declared as {name!r} ({_where(known.build)} and "
+                f"{_where(factory)}): rename one."
+            )
+        _KINDS[name] = JudgeKind(name, factory, summary, argument, local, deterministic)
+        return factory
+
+    return register
+
+
+def _where(factory: JudgeFactory) -> str:
+    return f"{factory.__module__}.{getattr(factory, '__qualname__', factory)}"
+
+
+def _load_builtins() -> None:
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
+    _builtins_loaded = True
+    package = importlib.import_module(__package__ or "spanproof.graders.judges")
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name != "registry":
+            importlib.import_module(f"{package.__name__}.{info.name}")
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            point.load()
+        except Exception as exc:  # named wherever judges are listed, never skipped silently
+            _PLUGIN_ERRORS.append(
+                f"the judge plug-in {point.name!r} ({point.value}) failed to load: "
+                f"{type(exc).__name__}: {exc}"
+            )
+
+
+def judge_kinds() -> list[JudgeKind]:
+    """Every judge declared here and by the installed plug-ins that load, by name."""
+    _load_builtins()
+    _load_plugins()
+    return sorted(_KINDS.values(), key=lambda k: k.name)
+
+
+def judge_usage() -> str:
+    """The judge specs, for help text: ``blind | openai:<model> | rules | scripted:<path>``."""
+    return " | ".join(k.usage for k in judge_kinds())
+
+
+def judge_kind(name: str) -> JudgeKind:
+    """The judge declared as ``name``; SpecError listing the judges when none is (and any
+    plug-in that failed to load: it may be the one meant)."""
+    _load_builtins()
+    if name not in _KINDS:
+        _load_plugins()
+    kind = _KINDS.get(name)
+    if kind is None:
+        broken = "".join(
+            f" Also, {e}: reinstall or uninstall the distribution that declares it."
+            for e in _PLUGIN_ERRORS
+        )
+        raise SpecError(f"{name!r} is not a judge. Judges are: {judge_usage()}.{broken}")
+    return kind
+
+
+def check_judge_spec(spec: str | ModelSpec) -> tuple[ModelSpec, JudgeKind]:
+    """The spec parsed and the judge it names, or SpecError saying how to write it."""
+    ms = spec if isinstance(spec, ModelSpec) else parse_spec(spec)
+    kind = judge_kind(ms.kind)
+    if kind.argument is not None and not ms.name:
+        raise SpecError(f"the {kind.name} judge needs an argument: write {kind.usage}.")
+    if kind.argument is None and ms.name:
+        raise SpecError(f"the {kind.name} judge takes no argument: write {kind.name}.")
+    return ms, kind
+
+
+def make_judge(spec: str | ModelSpec, *, endpoint: EndpointSettings | None = None) -> Judge:
+    """Build the judge a spec names. Raises SpecError for a spec that names no judge."""
+    ms, kind = check_judge_spec(spec)
+    return kind.build(ms.name, endpoint or EndpointSettings())
