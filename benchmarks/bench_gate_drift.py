@@ -60,7 +60,8 @@ from spanproof.gate.checks.judged import (  # noqa: E402
 )
 from spanproof.gate.config import GateConfig  # noqa: E402
 from spanproof.gate.gaterun import resolve as _resolve  # noqa: E402
-from spanproof.gate.result import GateResult, exit_code_for  # noqa: E402
+from spanproof.gate.result import GateResult  # noqa: E402
+from spanproof.gate.rows import exit_code_for  # noqa: E402
 
 NOISE = 0.03
 KS = (0, 5, 10, 20)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
-from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow
 
 MARK = {
     "pass": "PASS",

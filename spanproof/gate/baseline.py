@@ -49,7 +49,8 @@ from spanproof.bench.paired_stats import (
     tarone,
 )
 from spanproof.gate.config import GateConfig, Regression
-from spanproof.gate.result import CheckRow, GateResult, exit_code_for
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow, exit_code_for
 
 LAST_PASSED = "last-passed"
 FILE_FORMAT = "spanproof-gate-baseline"
@@ -454,7 +455,7 @@ def apply(result: GateResult, cfg: GateConfig, baseline: Baseline | None,
 
 
 def _cannot_compare(result: GateResult, required: list[str], why: str) -> None:
-    from spanproof.gate.result import error_row
+    from spanproof.gate.rows import error_row
 
     result.checks.append(error_row("baseline", f"{why}, so nothing was compared with the "
                                    "baseline; give a baseline of the same sets"))  # fmt: skip

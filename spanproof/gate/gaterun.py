@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from spanproof.goldens import shipped
 
 from spanproof.gate.config import GateConfig
-from spanproof.gate.result import CheckRow
+from spanproof.gate.rows import CheckRow
 
 if TYPE_CHECKING:
     from spanproof.graders.verify import Verifier

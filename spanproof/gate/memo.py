@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from spanproof.core.verdict import Judge
-from spanproof.gate.result import CheckRow
+from spanproof.gate.rows import CheckRow
 
 FORMAT = 2
 FOLDER = "gate-memo"

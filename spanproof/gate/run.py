@@ -36,13 +36,8 @@ from spanproof.gate.checks.runs import (
 from spanproof.gate.config import AGENT_CHECKS, GateConfig
 from spanproof.gate.gaterun import GateRun, resolve
 from spanproof.gate.memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
-from spanproof.gate.result import (
-    STOP_REASONS,
-    CheckRow,
-    GateResult,
-    error_row,
-    exit_code_for,
-)
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import STOP_REASONS, CheckRow, error_row, exit_code_for
 from spanproof.gate.store import (
     GateStore,
     keep_unrecorded,

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from spanproof.gate.config import CHECK_NAMES, GateConfig, Thresholds
-from spanproof.gate.result import CheckRow, error_row, gated_row
+from spanproof.gate.rows import CheckRow, error_row, gated_row
 
 if TYPE_CHECKING:
     from spanproof.gate.gaterun import GateRun

@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow
 
 MOVE_EPS = 1e-9
 

@@ -12,7 +12,8 @@ import subprocess
 import pytest
 from starlette.testclient import TestClient
 
-from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow
 from tests.cli.test_readme_commands import README, SPANPROOF, fresh_clone
 
 

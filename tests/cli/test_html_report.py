@@ -10,7 +10,8 @@ from urllib.parse import unquote, urlparse
 
 from spanproof.reports.html import write_report
 
-from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow
 
 
 class _Collect(HTMLParser):

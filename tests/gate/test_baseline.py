@@ -21,7 +21,8 @@ from spanproof.gate.baseline import (
     save_file,
 )
 from spanproof.gate.config import GateConfig
-from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow
 from spanproof.gate.store import GateStore
 from spanproof.store import open_store
 

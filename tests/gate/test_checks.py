@@ -23,7 +23,7 @@ from spanproof.gate.checks.runs import (
     view_from_record,
 )
 from spanproof.gate.config import GateConfig
-from spanproof.gate.result import error_row, exit_code_for, gated_row
+from spanproof.gate.rows import error_row, exit_code_for, gated_row
 
 CFG = GateConfig()
 

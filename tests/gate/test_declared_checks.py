@@ -35,7 +35,7 @@ from spanproof.gate.checks.runs import (
     ToolCallView,
 )
 from spanproof.gate.config import AGENT_CHECKS, CHECK_NAMES, GateConfig, Thresholds
-from spanproof.gate.result import exit_code_for
+from spanproof.gate.rows import exit_code_for
 from spanproof.gate.spec import GateCheck, Measurement, Metric, declare
 
 CFG = GateConfig()

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from spanproof.cli.gate import gate
 from spanproof.gate.config import GateConfigError, load_config
-from spanproof.gate.result import error_row, exit_code_for, gated_row
+from spanproof.gate.rows import error_row, exit_code_for, gated_row
 
 
 def test_an_empty_check_list_is_refused(tmp_path):

@@ -13,7 +13,8 @@ from spanproof.agent.runstore import RunStore
 from spanproof.graders.cache import UsefulnessCache, VerdictCache
 
 from spanproof.core.verdict import Verdict
-from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow
 from spanproof.gate.store import GateStore
 from spanproof.store import schema
 from spanproof.store.errors import RunIdConflict, RunNotFound

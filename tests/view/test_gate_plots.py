@@ -3,7 +3,8 @@ the page instead of being shrunk to a fixed thumbnail width."""
 
 from __future__ import annotations
 
-from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow
 from spanproof.gate.store import GateStore
 from tests.view.conftest import LiveServer, free_port
 

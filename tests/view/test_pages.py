@@ -13,7 +13,8 @@ from spanproof.agent.runstore import RunStore
 from starlette.testclient import TestClient
 
 from spanproof.core.evidence import Span, make_span_id
-from spanproof.gate.result import CheckRow, GateResult
+from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow
 from spanproof.store import open_store
 from spanproof.store.models import Recheck
 from spanproof.view.app import create_app

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from spanproof.gate.gaterun import resolve
-from spanproof.gate.result import format_value
+from spanproof.gate.rows import format_value
 from spanproof.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from spanproof.gate.checks.judged import judged_item
 from spanproof.gate.gaterun import resolve
-from spanproof.gate.result import format_value
+from spanproof.gate.rows import format_value
 from spanproof.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
