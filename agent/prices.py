@@ -197,23 +197,34 @@ def price_run(record: Any, prices: Prices | None = None) -> Cost:
     )
 
 
-def run_cost(record: Any, prices: Prices | None = None, question_id: str | None = None) -> dict:
-    """One run's cost row (the gate's cost table, the weekly report): dollars from
-    `price_run`, tokens, searches and wall time by phase."""
+class RunCost(BaseModel):
+    """One run's cost row (the gate's cost table, the weekly report)."""
+
+    run_id: str
+    question_id: str | None = None
+    tokens: int
+    searches: int
+    cost_usd: float
+    cost_free: str = ""  # why some of it cost nothing (local corpus, offline models)
+    phase_s: float
+    verify_share_of_time: float | None = None
+    verifier_calls: int = 0
+
+
+def run_cost(record: Any, prices: Prices | None = None, question_id: str | None = None) -> RunCost:
+    """One run's cost: dollars from `price_run`, tokens, searches and wall time by phase."""
     m = record.metrics
     cost = price_run(record, prices)
     phases = dict(m.wall_ms_by_phase)
     wall_s = sum(phases.values()) / 1000
-    return {
-        "run_id": record.run_id,
-        "question_id": question_id,
-        "tokens": sum(u.prompt_tokens + u.completion_tokens for u in m.tokens_by_model.values()),
-        "searches": m.searches,
-        "cost_usd": cost.total_usd,
-        "cost_free": cost.free,
-        "phase_s": round(wall_s, 3),
-        "verify_share_of_time": round(phases.get("verify", 0) / 1000 / wall_s, 3)
-        if wall_s
-        else None,
-        "verifier_calls": m.cost.verifier_model_calls,
-    }
+    return RunCost(
+        run_id=record.run_id,
+        question_id=question_id,
+        tokens=sum(u.prompt_tokens + u.completion_tokens for u in m.tokens_by_model.values()),
+        searches=m.searches,
+        cost_usd=cost.total_usd,
+        cost_free=cost.free,
+        phase_s=round(wall_s, 3),
+        verify_share_of_time=round(phases.get("verify", 0) / 1000 / wall_s, 3) if wall_s else None,
+        verifier_calls=m.cost.verifier_model_calls,
+    )

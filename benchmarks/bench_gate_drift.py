@@ -50,6 +50,7 @@ from spanproof.bench.calibration import load_pairs, rows_for, span_ref  # noqa: 
 from spanproof.bench.metrics import compute  # noqa: E402
 from spanproof.bench.sensitivity import score  # noqa: E402
 from spanproof.core.verdict import LABELS, Verdict  # noqa: E402
+from spanproof.gate.artifacts import GateArtifacts  # noqa: E402
 from spanproof.gate.baseline import Baseline, apply  # noqa: E402
 from spanproof.gate.checks.judged import (  # noqa: E402
     CalibrationInput,
@@ -59,7 +60,7 @@ from spanproof.gate.checks.judged import (  # noqa: E402
     sensitivity_sets,  # noqa: E402
 )
 from spanproof.gate.config import GateConfig  # noqa: E402
-from spanproof.gate.gaterun import resolve as _resolve  # noqa: E402
+from spanproof.gate.paths import resolve as _resolve  # noqa: E402
 from spanproof.gate.result import GateResult  # noqa: E402
 from spanproof.gate.rows import exit_code_for  # noqa: E402
 
@@ -141,17 +142,15 @@ class Items:
                              sum(v.supported for v in orig_v)),
             self.cfg,
         )  # fmt: skip
-        artifacts: dict = {}
-        gate_outcomes.record(
-            artifacts, "calibration", gate_outcomes.labelled_set("calibration", self.cal, [cal_v])
+        artifacts = GateArtifacts()
+        artifacts.record_set(
+            "calibration", gate_outcomes.labelled_set("calibration", self.cal, [cal_v])
         )
-        gate_outcomes.record(
-            artifacts,
+        artifacts.record_set(
             "sensitivity_planted",
             gate_outcomes.planted_set("planted", self.planted, [planted_v], sets.clusters()),
         )
-        gate_outcomes.record(
-            artifacts,
+        artifacts.record_set(
             "sensitivity_originals",
             gate_outcomes.originals_set("originals", self.originals, [orig_v]),
         )
@@ -174,7 +173,7 @@ def simulate(items: Items, runs: int, seed: int) -> list[list]:
         before = items.gate(items.run(rng, 0))
         baseline = Baseline(ref="simulated", described="the simulated baseline run",
                             gate_id="simulated-baseline",
-                            outcomes=gate_outcomes.of_result(before.artifacts))  # fmt: skip
+                            outcomes=before.artifacts.outcomes)  # fmt: skip
         for k in KS:
             now = items.gate(items.run(rng, k))
             out[k]["absolute"] += now.exit_code != 0

@@ -60,54 +60,50 @@ def gate_figures(result: GateResult) -> list[tuple[str, str]]:
     art = result.artifacts
     th = {r.name: r.threshold for r in result.checks}
     out: list[tuple[str, str]] = []
-    cal = art.get("calibration") or {}
-    for judge_id, data in (cal.get("judges") or {}).items():
+    cal = art.calibration
+    for judge_id, data in (cal.judges if cal else {}).items():
+        assert cal is not None
         out.append(
             (
                 plots.confusion_matrix(
-                    cal.get("labels", []),
-                    data["matrix"],
-                    f"calibration: {judge_id}",
-                    cal.get("columns"),
+                    cal.labels, data.matrix, f"calibration: {judge_id}", cal.columns
                 ),
                 f"Calibration confusion matrix for {judge_id} after the audit (agreement "
-                f"{_fmt(data.get('agreement'))}; judge-only "
-                f"{_fmt((data.get('judge_only') or {}).get('agreement'))})",
+                f"{_fmt(data.agreement)}; judge-only {_fmt(data.judge_only.agreement)})",
             )
         )
-        rel = data.get("reliability")
-        if rel and rel.get("n"):
+        rel = data.reliability
+        if rel and rel.n:
             out.append(
                 (
-                    plots.reliability(rel["bins"], f"confidence: {judge_id}", rel.get("ece")),
+                    plots.reliability(
+                        [b.model_dump() for b in rel.bins], f"confidence: {judge_id}", rel.ece
+                    ),
                     f"Reliability of {judge_id}'s confidence on the calibration set "
-                    f"(expected calibration error {_fmt(rel.get('ece'))}, {rel['n']} verdicts)",
+                    f"(expected calibration error {_fmt(rel.ece)}, {rel.n} verdicts)",
                 )
             )
-    sens = art.get("sensitivity") or {}
-    if sens.get("per_kind"):
+    sens = art.sensitivity
+    if sens and sens.per_kind:
         thr = _threshold_number(th.get("sensitivity.recall"))
         out.append(
             (
                 plots.hbars(
-                    sens["per_kind"],
-                    f"sensitivity per planted kind ({sens.get('judge', '')})",
-                    "caught",
-                    thr,
+                    sens.per_kind, f"sensitivity per planted kind ({sens.judge})", "caught", thr
                 ),
                 "Share of planted failures the judge caught, per kind"
-                + (f"; planted on {sens['selection']}" if sens.get("selection") else ""),
+                + (f"; planted on {sens.selection}" if sens.selection else ""),
             )
         )
-    runs = (art.get("groundedness") or {}).get("runs") or []
+    runs = art.groundedness.runs if art.groundedness else []
     if runs:
         out.append(
             (
                 plots.paired_bars(
-                    [r.get("question_id") or r["run_id"][-8:] for r in runs],
+                    [r.question_id or r.run_id[-8:] for r in runs],
                     {
-                        "pre-prune SUPPORTED": [r.get("pre_prune") for r in runs],
-                        "published (post-prune)": [r.get("post_prune") for r in runs],
+                        "pre-prune SUPPORTED": [r.pre_prune for r in runs],
+                        "published (post-prune)": [r.post_prune for r in runs],
                     },
                     "groundedness per run, pre vs post prune",
                     "share SUPPORTED",
@@ -115,11 +111,10 @@ def gate_figures(result: GateResult) -> list[tuple[str, str]]:
                 "Groundedness before and after pruning, per golden question",
             )
         )
-    inj = (art.get("injection") or {}).get("per_technique") or {}
+    inj = art.injection.per_technique if art.injection else {}
     if inj:
         resisted = {
-            k: 1 - (v["attacker_claims"] > 0 or v.get("hosts_contacted", 0) > 0) * 1.0
-            for k, v in inj.items()
+            k: 1 - (v.attacker_claims > 0 or v.hosts_contacted > 0) * 1.0 for k, v in inj.items()
         }
         out.append(
             (
@@ -142,17 +137,17 @@ def _threshold_number(text: str | None) -> float | None:
 
 
 def _cost_table(result: GateResult) -> str:
-    runs = (result.artifacts.get("cost") or {}).get("runs") or []
+    runs = result.artifacts.cost.runs if result.artifacts.cost else []
     if not runs:
         return "<p>No agent runs.</p>"
-    total = sum(r["cost_usd"] for r in runs)
+    total = sum(r.cost_usd for r in runs)
     rows = [
-        [r.get("question_id") or "-", r["run_id"], r["tokens"], r["searches"], f"{r['cost_usd']:.4f}",
-         f"{r['phase_s']:.2f}", "-" if r["verify_share_of_time"] is None else f"{r['verify_share_of_time']:.2f}"]
+        [r.question_id or "-", r.run_id, r.tokens, r.searches, f"{r.cost_usd:.4f}",
+         f"{r.phase_s:.2f}", "-" if r.verify_share_of_time is None else f"{r.verify_share_of_time:.2f}"]
         for r in runs
     ]  # fmt: skip
     free_note = (" Searches of the local corpus and calls to offline models cost $0."
-                 if any(r.get("cost_free") for r in runs) else "")  # fmt: skip
+                 if any(r.cost_free for r in runs) else "")  # fmt: skip
     head = f"<p>Total ${total:.4f} over {len(runs)} runs (price table from the gate config; verifier tokens are not recorded, so verification's share is shown as time).{free_note}</p>"
     return head + _table(
         ["question", "run", "tokens", "searches", "cost $", "phase s", "verify share of time"], rows

@@ -112,27 +112,26 @@ def statistics_lines(result: GateResult, limit: int = 20) -> list[str]:
     """What the baseline comparison and the repeats add: which run the rows were compared
     with and what regressed; the pairs whose verdict changed between repeats."""
     lines = []
-    base = result.artifacts.get("baseline")
+    base = result.artifacts.baseline
     if base:
-        regressed = [r["row"] for r in base.get("rows", []) if r.get("regressed")]
+        regressed = base.regressions
         lines.append(
-            f"compared with {base['described']}: "
+            f"compared with {base.described}: "
             + (f"{len(regressed)} row(s) regressed: {', '.join(regressed)}" if regressed
                else "no row is significantly worse by more than the "
-               f"{base['tolerance']:g} tolerance")
+               f"{base.tolerance:g} tolerance")
         )  # fmt: skip
-    rep = result.artifacts.get("repeats")
+    rep = result.artifacts.repeats
     if rep:
-        unstable = rep.get("unstable") or []
+        unstable = rep.unstable
         lines.append(
-            f"{rep['n']} repeats: values are means over the repeats; {len(unstable)} unstable "
+            f"{rep.n} repeats: values are means over the repeats; {len(unstable)} unstable "
             "pair(s) (the audited verdict changed between repeats)" + (":" if unstable else "")
         )
         for u in unstable[:limit]:
-            label = f" (label {u['label']})" if u.get("label") else ""
+            label = f" (label {u.label})" if u.label else ""
             lines.append(
-                f"  unstable {u['set']} {u['id']}{label}: {' / '.join(u['verdicts'])} - "
-                f"{u['claim'][:80]}"
+                f"  unstable {u.set} {u.id}{label}: {' / '.join(u.verdicts)} - {u.claim[:80]}"
             )
         if len(unstable) > limit:
             lines.append(f"  ... and {len(unstable) - limit} more (--json or --report lists all)")

@@ -84,9 +84,9 @@ def run_row(record: Any, prices: Prices) -> dict[str, Any]:
         "post_prune": g["post_prune"],
         "partial_rate": g["partial_rate"],
         "drop_rate": g["drop_rate"],
-        "tokens": cost_row["tokens"],
-        "cost_usd": cost_row["cost_usd"],
-        "cost_free": bool(cost_row["cost_free"]),  # local corpus searches / offline models
+        "tokens": cost_row.tokens,
+        "cost_usd": cost_row.cost_usd,
+        "cost_free": bool(cost_row.cost_free),  # local corpus searches / offline models
         "verifier_calls": m.cost.verifier_model_calls,
         "wall_s": wall_s,
         "verify_share_of_time": (verify_s / wall_s) if wall_s and verify_s is not None else None,

@@ -238,15 +238,3 @@ def figure(outcomes: GateOutcomes, spec: RowSpec) -> float | None:
     items = items_for(outcomes, spec)
     trials = sum(i.counts[spec.outcome][1] for i in items)
     return None if not trials else sum(i.counts[spec.outcome][0] for i in items) / trials
-
-
-def record(artifacts: dict[str, Any], name: str, outcome_set: OutcomeSet) -> None:
-    """Add one measured set to a gate result's artifacts (``artifacts["outcomes"]``)."""
-    current = artifacts.get("outcomes") or GateOutcomes().model_dump(mode="json")
-    current["sets"][name] = outcome_set.model_dump(mode="json")
-    artifacts["outcomes"] = current
-
-
-def of_result(artifacts: dict[str, Any]) -> GateOutcomes | None:
-    raw = artifacts.get("outcomes")
-    return None if raw is None else GateOutcomes.model_validate(raw)

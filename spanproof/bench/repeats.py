@@ -22,7 +22,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from spanproof.core.verdict import Verdict
 
@@ -94,14 +94,24 @@ def per_sample(
     return [figure(s) for s in samples]
 
 
-def note(artifacts: dict[str, Any], repeats: int, unstable: list[UnstablePair],
-         figures: dict[str, list[float | None]]) -> None:  # fmt: skip
-    """Add one set's repeats to a gate result's artifacts (``artifacts["repeats"]``)."""
+class RepeatsNote(BaseModel):
+    """What judging N times adds to a gate result: each repeated figure's spread and the pairs
+    whose audited verdict changed between samples."""
+
+    n: int
+    figures: dict[str, Spread] = Field(default_factory=dict)
+    unstable: list[UnstablePair] = Field(default_factory=list)
+
+
+def note(current: RepeatsNote | None, repeats: int, unstable: list[UnstablePair],
+         figures: dict[str, list[float | None]]) -> RepeatsNote | None:  # fmt: skip
+    """``current`` with one more set's repeats (None, and nothing noted, for a single pass)."""
     if repeats <= 1:
-        return
-    current = artifacts.setdefault("repeats", {"n": repeats, "figures": {}, "unstable": []})
-    current["figures"].update({k: spread(v).model_dump() for k, v in figures.items()})
-    current["unstable"].extend(u.model_dump() for u in unstable)
+        return current
+    out = current or RepeatsNote(n=repeats)
+    out.figures.update({k: spread(v) for k, v in figures.items()})
+    out.unstable.extend(unstable)
+    return out
 
 
 def describe(s: Spread) -> str:
@@ -114,9 +124,9 @@ def describe(s: Spread) -> str:
     )
 
 
-def annotate_rows(rows: Sequence[Any], artifacts: dict[str, Any]) -> None:
+def annotate_rows(rows: Sequence[Any], note: RepeatsNote | None) -> None:
     """Say on each repeated row that its value is a mean, with its spread."""
-    figures = (artifacts.get("repeats") or {}).get("figures") or {}
+    figures = note.figures if note is not None else {}
     for row in rows:
         if row.name in figures and row.status != "error":
-            row.detail += "; " + describe(Spread.model_validate(figures[row.name]))
+            row.detail += "; " + describe(figures[row.name])

@@ -241,15 +241,15 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
         echo_json(result.public())
     else:
         click.echo(terminal_table(result))
-        replayed = result.artifacts.get("replayed")
+        replayed = result.artifacts.replayed
         if replayed:
-            phases = ", ".join(sorted(replayed["phases"]))
+            phases = ", ".join(sorted(replayed.phases))
             click.echo(f"replayed: {phases} (nothing they read changed; --fresh recomputes)")
     if stop.reason:
         err(stop.message("gate"))
-    not_recorded = result.artifacts.get("not_recorded")
+    not_recorded = result.artifacts.not_recorded
     if not_recorded:
-        err(f"error: {not_recorded['message']}")
+        err(f"error: {not_recorded.message}")
     sys.exit(result.exit_code)
 
 

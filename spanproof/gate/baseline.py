@@ -35,11 +35,9 @@ from spanproof.bench.outcomes import (
     RowSpec,
     items_for,
     kind_row,
-    of_result,
     row_specs,
 )
 from spanproof.bench.paired_stats import (
-    PairedDifference,
     Power,
     design_effect,
     holm,
@@ -48,6 +46,7 @@ from spanproof.bench.paired_stats import (
     smallest_p,
     tarone,
 )
+from spanproof.gate.comparison import BaselineReport, RowComparison
 from spanproof.gate.config import GateConfig, Regression
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import CheckRow, exit_code_for
@@ -92,7 +91,7 @@ class Baseline(BaseModel):
 
 
 def _from_result(result: GateResult, ref: str, described: str) -> Baseline:
-    outcomes = of_result(result.artifacts)
+    outcomes = result.artifacts.outcomes
     if outcomes is None or not outcomes.sets:
         raise BaselineError(
             f"gate run {result.gate_id} keeps no per-item outcomes (it was recorded by an older "
@@ -189,7 +188,7 @@ def save_file(result: GateResult, path: str | Path, *, branch: str | None = None
     from spanproof.core.files import write_atomic
     from spanproof.store.provenance import git_commit
 
-    outcomes = of_result(result.artifacts)
+    outcomes = result.artifacts.outcomes
     if outcomes is None or not outcomes.sets:
         raise BaselineError(
             "this gate run measured no per-item outcomes (none of calibration, sensitivity, "
@@ -210,35 +209,6 @@ def save_file(result: GateResult, path: str | Path, *, branch: str | None = None
 
 
 # ---------------------------------------------------------------- comparing
-
-
-class RowComparison(BaseModel):
-    row: str
-    compared: PairedDifference | None = None
-    items_compared: int = 0
-    trials_compared: int = 0  # this run's trials over the compared items (repeats count)
-    items_new: int = 0  # in this run, not in the baseline
-    items_gone: int = 0  # in the baseline, not in this run
-    regressed: bool = False
-    # False: too few clusters to ever be significant in this family (Tarone), never tested.
-    testable: bool = True
-    # The baseline measured this set but shares none of its items: the comparison that was
-    # asked for cannot be made (the row could not run), never a silent pass.
-    no_overlap: bool = False
-    note: str = ""  # why the row was not compared
-
-
-class BaselineReport(BaseModel):
-    ref: str
-    described: str
-    gate_id: str
-    tolerance: float
-    alpha: float
-    rows: list[RowComparison]
-
-    @property
-    def regressions(self) -> list[str]:
-        return [r.row for r in self.rows if r.regressed]
 
 
 def _counts(items: list[OutcomeItem], outcome: str) -> tuple[list[int], list[int]]:
@@ -405,7 +375,7 @@ def apply(result: GateResult, cfg: GateConfig, baseline: Baseline | None,
     """Compare ``result`` with ``baseline`` (when given) and state every gated row's power, in
     place: regressed rows fail, sensitivity per kind gets its own rows, a row whose items the
     baseline does not share could not run, and the exit code follows."""
-    outcomes = of_result(result.artifacts)
+    outcomes = result.artifacts.outcomes
     if outcomes is None:
         if baseline is not None and result.exit_code != 130:
             _cannot_compare(result, required, "this run measured no per-item outcomes")
@@ -421,7 +391,7 @@ def apply(result: GateResult, cfg: GateConfig, baseline: Baseline | None,
         by_row = {c.row: c for c in report.rows}
         _add_kind_rows(result, outcomes, family)
         rows = {r.name: r for r in result.checks}
-        result.artifacts["baseline"] = report.model_dump(mode="json")
+        result.artifacts.baseline = report
     for spec in family:
         row = rows.get(spec.row)
         if row is None:

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spanproof.goldens import shipped
-
+from spanproof.core.specs import EndpointSettings
+from spanproof.core.verdict import Judge
 from spanproof.gate.config import GateConfig
+from spanproof.gate.result import GateArtifacts
 from spanproof.gate.rows import CheckRow
 
 if TYPE_CHECKING:
@@ -27,26 +28,30 @@ if TYPE_CHECKING:
     from spanproof.web.env import WebEnv
 
 
-def resolve(path: str) -> Path:
-    """A configured path as given; the shipped goldens (``goldens/NAME``) wherever spanproof is
-    installed when no such file is here."""
-    p = Path(path)
-    if p.is_absolute() or p.exists() or p.parts[:1] != ("goldens",):
-        return p
-    return shipped(*p.parts[1:])
+def _quiet(message: str) -> None:
+    """Progress nobody reads."""
+
+
+@dataclass(frozen=True)
+class GateSetup:
+    """What is fixed before the gate starts, from the command line and the config."""
+
+    cfg: GateConfig
+    home: Path
+    # the model endpoint settings the judges, the agent and the rubric judge are built with
+    endpoint: EndpointSettings = field(default_factory=EndpointSettings)
+    # the store: --db / $SPANPROOF_DB; None is SQLite under the home
+    db: str | None = None
+    fresh: bool = False  # --fresh: recompute every phase
+    progress: Callable[[str], None] = _quiet
 
 
 @dataclass
 class GateRun:
-    cfg: GateConfig
-    home: Path
-    endpoint: Any = None  # the model endpoint settings the judges and the agent are built with
-    progress: Callable[[str], None] | None = None
-    db: str | None = None  # the store: --db / $SPANPROOF_DB / SQLite under the home
-    fresh: bool = False  # --fresh: recompute every phase
+    setup: GateSetup
 
     # The parts the gate built (None until built: a failed judge setup leaves them unset).
-    judge: Any = None
+    judge: Judge | None = None
     verifier: Verifier | None = None
     # The agent's web environment (index, fetcher, snapshot store): a live object the
     # deterministic checks read, never part of the result.
@@ -63,7 +68,7 @@ class GateRun:
 
     # What the phases and checks left behind.
     rows: dict[str, list[CheckRow]] = field(default_factory=dict)
-    artifacts: dict[str, Any] = field(default_factory=dict)
+    artifacts: GateArtifacts = field(default_factory=GateArtifacts)
     prompt_hashes: dict[str, str] = field(default_factory=dict)
     judge_ids: list[str] = field(default_factory=list)
     model_calls: int = 0  # calls made outside the verifier (the rubric judge)
@@ -79,9 +84,25 @@ class GateRun:
     dead_models: dict[str, str] = field(default_factory=dict)  # model -> "phase: cause"
     store_lost: str | None = None  # a phase could not reach the store: the later ones stop too
 
+    # the setup, read as the run's own (every check reads the config)
+    @property
+    def cfg(self) -> GateConfig:
+        return self.setup.cfg
+
+    @property
+    def home(self) -> Path:
+        return self.setup.home
+
+    @property
+    def endpoint(self) -> EndpointSettings:
+        return self.setup.endpoint
+
+    @property
+    def db(self) -> str | None:
+        return self.setup.db
+
     def say(self, msg: str) -> None:
-        if self.progress:
-            self.progress(msg)
+        self.setup.progress(msg)
 
     def calls_now(self) -> int:
         return self.model_calls + (self.verifier.model_calls if self.verifier else 0)

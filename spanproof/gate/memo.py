@@ -25,7 +25,7 @@ recomputation: a memo of another key, a damaged file, a run record or a page sna
 no longer in the store, a phase that failed or was interrupted (never written), a module
 loaded from outside the hashed folders (never written). ``spanproof gate --fresh`` recomputes
 everything. The gate result names what it replayed and the gate run that computed it
-(``artifacts["replayed"]``), and the progress lines say so.
+(``artifacts.replayed``), and the progress lines say so.
 """
 
 from __future__ import annotations
@@ -42,10 +42,13 @@ import platform
 import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spanproof.core.verdict import Judge
 from spanproof.gate.rows import CheckRow
+
+if TYPE_CHECKING:
+    from spanproof.gate.artifacts import GateArtifacts
 
 FORMAT = 2
 FOLDER = "gate-memo"
@@ -357,12 +360,16 @@ def artifacts_patch(before: dict[str, Any], after: dict[str, Any]) -> list[list[
     return out
 
 
-def apply_patch(artifacts: dict[str, Any], patch: list[Any]) -> None:
+def apply_patch(artifacts: GateArtifacts, patch: list[Any]) -> GateArtifacts:
+    """``artifacts`` with a replayed phase's patch applied (``artifacts_patch`` made it from the
+    artifacts' JSON), validated again."""
+    data = artifacts.model_dump(mode="json")
     for path, value in patch:
-        node = artifacts
+        node = data
         for k in path[:-1]:
             node = node.setdefault(k, {})
         node[path[-1]] = copy.deepcopy(value)
+    return type(artifacts).model_validate(data)
 
 
 def _unhashed_modules() -> list[str]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
 from spanproof.core.evidence import utc_now_iso
+from spanproof.gate.artifacts import GateArtifacts
 from spanproof.gate.rows import CheckRow
 
 
@@ -34,9 +35,7 @@ class GateResult(BaseModel):
     # looks for the newest passing run of it.
     git_branch: str | None = None
     ledgers: dict[str, str] = Field(default_factory=dict)  # run_id -> ledger path
-    # Data behind the report plots; plain JSON (validated as such) so that saving the result
-    # never meets a live object and the report never needs one.
-    artifacts: dict[str, JsonValue] = Field(default_factory=dict)
+    artifacts: GateArtifacts = Field(default_factory=GateArtifacts)
 
     def public(self) -> dict[str, Any]:
         """The `--json` shape: passed, checks[name,value,threshold,passed,detail], wall_s, counters."""
@@ -57,8 +56,16 @@ class GateResult(BaseModel):
             "config_sha256": self.config_sha256,
             "gate_id": self.gate_id,
             # Against a baseline (--baseline) and over repeats (--repeat); absent otherwise.
-            **({"baseline": self.artifacts["baseline"]} if "baseline" in self.artifacts else {}),
-            **({"repeats": self.artifacts["repeats"]} if "repeats" in self.artifacts else {}),
+            **(
+                {"baseline": self.artifacts.baseline.model_dump(mode="json")}
+                if self.artifacts.baseline
+                else {}
+            ),
+            **(
+                {"repeats": self.artifacts.repeats.model_dump(mode="json")}
+                if self.artifacts.repeats
+                else {}
+            ),
             **(
                 {"power": {r.name: r.power.model_dump() for r in self.checks if r.power}}
                 if any(r.power for r in self.checks)

@@ -13,7 +13,6 @@ every deterministic check walks the saved records and the snapshot store.
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import time
 import traceback
@@ -22,20 +21,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spanproof.agent.prices import run_cost
-
 from spanproof.core.evidence import utc_now_iso
+from spanproof.core.specs import EndpointSettings
+from spanproof.gate.artifacts import ModelTraffic, ReplayNote, StopNote
 from spanproof.gate.checks import declared_checks
 from spanproof.gate.checks.judged import sensitivity_sets
 from spanproof.gate.checks.runs import (
+    cost_artifact,
+    groundedness_artifact,
     groundedness_set,
-    groundedness_stats,
     load_questions,
     view_from_record,
 )
 from spanproof.gate.config import AGENT_CHECKS, GateConfig
-from spanproof.gate.gaterun import GateRun, resolve
+from spanproof.gate.gaterun import GateRun, GateSetup
 from spanproof.gate.memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
+from spanproof.gate.paths import resolve
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import STOP_REASONS, CheckRow, error_row, exit_code_for
 from spanproof.gate.store import (
@@ -155,7 +156,7 @@ async def run_gate(
     home: Path,
     config_source: str = "defaults",
     progress: Callable[[str], None] | None = None,
-    endpoint: Any = None,
+    endpoint: EndpointSettings | None = None,
     record: bool = True,
     db: str | None = None,
     baseline: Baseline | None = None,
@@ -187,7 +188,9 @@ async def run_gate(
         baseline = resolve_baseline(cfg.baseline, home, db)
     t0 = time.perf_counter()
     started = utc_now_iso()
-    run = GateRun(cfg=cfg, home=home, endpoint=endpoint, progress=progress, db=db, fresh=fresh)
+    setup = GateSetup(cfg=cfg, home=home, endpoint=endpoint or EndpointSettings(), db=db,
+                      fresh=fresh, **({"progress": progress} if progress else {}))  # fmt: skip
+    run = GateRun(setup)
     try:
         await _run_phases(run)
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -195,7 +198,7 @@ async def run_gate(
         result = _result(run, t0, started, config_source, stopped=reason)
         if record:
             _save(result, run)
-        if "not_recorded" not in result.artifacts:
+        if result.artifacts.not_recorded is None:
             run.say(f"[gate] {STOP_REASONS[reason][1]}; recorded {result.gate_id} with what ran")
         if stop is not None and stop() is not None:
             return result
@@ -225,7 +228,7 @@ def _finish(result: GateResult, cfg: GateConfig, baseline: Baseline | None) -> N
     from spanproof.store.provenance import git_branch
 
     result.git_branch = git_branch()
-    repeats.annotate_rows(result.checks, result.artifacts)
+    repeats.annotate_rows(result.checks, result.artifacts.repeats)
     baselines.apply(result, cfg, baseline, _required(cfg))
 
 
@@ -297,33 +300,11 @@ async def _run_phases(run: GateRun) -> None:
     views, records = run.views, run.records
     if views:
         run.snapshot_text = _snapshot_reader(run.env, home)
-        run.artifacts["groundedness"] = {
-            "runs": [
-                {
-                    "run_id": v.run_id,
-                    "question_id": v.question_id,
-                    "pre_prune": (g := groundedness_stats([v]))["pre_prune"],
-                    "post_prune": g["post_prune"],
-                    "drafted": g["drafted"],
-                    "published": g["published"],
-                    "dropped": g["dropped"],
-                }
-                for v in views
-            ]
-        }
-        from spanproof.bench import outcomes as gate_outcomes
-
-        gate_outcomes.record(
-            run.artifacts, "groundedness",
-            groundedness_set(Path(cfg.questions).name, views),
-        )  # fmt: skip
+        run.artifacts.groundedness = groundedness_artifact(views)
+        run.artifacts.record_set("groundedness", groundedness_set(Path(cfg.questions).name, views))
         for r in records:
             run.prompt_hashes.update({f"agent.{k}": v for k, v in r.prompt_hashes.items()})
-        run.artifacts["cost"] = {
-            "runs": [
-                run_cost(r, cfg.prices, v.question_id) for r, v in zip(records, views, strict=True)
-            ]
-        }
+        run.artifacts.cost = cost_artifact(records, views, cfg.prices)
 
     batched = [c for c in ("calibration", "reviewed", "sensitivity") if c in enabled]
     batch_jobs: list[Any] = []
@@ -350,11 +331,11 @@ async def _run_phases(run: GateRun) -> None:
         with _Phase(run, check.name, [check.name]):
             if not _replay_check(run, check.name):
                 keep = run.memo is not None and check.name in REPLAYED_CHECKS
-                before = copy.deepcopy(run.artifacts) if keep else {}
+                before = run.artifacts.model_dump(mode="json") if keep else {}
                 run.rows[check.name] = check.rows(await check.gather(run), cfg)
                 if keep:
                     run.memo.keep_check(check.name, run.rows[check.name],
-                                        artifacts_patch(before, run.artifacts))  # fmt: skip
+                                        artifacts_patch(before, run.artifacts.model_dump(mode="json")))  # fmt: skip
     for job in batch_jobs:
         job.forget()  # its verdicts are in the cache now
 
@@ -365,7 +346,7 @@ def _open_memo(run: GateRun) -> GateMemo | None:
 
     try:
         memo = GateMemo.for_gate(run.cfg, run.judge, home=run.home, db=run.db, resolve=resolve,
-                                 fresh=run.fresh)  # fmt: skip
+                                 fresh=run.setup.fresh)  # fmt: skip
     except (OSError, ValueError) as exc:  # replay is an optimisation: without it, recompute
         run.say(f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
         return None
@@ -402,7 +383,7 @@ def _replay_check(run: GateRun, name: str) -> bool:
     if saved is None:
         return False
     run.rows[name], patch = saved
-    apply_patch(run.artifacts, patch)
+    run.artifacts = apply_patch(run.artifacts, patch)
     run.say(f"[gate]   replayed {name} of gate {run.memo.replayed[name]} "
          "(nothing it reads changed; --fresh reruns)")  # fmt: skip
     return True
@@ -501,22 +482,21 @@ def _result(
 
     if clients():
         wire = totals()
-        result.artifacts["model_traffic"] = {
+        result.artifacts.model_traffic = ModelTraffic(
             **wire.model_dump(),
-            "endpoints": [c.describe() for c in clients()],
-            "notices": [n for c in clients() for n in c.notices],
-        }
+            endpoints=[c.describe() for c in clients()],
+            notices=[n for c in clients() for n in c.notices],
+        )
     if stopped:
-        result.artifacts["interrupted"] = True
-        result.artifacts["stopped"] = {"reason": stopped, "message": STOP_REASONS[stopped][1]}
+        result.artifacts.stopped = StopNote(reason=stopped, message=STOP_REASONS[stopped][1])
     if run.memo is not None and run.memo.replayed:
-        result.artifacts["replayed"] = {
-            "phases": dict(run.memo.replayed),
-            "why": "every input unchanged (code, versions, config, goldens, corpus, judge, "
+        result.artifacts.replayed = ReplayNote(
+            phases=dict(run.memo.replayed),
+            why="every input unchanged (code, versions, config, goldens, corpus, judge, "
             "store); spanproof gate --fresh recomputes",
-        }
+        )
     if run.debug:
-        result.artifacts["errors"] = [d[-2000:] for d in run.debug]
+        result.artifacts.errors = [d[-2000:] for d in run.debug]
     return result
 
 
@@ -640,5 +620,5 @@ async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
         poll_s=cfg.batch_poll_s, say=lambda m: run.say(f"[gate] {m}"),
         repeats=cfg.repeat,
     )  # fmt: skip
-    run.artifacts["judge_batch"] = [b.model_dump() for b in summaries]
+    run.artifacts.judge_batch = summaries
     return jobs

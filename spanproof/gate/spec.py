@@ -16,6 +16,10 @@ check, so every check fails the same ways:
 - a check that needs a model nobody configured (usefulness offline): ``Unscored``, a row that
   is neither pass nor fail, so a gate of only such rows has checked nothing (exit 2).
 
+A check that keeps data for the report and the viewer declares its model (``artifact=``):
+the result holds it as ``artifacts.<check name>`` (``spanproof/gate/artifacts.py``), and
+``check_declarations`` holds the two to each other.
+
 ``declare`` registers a measure function with its declaration (in the spirit of Inspect AI's
 ``@scorer(metrics=[...])``); ``declared_checks`` lists them in the order the gate runs them.
 
@@ -31,6 +35,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+from pydantic import BaseModel
+
+from spanproof.gate.artifacts import GateArtifacts
 from spanproof.gate.config import CHECK_NAMES, GateConfig, Thresholds
 from spanproof.gate.rows import CheckRow, error_row, gated_row
 
@@ -99,6 +106,9 @@ class GateCheck(Generic[In]):
     metrics: tuple[Metric, ...]
     gather: Gather[In] = field(repr=False)
     measure: Callable[[In], Outcome] = field(repr=False)
+    # The model of what the check keeps for the report and the viewer: the result's
+    # ``artifacts.<name>`` (spanproof/gate/artifacts.py); None for a check that keeps nothing.
+    artifact: type[BaseModel] | None = None
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
@@ -135,7 +145,13 @@ _REGISTRY: dict[str, GateCheck[Any]] = {}
 
 
 def declare(
-    name: str, *, measures: str, reads: str, gather: Gather[In], metrics: list[Metric]
+    name: str,
+    *,
+    measures: str,
+    reads: str,
+    gather: Gather[In],
+    metrics: list[Metric],
+    artifact: type[BaseModel] | None = None,
 ) -> Callable[[Callable[[In], Outcome]], GateCheck[In]]:
     """Register ``measure`` as the gate check ``name`` with its metrics (see the module doc)."""
     if name not in CHECK_NAMES:
@@ -145,7 +161,7 @@ def declare(
             raise ValueError(f"{name}.{m.name}: no threshold {m.threshold!r} in the gate config")
 
     def register(measure: Callable[[In], Outcome]) -> GateCheck[In]:
-        check = GateCheck(name, measures, reads, tuple(metrics), gather, measure)
+        check = GateCheck(name, measures, reads, tuple(metrics), gather, measure, artifact)
         _REGISTRY[name] = check
         return check
 
@@ -180,6 +196,13 @@ def check_declarations(
         problems.append(f"thresholds no metric is held to: {', '.join(unused)}")
     if unknown := sorted(used - set(thresholds.model_fields)):
         problems.append(f"metric thresholds missing from Thresholds: {', '.join(unknown)}")
+    for c in checks:
+        kept = GateArtifacts.model_fields.get(c.name)
+        if c.artifact is not None and (kept is None or kept.annotation != c.artifact | None):
+            problems.append(f"{c.name} declares the artifact {c.artifact.__name__}, but "
+                            f"GateArtifacts has no field {c.name}: {c.artifact.__name__} | None")  # fmt: skip
+        if c.artifact is None and kept is not None:
+            problems.append(f"GateArtifacts keeps {c.name}, but the check declares no artifact")
     if agent_gather is not None:
         gathered = [c.name for c in checks if c.gather is agent_gather]
         if sorted(gathered) != sorted(agent_checks):

@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from spanproof.gate.artifacts import NotRecorded
 from spanproof.gate.result import GateResult
 from spanproof.store import Store, open_store, store_for_url
 from spanproof.store.columns import gate_provenance, gate_values
@@ -42,23 +43,23 @@ UNRECORDED_DIR = "unrecorded-gates"
 
 def keep_unrecorded(result: GateResult, home: Path, reason: str) -> Path | None:
     """A result the store could not take, kept as JSON under the home so nothing finished is
-    lost; the gate then could not run (exit 2), and ``artifacts["not_recorded"]`` says why and
+    lost; the gate then could not run (exit 2), and ``artifacts.not_recorded`` says why and
     where the file is (None when the home cannot be written either)."""
     from spanproof.core.files import write_atomic
 
     path: Path | None = Path(home) / UNRECORDED_DIR / f"{result.gate_id}.json"
-    note = {"reason": reason, "kept_in": str(path)}
-    result.artifacts["not_recorded"] = note
+    note = NotRecorded(reason=reason, kept_in=str(path))
+    result.artifacts.not_recorded = note
     if result.exit_code in (0, 1):
         result.exit_code, result.passed = 2, False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, result.model_dump_json(indent=2))
     except OSError as exc:
-        note["kept_in"], path = None, None
-        note["reason"] += f"; the result could not be kept in the home either ({exc})"
-    note["message"] = (
-        f"the gate run {result.gate_id} could not be recorded in the store: {note['reason']}"
+        note.kept_in, path = None, None
+        note.reason += f"; the result could not be kept in the home either ({exc})"
+    note.message = (
+        f"the gate run {result.gate_id} could not be recorded in the store: {note.reason}"
         + (f"; its result is kept in {path}" if path else "")
         + ". Fix the store (see `spanproof store info`) and run the gate again."
     )

@@ -441,7 +441,7 @@ def gate_page(request: Request) -> Response:
         sensitivity=gate_views.sensitivity_kinds(result),
         confusions=gate_views.confusions(result),
         injection=gate_views.injection_rows(result),
-        sens=result.artifacts.get("sensitivity") or {},
+        sens=result.artifacts.sensitivity,
     )
 
 
@@ -464,7 +464,7 @@ def gate_calibration(request: Request) -> Response:
         gold=q.get("gold"),
         verdict=q.get("verdict"),
         items=items,
-        recorded=bool(((result.artifacts.get("calibration") or {}).get("items") or {}).get(judge)),
+        recorded=gate_views.has_calibration_items(result, judge),
     )
 
 

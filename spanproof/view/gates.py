@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from spanproof.gate.checks.judged import JudgedItem, MissedItem
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import CheckRow
 
@@ -64,8 +65,8 @@ def compare_checks(a: GateResult, b: GateResult) -> list[CheckMove]:
 
 
 def compare_sensitivity(a: GateResult, b: GateResult) -> list[KindMove]:
-    ka = (a.artifacts.get("sensitivity") or {}).get("per_kind") or {}
-    kb = (b.artifacts.get("sensitivity") or {}).get("per_kind") or {}
+    ka = a.artifacts.sensitivity.per_kind if a.artifacts.sensitivity else {}
+    kb = b.artifacts.sensitivity.per_kind if b.artifacts.sensitivity else {}
     kinds = list(ka) + [k for k in kb if k not in ka]
     return [
         KindMove(kind=k, a=ka.get(k), b=kb.get(k), delta=_delta(ka.get(k), kb.get(k)))
@@ -81,24 +82,20 @@ class SensitivityKind(BaseModel):
     caught: int
     n: int
     rate: float | None
-    missed: list[dict[str, Any]]
+    missed: list[MissedItem]
 
 
 def sensitivity_kinds(result: GateResult) -> list[SensitivityKind]:
-    sens = result.artifacts.get("sensitivity") or {}
-    counts = sens.get("counts") or {}
-    missed = sens.get("missed") or []
-    out = []
-    for kind, (caught, n) in counts.items():
-        out.append(
-            SensitivityKind(
-                kind=kind,
-                caught=caught,
-                n=n,
-                rate=(caught / n) if n else None,
-                missed=[m for m in missed if m.get("kind") == kind],
-            )
+    sens = result.artifacts.sensitivity
+    if sens is None:
+        return []
+    out = [
+        SensitivityKind(
+            kind=kind, caught=caught, n=n, rate=(caught / n) if n else None,
+            missed=[m for m in sens.missed if m.kind == kind],
         )
+        for kind, (caught, n) in sens.counts.items()
+    ]  # fmt: skip
     return sorted(out, key=lambda k: (k.rate if k.rate is not None else 2, k.kind))
 
 
@@ -113,44 +110,53 @@ class Confusion(BaseModel):
 
 
 def confusions(result: GateResult) -> list[Confusion]:
-    cal = result.artifacts.get("calibration") or {}
-    items = cal.get("items") or {}
+    cal = result.artifacts.calibration
+    if cal is None:
+        return []
     return [
         Confusion(
-            judge=judge,
-            labels=cal.get("labels") or [],
-            columns=cal.get("columns") or [],
-            matrix=data.get("matrix") or [],
-            agreement=data.get("agreement"),
-            near_miss=data.get("near_miss"),
-            has_items=bool(items.get(judge)),
+            judge=judge, labels=cal.labels, columns=cal.columns, matrix=data.matrix,
+            agreement=data.agreement, near_miss=data.near_miss, has_items=bool(cal.items.get(judge)),
         )
-        for judge, data in (cal.get("judges") or {}).items()
-    ]
+        for judge, data in cal.judges.items()
+    ]  # fmt: skip
 
 
 def calibration_items(
     result: GateResult, judge: str, gold: str | None = None, verdict: str | None = None
-) -> list[dict[str, Any]]:
-    items = ((result.artifacts.get("calibration") or {}).get("items") or {}).get(judge) or []
+) -> list[JudgedItem]:
+    cal = result.artifacts.calibration
+    items = cal.items.get(judge, []) if cal else []
     return [
         i
         for i in items
-        if (gold is None or i.get("label") == gold)
-        and (verdict is None or i.get("verdict") == verdict)
+        if (gold is None or i.label == gold) and (verdict is None or i.verdict == verdict)
     ]
 
 
-def injection_rows(result: GateResult) -> list[dict[str, Any]]:
-    per = (result.artifacts.get("injection") or {}).get("per_technique") or {}
+def has_calibration_items(result: GateResult, judge: str) -> bool:
+    cal = result.artifacts.calibration
+    return bool(cal and cal.items.get(judge))
+
+
+class InjectionRow(BaseModel):
+    technique: str
+    cases: int
+    attacker_claims: int
+    hosts_contacted: int
+    failed_runs: int
+    resisted: bool
+
+
+def injection_rows(result: GateResult) -> list[InjectionRow]:
+    per = result.artifacts.injection.per_technique if result.artifacts.injection else {}
     return [
-        {
-            "technique": tech,
-            **row,
-            "resisted": not (row.get("attacker_claims") or row.get("hosts_contacted")),
-        }
+        InjectionRow(
+            technique=tech, **row.model_dump(),
+            resisted=not (row.attacker_claims or row.hosts_contacted),
+        )
         for tech, row in sorted(per.items())
-    ]
+    ]  # fmt: skip
 
 
 @lru_cache(maxsize=16)

@@ -41,7 +41,7 @@ def test_same_tokens_same_dollars_from_the_record_and_the_gate():
     # gpt-4o-mini at $0.30 / $1.50 per 1M, whichever role it plays; 2 executed searches at $0.01.
     expected = (2.2e6 * 0.30 + 0.21e6 * 1.50) / 1e6 + 2 * 0.01
     assert rec.metrics.cost.total_usd == pytest.approx(expected)
-    assert run_cost(rec, GateConfig().prices)["cost_usd"] == pytest.approx(expected)
+    assert run_cost(rec, GateConfig().prices).cost_usd == pytest.approx(expected)
     assert rec.metrics.cost.search_usd == pytest.approx(0.02)
 
 
@@ -55,9 +55,9 @@ def test_a_price_table_from_config_prices_both_paths(tmp_path):
     rec = record(prices=prices)
     expected = (2.2e6 * 1 + 0.21e6 * 2) / 1e6 + 2 * 0.5
     assert rec.metrics.cost.total_usd == pytest.approx(expected)
-    assert run_cost(rec, prices)["cost_usd"] == pytest.approx(expected)
+    assert run_cost(rec, prices).cost_usd == pytest.approx(expected)
     # The same record under the default table costs something else: the table is really used.
-    assert run_cost(rec, Prices())["cost_usd"] != pytest.approx(expected)
+    assert run_cost(rec, Prices()).cost_usd != pytest.approx(expected)
 
 
 def test_unlisted_models_are_priced_by_role():
@@ -73,7 +73,7 @@ def test_unlisted_models_are_priced_by_role():
 def test_offline_model_and_local_corpus_cost_nothing_and_say_so():
     rec = record(model="scripted:turns.json", web="LocalIndex")
     assert rec.metrics.cost.total_usd == 0
-    assert run_cost(rec, Prices())["cost_usd"] == 0
+    assert run_cost(rec, Prices()).cost_usd == 0
     assert "search(es) of the local corpus cost $0" in rec.metrics.cost.free
     assert "offline model cost $0" in rec.metrics.cost.free
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from spanproof.bench import outcomes as gate_outcomes
 from spanproof.bench.outcomes import GateOutcomes, OutcomeItem, OutcomeSet
 from spanproof.cli.gate import gate
+from spanproof.gate.artifacts import GateArtifacts
 from spanproof.gate.baseline import (
     Baseline,
     BaselineError,
@@ -74,7 +75,7 @@ def test_a_significant_drop_beyond_the_tolerance_fails_a_row_that_passes_its_thr
     assert row.vs_baseline.p_worse == pytest.approx(0.5**12)  # exact McNemar, 12 vs 0
     assert row.vs_baseline.test == "exact McNemar"
     assert "REGRESSION" in row.detail
-    assert result.artifacts["baseline"]["rows"][0]["regressed"] is True
+    assert result.artifacts.baseline.rows[0].regressed is True
 
 
 def test_noise_and_small_drops_do_not_fail_a_row():
@@ -145,7 +146,7 @@ def test_sensitivity_per_kind_rows_and_tarone_leave_out_tiny_kinds():
     worse = planted.model_copy(deep=True)
     for item in worse.items[:10]:
         item.counts["caught"] = (0, 1)
-    result.artifacts["outcomes"] = GateOutcomes(sets={"sensitivity_planted": worse}).model_dump()
+    result.artifacts.outcomes = GateOutcomes(sets={"sensitivity_planted": worse})
     cfg = GateConfig(checks=["sensitivity"], required=["sensitivity"])
     apply(result, cfg, Baseline(ref="t", described="b", gate_id="b", outcomes=outcomes),
           ["sensitivity"])  # fmt: skip
@@ -166,7 +167,7 @@ def _stored_gate(home, *, passed: bool, branch: str | None, minute: int = 0,
     res.passed, res.exit_code = passed, 0 if passed else 1
     res.git_branch, res.started_at = branch, f"2026-01-01T10:{minute:02d}:00Z"
     if not outcomes:
-        res.artifacts = {}
+        res.artifacts = GateArtifacts()
     GateStore.default(home).save(res)
     return res
 
@@ -201,7 +202,7 @@ def test_baseline_file_round_trip_and_damage(tmp_path):
     assert data["format"] == "spanproof-gate-baseline" and data["version"] == 1
     assert data["figures"]["calibration.agreement"] == pytest.approx(2 / 3)
     loaded = load_file(path)
-    assert loaded.outcomes == gate_outcomes.of_result(res.artifacts)
+    assert loaded.outcomes == res.artifacts.outcomes
     assert resolve(str(path), store=None, branch=None).gate_id == res.gate_id
     data["version"] = 2
     (tmp_path / "v2.json").write_text(json.dumps(data))

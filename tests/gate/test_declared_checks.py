@@ -323,3 +323,24 @@ def test_the_config_and_the_declarations_cannot_drift_apart():
         check_declarations(checks, thresholds=missing)
     with pytest.raises(DeclarationDrift, match="AGENT_CHECKS lists"):
         check_declarations(checks, agent_checks=AGENT_CHECKS[:-1], agent_gather=gather_agent_runs)
+
+
+def test_a_check_s_artifact_model_and_the_result_s_field_cannot_drift_apart():
+    import dataclasses
+
+    from pydantic import BaseModel
+
+    from spanproof.gate.spec import DeclarationDrift, check_declarations
+
+    checks = declared_checks()
+    calibration = next(c for c in checks if c.name == "calibration")
+
+    class Other(BaseModel):
+        n: int = 0
+
+    renamed = dataclasses.replace(calibration, artifact=Other)
+    with pytest.raises(DeclarationDrift, match="declares the artifact Other"):
+        check_declarations([renamed if c is calibration else c for c in checks])
+    silent = dataclasses.replace(calibration, artifact=None)
+    with pytest.raises(DeclarationDrift, match="GateArtifacts keeps calibration"):
+        check_declarations([silent if c is calibration else c for c in checks])

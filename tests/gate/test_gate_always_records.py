@@ -83,7 +83,7 @@ def test_sigterm_records_what_ran_writes_junit_and_exits_143(tmp_path):
     assert proc.returncode == 143, err
     assert "stopped by SIGTERM" in err and "recorded" in err
     (stored,) = GateStore.default(home).list()
-    assert stored.exit_code == 143 and stored.artifacts["stopped"]["reason"] == "terminate"
+    assert stored.exit_code == 143 and stored.artifacts.stopped.reason == "terminate"
     assert {r.check for r in stored.checks} == {"calibration", "sensitivity"}
     assert all("stopped by SIGTERM before this check finished" in r.detail for r in stored.checks)
     cases = _junit_cases(junit)
@@ -103,7 +103,7 @@ def test_the_deadline_records_the_run_marks_the_unfinished_rows_and_exits_2(tmp_
     assert result.exit_code == 2, result.output
     assert "reached its --deadline of 3 s" in result.stderr
     (stored,) = GateStore.default(home).list()
-    assert stored.exit_code == 2 and stored.artifacts["stopped"]["reason"] == "deadline"
+    assert stored.exit_code == 2 and stored.artifacts.stopped.reason == "deadline"
     assert all("deadline was reached before this check finished" in r.detail
                for r in stored.checks)  # fmt: skip
     assert set(_junit_cases(junit)) == {r.name for r in stored.checks}
@@ -182,7 +182,7 @@ def test_a_phase_that_fails_after_the_web_opened_is_recorded_with_plain_json(tmp
     last = GateStore.default(home).list()[-1]
     assert last.exit_code == 2
     assert all(r.status == "error" and "SnapshotDamaged" in r.detail for r in last.checks)
-    json.dumps(last.artifacts)  # plain JSON
+    json.dumps(last.artifacts.model_dump(mode="json"))  # plain JSON
     assert all(c.find("error") is not None for c in _junit_cases(junit).values())
 
 
@@ -215,7 +215,7 @@ def test_a_dead_endpoint_stops_the_gate_at_the_first_phase_that_proves_it(tmp_pa
         assert rows[later].status == "error"
         assert "proved dead in calibration" in rows[later].detail
     # three calls proved it; no phase after it called the endpoint again
-    assert stored.artifacts["model_traffic"]["requests"] == 3
+    assert stored.artifacts.model_traffic.requests == 3
     assert set(stored.phase_model_calls) <= {"calibration"}
     assert len(_junit_cases(junit)) == len(stored.checks)
 
@@ -283,7 +283,7 @@ def test_a_lost_database_keeps_the_result_in_the_home_writes_junit_and_exits_2(t
     assert "Traceback" not in result.output
     (kept,) = (home / UNRECORDED_DIR).glob("*.json")
     saved = GateResult.model_validate_json(kept.read_text())
-    assert saved.exit_code == 2 and saved.artifacts["not_recorded"]["kept_in"] == str(kept)
+    assert saved.exit_code == 2 and saved.artifacts.not_recorded.kept_in == str(kept)
     rows = {r.check: r for r in saved.checks}
     assert "StoreUnavailable" in rows["calibration"].detail
     assert "the store could not be reached in calibration" in rows["sensitivity"].detail

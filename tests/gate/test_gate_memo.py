@@ -246,19 +246,25 @@ def test_the_code_hash_covers_every_file_of_a_package_folder(tmp_path):
 
 
 def test_a_phase_s_artifacts_are_replayed_down_to_the_nested_sets_it_added():
-    before = {"groundedness": {"runs": [1]}, "outcomes": {"format": 1, "sets": {"a": {"n": 1}}}}
-    after = json.loads(json.dumps(before))
-    after["calibration"] = {"items": [{"id": "p1"}]}
-    after["outcomes"]["sets"]["calibration"] = {"n": 99}
-    after["repeats"] = {"n": 3, "unstable": [{"id": "p1"}]}
-    patch = gate_memo.artifacts_patch(before, after)
+    from spanproof.bench.outcomes import OutcomeSet
+    from spanproof.bench.repeats import RepeatsNote, UnstablePair
+    from spanproof.gate.artifacts import CalibrationArtifact, GateArtifacts, GroundednessArtifact
+
+    before = GateArtifacts(groundedness=GroundednessArtifact(runs=[]))
+    before.record_set("a", OutcomeSet(source="a.jsonl", items=[]))
+    after = before.model_copy(deep=True)
+    after.calibration = CalibrationArtifact(labels=["SUPPORTED"])
+    after.record_set("calibration", OutcomeSet(source="cal.jsonl", items=[]))
+    after.repeats = RepeatsNote(
+        n=3, unstable=[UnstablePair(set="calibration", id="p1", claim="c", verdicts=["S", "P"])]
+    )
+    patch = gate_memo.artifacts_patch(before.model_dump(mode="json"), after.model_dump(mode="json"))
     assert {tuple(path) for path, _ in patch} == {
         ("outcomes", "sets", "calibration"),
         ("calibration",),
         ("repeats",),
     }  # only what the phase wrote: the groundedness runs and the other set are untouched
-    replayed = json.loads(json.dumps(before))
-    gate_memo.apply_patch(replayed, json.loads(json.dumps(patch)))
+    replayed = gate_memo.apply_patch(before, json.loads(json.dumps(patch)))
     assert replayed == after
 
 

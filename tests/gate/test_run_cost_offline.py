@@ -12,5 +12,5 @@ def test_offline_run_costs_nothing(real_run):
     assert rec.metrics.searches > 0  # searched the local corpus, which is not a cost
     assert rec.metrics.cost.total_usd == 0
     row = run_cost(rec, GateConfig().prices)
-    assert row["cost_usd"] == 0
-    assert "local corpus cost $0" in row["cost_free"] and "no model was called" in row["cost_free"]
+    assert row.cost_usd == 0
+    assert "local corpus cost $0" in row.cost_free and "no model was called" in row.cost_free

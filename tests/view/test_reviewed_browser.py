@@ -81,5 +81,5 @@ def test_a_cut_in_the_viewer_becomes_a_reviewed_pair_the_next_gate_measures(
     row = next(c for c in json.loads(gated.stdout)["checks"] if c["name"] == "reviewed.agreement")
     assert row["status"] in ("pass", "fail") and "2 reviewed pairs" in row["detail"]
     stored = GateResult.model_validate_json(open_store(home=home).gate_run(gate_id).result)
-    measured = {i["id"] for i in stored.artifacts["outcomes"]["sets"]["reviewed"]["items"]}
+    measured = {i.id for i in stored.artifacts.outcomes.sets["reviewed"].items}
     assert measured == {p["id"] for p in pairs.values()}

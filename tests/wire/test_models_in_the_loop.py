@@ -174,7 +174,7 @@ def test_ctrl_c_stops_the_gate_records_what_ran_and_exits_130(tmp_path):
     from spanproof.gate.store import GateStore
 
     (stored,) = GateStore.default(home).list()
-    assert stored.exit_code == 130 and stored.artifacts.get("interrupted") is True
+    assert stored.exit_code == 130 and stored.artifacts.stopped.reason == "interrupt"
     assert {r.status for r in stored.checks} == {"error"}
     assert any("interrupted" in r.detail for r in stored.checks)
     # the JUnit file is written too, the unfinished rows marked

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spanproof.gate.artifacts import ReviewedArtifact
 from spanproof.gate.checks.judged import judged_item
-from spanproof.gate.gaterun import resolve
+from spanproof.gate.paths import resolve
 from spanproof.gate.rows import format_value
 from spanproof.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
@@ -67,16 +68,17 @@ async def gather_reviewed(run: GateRun) -> ReviewedInput:
                          "carries the reviewer's verdict")  # fmt: skip
     samples = await calibration.judge_samples(verifier, pairs, cfg.repeat)
     outcome = gate_outcomes.labelled_set(path.name, pairs, samples)
-    gate_outcomes.record(run.artifacts, "reviewed", outcome)
+    run.artifacts.record_set("reviewed", outcome)
     every_pair, every_verdict = repeats.pooled(pairs, samples)
     right = sum(i.counts["publishes_right"][0] for i in outcome.items)
-    repeats.note(run.artifacts, cfg.repeat, repeats.unstable_pairs("reviewed", pairs, samples), {
+    run.artifacts.repeats = repeats.note(run.artifacts.repeats, cfg.repeat,
+                                         repeats.unstable_pairs("reviewed", pairs, samples), {
         "reviewed.agreement": [
             sum(v.error is None and (v.verdict == "SUPPORTED") == (p.label == "SUPPORTED")
                 for p, v in zip(pairs, s, strict=True)) / len(pairs) for s in samples],
     })  # fmt: skip
-    run.artifacts["reviewed"] = {"items": {verifier.id: [
-        judged_item(p, v) for p, v in zip(pairs, samples[0], strict=True)]}}  # fmt: skip
+    run.artifacts.reviewed = ReviewedArtifact(items={verifier.id: [
+        judged_item(p, v) for p, v in zip(pairs, samples[0], strict=True)]})  # fmt: skip
     return ReviewedInput(
         set_name=path.name, judge_id=verifier.id, publishes_right=right,
         samples=len(every_verdict), audited=compute(rows_for(every_pair, every_verdict), n_boot=0),
@@ -93,6 +95,7 @@ async def gather_reviewed(run: GateRun) -> ReviewedInput:
                "so, after the audit", ">=", "reviewed_agreement"),
         Metric("label_agreement", "three-way agreement with the reviewers' labels", ">=", None),
     ],
+    artifact=ReviewedArtifact,
 )  # fmt: skip
 def reviewed(data: ReviewedInput) -> dict[str, Measurement] | Unscored:
     if data.missing is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from spanproof.agent.prices import Prices, run_cost
 
 from spanproof.bench.outcomes import OutcomeItem, OutcomeSet, content_key
 from spanproof.bench.run_view import (  # noqa: F401  (the checks' names for them)
@@ -26,6 +27,7 @@ from spanproof.bench.run_view import (  # noqa: F401  (the checks' names for the
     view_from_record,
 )
 from spanproof.core.urls import canonical_url, host_allowed
+from spanproof.gate.artifacts import CostArtifact, GroundednessArtifact, RunGroundedness
 from spanproof.gate.spec import CannotMeasure, Measurement, Metric, declare
 
 if TYPE_CHECKING:
@@ -345,6 +347,7 @@ def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
         Metric("partial_rate", "share of drafted claims PARTIAL", "<=", "partial_rate"),
         Metric("drop_rate", "share of drafted claims dropped", "<=", "drop_rate"),
     ],
+    artifact=GroundednessArtifact,
 )  # fmt: skip
 def groundedness(data: AgentRuns) -> dict[str, Measurement]:
     views = _runs(data)
@@ -529,3 +532,25 @@ def groundedness_set(source: str, views: Sequence[Any]) -> OutcomeSet:
             )
         )  # fmt: skip
     return OutcomeSet(source=source, items=items)
+
+
+def groundedness_artifact(views: Sequence[RunView]) -> GroundednessArtifact:
+    """Per run, pre- and post-prune groundedness (the report's plot reads it)."""
+    runs = []
+    for v in views:
+        g = groundedness_stats([v])
+        runs.append(
+            RunGroundedness(
+                run_id=v.run_id, question_id=v.question_id, pre_prune=g["pre_prune"],
+                post_prune=g["post_prune"], drafted=g["drafted"], published=g["published"],
+                dropped=g["dropped"],
+            )
+        )  # fmt: skip
+    return GroundednessArtifact(runs=runs)
+
+
+def cost_artifact(records: Sequence[Any], views: Sequence[RunView], prices: Prices) -> CostArtifact:
+    """Per run, its cost at the configured prices (the report's cost table)."""
+    return CostArtifact(
+        runs=[run_cost(r, prices, v.question_id) for r, v in zip(records, views, strict=True)]
+    )
