@@ -60,7 +60,7 @@ CHECKABLE = frozenset(
 )  # fmt: skip
 
 
-def _set(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
     """A word list written as one string, for lexicons long enough to read that way."""
     return frozenset(text.split())
 
@@ -68,7 +68,7 @@ def _set(text: str) -> frozenset[str]:
 # --- words ---------------------------------------------------------------------------------
 
 # Irregular forms that a suffix stripper cannot bring together, and that questions ask with.
-_IRREGULAR = {
+IRREGULAR = {
     "died": "die", "dies": "die", "dying": "die", "death": "die", "dead": "die", "deaths": "die",
     "born": "born", "birth": "born", "married": "marry", "marries": "marry", "marriage": "marry",
     "wed": "marry", "wedding": "marry", "won": "win", "wins": "win", "winning": "win",
@@ -135,19 +135,19 @@ _SYNONYM_GROUPS = (
 _CANON: dict[str, str] = {}
 
 # Words a question is phrased with that no answer repeats.
-_QUESTION_ONLY = _set(
+_QUESTION_ONLY = word_set(
     "tell give list name describe explain according happen happened exactly "
     "approximately roughly around also ever first-ever actually many much"
 )  # fmt: skip
-_AUX = _set(
+AUX = word_set(
     "is are was were be been being am do does did has have had will would can could shall "
     "should may might must"
 )
-_WH = _set("who whom whose what which when where why how")
-_PRONOUNS = _set("it its they them their he him his she her hers theirs this these those")
+_WH = word_set("who whom whose what which when where why how")
+_PRONOUNS = word_set("it its they them their he him his she her hers theirs this these those")
 
 
-def _fold(word: str) -> str:
+def fold(word: str) -> str:
     """Lower-cased, accents stripped, possessive dropped: "Lancôme's" -> "lancome"."""
     return project_text.fold(word).removesuffix("'s")
 
@@ -160,8 +160,8 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _base(word: str) -> str:
-    w = _fold(word)
-    return _IRREGULAR.get(w) or stem(w)
+    w = fold(word)
+    return IRREGULAR.get(w) or stem(w)
 
 
 @lru_cache(maxsize=65536)
@@ -181,7 +181,7 @@ def terms(text: str) -> set[str]:
     return set(_terms(text))
 
 
-_NOT_TAKING_PART = re.compile(
+NOT_TAKING_PART = re.compile(
     r"\b(?:not|n't|never)\s+(?:to\s+)?(?:start|race|play|compete|participate|take part|run|"
     r"appear|attend|travel|return)\b",
     re.I,
@@ -191,10 +191,10 @@ _NOT_TAKING_PART = re.compile(
 @lru_cache(maxsize=8192)
 def _terms(text: str) -> frozenset[str]:
     out = set()
-    if _NOT_TAKING_PART.search(text):
+    if NOT_TAKING_PART.search(text):
         out.add(term("withdraw"))  # "would not start the race" says the same as "withdrew"
     for w in words(text):
-        if w in STOPWORDS or w in _AUX or w in _WH or w in _QUESTION_ONLY or len(w) < 2:
+        if w in STOPWORDS or w in AUX or w in _WH or w in _QUESTION_ONLY or len(w) < 2:
             continue
         if any(ch.isdigit() for ch in w):
             continue  # figures are compared as figures, never as words
@@ -222,7 +222,7 @@ def _matched(want: frozenset[str], have: frozenset[str]) -> frozenset[str]:
 
 # --- what the sub-question expects ---------------------------------------------------------
 
-_NUMBER_KINDS = _set(
+NUMBER_KINDS = word_set(
     "score scores scoreline result fee fees price prices cost costs amount amounts number total "
     "totals percentage percent share proportion fraction ratio rate rates age population height "
     "length weight distance size capacity turnover revenue revenues budget attendance crowd "
@@ -231,16 +231,16 @@ _NUMBER_KINDS = _set(
     "majority lead depth area duration sentence fine bail valuation funding investment "
     "donation prize money"
 )  # fmt: skip
-_DATE_KINDS = _set(
+_DATE_KINDS = word_set(
     "year years date dates day days month months decade century time period season era week weekend"
 )
-_PLACE_KINDS = _set(
+_PLACE_KINDS = word_set(
     "city cities country countries state states town towns village venue venues stadium "
     "arena place places location locations region county province island islands continent "
     "street neighbourhood neighborhood site sites capital hometown district area countryside "
     "river mountain lake address port airport hospital prison court"
 )  # fmt: skip
-_PERSON_KINDS = _set(
+_PERSON_KINDS = word_set(
     "person people man woman men women player players coach coaches manager managers actor "
     "actors actress singer singers artist artists author authors writer writers director "
     "directors driver drivers candidate candidates applicants applicant judge judges member "
@@ -251,11 +251,11 @@ _PERSON_KINDS = _set(
     "victim victims winner winners champion champions musician musicians scientist "
     "scientists nurse doctor doctors rider riders"
 )  # fmt: skip
-_ROLE_KINDS = _set("post position role title job office rank occupation profession")
-_REASON_KINDS = _set("reason reasons cause causes motive explanation purpose")
-_COLOUR_KINDS = _set("colour color colours colors")
+_ROLE_KINDS = word_set("post position role title job office rank occupation profession")
+_REASON_KINDS = word_set("reason reasons cause causes motive explanation purpose")
+_COLOUR_KINDS = word_set("colour color colours colors")
 
-_ROLE_WORDS = _set(
+_ROLE_WORDS = word_set(
     "curator director chairman chairwoman chairperson chair president vice ceo chief head "
     "editor manager coach captain keeper officer ambassador founder member minister "
     "secretary governor mayor senator professor lecturer dean principal commissioner "
@@ -266,7 +266,7 @@ _ROLE_WORDS = _set(
     "administrator coordinator officer conductor composer architect engineer designer "
     "curatorship directorship chairmanship presidency"
 )  # fmt: skip
-_KINSHIP = _set(
+_KINSHIP = word_set(
     "cousin cousins son daughter brother sister father mother parent parents grandson "
     "granddaughter grandfather grandmother grandparent niece nephew uncle aunt husband wife "
     "spouse widow widower sibling siblings stepson stepdaughter stepfather stepmother "
@@ -274,7 +274,7 @@ _KINSHIP = _set(
     "great-granddaughter great-grandson great-grandfather great-grandmother descendant "
     "descendants relative relatives related"
 )  # fmt: skip
-_COLOURS = _set(
+_COLOURS = word_set(
     "black white red green blue yellow orange purple pink brown grey gray olive silver gold "
     "golden crimson scarlet maroon navy violet beige tan cream ivory turquoise teal"
 )
@@ -292,8 +292,8 @@ _STATEMENT_MARKERS = re.compile(
     r"added|explained|noted|argued|called|described|insisted|claimed|warned|declared)\b|[\"“”]",
     re.I,
 )
-_LOCATIVE = _set("in at from near on to inside outside across throughout into")
-_PLACE_WORDS = _set(
+_LOCATIVE = word_set("in at from near on to inside outside across throughout into")
+_PLACE_WORDS = word_set(
     "city county state province stadium arena park street avenue road square hall centre "
     "center theatre theater university college school church cathedral museum gallery "
     "island islands valley river lake mountain bay coast beach airport station hospital "
@@ -332,7 +332,7 @@ _OPENERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^how\b"), "manner"),
 ]  # fmt: skip
 _WHICH_WHAT = re.compile(r"^(?:which|what)\s+(.*)$")
-_STARTS_AUX = re.compile(r"^(?:" + "|".join(sorted(_AUX)) + r")\b")
+_STARTS_AUX = re.compile(r"^(?:" + "|".join(sorted(AUX)) + r")\b")
 _LEADING = re.compile(
     r"^(?:and|but|also|plus|or|then)?\s*(?:(?:in|on|at|from|for|by|to|with|of|since|until|"
     r"after|before|during|under|against|between|among|into|over)\s+)?(?=(?:which|what|who|whom|"
@@ -366,7 +366,7 @@ def _kind_type(kind: str) -> str:
     k = kind.lower()
     if k in _DATE_KINDS:
         return "date"
-    if k in _NUMBER_KINDS:
+    if k in NUMBER_KINDS:
         return "number"
     if k in _PLACE_KINDS:
         return "place"
@@ -381,8 +381,8 @@ def _kind_type(kind: str) -> str:
     return "entity"
 
 
-_DETERMINERS = _set("the a an his her its their our my your this that these those")
-_PHRASE_BREAKS = _set(
+_DETERMINERS = word_set("the a an his her its their our my your this that these those")
+_PHRASE_BREAKS = word_set(
     "of for by with about that in at from near on to into over under between among against "
     "during after before since than like as when where while who which whom"
 )
@@ -397,10 +397,10 @@ def _head_noun(phrase: str) -> str | None:
         if w in _DETERMINERS and head is None:
             continue
         if (
-            w in _AUX
+            w in AUX
             or w in _PHRASE_BREAKS
             or w in _DETERMINERS
-            or w in _IRREGULAR
+            or w in IRREGULAR
             or (w.endswith("ed") and len(w) > 4)
         ):
             break
@@ -455,7 +455,7 @@ def expected_answer(subquestion: str) -> tuple[list[str], str | None]:
                 return ([t] if t != "entity" else ["description"]), noun
             return ["description"], None
         first = rest.split()[0] if rest.split() else ""
-        if first in _AUX:
+        if first in AUX:
             # "what did X say", "what did X do", "what happened"
             if re.search(
                 r"\b(say|said|announce|tell|claim|argue|write|state|respond|reply)\b", rest
@@ -495,14 +495,14 @@ def _name_runs(text: str) -> list[list[str]]:
     return runs
 
 
-def _name_words(text: str) -> list[str]:
+def name_words(text: str) -> list[str]:
     """Every word of every name in a sub-question."""
     return [w for run in _name_runs(text) for w in run]
 
 
 # Verbs a question is built on that say little about the answer ("come to Netflix", "get in
 # the race"); dropped from the focus when the question has other terms of its own.
-_WEAK_VERBS = _set("come get make take go put do have give keep bring see become")
+_WEAK_VERBS = word_set("come get make take go put do have give keep bring see become")
 
 
 _NUMBERED = re.compile(r"\b([A-Za-z][\w'’-]+)\s+(\d{1,3})\b(?![.,]?\d)")
@@ -525,7 +525,7 @@ def numbered_conflict(sq: SubQuestion, text: str) -> bool:
     return any(t in sq.numbered and sq.numbered[t] != n for t, n in _numbered(text).items())
 
 
-def _numbers_in(text: str) -> set[str]:
+def numbers_in(text: str) -> set[str]:
     return set(re.findall(r"\d+(?:\.\d+)?", text))
 
 
@@ -558,7 +558,7 @@ def analyse_subquestion(
     descriptors = {
         term(m.group(1))
         for m in _DESCRIPTOR.finditer(text)
-        if m.group(1) not in STOPWORDS and m.group(1) not in _AUX
+        if m.group(1) not in STOPWORDS and m.group(1) not in AUX
     } - {term(kind or "")}
     focus = terms(text) - entity - descriptors - others
     weak = {term(w) for w in _WEAK_VERBS}
@@ -577,8 +577,8 @@ def analyse_subquestion(
         entity=entity,
         context=others,
         numbered=_numbered(text),
-        given_numbers=_numbers_in(text),
-        given_names={_fold(w) for w in re.findall(r"[\w'’-]+", text)},
+        given_numbers=numbers_in(text),
+        given_names={fold(w) for w in re.findall(r"[\w'’-]+", text)},
     )
 
 
@@ -633,7 +633,7 @@ def decompose(question: str, max_subquestions: int = 3) -> list[str]:
         else " ".join(
             w
             for w in re.findall(r"\w+", first)
-            if w.lower() not in STOPWORDS and w.lower() not in _AUX
+            if w.lower() not in STOPWORDS and w.lower() not in AUX
         )
     )
     out = []
@@ -650,7 +650,7 @@ def decompose(question: str, max_subquestions: int = 3) -> list[str]:
 
 def question_subject(question: str) -> set[str]:
     """Terms of the names a question is about (capitalised words after the first)."""
-    return {term(w) for w in _name_words(question)}
+    return {term(w) for w in name_words(question)}
 
 
 def analyse(
@@ -703,17 +703,17 @@ def _dates(sq: SubQuestion, text: str) -> list[Mention]:
         out.append(Mention("date", a, b, strength, d.surface))
     for rx, strength in ((_WEEKDAY, 0.7), (_RELATIVE_DATE, 0.5)):
         for m in rx.finditer(text):
-            if _fold(m.group(1)) not in sq.given_names:
+            if fold(m.group(1)) not in sq.given_names:
                 out.append(Mention("date", m.start(), m.end(), strength, m.group(0)))
     return out
 
 
-_MONEY_KINDS = _set(
+_MONEY_KINDS = word_set(
     "cost price fee fees money turnover revenue budget salary worth gross earnings profit "
     "funding investment donation prize valuation fine bail raise spend pay paid receive earn "
     "sell sold buy bought charge"
 )
-_PERCENT_KINDS = _set("percentage percent share proportion rate fraction majority")
+_PERCENT_KINDS = word_set("percentage percent share proportion rate fraction majority")
 _LENGTH_UNITS = re.compile(
     r"^(?:m|km|cm|mm|ft|in|mi|metres?|meters?|kilometres?|kilometers?|centimetres?|"
     r"centimeters?|millimetres?|millimeters?|feet|foot|inch(?:es)?|miles?|yards?)\b",
@@ -765,7 +765,7 @@ def _numbers(sq: SubQuestion, text: str) -> list[Mention]:
     taken: list[tuple[int, int]] = []
     for q in extract_numbers(text):
         surface = q.surface
-        digits = _numbers_in(surface)
+        digits = numbers_in(surface)
         a, b = _locate_number(text, q, taken)
         if a >= 0:
             taken.append((a, b))
@@ -832,16 +832,16 @@ def _numbers(sq: SubQuestion, text: str) -> list[Mention]:
             strength = 1.0  # fmt: skip
         elif kind in {"old", "age"}:
             strength = 0.4
-        elif q.kind == "currency" and kind in _NUMBER_KINDS:
+        elif q.kind == "currency" and kind in NUMBER_KINDS:
             strength = 0.8
         out.append(Mention("number", a, b, strength, surface))
     if (sq.kind or "") in {"old", "age"}:
         for m in _AGE.finditer(text):
-            if not (_numbers_in(m.group(0)) <= sq.given_numbers):
+            if not (numbers_in(m.group(0)) <= sq.given_numbers):
                 out.append(Mention("number", m.start(), m.end(), 1.0, m.group(0)))
     if (sq.kind or "") in {"score", "scores", "scoreline", "result", "margin", "lead", "record"}:
         for m in _SCORE.finditer(text):
-            if not (_numbers_in(m.group(0)) <= sq.given_numbers):
+            if not (numbers_in(m.group(0)) <= sq.given_numbers):
                 out.append(Mention("number", m.start(), m.end(), 1.0, m.group(0)))
     return out
 
@@ -851,7 +851,7 @@ def _new_names(sq: SubQuestion, text: str) -> list[tuple[str, int, int]]:
     out = []
     pos = 0
     for ent in extract_entities(text):
-        toks = [_fold(t) for t in re.findall(r"[\w'’-]+", ent)]
+        toks = [fold(t) for t in re.findall(r"[\w'’-]+", ent)]
         toks = [t for t in toks if t and t not in STOPWORDS]
         if not toks or all(t in sq.given_names for t in toks):
             continue
@@ -867,7 +867,7 @@ def _new_names(sq: SubQuestion, text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-_TITLE_SMALL = _set("a an the of and or in on at to for with by from")
+_TITLE_SMALL = word_set("a an the of and or in on at to for with by from")
 
 
 def _quoted_titles(text: str) -> list[tuple[str, int, int]]:
@@ -934,7 +934,7 @@ def _names_of_kind(sq: SubQuestion, text: str, type_: str) -> list[Mention]:
             )
     if type_ == "entity":
         for title, a, b in _quoted_titles(text):
-            if not all(_fold(t) in sq.given_names for t in re.findall(r"[\w'’-]+", title)):
+            if not all(fold(t) in sq.given_names for t in re.findall(r"[\w'’-]+", title)):
                 out.append(Mention("entity", a, b, 0.9, title))
         if kind_term:
             for m in re.finditer(r"[A-Za-z][\w'’-]*", text):
@@ -942,7 +942,7 @@ def _names_of_kind(sq: SubQuestion, text: str, type_: str) -> list[Mention]:
                     # the kind itself with what qualifies it ("public and private sector unions";
                     # not "joined the club": a determiner ends the qualifiers)
                     qualified = _qualifiers(text[max(0, m.start() - 60) : m.start()])
-                    if qualified and not all(_fold(w) in sq.given_names for w in qualified):
+                    if qualified and not all(fold(w) in sq.given_names for w in qualified):
                         out.append(Mention("entity", m.start(), m.end(), 0.5, m.group(0)))
     return out
 
@@ -977,7 +977,7 @@ def _longest_list(mentions: list[Mention], text: str) -> list[Mention]:
     return best
 
 
-_COORDINATION = _set("and with alongside & plus joined by")
+_COORDINATION = word_set("and with alongside & plus joined by")
 
 
 def _beside_the_entity(sq: SubQuestion, text: str, a: int, b: int) -> bool:
@@ -1010,7 +1010,7 @@ def _qualifiers(before: str) -> list[str]:
         low = w.lower()
         if low in {"and", "or", "&"}:
             continue
-        if low in STOPWORDS or low in _AUX or not w[0].isalpha():
+        if low in STOPWORDS or low in AUX or not w[0].isalpha():
             break
         out.append(w)
     return out
@@ -1022,7 +1022,7 @@ def _lexicon(
     out = []
     for m in re.finditer(r"[A-Za-z][\w'’-]*", text):
         w = m.group(0).lower()
-        if (w in lexicon or w.rstrip("s") in lexicon) and _fold(w) not in sq.given_names:
+        if (w in lexicon or w.rstrip("s") in lexicon) and fold(w) not in sq.given_names:
             out.append(Mention(type_, m.start(), m.end(), strength, m.group(0)))
     return out
 
@@ -1050,7 +1050,7 @@ def answer_mentions(sq: SubQuestion, text: str) -> list[Mention]:
                 mention = Mention("reason", m.start(), m.end(), 0.9 if strong else 0.6, m.group(0))
                 # a reason attaches to what it explains: "withdrew because ..." counts in
                 # full, a "because" three clauses away from the question's terms less
-                if sq.focus and _nearness(sq.focus, text, mention) < 1.0:
+                if sq.focus and nearness(sq.focus, text, mention) < 1.0:
                     mention.strength *= 0.6
                 out.append(mention)
         elif t == "statement":
@@ -1152,13 +1152,13 @@ def term_weights(sq: SubQuestion, sentences: list[str]) -> dict[str, float]:
     return out
 
 
-def _nearness(want: set[str], text: str, mention: Mention) -> float:
+def nearness(want: set[str], text: str, mention: Mention) -> float:
     """1 within 40 characters of a word of `want`, 0.5 within 120, else 0."""
     anchors = [
         (m.start(), m.end()) for m in _WORD.finditer(text) if matched(want, {term(m.group(0))})
     ]
     if term("withdraw") in want:
-        anchors += [m.span() for m in _NOT_TAKING_PART.finditer(text)]
+        anchors += [m.span() for m in NOT_TAKING_PART.finditer(text)]
     if not anchors:
         return 0.0
     gap = min(max(0, max(a, mention.start) - min(b, mention.end)) for a, b in anchors)
@@ -1179,10 +1179,10 @@ def match(sq: SubQuestion, text: str, weights: dict[str, float] | None = None) -
     best = max(mentions, key=lambda m: m.strength, default=None)
     near = 0.0
     if best is not None and best.start >= 0:
-        near = _nearness(sq.focus, text, best)
+        near = nearness(sq.focus, text, best)
         # an answer written beside the names the question is about ("X and Alice in Chains
         # will be joining forces") is next best to one beside its own words
-        near = max(near, 0.5 * _nearness(sq.entity, text, best))
+        near = max(near, 0.5 * nearness(sq.entity, text, best))
     if sq.checkable:
         want = {t for t in sq.answer_types if t in CHECKABLE}
         typed = want <= {m.type for m in mentions}
