@@ -501,7 +501,7 @@ def _score(v: Verdict) -> int:
     return -1 if v.error else _RANK[v.verdict]
 
 
-def _ratio(a: int, b: int) -> float:
+def ratio(a: int, b: int) -> float:
     return round(a / b, 4) if b else 0.0
 
 
@@ -534,14 +534,14 @@ def compute_metrics(entries: list[GradedClaim]) -> GradeMetrics:
         claims=n_claims,
         uncited_claims=sum(1 for es in by_claim.values() if es[0].url is None),
         citations=n_cit,
-        citation_recall=_ratio(full, n_claims),
-        citation_recall_with_partial=_ratio(part, n_claims),
-        partial_claim_rate=_ratio(part - full, n_claims),
-        citation_precision=_ratio(strict, n_cit),
-        citation_precision_with_partial=_ratio(loose, n_cit),
-        partial_citation_rate=_ratio(loose - strict, n_cit),
+        citation_recall=ratio(full, n_claims),
+        citation_recall_with_partial=ratio(part, n_claims),
+        partial_claim_rate=ratio(part - full, n_claims),
+        citation_precision=ratio(strict, n_cit),
+        citation_precision_with_partial=ratio(loose, n_cit),
+        partial_citation_rate=ratio(loose - strict, n_cit),
         unreachable=unreachable,
-        unreachable_rate=_ratio(unreachable, n_cit),
+        unreachable_rate=ratio(unreachable, n_cit),
         judge_errors=errors,
         paragraph_level_citations=sum(1 for e in cited if e.scope == "paragraph"),
         shared_citations=len(shared),
@@ -774,17 +774,17 @@ async def run_plant(
             pv.flagged_only[g.judge] = _flagged_only(g, pv.targets)
     judges = [g.judge for g in original]
     sensitivity = {
-        j: _ratio(sum(pv.detected[j] for pv, _ in variants), len(variants)) for j in judges
+        j: ratio(sum(pv.detected[j] for pv, _ in variants), len(variants)) for j in judges
     }
     by_kind: dict[str, dict[str, float]] = {}
     for kind in PLANT_KINDS:
         of_kind = [pv for pv, _ in variants if pv.kind == kind]
         if of_kind:
             by_kind[kind] = {
-                j: _ratio(sum(pv.detected[j] for pv in of_kind), len(of_kind)) for j in judges
+                j: ratio(sum(pv.detected[j] for pv in of_kind), len(of_kind)) for j in judges
             }
     pass_rate = {
-        g.judge: _ratio(sum(1 for e in g.claims if e.supports), len(g.claims)) for g in original
+        g.judge: ratio(sum(1 for e in g.claims if e.supports), len(g.claims)) for g in original
     }
     return PlantedSummary(
         eligible_sentences=eligible,
@@ -793,7 +793,7 @@ async def run_plant(
         sensitivity_by_kind=by_kind,
         original_pass_rate=pass_rate,
         flag_only={
-            j: _ratio(sum(pv.flagged_only.get(j, False) for pv, _ in variants), len(variants))
+            j: ratio(sum(pv.flagged_only.get(j, False) for pv, _ in variants), len(variants))
             for j in judges
         },
     )
