@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from spanproof.agent.chat import ChatModel, ChatModelError, ModelTurn, SystemMessage, UserMessage
-from spanproof.agent.question import analyse, decompose, match
+from spanproof.agent.question.compound import analyse, decompose
+from spanproof.agent.question.scoring import match
 from spanproof.agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
 
 from spanproof.core.text import STOPWORDS, stem, words

@@ -39,16 +39,10 @@ from spanproof.agent.convergence import (
 )
 from spanproof.agent.dispatch import Call, ToolOutcome
 from spanproof.agent.fallback import fallback_draft
-from spanproof.agent.question import (
-    Match,
-    SubQuestion,
-    analyse,
-    match,
-    matched,
-    numbered_conflict,
-    term_weights,
-    terms,
-)
+from spanproof.agent.question.compound import analyse
+from spanproof.agent.question.scoring import Match, match, term_weights
+from spanproof.agent.question.subquestion import SubQuestion, numbered_conflict
+from spanproof.agent.question.words import matched, terms
 from spanproof.agent.record import Draft, DraftClaim
 from spanproof.agent.runtime import Runtime
 

@@ -15,7 +15,9 @@ import time
 
 from spanproof.agent.convergence import overlap
 from spanproof.agent.prices import Prices, price_run
-from spanproof.agent.question import analyse, match, missing_answer
+from spanproof.agent.question.compound import analyse
+from spanproof.agent.question.mentions import missing_answer
+from spanproof.agent.question.scoring import match
 from spanproof.agent.record import (
     Answer,
     AnswerClaim,

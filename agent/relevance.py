@@ -24,15 +24,11 @@ from __future__ import annotations
 
 import re
 
-from spanproof.agent.question import (
-    CHECKABLE,
-    SubQuestion,
-    analyse,
-    answer_mentions,
-    decompose,
-    match,
-    terms,
-)
+from spanproof.agent.question.compound import analyse, decompose
+from spanproof.agent.question.mentions import answer_mentions
+from spanproof.agent.question.scoring import match
+from spanproof.agent.question.subquestion import CHECKABLE, SubQuestion
+from spanproof.agent.question.words import terms
 
 # "7:00", "05:42", "9.30am", "6 pm": a time of day answers "what time" and "when".
 _CLOCK = re.compile(

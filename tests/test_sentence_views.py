@@ -19,7 +19,7 @@ import pytest
 from spanproof.agent.extractive import _sentences_of
 from spanproof.graders.clauses import split_text
 
-from spanproof.bench.grade_report import sentence_bounds
+from spanproof.bench.grade_passages import sentence_bounds
 from spanproof.core.sentences import (
     first_sentence,
     sentence_ends,

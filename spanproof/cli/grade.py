@@ -238,12 +238,9 @@ def grade(
         atomic_claims_with_model,
         openai_splitter,
     )
-    from spanproof.bench.grade_report import (
-        GradeError,
-        cited_hosts,
-        grade_report,
-        make_fetcher,
-    )
+    from spanproof.bench.grade_models import GradeError
+    from spanproof.bench.grade_report import grade_report
+    from spanproof.bench.grade_sources import cited_hosts, make_fetcher
     from spanproof.bench.presence import PRESENCE_ID
     from spanproof.bench.report_input import ReportFormatError, parse_report
     from spanproof.core.specs import SpecError, parse_spec

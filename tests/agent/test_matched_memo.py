@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spanproof.agent.question import matched, same_term
+from spanproof.agent.question.words import matched, same_term
 
 _TERMS = st.sets(st.sampled_from(["bridge", "bridg", "implement", "implementation", "open",
                                   "opened", "mayor", "may", "council", "councils", "fee",

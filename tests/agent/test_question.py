@@ -4,16 +4,11 @@ whether a sentence holds an answer of the expected type."""
 from __future__ import annotations
 
 import pytest
-from spanproof.agent.question import (
-    analyse,
-    analyse_subquestion,
-    decompose,
-    expected_answer,
-    holds_answer,
-    match,
-    term,
-    terms,
-)
+from spanproof.agent.question.compound import analyse, decompose
+from spanproof.agent.question.mentions import holds_answer
+from spanproof.agent.question.scoring import match
+from spanproof.agent.question.subquestion import analyse_subquestion, expected_answer
+from spanproof.agent.question.words import term, terms
 
 # (question, answer types, kind noun) -- 60 forms
 FORMS = [

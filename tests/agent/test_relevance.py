@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from spanproof.agent.chat import ScriptedChatModel
-from spanproof.agent.question import analyse
+from spanproof.agent.question.compound import analyse
 from spanproof.agent.relevance import (
     OFF_QUESTION,
     off_question,

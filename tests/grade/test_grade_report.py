@@ -8,14 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from spanproof.bench.grade_report import (
-    GradedClaim,
-    PassageIndex,
-    cited_hosts,
-    compute_metrics,
-    grade_report,
-    make_fetcher,
-)
+from spanproof.bench.grade_metrics import compute_metrics
+from spanproof.bench.grade_models import GradedClaim
+from spanproof.bench.grade_passages import PassageIndex
+from spanproof.bench.grade_report import grade_report
+from spanproof.bench.grade_sources import cited_hosts, make_fetcher
 from spanproof.bench.report_input import parse_report, parse_text
 from spanproof.core.verdict import Verdict
 from spanproof.web.corpus import ReplayTransport

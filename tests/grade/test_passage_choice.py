@@ -3,14 +3,11 @@ contradicted specific in the most relevant passages beats a vague PARTIAL elsewh
 
 from __future__ import annotations
 
-from spanproof.bench.grade_report import (
-    JudgedPassage,
-    PassageIndex,
-    choose_passage,
-    cited_hosts,
-    grade_report,
-    make_fetcher,
-)
+from spanproof.bench.grade_judging import choose_passage
+from spanproof.bench.grade_models import JudgedPassage
+from spanproof.bench.grade_passages import PassageIndex
+from spanproof.bench.grade_report import grade_report
+from spanproof.bench.grade_sources import cited_hosts, make_fetcher
 from spanproof.bench.report_input import parse_text
 from spanproof.core.verdict import Verdict
 from spanproof.web.snapshots import SnapshotStore
