@@ -106,7 +106,24 @@ def _page_key(pair: Pair) -> str | None:
     return None
 
 
-@mutator("swap_source", expected="NOT_SUPPORTED", target="span")
+_PORT = Pair(
+    id="example-port",
+    claim="The port handled 2 million containers in 2023.",
+    span="The port handled 2 million containers in 2023, its busiest year since it opened.",
+    label="SUPPORTED",
+)
+_PORT_NEIGHBOUR = Pair(
+    id="example-port-neighbour",
+    claim="A second port on the coast handled fewer containers in 2023.",
+    span="The coast's second port handled 800,000 containers in 2023 after a crane failure.",
+    label="SUPPORTED",
+)
+
+
+@mutator(
+    "swap_source", expected="NOT_SUPPORTED", target="span", example=_PORT,
+    example_pool=[_PORT_NEIGHBOUR],
+)  # fmt: skip
 def swap_source(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Keep the claim; take the span of the most topic-adjacent other pair (word overlap)."""
     claim_words = content_words(pair.claim)
@@ -200,7 +217,14 @@ def _drift_token(token: str, rng: random.Random) -> str:
     return f"{new:,}" if "," in token or (new >= 10000 and "," in token) else str(new)
 
 
-@mutator("drift_number", expected="NOT_SUPPORTED")
+@mutator(
+    "drift_number",
+    expected="NOT_SUPPORTED",
+    example=Pair(
+        id="example-survey", claim="A third of the households surveyed own a car.",
+        span="According to the survey, a third of the households own a car.", label="SUPPORTED",
+    ),
+)  # fmt: skip
 def drift_number(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Move one quantity: 12% -> 14%, 3,000 -> 3,400, twelve -> fourteen, a third / 1/3 -> 34%."""
     text = pair.claim
@@ -255,7 +279,14 @@ _MONTH = re.compile(
 )
 
 
-@mutator("wrong_period", expected="NOT_SUPPORTED")
+@mutator(
+    "wrong_period",
+    expected="NOT_SUPPORTED",
+    example=Pair(
+        id="example-sales", claim="Sales rose 12% in Q2 2019.",
+        span="In Q2 2019 the company's sales rose 12% on the year before.", label="SUPPORTED",
+    ),
+)  # fmt: skip
 def wrong_period(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Move one time reference: Q2 -> Q1, March -> January, 2019 -> 2017, since January -> since March."""
     text = pair.claim
@@ -382,7 +413,15 @@ def _plausible_name(name: str) -> bool:
     return len(words) <= 3 and words[0].lower() not in _STOP and words[0].lower() not in _STARTERS
 
 
-@mutator("scope_creep", expected="PARTIAL")
+@mutator(
+    "scope_creep",
+    expected="PARTIAL",
+    example=Pair(
+        id="example-labels", claim="Manufacturers must put the new labels on every box.",
+        span="From March, manufacturers must put the new labels on every box they ship.",
+        label="SUPPORTED",
+    ),
+)  # fmt: skip
 def scope_creep(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Widen or shift who/where the claim covers: manufacturers -> importers, Scotland -> the UK."""
     text = pair.claim
@@ -460,7 +499,14 @@ _HEDGES = [
 ]
 
 
-@mutator("modality_slip", expected="NOT_SUPPORTED")
+@mutator(
+    "modality_slip",
+    expected="NOT_SUPPORTED",
+    example=Pair(
+        id="example-fares", claim="Fares are expected to rise next year.",
+        span="Fares are expected to rise next year, the operator said.", label="SUPPORTED",
+    ),
+)  # fmt: skip
 def modality_slip(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Harden the claim: "is expected to" -> "must", "may" -> "will"; or drop a hedge the span keeps."""
     text = pair.claim
@@ -508,7 +554,14 @@ _QUANT_LEXICON = {
 }
 
 
-@mutator("quantifier_inflation", expected="PARTIAL")
+@mutator(
+    "quantifier_inflation",
+    expected="PARTIAL",
+    example=Pair(
+        id="example-retailers", claim="Some retailers raised their prices in May.",
+        span="Some retailers raised their prices in May, a trade body found.", label="SUPPORTED",
+    ),
+)  # fmt: skip
 def quantifier_inflation(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Inflate a quantifier: some -> all, many -> most, one of the largest -> the largest."""
     cand = _pick(rng, _lexicon_candidates(pair.claim, _QUANT_LEXICON, rng))
@@ -537,7 +590,14 @@ _ANTONYMS = {
 }  # fmt: skip
 
 
-@mutator("negation_flip", expected="NOT_SUPPORTED")
+@mutator(
+    "negation_flip",
+    expected="NOT_SUPPORTED",
+    example=Pair(
+        id="example-river", claim="The river is not navigable in winter.",
+        span="Because of ice, the river is not navigable in winter.", label="SUPPORTED",
+    ),
+)  # fmt: skip
 def negation_flip(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Reverse the claim: drop or insert a "not", or swap a verb for its antonym (rose -> fell)."""
     text = pair.claim
@@ -572,7 +632,14 @@ _ATTRIBUTION = re.compile(
 )
 
 
-@mutator("attribution_swap", expected="NOT_SUPPORTED")
+@mutator(
+    "attribution_swap",
+    expected="NOT_SUPPORTED",
+    example=Pair(
+        id="example-exports", claim="Exports fell in the first quarter.",
+        span="Exports fell in the first quarter, the statistics office said.", label="SUPPORTED",
+    ),
+)  # fmt: skip
 def attribution_swap(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Credit the claim to someone the span does not: swap "according to X", or add one."""
     text = pair.claim
@@ -615,7 +682,17 @@ def _clause(claim: str) -> str:
     return clause
 
 
-@mutator("citation_laundering", expected="PARTIAL")
+@mutator(
+    "citation_laundering",
+    expected="PARTIAL",
+    example=_PORT,
+    example_pool=[
+        Pair(
+            id="example-orchestra", claim="The orchestra toured Japan twice in the 1990s.",
+            span="In the 1990s the orchestra toured Japan twice.", label="SUPPORTED",
+        )
+    ],
+)  # fmt: skip
 def citation_laundering(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Append a clause from an unrelated pair's claim: the span supports only the first half."""
     words = content_words(pair.claim) | content_words(pair.span)
@@ -686,7 +763,17 @@ def _stale_from_page(pair: Pair) -> Edit | None:
     return Edit(before=before, after="", span=remaining)
 
 
-@mutator("stale_page", expected="NOT_SUPPORTED", target="span")
+@mutator(
+    "stale_page",
+    expected="NOT_SUPPORTED",
+    target="span",
+    example=Pair(
+        id="example-bridge", claim="The bridge reopened in May.",
+        span="Work on the bridge began in 2021. The bridge reopened in May. Tolls were dropped "
+        "for the first month of traffic.",
+        label="SUPPORTED",
+    ),
+)  # fmt: skip
 def stale_page(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """The same page window with the supporting sentence(s) removed, as if the page had changed."""
     from_page = _stale_from_page(pair)

@@ -1,14 +1,18 @@
 """Planted failures at report level: ``plant_variants`` makes them from the good sentences of a
-report (citation swapped for another page the report cites, a number drifted, a time
-reference shifted, a foreign sentence slipped under a paragraph's citation, a claim
-negated), and ``run_plant`` (``grade_report(..., plant=True)``) reports each grader's
-sensitivity on them."""
+report, and ``run_plant`` (``grade_report(..., plant=True)``) reports each grader's
+sensitivity on them.
+
+Two kinds belong to a report's structure: a citation swapped for another page the report
+cites (``swap_citation``), and a foreign sentence slipped under a paragraph's citation
+(``append_claim``). Every other kind is a claim kind of the planted-failure registry
+(``spanproof.planted_failures``: the same mutators ``sensitivity`` and the gate plant), applied
+to the sentence as the claim, under the registry's name.
+"""
 
 from __future__ import annotations
 
 import random
 import re
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -23,7 +27,7 @@ from spanproof.core.verdict import Verdict
 
 class PlantedVariant(BaseModel):
     id: str
-    kind: Literal["swap_citation", "drift_number", "shift_time", "append_claim", "negation"]
+    kind: str  # a REPORT_KINDS kind, or a claim kind of the planted-failure registry
     sentence_index: int
     before: str
     after: str
@@ -43,14 +47,14 @@ class PlantedSummary(BaseModel):
     flag_only: dict[str, float] = Field(default_factory=dict)
 
 
-# "negation" changes no number, date or name, so only a judge that reads the span for
-# meaning catches it; the deterministic audit alone (e.g. behind the blind judge) does not.
-PLANT_KINDS = ("swap_citation", "drift_number", "shift_time", "append_claim", "negation")
-_CLAIM_MUTATORS = {
-    "drift_number": "drift_number",
-    "shift_time": "wrong_period",
-    "negation": "negation_flip",
-}
+REPORT_KINDS = ("swap_citation", "append_claim")
+
+
+def plant_kinds() -> tuple[str, ...]:
+    """The report's structural kinds, then every claim kind of the registry."""
+    from spanproof.planted_failures import mutators
+
+    return (*REPORT_KINDS, *(k for k, m in mutators().items() if m.target == "claim"))
 
 
 def _replace_sentence(report: ParsedReport, index: int, **update) -> ParsedReport:
@@ -58,14 +62,17 @@ def _replace_sentence(report: ParsedReport, index: int, **update) -> ParsedRepor
     return report.model_copy(update={"sentences": sentences})
 
 
-def _claim_mutation(kind: str, text: str, rng: random.Random) -> tuple[str, str, str] | None:
-    """(new sentence, before, after) via the planted_failures claim mutators."""
-    from spanproof.planted_failures.registry import MUTATORS
+def _claim_mutation(
+    kind: str, text: str, rng: random.Random, others: list[str]
+) -> tuple[str, str, str] | None:
+    """(new sentence, before, after) by the registry's claim mutator ``kind``; ``others``: the
+    report's other sentences, the pool a mutator may draw from."""
+    from spanproof.planted_failures import mutators
 
     from spanproof.core.verdict import Pair
 
-    mutator = MUTATORS[_CLAIM_MUTATORS[kind]]
-    planted = mutator(Pair(id="report", claim=text, span="", label="SUPPORTED"), rng, [])
+    pool = [Pair(id=f"s{i}", claim=o, span="", label="SUPPORTED") for i, o in enumerate(others)]
+    planted = mutators()[kind](Pair(id="report", claim=text, span="", label="SUPPORTED"), rng, pool)
     if planted is None or planted.claim == text:
         return None
     change = planted.changes[0] if planted.changes else None
@@ -85,7 +92,7 @@ def plant_variants(
     reachable: set[str] | None = None,
     page_texts: dict[str, str] | None = None,
 ) -> list[tuple[PlantedVariant, ParsedReport]]:
-    """Corrupt good sentences of a report in four known ways; each variant has one change.
+    """Corrupt good sentences of a report in every known way; each variant has one change.
 
     Swapped-in citations and appended sentences come only from pages that resolved and
     sentences that were good, so a variant is wrong in content, never merely broken.
@@ -110,7 +117,7 @@ def plant_variants(
 
     original_texts = {c.text for c in atomic_claims(report)}
     order = list(eligible)
-    for kind in PLANT_KINDS:
+    for kind in plant_kinds():
         made = 0
         candidates = order[:]
         rng.shuffle(candidates)
@@ -143,13 +150,16 @@ def plant_variants(
                     after=new_url,
                     targets=targets,
                 )
-            elif kind in _CLAIM_MUTATORS:
-                mutated = _claim_mutation(kind, s.text, rng)
+            elif kind not in REPORT_KINDS:
+                others = [o.text for o in report.sentences if o.index != idx]
+                mutated = _claim_mutation(kind, s.text, rng, others)
                 if mutated is None:
                     continue
                 new_text, before, after = mutated
                 urls = [c.url for c in s.citations]
-                if kind != "negation" and _stated_on_pages(after, urls, page_texts or {}):
+                if any(ch.isdigit() for ch in after) and _stated_on_pages(
+                    after, urls, page_texts or {}
+                ):
                     continue  # "1991 -> 1992" on a page that says "1991 - 1992" is no failure
                 variant = _replace_sentence(report, idx, text=new_text)
                 targets = targets_of(variant, idx, original_texts)
@@ -268,7 +278,7 @@ async def run_plant(
         j: ratio(sum(pv.detected[j] for pv, _ in variants), len(variants)) for j in judges
     }
     by_kind: dict[str, dict[str, float]] = {}
-    for kind in PLANT_KINDS:
+    for kind in plant_kinds():
         of_kind = [pv for pv, _ in variants if pv.kind == kind]
         if of_kind:
             by_kind[kind] = {

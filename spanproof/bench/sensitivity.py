@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from pydantic import BaseModel
-from spanproof.planted_failures import MUTATORS, PlantedPair
+from spanproof.planted_failures import PlantedPair, mutators
 
 from spanproof.bench.calibration import judge_set
 from spanproof.core.verdict import Pair, Verdict
@@ -149,7 +149,7 @@ def _judge_only(
     original_verdicts: Sequence[Verdict],
 ) -> JudgeOnlySensitivity:
     by_kind = {}
-    for kind in MUTATORS:
+    for kind in mutators():
         idx = [i for i, p in enumerate(planted) if p.kind == kind]
         caught = sum(_caught_by_judge(planted_verdicts[i]) for i in idx)
         by_kind[kind] = KindResult(n=len(idx), caught=caught, sensitivity=_ratio(caught, len(idx)))
@@ -176,7 +176,7 @@ def score(
     thresholds = thresholds or SensitivityThresholds()
     by_kind: dict[str, KindResult] = {}
     missed: list[Missed] = []
-    for kind in MUTATORS:
+    for kind in mutators():
         idx = [i for i, p in enumerate(planted) if p.kind == kind]
         caught = sum(_caught(planted_verdicts[i]) for i in idx)
         by_kind[kind] = KindResult(

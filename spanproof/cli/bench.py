@@ -52,6 +52,29 @@ def _pairs(path: str):
         raise click.BadParameter(str(exc)) from exc
 
 
+def planted_kinds() -> str:
+    """The planted kinds the registry knows, for help text."""
+    from spanproof.planted_failures import mutators
+
+    return ", ".join(mutators())
+
+
+def _list_kinds(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from spanproof.planted_failures import mutators
+
+    for m in mutators().values():
+        example = m.plant_example()
+        click.echo(f"{m.kind}  ({m.target} -> must be {m.expected})")
+        click.echo(f"  {m.doc}")
+        if example is not None:
+            change = example.changes[0]
+            shown = example.claim if m.target == "claim" else f"span now: {example.span}"
+            click.echo(f"  e.g. {change.before!r} -> {change.after!r}: {shown}")
+    ctx.exit(0)
+
+
 @click.command()
 @click.option(
     "--pairs",
@@ -85,7 +108,16 @@ def _pairs(path: str):
     "--kind",
     "kinds",
     multiple=True,
-    help="Plant only this kind (repeatable). Default: every registered kind.",
+    help=f"Plant only this kind (repeatable): {planted_kinds()}. Default: every registered kind.",
+)
+@click.option(
+    "--list-kinds",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=_list_kinds,
+    help="List every planted kind (plug-ins included) with its expected verdict, what it plants "
+    "and its worked example, then exit.",
 )
 @click.option(
     "--min-sensitivity",
@@ -131,9 +163,8 @@ def sensitivity(
 ):
     """Plant known failures on good pairs and measure whether a judge says no.
 
-    Every registered mutator (swap_source, drift_number, wrong_period, scope_creep,
-    modality_slip, quantifier_inflation, negation_flip, attribution_swap,
-    citation_laundering, stale_page) is applied to every SUPPORTED pair it fits.
+    Every registered planted kind (--list-kinds shows each, with an example) is applied to
+    every SUPPORTED pair it fits.
     Sensitivity = planted pairs not judged SUPPORTED; specificity = untouched
     originals judged SUPPORTED (so an always-no judge cannot look good). A judge
     error counts against the judge on both sides. Exit code 1 when either is
@@ -145,14 +176,14 @@ def sensitivity(
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --judge blind --json   # must fail
       spanproof sensitivity --pairs goldens/wice_dev_pairs.jsonl --contract-clean
     """
-    from spanproof.planted_failures import MUTATORS
+    from spanproof.planted_failures import mutators
 
     from spanproof.bench.sensitivity import SensitivityThresholds, run_sensitivity
 
-    unknown = [k for k in kinds if k not in MUTATORS]
+    unknown = [k for k in kinds if k not in mutators()]
     if unknown:
         raise click.BadParameter(
-            f"unknown kind(s) {unknown}; known: {', '.join(MUTATORS)}", param_hint="--kind"
+            f"unknown kind(s) {unknown}; known: {', '.join(mutators())}", param_hint="--kind"
         )
     pairs = _pairs(pairs_path)
     judge = _judge(judge_spec, endpoint_settings(base_url, api_key))

@@ -9,11 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spanproof.planted_failures import (
-    CLAIM_KINDS,
     MUTATORS,
-    SPAN_KINDS,
     PlantedPair,
     mutator,
+    mutators,
     plant,
 )
 
@@ -63,7 +62,7 @@ def test_registry_holds_every_required_kind_with_a_non_supported_verdict():
         "stale_page",
     }  # fmt: skip
     assert required <= set(MUTATORS)
-    assert set(SPAN_KINDS) == {"swap_source", "stale_page"}
+    assert {k for k, m in MUTATORS.items() if m.target == "span"} == {"swap_source", "stale_page"}
     assert MUTATORS["citation_laundering"].expected == "PARTIAL"
     assert MUTATORS["stale_page"].expected == "NOT_SUPPORTED"
     assert all(m.expected in ("PARTIAL", "NOT_SUPPORTED") for m in MUTATORS.values())
@@ -217,11 +216,14 @@ def test_plant_is_deterministic_and_only_plants_supported_pairs():
 
 
 def test_registry_rejects_a_supported_expectation_and_no_op_edits():
-    with pytest.raises(ValueError):
-        mutator("bad", expected="SUPPORTED")
+    with pytest.raises(ValueError, match="cannot expect SUPPORTED"):
+        mutator("bad", expected="SUPPORTED", example=PAIR_A)
+    with pytest.raises(ValueError, match="example must be a SUPPORTED pair"):
+        mutator("bad", expected="PARTIAL", example=PAIR_A.model_copy(update={"label": "PARTIAL"}))
     from spanproof.planted_failures.registry import Edit, Mutator
 
-    noop = Mutator(kind="noop", expected="PARTIAL", target="claim", fn=lambda p, r, pool: None)
+    noop = Mutator(kind="noop", expected="PARTIAL", target="claim", fn=lambda p, r, pool: None,
+                   example=PAIR_A)  # fmt: skip
     assert noop(PAIR_A, random.Random(0), []) is None
     assert Edit(before="a", after="b").claim is None
 
@@ -263,11 +265,22 @@ def test_mutator_properties(kind, pair, pool, seed):
     assert out.expected != "SUPPORTED"
     assert (out.claim, out.span) != (pair.claim, pair.span)
     assert out.original_id == pair.id and out.kind == kind
-    if kind in CLAIM_KINDS:
+    if m.target == "claim":
         assert out.span == pair.span and out.claim != pair.claim
     else:
         assert out.claim == pair.claim and out.span != pair.span
     assert out.changes and out.changes[0].field == m.target
+
+
+@pytest.mark.parametrize("kind", sorted(MUTATORS))
+def test_every_kind_plants_on_its_own_example(kind):
+    # a kind carries the pair it was written for: it must plant there, as it declares
+    m = mutators()[kind]
+    out = m.plant_example()
+    assert out is not None, f"{kind} does not plant on its own example"
+    assert out.kind == kind and out.expected == m.expected
+    assert out.original_id == m.example.id
+    assert (out.claim != m.example.claim) == (m.target == "claim")
 
 
 def test_every_kind_applies_to_some_generated_pair():
@@ -311,3 +324,77 @@ def test_every_mutator_runs_on_every_golden_pair_without_raising():
             for pair in pairs:
                 if pair.label == "SUPPORTED":
                     mutate(pair, random.Random(0), pairs)  # must not raise
+
+
+PLUGIN = """
+from spanproof.core.verdict import Pair
+from spanproof.planted_failures import Edit, mutator
+
+
+@mutator("unit_swap", expected="NOT_SUPPORTED", example=Pair(
+    id="statue", claim="The statue weighs 3 tonnes.", span="The bronze statue weighs 3 tonnes.",
+    label="SUPPORTED"))
+def unit_swap(pair, rng, pool):
+    \"\"\"tonnes -> kilograms: the number stays, the unit changes.\"\"\"
+    if "tonnes" not in pair.claim:
+        return None
+    return Edit(before="tonnes", after="kilograms", claim=pair.claim.replace("tonnes", "kilograms"))
+"""
+
+
+def _plugin_env(tmp_path, source: str) -> dict[str, str]:
+    import os
+
+    (tmp_path / "unitswap.py").write_text(source)
+    info = tmp_path / "unitswap-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: unitswap\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[spanproof.planted_kinds]\nunit_swap = unitswap\n")
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+    }
+
+
+def test_a_third_party_kind_plugs_in_through_an_entry_point_and_is_planted(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    env = _plugin_env(tmp_path, PLUGIN)
+    spanproof = str(Path(sys.executable).with_name("spanproof"))
+    listed = subprocess.run([spanproof, "sensitivity", "--list-kinds"], env=env,
+                            capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    assert "unit_swap  (claim -> must be NOT_SUPPORTED)" in listed.stdout
+    assert "The statue weighs 3 kilograms." in listed.stdout
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        json.dumps(
+            {
+                "id": "w",
+                "claim": "The load weighs 7 tonnes.",
+                "span": "The load weighs 7 tonnes.",
+                "label": "SUPPORTED",
+            }
+        )
+        + "\n"
+    )
+    done = subprocess.run([spanproof, "sensitivity", "--pairs", str(pairs), "--kind", "unit_swap",
+                           "--json", "--home", str(tmp_path / "home")], env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    assert json.loads(done.stdout)["by_kind"]["unit_swap"]["n"] == 1
+
+
+def test_a_planted_kind_plug_in_that_fails_to_load_stops_planting(tmp_path):
+    import subprocess
+    import sys
+
+    env = _plugin_env(tmp_path, "raise ImportError('needs libfoo')\n")
+    done = subprocess.run(
+        [sys.executable, "-c", "from spanproof.planted_failures import plant; plant([])"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "plug-in 'unit_swap' (unitswap) failed to load: ImportError: needs libfoo" in done.stderr

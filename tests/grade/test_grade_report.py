@@ -124,20 +124,26 @@ async def test_presence_passes_a_planted_bad_report_that_rules_catches(tmp_path)
     )
     planted = result.planted
     assert planted is not None and len(planted.variants) >= 8
-    assert {v.kind for v in planted.variants} == {
+    # the report's two structural kinds, and the planted-failure registry's claim kinds under
+    # their registry names (grade plants through the same registry as sensitivity)
+    from spanproof.planted_failures import mutators
+
+    kinds = {v.kind for v in planted.variants}
+    assert {
         "swap_citation",
-        "drift_number",
-        "shift_time",
         "append_claim",
-        "negation",
-    }
+        "drift_number",
+        "wrong_period",
+        "negation_flip",
+    } <= kinds
+    assert kinds - {"swap_citation", "append_claim"} <= set(mutators())
     assert planted.sensitivity["presence"] == 0.0
     assert planted.sensitivity["rules"] >= 0.75
     # A negation is a flag of the audit, never a proof: the blind judge's verdict passes it,
     # a person would be asked to look; the rules judge reads the flag as a signal of its own.
-    assert planted.sensitivity_by_kind["negation"]["blind"] == 0.0
+    assert planted.sensitivity_by_kind["negation_flip"]["blind"] == 0.0
     assert planted.flag_only["blind"] > 0.0
-    assert planted.sensitivity_by_kind["negation"]["rules"] >= 0.66
+    assert planted.sensitivity_by_kind["negation_flip"]["rules"] >= 0.66
     # One planted-bad report, graded whole: presence still scores 100%.
     swap = next(v for v in planted.variants if v.kind == "swap_citation")
     bad = parse_report(BRIEFING)
