@@ -31,7 +31,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -246,7 +246,7 @@ class PoolJudging:
         self.counters.prompt_tokens += c.prompt_tokens
         self.counters.completion_tokens += c.completion_tokens
 
-    async def stream(self, pairs: Iterable[StreamPair]) -> AsyncIterator[Judged]:
+    async def stream(self, pairs: Iterable[StreamPair]) -> AsyncGenerator[Judged, None]:
         # spawn, not fork: the parent holds database connections and an event loop that a
         # forked child must not share
         ctx = multiprocessing.get_context("spawn")
