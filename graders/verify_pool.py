@@ -52,6 +52,8 @@ from spanproof.core.memo import clear_text_memos
 from spanproof.core.verdict import Verdict
 
 CHUNK = 128
+# Below this many pairs starting worker processes costs more than it saves.
+POOL_MIN_PAIRS = 1000
 
 
 class WorkerCrashed(RuntimeError):
