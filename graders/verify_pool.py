@@ -31,7 +31,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -52,6 +52,8 @@ from spanproof.core.memo import clear_text_memos
 from spanproof.core.verdict import Verdict
 
 CHUNK = 128
+# Below this many pairs starting worker processes costs more than it saves.
+POOL_MIN_PAIRS = 1000
 
 
 class WorkerCrashed(RuntimeError):
@@ -246,7 +248,7 @@ class PoolJudging:
         self.counters.prompt_tokens += c.prompt_tokens
         self.counters.completion_tokens += c.completion_tokens
 
-    async def stream(self, pairs: Iterable[StreamPair]) -> AsyncIterator[Judged]:
+    async def stream(self, pairs: Iterable[StreamPair]) -> AsyncGenerator[Judged, None]:
         # spawn, not fork: the parent holds database connections and an event loop that a
         # forked child must not share
         ctx = multiprocessing.get_context("spawn")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from dataclasses import dataclass
 
 from spanproof.graders.verify import Verifier
@@ -94,7 +94,7 @@ class Counters:
 
 async def stream_in_process(
     verifier: Verifier, pairs: Iterable[StreamPair], *, window: int
-) -> AsyncIterator[Judged]:
+) -> AsyncGenerator[Judged, None]:
     """Judge ``pairs`` with ``verifier``, at most ``window`` in flight; yield in input order.
 
     A slow pair holds back only the output, not the judging: the pairs behind it in the

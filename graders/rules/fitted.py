@@ -41,27 +41,40 @@ class TrainingOverlap(BaseModel):
         )
 
 
+class OverlapCount:
+    """``training_overlap`` one pair at a time, for a pair file read in one pass."""
+
+    def __init__(self, judges: Iterable[str]) -> None:
+        self.pairs = self.trained = 0
+        fitted = load_params().fitted_on if any(j == "rules" for j in judges) else None
+        self._fitted = fitted
+        self._keys = set(fitted.pair_keys) if fitted is not None else set()
+
+    def add(self, claim: str, span: str) -> None:
+        if self._fitted is None:
+            return
+        self.pairs += 1
+        self.trained += pair_key(claim, span) in self._keys
+
+    def overlap(self) -> TrainingOverlap | None:
+        fitted = self._fitted
+        if fitted is None or not self.trained:
+            return None
+        return TrainingOverlap(
+            pairs=self.pairs,
+            trained=self.trained,
+            pairs_file=fitted.pairs_file,
+            cv=fitted.cv,
+            cv_how=fitted.cv_how,
+        )
+
+
 def training_overlap(
     judges: Iterable[str], pairs: Iterable[tuple[str, str]]
 ) -> TrainingOverlap | None:
     """The overlap when a ``rules`` judge is among ``judges`` and was fitted on any of
     ``pairs`` ((claim, span) tuples); None otherwise."""
-    if not any(j == "rules" for j in judges):
-        return None
-    fitted = load_params().fitted_on
-    if fitted is None:
-        return None
-    keys = set(fitted.pair_keys)
-    n = trained = 0
+    count = OverlapCount(judges)
     for claim, span in pairs:  # a file of any size: one pair at a time
-        n += 1
-        trained += pair_key(claim, span) in keys
-    if not trained:
-        return None
-    return TrainingOverlap(
-        pairs=n,
-        trained=trained,
-        pairs_file=fitted.pairs_file,
-        cv=fitted.cv,
-        cv_how=fitted.cv_how,
-    )
+        count.add(claim, span)
+    return count.overlap()

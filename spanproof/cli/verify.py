@@ -3,34 +3,21 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
-from spanproof.graders.verify_pool import default_workers
-from spanproof.graders.verify_stream import counters_of
+from spanproof.graders.verify_pool import POOL_MIN_PAIRS
 
-from spanproof.bench.pairs import PairSetError, iter_pair_lines  # noqa: F401  (the one reader)
 from spanproof.cli.options import (
     HOME_HELP,
     endpoint_options,
     endpoint_settings,
+    err,
     home_option,
     model_options,
     run_async,
 )
-from spanproof.cli.verify_run import (
-    POOL_MIN_PAIRS,
-    Rows,
-    Scan,
-    Tally,
-    judge_file,
-    judges_or_exit,
-    refuse_bad_pairs,
-    scan_pairs,
-)
-from spanproof.cli.verify_summary import _http_summary, _human_summary, label_metrics
-
-# ---------------------------------------------------------------- command
 
 
 @click.command(
@@ -193,173 +180,39 @@ def verify(
       spanproof verify --pairs my_pairs.jsonl --judge openai:gpt-4o-mini --judge rules --json
       spanproof verify --pairs goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
-    from spanproof.agent.services import Services
-    from spanproof.graders.verify_pool import WorkerCrashed, runs_locally
-
-    from spanproof.core.files import OutputPathError, refuse_overwriting_inputs
-
-    try:
-        refuse_overwriting_inputs(out_path, [pairs_path], option="--out")
-    except OutputPathError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    if repeat > 1 or batch:
-        # every sample of every pair, or the batch's whole request file, in memory
-        # (spanproof.cli.verify_repeats); a single online or local judgement streams
-        from spanproof.cli.verify_repeats import verify_repeats
-
-        verify_repeats(pairs_path=pairs_path, judges=judges, policy=policy, out_path=out_path,
-                       as_json=as_json, no_cache=no_cache, concurrency=concurrency,
-                       skip_invalid=skip_invalid, repeat=repeat, batch=batch,
-                       batch_poll=batch_poll, home=home, base_url=base_url,
-                       api_key=api_key)  # fmt: skip
-    try:
-        scan = scan_pairs(pairs_path)
-    except PairSetError as exc:
-        scan = Scan(problems=[str(exc)])
-    problems = scan.problems
-    refuse_bad_pairs(pairs_path, problems, scan.count, skip_invalid=skip_invalid)
-
-    endpoint = endpoint_settings(base_url, api_key, concurrency=concurrency)
-    # verify records no run: the keys it used need not be kept (the gate keeps them)
-    parts = Services(home, endpoint=endpoint, cache_verdicts=not no_cache, track_used=False)
-    judge_objs = judges_or_exit(parts, judges)
-    local = runs_locally(judges)
-    if workers and workers > 1 and not local:
-        click.echo(
-            "error: --workers applies to local judges (rules, blind, scripted); a model "
-            "judge's calls already run side by side in one process (--concurrency).",
-            err=True,
-        )
-        sys.exit(2)
-    if workers is None:
-        workers = default_workers() if local and scan.count >= POOL_MIN_PAIRS else 1
-    verifier = parts.verifier(judge_objs, concurrency=concurrency, policy=policy)
-    pool = None
-    if workers > 1:
-        from spanproof.graders.verify_pool import PoolJudging
-
-        pool = PoolJudging(
-            list(judges), judge_objs, policy=policy, cache=parts.cache, workers=workers
-        )
-
-    rows = Rows(out_path, spool=as_json)
-    tally = Tally(keep_for_metrics=scan.all_labelled)
-    show_progress = not as_json and sys.stderr.isatty()
-    finished = False
-    try:
-        run_async(
-            _run(pairs_path, verifier, pool, rows, tally, scan.count, concurrency, show_progress),
-            what="verification",
-        )
-        finished = True
-    except WorkerCrashed as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    finally:
-        if not finished:
-            _say_stopped(rows, tally.n, scan.count)
-    rows.commit()
-
-    counters = pool.counters if pool is not None else counters_of(verifier)
-    from spanproof.graders.rules.fitted import training_overlap
-
-    from spanproof.cli.verify_run import stream_pairs
-
-    overlap = training_overlap(judges, ((p.claim, p.span) for p, _ in stream_pairs(pairs_path)))
-    fitted = overlap.model_dump() if overlap else None
-    summary = {
-        "pairs": scan.count,
-        "invalid_lines": problems,
-        "judges": list(judges),
-        "policy": policy,
-        "model_calls": counters.model_calls,
-        "cache_hits": counters.cache_hits,
-        "tokens": {"prompt": counters.prompt_tokens, "completion": counters.completion_tokens},
-        # HTTP traffic of openai: judges: requests (retries included), retries and re-asks
-        # counted apart, so "model calls" (pairs asked) is never mistaken for requests made.
-        "http": _http_summary(
-            counters.model_calls, counters.prompt_tokens + counters.completion_tokens
-        ),
-        "errors": tally.errors,
-        "contains_instructions": tally.contains_instructions,
-        "verdicts": tally.verdicts(),
-        "metrics": tally.metrics(label_metrics),
-        # what code proved (changing verdicts) and flagged (a person looks), against the
-        # labels when the file has them (graders.audit_figures)
-        "code_changes": tally.audit.changes().model_dump(),
-        "flags": tally.audit.flags().model_dump(),
-        "fitted_on": fitted,
-        "out": str(out_path) if out_path else None,
-    }
-    if as_json:
-        rows.echo_json(summary)
-    else:
-        click.echo(_human_summary(summary))
-    rows.close()
-    if tally.errors:
-        every = tally.errors == tally.n
-        click.echo(
-            f"error: {tally.errors} of {tally.n} pairs got a judge error, not a verdict "
-            f"(first: {(tally.first_error or '')[:200]}); they count as wrong in every figure "
-            "above. "
-            + (
-                "No pair got a verdict: check the judge spec and its replies (--json shows "
-                "each pair's error)."
-                if every
-                else "Rerun to retry them (answered pairs come from the cache)."
-            ),
-            err=True,
-        )
-        sys.exit(1)
-    sys.exit(0)
-
-
-def _say_stopped(rows: Rows, judged: int, total: int) -> None:
-    """What a run that stopped half way kept: the rows written so far, the cached verdicts."""
-    kept = rows.stop()
-    rows.close()
-    if not judged:
-        return
-    where = f"their rows are in {kept}; " if kept else ""
-    click.echo(
-        f"verify stopped after {judged} of {total} pairs: {where}rerun to finish (pairs "
-        "already judged are answered from the verdict cache).",
-        err=True,
+    from spanproof.bench.verify import VerifyFailed, VerifyRequest, verify_pairs
+    from spanproof.cli.verify_output import (
+        Terminal,
+        echo_document,
+        human_summary,
+        judge_errors_message,
     )
 
-
-async def _run(
-    pairs_path: Path,
-    verifier,
-    pool,
-    rows: Rows,
-    tally: Tally,
-    total: int,
-    concurrency: int,
-    show_progress: bool,
-) -> None:
-    from functools import partial
-
-    from spanproof.graders.verify_stream import stream_in_process
-
-    if pool is not None:
-        judging = pool.stream
-    else:
-        judging = partial(stream_in_process, verifier, window=max(64, 4 * concurrency))
-    if not show_progress:
-        await judge_file(pairs_path, judging, rows, tally)
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("verifying"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as progress:
-        task = progress.add_task("verify", total=total)
-        await judge_file(pairs_path, judging, rows, tally, lambda: progress.advance(task))
+    request = VerifyRequest(
+        pairs=pairs_path, judges=judges, policy=policy, out=out_path, keep_rows=as_json,
+        cache=not no_cache, concurrency=concurrency, skip_invalid=skip_invalid, workers=workers,
+        repeat=repeat, batch=batch, batch_poll_s=batch_poll, home=home,
+        endpoint=endpoint_settings(base_url, api_key, concurrency=concurrency),
+    )  # fmt: skip
+    terminal = Terminal(progress=not as_json and sys.stderr.isatty())
+    try:
+        outcome = verify_pairs(
+            request, on_event=terminal, runner=partial(run_async, what="verification")
+        )
+    except VerifyFailed as exc:
+        err(f"error: {exc}")
+        if exc.stopped is not None:
+            terminal(exc.stopped)
+        sys.exit(2)
+    summary = outcome.summary
+    try:
+        if as_json:
+            echo_document(summary, outcome.results())
+        else:
+            click.echo(human_summary(summary))
+    finally:
+        outcome.close()
+    if outcome.judge_errors:
+        err(judge_errors_message(outcome))
+        sys.exit(1)
+    sys.exit(0)

@@ -211,8 +211,7 @@ def test_ctrl_c_keeps_what_finished_and_leaves_no_worker_behind(tmp_path, sig, c
 def test_the_compact_tally_gives_the_metrics_of_the_verdicts_themselves():
     from spanproof.graders.verify_stream import judged
 
-    from spanproof.cli.verify_run import Tally
-    from spanproof.cli.verify_summary import label_metrics
+    from spanproof.bench.verify import Tally, label_metrics
     from spanproof.core.verdict import Verdict
 
     verdicts = [

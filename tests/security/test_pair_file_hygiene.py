@@ -86,7 +86,7 @@ def test_verify_calibrate_and_sensitivity_report_bad_lines_and_exit_2(tmp_path, 
 
 def test_one_loader_serves_calibration_and_verify():
     from spanproof.bench import calibration, pairs
-    from spanproof.cli import verify
+    from spanproof.bench.verify import scan as verify
 
     assert calibration.load_pairs is pairs.load_pairs
     assert calibration.PairSetError is pairs.PairSetError

@@ -1,0 +1,126 @@
+"""`verify` judging a pair file as a stream: each pair read back from the scan's spool, judged
+in this process or in worker processes (local judges on a large file), its row written and
+counted as soon as the rows before it are; memory holds a window of pairs.
+
+A run that stops half way (Ctrl-C, SIGTERM, --deadline, a worker that died) keeps what
+finished: the rows judged so far in ``<out>.partial``, their verdicts in the cache (a rerun
+answers them from it and judges only the rest), and says so with a ``Stopped`` event.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
+from functools import partial
+
+from spanproof.agent.services import Services
+from spanproof.graders.verify_pool import (
+    POOL_MIN_PAIRS,
+    PoolJudging,
+    WorkerCrashed,
+    default_workers,
+    runs_locally,
+)
+from spanproof.graders.verify_stream import Judged, StreamPair, counters_of, stream_in_process
+
+from spanproof.bench.verify.events import (
+    EventSink,
+    JudgingEnded,
+    JudgingStarted,
+    PairJudged,
+    Stopped,
+)
+from spanproof.bench.verify.outcome import VerifyOutcome
+from spanproof.bench.verify.request import Runner, VerifyFailed, VerifyRequest
+from spanproof.bench.verify.rows import Rows
+from spanproof.bench.verify.scan import LabelledPair, Scan
+from spanproof.bench.verify.summary import label_metrics, summarize
+from spanproof.bench.verify.tally import Tally
+from spanproof.core.verdict import Judge
+
+# in input order; an async generator, closed when the judging stops half way
+Judging = Callable[[Iterable[StreamPair]], AsyncGenerator[Judged, None]]
+
+
+def verify_streamed(
+    request: VerifyRequest,
+    scan: Scan,
+    parts: Services,
+    judges: list[Judge],
+    emit: EventSink,
+    runner: Runner,
+) -> VerifyOutcome:
+    local = runs_locally(request.judges)
+    workers = request.workers
+    if workers and workers > 1 and not local:
+        raise VerifyFailed(
+            "--workers applies to local judges (rules, blind, scripted); a model judge's calls "
+            "already run side by side in one process (--concurrency)."
+        )
+    if workers is None:
+        workers = default_workers() if local and scan.count >= POOL_MIN_PAIRS else 1
+    verifier = parts.verifier(judges, concurrency=request.concurrency, policy=request.policy)
+    pool = None
+    judging: Judging
+    if workers > 1:
+        pool = PoolJudging(list(request.judges), judges, policy=request.policy,
+                           cache=parts.cache, workers=workers)  # fmt: skip
+        judging = pool.stream
+    else:
+        judging = partial(stream_in_process, verifier, window=max(64, 4 * request.concurrency))
+
+    rows = Rows(request.out, keep=request.keep_rows)
+    tally = Tally(keep_for_metrics=scan.all_labelled)
+    try:
+        runner(judge_stream(scan.pairs, judging, rows, tally, emit, total=scan.count))
+    except WorkerCrashed as exc:
+        raise VerifyFailed(str(exc), stopped=_stop(rows, tally, scan.count)) from exc
+    except BaseException:
+        emit(_stop(rows, tally, scan.count))
+        raise
+    rows.commit()
+
+    summary = summarize(
+        request, scan, pool.counters if pool is not None else counters_of(verifier),
+        errors=tally.errors, contains_instructions=tally.contains_instructions,
+        verdicts=tally.verdicts(), metrics=tally.metrics(label_metrics),
+        code_changes=tally.audit.changes(), flags=tally.audit.flags(),
+    )  # fmt: skip
+    return VerifyOutcome(summary, rows, judge_errors=tally.errors, first_error=tally.first_error)
+
+
+def _stop(rows: Rows, tally: Tally, total: int) -> Stopped:
+    """What a run that stopped half way kept: the rows written so far, the cached verdicts."""
+    kept = rows.stop()
+    rows.close()
+    return Stopped(judged=tally.n, total=total, kept=kept)
+
+
+async def judge_stream(
+    pairs: Iterable[LabelledPair],
+    judging: Judging,
+    rows: Rows,
+    tally: Tally,
+    emit: EventSink,
+    *,
+    total: int,
+) -> None:
+    """Judge every pair through ``judging`` (Judged in input order), writing each row and
+    counting it as it comes."""
+    labels: deque[str | None] = deque()
+
+    def stream() -> Iterator[StreamPair]:
+        for labelled in pairs:
+            labels.append(labelled.label)
+            yield labelled.pair
+
+    emit(JudgingStarted(total=total))
+    try:
+        async with contextlib.aclosing(judging(stream())) as results:
+            async for judged in results:
+                rows.add(judged.row)
+                tally.add(judged, labels.popleft())
+                emit(PairJudged())
+    finally:
+        emit(JudgingEnded())
