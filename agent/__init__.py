@@ -6,29 +6,38 @@ env = parts.offline_web()
 record = await run_question("...", env=env, verifier=parts.verifier(["rules"]), store=parts.runs())
 """
 
-from spanproof.core.lazy import lazy_exports
+from spanproof.agent.chat import ScriptedChatModel, make_chat_model
+from spanproof.agent.record import Budgets, RunRecord
+from spanproof.agent.run import run_question
+from spanproof.agent.runstore import RunStore
+from spanproof.agent.services import Services
+from spanproof.agent.tools import Toolbox
 
-_EXPORTS = {
-    "run_question": "spanproof.agent.run",
-    "RunRecord": "spanproof.agent.record",
-    "Budgets": "spanproof.agent.record",
-    "RunStore": "spanproof.agent.runstore",
-    "Services": "spanproof.agent.services",
-    "Toolbox": "spanproof.agent.tools",
-    "WebEnv": "spanproof.web.env",
-    "offline_web": "spanproof.web.env",
-    "live_web": "spanproof.web.env",
-    "SnapshotStore": "spanproof.web.snapshots",
-    "Fetcher": "spanproof.web.egress",
-    "EgressPolicy": "spanproof.web.egress",
-    "LocalIndex": "spanproof.web.search",
-    "SearxngSearch": "spanproof.web.search",
-    "StaticSearch": "spanproof.web.search",
-    "make_chat_model": "spanproof.agent.chat",
-    "ScriptedChatModel": "spanproof.agent.chat",
-    "Document": "spanproof.core.evidence",
-    "Span": "spanproof.core.evidence",
-    "SearchHit": "spanproof.core.evidence",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+from spanproof.core.evidence import Document, SearchHit, Span
+from spanproof.web.egress import EgressPolicy, Fetcher
+from spanproof.web.env import WebEnv, live_web, offline_web
+from spanproof.web.search import LocalIndex, SearxngSearch, StaticSearch
+from spanproof.web.snapshots import SnapshotStore
+
+__all__ = [
+    "Budgets",
+    "Document",
+    "EgressPolicy",
+    "Fetcher",
+    "LocalIndex",
+    "RunRecord",
+    "RunStore",
+    "ScriptedChatModel",
+    "SearchHit",
+    "SearxngSearch",
+    "Services",
+    "SnapshotStore",
+    "Span",
+    "StaticSearch",
+    "Toolbox",
+    "WebEnv",
+    "live_web",
+    "make_chat_model",
+    "offline_web",
+    "run_question",
+]

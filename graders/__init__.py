@@ -5,17 +5,19 @@ Below the agent; tool-less by construction.
     verdicts = await Verifier([make_judge("rules")]).verify_many([(claim, SpanRef(text=span))])
 """
 
-from spanproof.core.lazy import lazy_exports
+from spanproof.graders.cache import VerdictCache
+from spanproof.graders.judges import judge, make_judge
+from spanproof.graders.verify import Verifier
 
-_EXPORTS = {
-    "Verdict": "spanproof.core.verdict",
-    "Pair": "spanproof.core.verdict",
-    "SpanRef": "spanproof.core.verdict",
-    "Judge": "spanproof.core.verdict",
-    "make_judge": "spanproof.graders.judges",
-    "Verifier": "spanproof.graders.verify",
-    "VerdictCache": "spanproof.graders.cache",
-    "audit": "spanproof.graders.audit",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+from spanproof.core.verdict import Judge, Pair, SpanRef, Verdict
+
+__all__ = [
+    "Judge",
+    "Pair",
+    "SpanRef",
+    "Verdict",
+    "VerdictCache",
+    "Verifier",
+    "judge",
+    "make_judge",
+]

@@ -1,13 +1,14 @@
 """Reports built from run records and gate results, never from live objects."""
 
-from spanproof.core.lazy import lazy_exports
+from spanproof.reports.html import write_report
+from spanproof.reports.junit import write_junit
+from spanproof.reports.markdown import markdown_summary
+from spanproof.reports.weekly import build_weekly, write_weekly
 
-_EXPORTS = {
-    "write_junit": "spanproof.reports.junit",
-    "write_report": "spanproof.reports.html",
-    "markdown_summary": "spanproof.reports.markdown",
-    "build_weekly": "spanproof.reports.weekly",
-    "write_weekly": "spanproof.reports.weekly",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "build_weekly",
+    "markdown_summary",
+    "write_junit",
+    "write_report",
+    "write_weekly",
+]

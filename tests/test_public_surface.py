@@ -10,9 +10,9 @@ import pytest
     [
         "spanproof.agent",
         "spanproof.graders",
-        "spanproof.bench",
-        "spanproof.gate",
         "spanproof.reports",
+        "spanproof.store",
+        "spanproof.view",
     ],
 )
 def test_every_public_name_resolves(package):

@@ -1,14 +1,5 @@
-"""The bench: calibration, sensitivity, the injection suite, report grading, metrics and
-statistics the gate and the CLI share."""
-
-from spanproof.core.lazy import lazy_exports
-
-_EXPORTS = {
-    "run_sensitivity": "spanproof.bench.sensitivity",
-    "calibrate": "spanproof.bench.calibration",
-    "run_suite": "spanproof.bench.injection",
-    "grade_report": "spanproof.bench.grade_report",
-    "parse_report": "spanproof.bench.report_input",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+"""The bench: calibration (``calibration.calibrate``), sensitivity (``sensitivity.run_sensitivity``),
+the injection suite (``injection.run_suite``), report grading (``grade_report.grade_report``),
+the verify pipeline (``verify.verify_pairs``), and the metrics and statistics the gate and the
+CLI share. Import from the module that owns a name: this package re-exports nothing, so using
+one part never loads the others (the injection suite alone pulls in the whole agent)."""

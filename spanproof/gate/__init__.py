@@ -1,10 +1,4 @@
-"""The CI gate: the runner, check declarations, config, results, the store."""
-
-from spanproof.core.lazy import lazy_exports
-
-_EXPORTS = {
-    "run_gate": "spanproof.gate.run",
-    "load_config": "spanproof.gate.config",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+"""The CI gate: the runner (``run.run_gate``), check declarations (``spec``, ``checks/``), the
+config (``config.load_config``), rows, artifacts and results, baselines and the store. Import
+from the module that owns a name: this package re-exports nothing, so reading a stored result
+never loads the runner."""

@@ -10,29 +10,47 @@ Everything SQL lives in this package (SQLAlchemy Core + Alembic migrations); the
 spanproof calls these methods. Errors are ``StoreError``s whose message says how to recover.
 """
 
-from spanproof.core.lazy import lazy_exports
+from spanproof.store.errors import (
+    HomeError,
+    RecordCorrupt,
+    RunIdConflict,
+    RunNotFound,
+    StoreCorrupt,
+    StoreError,
+    StoreUnavailable,
+)
+from spanproof.store.models import (
+    Recheck,
+    Review,
+    RunFilter,
+    RunPage,
+    RunSummary,
+    SnapshotHolder,
+    StoreInfo,
+)
+from spanproof.store.provenance import Provenance
+from spanproof.store.store import Store, close_all, open_store, store_for_url
+from spanproof.store.url import resolve_db_url
 
-_EXPORTS = {
-    "Store": "spanproof.store.store",
-    "open_store": "spanproof.store.store",
-    "store_for_url": "spanproof.store.store",
-    "close_all": "spanproof.store.store",
-    "StoreError": "spanproof.store.errors",
-    "HomeError": "spanproof.store.errors",
-    "StoreUnavailable": "spanproof.store.errors",
-    "StoreCorrupt": "spanproof.store.errors",
-    "RecordCorrupt": "spanproof.store.errors",
-    "RunIdConflict": "spanproof.store.errors",
-    "RunNotFound": "spanproof.store.errors",
-    "RunSummary": "spanproof.store.models",
-    "RunPage": "spanproof.store.models",
-    "RunFilter": "spanproof.store.models",
-    "Recheck": "spanproof.store.models",
-    "Review": "spanproof.store.models",
-    "SnapshotHolder": "spanproof.store.models",
-    "StoreInfo": "spanproof.store.models",
-    "Provenance": "spanproof.store.provenance",
-    "resolve_db_url": "spanproof.store.url",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "HomeError",
+    "Provenance",
+    "Recheck",
+    "RecordCorrupt",
+    "Review",
+    "RunFilter",
+    "RunIdConflict",
+    "RunNotFound",
+    "RunPage",
+    "RunSummary",
+    "SnapshotHolder",
+    "Store",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreInfo",
+    "StoreUnavailable",
+    "close_all",
+    "open_store",
+    "resolve_db_url",
+    "store_for_url",
+]

@@ -1,16 +1,8 @@
 """`spanproof view`: a local web app to read runs and gate results and review each claim
 against its span. The top layer (with the CLI): it may import anything; nothing imports it."""
 
-from spanproof.core.lazy import lazy_exports
+from spanproof.view.app import create_app
+from spanproof.view.server import serve
+from spanproof.view.settings import BindError, ViewSettings
 
-__all__ = ["ViewSettings", "create_app", "serve", "BindError"]
-
-__getattr__ = lazy_exports(
-    __name__,
-    {
-        "ViewSettings": "spanproof.view.settings",
-        "BindError": "spanproof.view.settings",
-        "create_app": "spanproof.view.app",
-        "serve": "spanproof.view.server",
-    },
-)
+__all__ = ["BindError", "ViewSettings", "create_app", "serve"]
