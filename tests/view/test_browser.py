@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import re
 
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 from spanproof.agent.runstore import RunStore, default_runstore_path
 from spanproof.graders.judges import make_judge
@@ -21,10 +21,24 @@ def _text(driver, css: str) -> str:
     return driver.find_element(By.CSS_SELECTOR, css).get_attribute("textContent")
 
 
+def _left_document(element) -> bool:
+    """True once the old page's element is gone. Chromium reports a node of an unloaded
+    document either as stale or as "does not belong to the document"; both mean the same."""
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return True
+        raise
+    return False
+
+
 def _follow(driver, element) -> None:
     """Click a link or button and wait for the page it leads to (never read the old one)."""
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(element))
+    WebDriverWait(driver, 30).until(lambda _driver: _left_document(element))
 
 
 def _review(driver, decision: str, note: str, edited: str | None = None) -> None:
@@ -107,8 +121,22 @@ def test_review_a_run_and_compare_gates_in_chromium(built_home, live_view, brows
     # Gate results: open one (checks, plots, calibration cell to its pairs), then compare two.
     browser.get(live_view.url + "/gates")
     rows = browser.find_elements(By.CSS_SELECTOR, "#gates tbody tr")
-    assert len(rows) == 2
-    _follow(browser, rows[-1].find_element(By.CSS_SELECTOR, "a"))
+    assert len(rows) == 3
+    # one word each: a broken floor, a regression against the baseline, a pass
+    outcomes = {r.find_element(By.CSS_SELECTOR, "td.outcome").text: r for r in rows}
+    assert set(outcomes) == {"FAILED", "REGRESSED", "PASSED"}
+    colours = {r.find_element(By.CSS_SELECTOR, "td.outcome").value_of_css_property("color")
+               for r in rows}  # fmt: skip
+    assert len(colours) == 3, colours  # told apart at a glance, not only by the word
+    browser.save_screenshot(str(screenshots / "gates.png"))
+    _follow(browser, outcomes["REGRESSED"].find_element(By.CSS_SELECTOR, "a"))
+    regressed = browser.find_element(By.ID, "row-calibration.agreement")
+    assert regressed.find_element(By.TAG_NAME, "td").text == "REGRESSED"
+    assert "moved the wrong way" in regressed.text  # the pairs that moved are named
+    browser.back()
+    passed = next(r for r in browser.find_elements(By.CSS_SELECTOR, "#gates tbody tr")
+                  if r.find_element(By.CSS_SELECTOR, "td.outcome").text == "PASSED")  # fmt: skip
+    _follow(browser, passed.find_element(By.CSS_SELECTOR, "a"))
     assert browser.find_elements(By.CSS_SELECTOR, "#checks tbody tr")
     assert browser.find_elements(By.CSS_SELECTOR, "figure img")
     browser.save_screenshot(str(screenshots / "gate.png"))
