@@ -1,32 +1,32 @@
-"""The gate's power curve: does it tell a judge that drifts into agreement from a noisy one?
+"""The gate's signal under drift: how often it goes red with nothing changed, and how often
+it catches a 5- and a 10-point sensitivity drop.
 
 Simulates judges on the gate's own sets (the hand-labelled calibration set, the planted
 failures and their untouched originals, selected exactly as `spanproof gate` selects them)
 and decides every simulated run with the gate's own code: the declared calibration and
 sensitivity checks (spanproof/gate/checks/judged.py), the per-item outcomes
-(spanproof/bench/outcomes.py), the comparison with a baseline (spanproof/gate/baseline.py) and the exit
-code (spanproof/gate/result.py). Nothing of the decision is re-implemented here.
+(spanproof/bench/outcomes.py), the comparison with a baseline and the statuses
+(spanproof/gate/baseline.py) and the exit code (spanproof/gate/rows.py). Nothing of the
+decision is re-implemented here.
 
 The simulated judge:
 
 - its base verdicts are a real judge's own labels, replayed: the offline ``rules`` judge by
-  default; ``--base passing`` uses the gold labels with a fixed 5% of them wrong, a judge that
-  clears every threshold;
-- every run flips 3% of its verdicts at random (to one of the two other labels): two runs of
-  one judge are never identical, as with an LLM on a batching server;
-- drift k: the judge rubber-stamps k% of the near-miss pairs it got right (calibration
-  near-misses and planted failures it did not call SUPPORTED): it now says SUPPORTED,
-  quoting the window of the span most like the claim, as a drifting model would;
-- every verdict then goes through the real code audit (graders/audit.py), as in the gate; the
-  audit is deterministic, so it is computed once per pair and label.
+  default; ``--base passing`` uses the gold labels with a fixed 5% of them wrong;
+- every run flips ``--noise`` of its verdicts at random (to one of the two other labels): two
+  runs of one judge are not identical, as with an LLM on a batching server (``--noise 0`` is
+  the deterministic offline default, which never moves);
+- a drop of d points: the judge now says SUPPORTED, quoting the span window most like the
+  claim, on planted failures it caught, d% of all planted failures, chosen among those the
+  audit cannot prove (so the final sensitivity drops by d points, not less);
+- every verdict then goes through the real code audit (graders/audit.py), as in the gate.
 
-For each k in 0, 5, 10, 20: ``--runs`` pairs of runs, a baseline run and a current run (each
-with its own noise; the current one drifted by k). k = 0 is two runs of the same judge: its
-failure rate is the false-alarm rate. Agent checks (groundedness, tool calls) are not
-simulated: their figures do not depend on the judge's drift here.
+For each d in 0, 5, 10: ``--runs`` pairs of runs, a baseline run and a current run (each with
+its own noise; the current one drifted by d). d = 0 is two runs of the same judge: the share
+of red gates is the false-alarm rate (target <= 1%).
 
-    python benchmarks/bench_gate_drift.py                 # rules judge replayed, 200 runs per k
-    python benchmarks/bench_gate_drift.py --base passing  # a judge that passes every threshold
+    python benchmarks/bench_gate_drift.py                 # rules judge replayed, 200 runs per d
+    python benchmarks/bench_gate_drift.py --noise 0       # the deterministic default
 """
 
 from __future__ import annotations
@@ -64,15 +64,15 @@ from spanproof.gate.paths import resolve as _resolve  # noqa: E402
 from spanproof.gate.result import GateResult  # noqa: E402
 from spanproof.gate.rows import exit_code_for  # noqa: E402
 
-NOISE = 0.03
-KS = (0, 5, 10, 20)
+KS = (0, 5, 10)
 REQUIRED = ["calibration", "sensitivity"]
 
 
 class Items:
     """Every judged item of the gate's judge sets, with the audited label for each judge label."""
 
-    def __init__(self, cfg: GateConfig, base: str, seed: int):
+    def __init__(self, cfg: GateConfig, base: str, seed: int, noise: float):
+        self.noise = noise
         self.cfg = cfg
         self.cal = [p for p in load_pairs(_resolve(cfg.calibration_set)) if p.label is not None]
         self.sets = sensitivity_sets(cfg)
@@ -93,17 +93,7 @@ class Items:
                 (LABELS.index(g) + (1 + rng.integers(0, 2) if w else 0)) % 3
                 for g, w in zip(gold, wrong, strict=True)
             ])  # fmt: skip
-        # judge-only "right" on a near-miss: calibration near-miss judged as labelled, or a
-        # planted failure the judge did not call SUPPORTED
-        near = np.zeros(len(pairs), dtype=bool)
-        right = np.zeros(len(pairs), dtype=bool)
-        for i, p in enumerate(self.cal):
-            near[i] = p.near_miss
-            right[i] = LABELS[self.base[i]] == p.label
         first = self.n_cal + self.n_orig
-        near[first:] = True
-        right[first:] = self.base[first:] != LABELS.index("SUPPORTED")
-        self.drift_pool = np.flatnonzero(near & right)
         # the audited label of each pair for each judge label, computed once
         self.audited = np.zeros((len(pairs), 3), dtype=np.int64)
         for i, p in enumerate(pairs):
@@ -111,15 +101,24 @@ class Items:
             for j, label in enumerate(LABELS):
                 v = Verdict(verdict=label, quote_used=quote, judge="simulated")
                 self.audited[i, j] = LABELS.index(audit(p.claim, span_ref(p), v).verdict)
+        # planted failures the judge caught and the audit would not catch if it said SUPPORTED
+        supported = LABELS.index("SUPPORTED")
+        self.stampable = np.array([
+            i for i in range(first, len(pairs))
+            if self.audited[i, self.base[i]] != supported and self.audited[i, supported] == supported
+        ])  # fmt: skip
 
-    def run(self, rng: np.random.Generator, k: int) -> np.ndarray:
-        """One simulated run's judge labels: drift k% of the pool to SUPPORTED, then noise."""
+    def run(self, rng: np.random.Generator, d: int) -> np.ndarray:
+        """One simulated run's judge labels: a d-point sensitivity drop, then noise."""
         labels = self.base.copy()
-        if k:
-            stamped = rng.choice(self.drift_pool, size=round(len(self.drift_pool) * k / 100),
-                                 replace=False)  # fmt: skip
+        if d:
+            size = round(len(self.planted) * d / 100)
+            if size > len(self.stampable):
+                raise SystemExit(f"a {d}-point drop needs {size} stampable planted pairs; "
+                                 f"there are {len(self.stampable)}")  # fmt: skip
+            stamped = rng.choice(self.stampable, size=size, replace=False)
             labels[stamped] = LABELS.index("SUPPORTED")
-        flip = rng.random(len(labels)) < NOISE
+        flip = rng.random(len(labels)) < self.noise
         labels[flip] = (labels[flip] + rng.integers(1, 3, size=int(flip.sum()))) % 3
         return labels
 
@@ -168,29 +167,30 @@ async def _raw_verdicts(pairs) -> list[Verdict]:
 
 def simulate(items: Items, runs: int, seed: int) -> list[list]:
     rng = np.random.default_rng(seed + 1)
-    out = {k: {"absolute": 0, "with_baseline": 0, "regressed": 0, "rows": {}} for k in KS}
+    out = {k: {"red": 0, "recall": 0, "drop": 0.0, "rows": {}} for k in KS}
     for _ in range(runs):
         before = items.gate(items.run(rng, 0))
         baseline = Baseline(ref="simulated", described="the simulated baseline run",
                             gate_id="simulated-baseline",
                             outcomes=before.artifacts.outcomes)  # fmt: skip
+        recall_before = next(r.value for r in before.checks if r.name == "sensitivity.recall")
         for k in KS:
             now = items.gate(items.run(rng, k))
-            out[k]["absolute"] += now.exit_code != 0
             apply(now, items.cfg, baseline, REQUIRED)
-            out[k]["with_baseline"] += now.exit_code != 0
-            regressed = [r.name for r in now.checks if r.detail and "REGRESSION" in r.detail]
-            out[k]["regressed"] += bool(regressed)
-            for name in regressed:
-                out[k]["rows"][name] = out[k]["rows"].get(name, 0) + 1
+            out[k]["red"] += now.exit_code != 0
+            rows = {r.name: r for r in now.checks}
+            out[k]["recall"] += rows["sensitivity.recall"].status == "regressed"
+            out[k]["drop"] += recall_before - rows["sensitivity.recall"].value
+            for r in now.checks:
+                if r.status == "regressed":
+                    out[k]["rows"][r.name] = out[k]["rows"].get(r.name, 0) + 1
     table = []
     for k in KS:
         o = out[k]
         top = sorted(o["rows"].items(), key=lambda kv: -kv[1])[:3]
         table.append([
-            f"{k}%" + (" (same judge: false alarms)" if k == 0 else ""),
-            f"{o['absolute'] / runs:.1%}", f"{o['with_baseline'] / runs:.1%}",
-            f"{o['regressed'] / runs:.1%}",
+            f"{k} points" + (" (nothing changed: false alarms)" if k == 0 else ""),
+            f"{o['drop'] / runs:+.3f}", f"{o['red'] / runs:.1%}", f"{o['recall'] / runs:.1%}",
             ", ".join(f"{n} {c / runs:.0%}" for n, c in top) or "-",
         ])  # fmt: skip
     return table
@@ -201,16 +201,22 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--base", choices=["rules", "passing"], default="rules")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--noise",
+        type=float,
+        default=0.03,
+        help="share of verdicts flipped at random in every run (0: deterministic)",
+    )
     args = ap.parse_args()
     t0 = time.perf_counter()
     cfg = GateConfig()
-    items = Items(cfg, args.base, args.seed)
+    items = Items(cfg, args.base, args.seed, args.noise)
     first = items.gate(items.base)
     print(
         f"base judge: {'the rules judge, replayed' if args.base == 'rules' else 'gold labels with 5% wrong'}"
         f"; {items.n_cal} calibration pairs, {items.n_orig} originals, {len(items.planted)} "
-        f"planted failures; drift pool {len(items.drift_pool)} near-miss pairs judged right; "
-        f"noise {NOISE:.0%} of verdicts flipped per run; {args.runs} runs per k"
+        f"planted failures ({len(items.stampable)} caught that the audit would not prove); "
+        f"noise {args.noise:.0%} of verdicts flipped per run; {args.runs} runs per drop"
     )
     print("base judge's rows: " + ", ".join(
         f"{r.name} {r.value:.3f} {r.status}" for r in first.checks if isinstance(r.value, float)
@@ -219,8 +225,8 @@ def main() -> None:
     print(f"baseline rule: tolerance {r.tolerance}, alpha {r.alpha} over the compared rows (Holm), "
           f"one-sided paired tests clustered by source page\n")  # fmt: skip
     table = simulate(items, args.runs, args.seed)
-    print(tabulate(table, headers=["drift k", "gate fails, no baseline", "gate fails, --baseline",
-                                   "a row regressed vs baseline", "rows that regressed most"],
+    print(tabulate(table, headers=["sensitivity drop", "mean measured drop", "gate red (exit 1)",
+                                   "sensitivity.recall REGRESSED", "rows that regressed most"],
                    tablefmt="github"))  # fmt: skip
     print(f"\n{time.perf_counter() - t0:.0f} s")
 

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from spanproof.reports import plots
-from spanproof.reports.markdown import headers_for, table_rows, verdict_line
+from spanproof.reports.markdown import HEADERS, header_lines, reasons, table_rows, verdict_line
 
 from spanproof.core.files import write_atomic
 from spanproof.gate.result import GateResult
@@ -24,7 +24,8 @@ img{max-width:100%;height:auto}
 table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
 th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}
 th{background:#f4f4f4} .PASS{color:#1e8449;font-weight:600} .FAIL{color:#c0392b;font-weight:700}
-.ERROR{color:#7d3c98;font-weight:700} .info{color:#1f618d} .unscored,.skip{color:#777;font-style:italic}
+.REGRESSED{color:#ca6f1e;font-weight:700} .ERROR{color:#7d3c98;font-weight:700}
+.INFO{color:#1f618d} .NOT_TESTED{color:#777;font-style:italic} pre{white-space:pre-wrap}
 .banner{padding:.6rem 1rem;border-radius:6px;font-weight:600}
 .ok{background:#e9f7ef} .bad{background:#fdedec} figure{display:inline-block;margin:.5rem}
 figcaption{font-size:.8rem;color:#555} code{background:#f4f4f4;padding:0 .2rem}
@@ -37,7 +38,7 @@ def _table(headers: list[str], rows: list[list[Any]], status_col: int | None = N
     for row in rows:
         cells = []
         for i, cell in enumerate(row):
-            cls = f' class="{html.escape(str(cell))}"' if i == status_col else ""
+            cls = f' class="{html.escape(str(cell).replace(" ", "_"))}"' if i == status_col else ""
             cells.append(f"<td{cls}>{html.escape(str(cell))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -175,8 +176,9 @@ def _ledger_links(result: GateResult, out_dir: Path) -> str:
 
 
 def render_html(result: GateResult, out_dir: Path) -> str:
-    rows = table_rows(result, width=None)
+    rows = table_rows(result)
     banner = "ok" if result.passed else "bad"
+    why = reasons(result, limit=None)
     phases = [
         [k, f"{v:.2f}"] for k, v in sorted(result.phase_seconds.items(), key=lambda kv: -kv[1])
     ]
@@ -192,8 +194,11 @@ def render_html(result: GateResult, out_dir: Path) -> str:
 <style>{STYLE}</style></head><body>
 <h1>spanproof gate report</h1>
 <p class="banner {banner}">{html.escape(verdict_line(result))}</p>
+<pre>{html.escape(chr(10).join(header_lines(result)))}</pre>
 <h2>Checks</h2>
-{_table(headers_for(result), rows, status_col=0)}
+{_table(HEADERS, rows, status_col=0)}
+<h2>Why each row is not a PASS</h2>
+{f"<pre>{html.escape(chr(10).join(why))}</pre>" if why else "<p>Every row passed or is information.</p>"}
 <h2>Plots</h2>
 {"".join(_plots(result)) or "<p>No plot data (the checks behind them did not run).</p>"}
 <h2>Cost and latency per run</h2>

@@ -5,15 +5,36 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from spanproof.reports.markdown import moved_items
+
 from spanproof.core.files import write_atomic
 from spanproof.gate.result import GateResult
+from spanproof.gate.rows import CheckRow, format_value
+
+# Each status's element and failure type: a CI system tells a broken floor from a regression
+# from a check that could not run, by the type alone.
+FAILURE_TYPES = {"fail": "FloorBroken", "regressed": "Regressed"}
+
+
+def _message(result: GateResult, row: CheckRow, limit: int = 10) -> str:
+    head = f"{row.word}: value={format_value(_number(row.value))} {row.threshold or ''}"
+    lines = [head.strip(), row.why or row.detail]
+    items = [m.line() for m in moved_items(result, row)] if row.status == "regressed" else row.items
+    lines += [f"- {i}" for i in items[:limit]]
+    if len(items) > limit:
+        lines.append(f"... and {len(items) - limit} more (--json or --report lists all)")
+    return "\n".join(lines)
+
+
+def _number(value: object) -> float | int | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def junit_xml(result: GateResult) -> str:
     rows = result.checks
-    failures = sum(r.status == "fail" for r in rows)
+    failures = sum(r.status in FAILURE_TYPES for r in rows)
     errors = sum(r.status == "error" for r in rows)
-    skipped = sum(r.status in ("unscored", "skipped") for r in rows)
+    skipped = sum(r.status == "not_tested" for r in rows)
     suite = ET.Element(
         "testsuite",
         name="spanproof-gate",
@@ -27,6 +48,7 @@ def junit_xml(result: GateResult) -> str:
     props = ET.SubElement(suite, "properties")
     for key in ("config_sha256", "judge", "policy", "model", "gate_id"):
         ET.SubElement(props, "property", name=key, value=str(getattr(result, key) or ""))
+    ET.SubElement(props, "property", name="outcome", value=result.outcome)
     for row in rows:
         case = ET.SubElement(
             suite,
@@ -35,13 +57,18 @@ def junit_xml(result: GateResult) -> str:
             name=row.name,
             time=f"{row.seconds:.3f}",
         )
-        message = f"value={row.value} threshold={row.threshold}: {row.detail}"
-        if row.status == "fail":
-            ET.SubElement(case, "failure", message=message, type="ThresholdFailed").text = message
+        message = _message(result, row)
+        first = message.splitlines()[0] + ": " + (row.why or row.detail)
+        if row.status in FAILURE_TYPES:
+            ET.SubElement(
+                case, "failure", message=first, type=FAILURE_TYPES[row.status]
+            ).text = message
         elif row.status == "error":
-            ET.SubElement(case, "error", message=row.detail, type="CouldNotRun").text = row.detail
-        elif row.status in ("unscored", "skipped"):
-            ET.SubElement(case, "skipped", message=row.detail)
+            ET.SubElement(
+                case, "error", message=row.why or row.detail, type="CouldNotRun"
+            ).text = message
+        elif row.status == "not_tested":
+            ET.SubElement(case, "skipped", message=row.why or row.detail)
         else:
             ET.SubElement(case, "system-out").text = message
     suites = ET.Element(

@@ -1,20 +1,26 @@
-"""Terminal and markdown tables for a gate result (the latter fits a CI step summary)."""
+"""A gate result as text: the terminal's screen and the markdown summary (a CI step summary).
+
+Both say the same things in the same words (``spanproof.gate.rows.STATUS_WORDS``): what was
+checked against what, the design targets this judge misses and why, one table row per
+figure, and then, for every row that is not a PASS, why — with what broke a floor or the
+items that moved against the baseline. Nothing a reader needs to act on is cut to fit a
+terminal: the reasons sit below the table, whole.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from tabulate import tabulate
 
+from spanproof.core.specs import SpecError, parse_spec
+from spanproof.gate.comparison import MovedItem
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import CheckRow
 
-MARK = {
-    "pass": "PASS",
-    "fail": "FAIL",
-    "error": "ERROR",
-    "reported": "info",
-    "unscored": "unscored",
-    "skipped": "skip",
-}
+# How many items a terminal lists under one row; --json, --markdown and --report list all.
+TERMINAL_ITEMS = 10
+HEADERS = ["status", "check", "value", "threshold / target", "to target", "vs baseline [95% CI] p"]
 
 
 def _value(row: CheckRow) -> str:
@@ -33,53 +39,113 @@ def _vs_baseline(row: CheckRow) -> str:
     return f"{d.diff:+.3f}{ci} p={d.p_worse:.2g}"
 
 
-def _sees(row: CheckRow) -> str:
-    p = row.power
-    if p is None:
+def _to_target(row: CheckRow) -> str:
+    if row.to_target is None or row.role != "trend":
         return "-"
-    seen = f"{p.min_detectable:.3f}" if p.min_detectable is not None else "none"
-    need = f"{p.items_for_target}" if p.items_for_target is not None else "never"
-    return f"{seen} (n={need} for {p.target:g})"
+    return "met" if row.to_target >= -1e-12 else f"{row.to_target:+.3f}"
 
 
-# Columns a gate result shows when some row has them: its comparison with a baseline, and the
-# smallest drop its set can see (with the items it would need for the target drop).
-_EXTRA = {"vs baseline [95% CI] p": _vs_baseline, "sees a drop of": _sees}
+def table_rows(result: GateResult) -> list[list[str]]:
+    return [
+        [r.word, r.name, _value(r), r.threshold or "-", _to_target(r), _vs_baseline(r)]
+        for r in result.checks
+    ]
 
 
-def _extras(result: GateResult) -> list[str]:
-    present = []
-    if any(r.vs_baseline is not None for r in result.checks):
-        present.append("vs baseline [95% CI] p")
-    if any(r.power is not None for r in result.checks):
-        present.append("sees a drop of")
-    return present
+def moved_items(result: GateResult, row: CheckRow) -> list[MovedItem]:
+    report = result.artifacts.baseline
+    if report is None:
+        return []
+    return next((c.moved for c in report.rows if c.row == row.name), [])
 
 
-def table_rows(result: GateResult, width: int | None = 90) -> list[list[str]]:
-    out = []
-    extras = _extras(result)
-    for r in result.checks:
-        detail = (
-            r.detail if width is None or len(r.detail) <= width else r.detail[: width - 1] + "…"
-        )
-        cells = [_EXTRA[name](r) for name in extras]
-        out.append([MARK[r.status], r.name, _value(r), r.threshold or "-", *cells, detail])
+def reasons(result: GateResult, limit: int | None = TERMINAL_ITEMS) -> list[str]:
+    """For every row that is not a PASS or INFO: its status, name and why; under a FAIL what
+    broke it, under a REGRESSED row the items that moved (``limit`` of each; None: all). Rows
+    NOT TESTED for one reason share one line."""
+    lines: list[str] = []
+    untested: dict[str, list[str]] = {}
+    for row in result.checks:
+        if row.status in ("pass", "info"):
+            continue
+        if row.status == "not_tested":
+            untested.setdefault(row.why or row.detail, []).append(row.name)
+            continue
+        lines.append(f"{row.word} {row.name}: {row.why or row.detail}")
+        listed: list[str] = list(row.items)
+        if row.status == "regressed":
+            moved = moved_items(result, row)
+            if moved:
+                lines.append(f"  {len(moved)} item(s) moved the wrong way:")
+            listed = [m.line() for m in moved]
+        lines += _capped(listed, limit)
+    for why, names in untested.items():
+        lines.append(f"NOT TESTED {', '.join(names)}: {why}")
+    return lines
+
+
+def _capped(items: list[str], limit: int | None) -> list[str]:
+    shown = items if limit is None else items[:limit]
+    out = [f"  - {item}" for item in shown]
+    if len(items) > len(shown):
+        out.append(f"  ... and {len(items) - len(shown)} more (--json, --markdown or --report "
+                   "list them all)")  # fmt: skip
     return out
 
 
-HEADERS = ["status", "check", "value", "threshold", "detail"]
+def _judge_summary(spec: str) -> str:
+    from spanproof.graders.judges import judge_kind
+
+    try:
+        return judge_kind(parse_spec(spec).kind).summary
+    except SpecError:
+        return spec
 
 
-def headers_for(result: GateResult) -> list[str]:
-    return [*HEADERS[:4], *_extras(result), HEADERS[4]]
+def header_lines(result: GateResult) -> list[str]:
+    """What the gate checked, against what, and the design targets this judge misses."""
+    floors = [r for r in result.checks if r.role == "floor" and r.status != "info"]
+    trends = [r for r in result.checks if r.role == "trend"]
+
+    def tally(rows: Iterable[CheckRow]) -> str:
+        words: dict[str, int] = {}
+        for r in rows:
+            words[r.word] = words.get(r.word, 0) + 1
+        return ", ".join(f"{n} {w}" for w, n in words.items()) or "none"
+
+    base = result.artifacts.baseline
+    against = f"against {base.described}" if base else "with no baseline (trends not tested)"
+    lines = [
+        f"spanproof gate {result.gate_id}: judge {result.judge}, policy {result.policy}",
+        f"  floors (contracts that hold absolutely): {tally(floors)}",
+        f"  trends (no significant drop {against}): {tally(trends)}",
+    ]
+    short = [r for r in trends if r.to_target is not None and r.to_target < -1e-12]
+    if short:
+        lines.append(
+            f"  design targets this judge does not meet (shown, not gated: a team makes them "
+            f"floors in its config once its judge can meet them; judge {result.judge}: "
+            f"{_judge_summary(result.judge)}):"
+        )
+        lines += [
+            f"    {r.name} {_value(r)}, target {r.threshold}, {r.to_target:+.3f}" for r in short
+        ]
+    return lines
+
+
+def _scope(result: GateResult) -> str:
+    """What a PASSED covers when no trend was tested: the floors alone."""
+    tested = any(r.role == "trend" and r.status in ("pass", "regressed") for r in result.checks)
+    trends = any(r.role == "trend" for r in result.checks)
+    return " (floors only: no trend was tested)" if trends and not tested else ""
 
 
 def verdict_line(result: GateResult) -> str:
-    word = "PASSED" if result.passed else ("COULD NOT RUN" if result.exit_code == 2 else "FAILED")
+    scope = _scope(result) if result.outcome == "PASSED" else ""
     return (
-        f"gate {word} (exit {result.exit_code}) in {result.wall_s:.1f}s; judge {result.judge}, policy "
-        f"{result.policy}; model calls {result.model_calls}, cache hits {result.cache_hits}"
+        f"gate {result.outcome}{scope} (exit {result.exit_code}) in {result.wall_s:.1f}s; judge "
+        f"{result.judge}, policy {result.policy}; model calls {result.model_calls}, cache hits "
+        f"{result.cache_hits}"
         + (
             " (no model calls: every verdict came from the cache)"
             if result.model_calls == 0 and result.cache_hits
@@ -90,37 +156,13 @@ def verdict_line(result: GateResult) -> str:
             if result.model_calls and result.phase_model_calls
             else ""
         )
+        + f"; gate id {result.gate_id} (`spanproof runs gates` lists the ids for --baseline)"
     )
 
 
-def expected_offline(result: GateResult) -> str | None:
-    """Why the offline default gate fails, said beside its exit 1: the only failing rows are
-    the judge calibration thresholds that the word-reading `rules` judge is known to miss.
-    None for any other failure (that one is news)."""
-    failed = {r.check for r in result.checks if r.status == "fail"}
-    if result.exit_code != 1 or result.judge != "rules" or not failed or failed - {"calibration"}:
-        return None
-    return (
-        "This is the expected result offline: the `rules` judge reads words, not meaning, and "
-        "agrees with the hand-labelled calibration pairs less often than the thresholds ask; "
-        "every other check passed. README, 'The offline judge', has its figures; a model judge "
-        "(--judge openai:NAME) is what those thresholds are for."
-    )
-
-
-def statistics_lines(result: GateResult, limit: int = 20) -> list[str]:
-    """What the baseline comparison and the repeats add: which run the rows were compared
-    with and what regressed; the pairs whose verdict changed between repeats."""
+def statistics_lines(result: GateResult, limit: int | None = 20) -> list[str]:
+    """What the repeats add: the pairs whose verdict changed between repeats."""
     lines = []
-    base = result.artifacts.baseline
-    if base:
-        regressed = base.regressions
-        lines.append(
-            f"compared with {base.described}: "
-            + (f"{len(regressed)} row(s) regressed: {', '.join(regressed)}" if regressed
-               else "no row is significantly worse by more than the "
-               f"{base.tolerance:g} tolerance")
-        )  # fmt: skip
     rep = result.artifacts.repeats
     if rep:
         unstable = rep.unstable
@@ -128,60 +170,63 @@ def statistics_lines(result: GateResult, limit: int = 20) -> list[str]:
             f"{rep.n} repeats: values are means over the repeats; {len(unstable)} unstable "
             "pair(s) (the audited verdict changed between repeats)" + (":" if unstable else "")
         )
-        for u in unstable[:limit]:
-            label = f" (label {u.label})" if u.label else ""
-            lines.append(
-                f"  unstable {u.set} {u.id}{label}: {' / '.join(u.verdicts)} - {u.claim[:80]}"
-            )
-        if len(unstable) > limit:
-            lines.append(f"  ... and {len(unstable) - limit} more (--json or --report lists all)")
+        lines += _capped(
+            [
+                f"unstable {u.set} {u.id}" + (f" (label {u.label})" if u.label else "")
+                + f": {' / '.join(u.verdicts)} - {u.claim[:80]}"
+                for u in unstable
+            ],
+            limit,
+        )  # fmt: skip
     return lines
 
 
-def _detail_width(rows: list[list[str]], headers: list[str], columns: int | None = None) -> int:
-    """The detail column (the last) gets what the terminal has left after the others."""
-    import shutil
+def terminal_table(result: GateResult) -> str:
+    sections = [
+        "\n".join(header_lines(result)),
+        tabulate(table_rows(result), headers=HEADERS, tablefmt="simple", disable_numparse=True),
+        "\n".join(reasons(result)),
+        "\n".join(statistics_lines(result)),
+        verdict_line(result),
+    ]
+    return "\n\n".join(s for s in sections if s)
 
-    columns = columns or shutil.get_terminal_size((120, 24)).columns
-    # tabulate's "simple" format: a column is at least its header plus two wide, and two
-    # spaces separate columns
-    widths = [max(len(headers[i]) + 2, *(len(r[i]) for r in rows)) for i in range(len(headers) - 1)]
-    used = sum(widths) + 2 * (len(headers) - 1)
-    return max(40, columns - used)
 
-
-def terminal_table(result: GateResult, columns: int | None = None) -> str:
-    extra = statistics_lines(result)
-    headers = headers_for(result)
-    rows = table_rows(result, width=None)
-    width = _detail_width(rows, headers, columns)
-    rows = [[*r[:-1], r[-1] if len(r[-1]) <= width else r[-1][: width - 1] + "…"] for r in rows]
-    note = expected_offline(result)
-    return (
-        tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
-        + "\n\n"
-        + ("\n".join(extra) + "\n\n" if extra else "")
-        + verdict_line(result)
-        + (f"\n{note}" if note else "")
-    )
+ICON = {
+    "PASS": "✅",
+    "FAIL": "❌",
+    "REGRESSED": "📉",
+    "NOT TESTED": "➖",
+    "INFO": "ℹ️",
+    "ERROR": "⛔",
+}
 
 
 def markdown_summary(result: GateResult) -> str:
-    icon = {"PASS": "✅", "FAIL": "❌", "ERROR": "⛔", "info": "ℹ️", "unscored": "➖", "skip": "➖"}
-    rows = [[icon.get(r[0], r[0]) + " " + r[0], *r[1:]] for r in table_rows(result, width=None)]
+    rows = [[f"{ICON[r[0]]} {r[0]}", *r[1:]] for r in table_rows(result)]
+    why = reasons(result, limit=None)
     lines = [
-        f"## spanproof gate: {'passed' if result.passed else 'failed'}",
+        f"## spanproof gate: {result.outcome}",
         "",
         verdict_line(result),
-        *([expected_offline(result) or ""] if expected_offline(result) else []),
         "",
-        tabulate(rows, headers=headers_for(result), tablefmt="github", disable_numparse=True),
+        "```",
+        *header_lines(result),
+        "```",
         "",
-        f"config `{result.config_sha256[:12]}` ({result.config_source}); judges: {', '.join(result.judge_ids) or '-'}",
+        tabulate(rows, headers=HEADERS, tablefmt="github", disable_numparse=True),
+        "",
     ]
-    extra = statistics_lines(result, limit=50)
+    if why:
+        lines += ["<details open><summary>Why each row is not a PASS</summary>", "", "```",
+                  *why, "```", "", "</details>", ""]  # fmt: skip
+    extra = statistics_lines(result, limit=None)
     if extra:
-        lines[4:4] = ["```", *extra, "```", ""]
+        lines += ["```", *extra, "```", ""]
+    lines.append(
+        f"config `{result.config_sha256[:12]}` ({result.config_source}); judges: "
+        f"{', '.join(result.judge_ids) or '-'}"
+    )
     if result.prompt_hashes:
         lines.append(
             "prompts: "

@@ -45,6 +45,12 @@ class OutcomeItem(BaseModel):
     near_miss: bool = False
     kind: str = ""
     counts: dict[str, tuple[int, int]]  # outcome -> (successes, trials)
+    # For a person reading what moved: the claim (or the question) and the start of the span
+    # it was judged against, and the audited verdict of each sample (ERROR for an error).
+    claim: str = ""
+    span: str = ""
+    verdicts: list[str] = Field(default_factory=list)
+    judge_verdicts: list[str] = Field(default_factory=list)  # the judge's own, before the audit
 
 
 class OutcomeSet(BaseModel):
@@ -90,6 +96,13 @@ def _label_of(v: Verdict) -> str:
     return "ERROR" if v.error else v.verdict
 
 
+def _shown(pair: Pair | Any, verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """What a moved item shows: its claim, the start of its span and each sample's verdict."""
+    return {"claim": pair.claim[:160], "span": pair.span[:100],
+            "verdicts": [_label_of(v) for v in verdicts],
+            "judge_verdicts": [_own_label(v) for v in verdicts]}  # fmt: skip
+
+
 def _own_label(v: Verdict) -> str:
     """The judge's own label before the audit (an error is an error)."""
     return "ERROR" if v.error else (v.judge_verdict or v.verdict)
@@ -119,6 +132,7 @@ def labelled_set(
                         and (v.verdict == "SUPPORTED") == (p.label == "SUPPORTED"),
                     ),
                 },
+                **_shown(pair, verdicts),
             )
         )  # fmt: skip
     return OutcomeSet(source=source, repeats=len(samples), items=items)
@@ -145,6 +159,7 @@ def planted_set(
                         verdicts, lambda v: _own_label(v) not in ("SUPPORTED", "ERROR")
                     ),
                 },
+                **_shown(p, verdicts),
             )
         )  # fmt: skip
     return OutcomeSet(source=source, repeats=len(samples), items=items)
@@ -163,6 +178,7 @@ def originals_set(
                 "passed": _tally(verdicts, lambda v: v.supported),
                 "passed_judge_only": _tally(verdicts, lambda v: _own_label(v) == "SUPPORTED"),
             },
+            **_shown(p, verdicts),
         )
         for p, verdicts in zip(originals, _by_pair(samples, len(originals)), strict=True)
     ]  # fmt: skip
@@ -190,6 +206,7 @@ class RowSpec:
     def selects(self, item: OutcomeItem) -> bool:
         return (
             self.outcome in item.counts
+            and item.counts[self.outcome][1] > 0  # nothing to count: no part of the figure
             and (item.near_miss or not self.near_miss_only)
             and (self.kind is None or item.kind == self.kind)
         )
@@ -210,6 +227,10 @@ FIXED_ROWS: tuple[RowSpec, ...] = (
     RowSpec("groundedness.pre_prune_supported", "groundedness", "supported"),
     RowSpec("groundedness.partial_rate", "groundedness", "partial", higher_is_better=False),
     RowSpec("groundedness.drop_rate", "groundedness", "dropped", higher_is_better=False),
+    RowSpec("tool_calls.first_try_quote_success", "groundedness", "quote_first_try"),
+    RowSpec("tool_calls.useful_fetch_rate", "groundedness", "useful_fetch"),
+    RowSpec("coverage.golden_facts_found", "groundedness", "fact_found"),
+    RowSpec("coverage.unanswerable_with_gaps", "groundedness", "gap_reported"),
     RowSpec("reviewed.agreement", "reviewed", "publishes_right"),
 )
 

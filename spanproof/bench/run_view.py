@@ -48,6 +48,7 @@ class ClaimView(BaseModel):
     verdict: str | None = None  # pre-prune verdict (SUPPORTED | PARTIAL | NOT_SUPPORTED)
     status: str = "published"  # published | flagged | narrowed | dropped
     error: str | None = None
+    flagged: bool = False  # its verdict carries a flag (a person should look)
 
 
 class EgressView(BaseModel):
@@ -150,6 +151,7 @@ def view_from_record(
             verdict=c.verdict.verdict,
             status=c.status,
             error=c.verdict.error,
+            flagged=c.verdict.flagged,
         )
         for c in record.answer.claims
     ]

@@ -522,7 +522,8 @@ def runs():
     \b
     Examples:
       spanproof runs list                        # your own `ask` runs, newest first
-      spanproof runs list --kind gate            # the gate's runs
+      spanproof runs list --kind gate            # the agent runs the gate made
+      spanproof runs gates                       # gate runs and their ids
       spanproof runs show last --json            # your newest run, the full record
     """
 
@@ -592,6 +593,43 @@ def runs_list(kind, limit, offset, as_json, home, db):
     end = page.offset + len(page.items)
     more = f"; next page: --offset {end}" if page.next_offset is not None else ""
     click.echo(f"\nruns {page.offset + 1}-{end} of {page.total} ({kind}){more}")
+
+
+@runs.command("gates")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@json_option("Print the gate runs as JSON.")
+@home_option()
+@db_option()
+@storage_errors
+def runs_gates(limit, as_json, home, db):
+    """Gate runs, newest first: their ids (for `spanproof gate --baseline ID`), outcome, judge,
+    branch and commit.
+
+    \b
+    Examples:
+      spanproof runs gates
+      spanproof gate --baseline "$(spanproof runs gates --json | jq -r '.[0].gate_id')"
+    """
+    from tabulate import tabulate
+
+    from spanproof.gate.result import GateResult
+    from spanproof.store import open_store
+
+    rows = open_store(home=resolve_home(home), db=db).latest_gate_runs(limit)
+    listed = [
+        {"gate_id": r.gate_id, "started_at": r.started_at.isoformat(timespec="seconds") + "Z",
+         "outcome": GateResult.model_validate_json(r.result).outcome, "exit_code": r.exit_code,
+         "judge": r.judge, "branch": r.git_branch, "commit": (r.git_commit or "")[:12],
+         "runner": r.runner}
+        for r in rows
+    ]  # fmt: skip
+    if as_json:
+        echo_json(listed)
+        return
+    if not listed:
+        click.echo("No gate runs yet. Run: spanproof gate")
+        return
+    click.echo(tabulate([list(g.values()) for g in listed], headers=list(listed[0])))
 
 
 @runs.command("show")

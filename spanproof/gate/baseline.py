@@ -46,7 +46,7 @@ from spanproof.bench.paired_stats import (
     smallest_p,
     tarone,
 )
-from spanproof.gate.comparison import BaselineReport, RowComparison
+from spanproof.gate.comparison import BaselineReport, MovedItem, RowComparison
 from spanproof.gate.config import GateConfig, Regression
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import CheckRow, exit_code_for
@@ -161,7 +161,7 @@ def resolve(ref: str, *, store: Any, branch: str | None) -> Baseline:
         if row is None:
             raise BaselineError(
                 f"no gate run on branch {branch!r} has passed in {store.display_url}; there is "
-                "nothing to compare with. Give a gate id (`spanproof runs list --kind gate`) or "
+                "nothing to compare with. Give a gate id (`spanproof runs gates` lists them) or "
                 "a baseline file, or run without --baseline until the gate passes on this branch"
             )
         return _from_result(
@@ -215,9 +215,37 @@ def _counts(items: list[OutcomeItem], outcome: str) -> tuple[list[int], list[int
     return [i.counts[outcome][0] for i in items], [i.counts[outcome][1] for i in items]
 
 
+def _moved(
+    common: list[OutcomeItem], before: dict[str, OutcomeItem], spec: RowSpec
+) -> tuple[list[MovedItem], int]:
+    """The items whose share of successes moved the wrong way, worst first, and how many moved
+    the right way."""
+    out, improved = [], 0
+    for item in common:
+        old = before[item.key]
+        (y1, n1), (y0, n0) = item.counts[spec.outcome], old.counts[spec.outcome]
+        change = y1 / n1 - y0 / n0
+        if not change:
+            continue
+        if (change > 0) == spec.higher_is_better:
+            improved += 1
+            continue
+        out.append((abs(change), MovedItem(
+            id=item.id, kind=item.kind, near_miss=item.near_miss, outcome=spec.outcome,
+            before=(y0, n0), after=(y1, n1),
+            before_verdicts=old.judge_verdicts if spec.judge_only else old.verdicts,
+            after_verdicts=item.judge_verdicts if spec.judge_only else item.verdicts,
+            claim=item.claim or old.claim, span=item.span or old.span,
+        )))  # fmt: skip
+    return [m for _, m in sorted(out, key=lambda x: (-x[0], x[1].id))], improved
+
+
 def compare_row(current: GateOutcomes, baseline: GateOutcomes, spec: RowSpec) -> RowComparison:
     now = items_for(current, spec)
-    if spec.set not in baseline.sets:
+    measured_then = spec.set in baseline.sets and any(
+        spec.outcome in i.counts for i in baseline.sets[spec.set].items
+    )
+    if not measured_then:
         return RowComparison(row=spec.row, items_new=len(now),
                              note="not measured in the baseline run")  # fmt: skip
     before = {i.key: i for i in items_for(baseline, spec)}
@@ -229,13 +257,14 @@ def compare_row(current: GateOutcomes, baseline: GateOutcomes, spec: RowSpec) ->
             note=f"none of its {len(now)} items is in the baseline ({len(before)} there): the "
             "set changed, so there is nothing to pair",
         )  # fmt: skip
+    moved, improved = _moved(common, before, spec)
     y1, n1 = _counts(common, spec.outcome)
     y0, n0 = _counts([before[i.key] for i in common], spec.outcome)
     diff = paired_difference(y1, n1, y0, n0, [i.cluster for i in common],
                              higher_is_better=spec.higher_is_better)  # fmt: skip
     return RowComparison(row=spec.row, compared=diff, items_compared=len(common),
                          trials_compared=sum(n1), items_new=len(now) - len(common),
-                         items_gone=gone)  # fmt: skip
+                         items_gone=gone, moved=moved, improved=improved)  # fmt: skip
 
 
 def decide(comparisons: list[RowComparison], settings: Regression) -> None:
@@ -272,19 +301,18 @@ def compare(current: GateOutcomes, baseline: Baseline, specs: list[RowSpec],
 # ---------------------------------------------------------------- the gate's rows
 
 
-def _family(outcomes: GateOutcomes, rows: dict[str, CheckRow], with_kinds: bool) -> list[RowSpec]:
-    """The figures compared as one family: gated rows (pass/fail) with per-item outcomes, the
-    judge-only figures beside them, and sensitivity per planted kind when sensitivity itself
+def _family(outcomes: GateOutcomes, rows: dict[str, CheckRow]) -> list[RowSpec]:
+    """The figures compared as one family: every trend row with per-item outcomes (the
+    judge-only figures among them), and sensitivity per planted kind when sensitivity itself
     was measured."""
     out = []
     for spec in row_specs(outcomes):
         if spec.kind is not None:
             parent = rows.get("sensitivity.recall")
-            if with_kinds and parent is not None and parent.status in ("pass", "fail"):
+            if parent is not None and parent.status != "error":
                 out.append(spec)
-        elif spec.row in rows and (
-            rows[spec.row].status in ("pass", "fail")
-            or (spec.judge_only and rows[spec.row].status == "reported")
+        elif (
+            spec.row in rows and rows[spec.row].role == "trend" and rows[spec.row].status != "error"
         ):
             out.append(spec)
     return out
@@ -338,11 +366,9 @@ def describe_comparison(c: RowComparison, settings: Regression) -> str:
         f"vs baseline {_fmt(d.baseline)}: {_fmt(d.diff, True)}{ci} on {scope}; {d.test} "
         f"p={d.p_worse:.3g} that it is worse ({d.worse:g} worse, {d.better:g} better)"
     )
-    if not c.testable:
-        text += "; not tested: too few clusters to be significant among the compared rows"
     if c.regressed:
         text += (
-            f" -> REGRESSION: significant (Holm, alpha {settings.alpha:g}) and worse by more "
+            f" -> REGRESSED: significant (Holm, alpha {settings.alpha:g}) and worse by more "
             f"than the {settings.tolerance:g} tolerance"
         )
     return text
@@ -370,58 +396,104 @@ def describe_power(p: Power | None, clusters: int = 0) -> str:
     )
 
 
+NO_BASELINE = (
+    "no baseline to compare with (give --baseline REF, or `baseline` in the config; the "
+    "repository's own config names goldens/gate_baseline.json)"
+)
+NO_OUTCOMES = "no per-item outcomes to pair with a baseline; its target is shown, not gated"
+
+
 def apply(result: GateResult, cfg: GateConfig, baseline: Baseline | None,
           required: list[str]) -> None:  # fmt: skip
-    """Compare ``result`` with ``baseline`` (when given) and state every gated row's power, in
-    place: regressed rows fail, sensitivity per kind gets its own rows, a row whose items the
-    baseline does not share could not run, and the exit code follows."""
+    """Settle every trend row against ``baseline``, in place (``spanproof.gate.rows``): PASS
+    when compared and not significantly worse, REGRESSED when significantly worse beyond the
+    tolerance, NOT TESTED (with why) when it cannot be tested; ERROR when the baseline shares
+    none of its items. Sensitivity per planted kind gets rows of its own; every compared row
+    states its power and lists the items that moved; the exit code follows."""
+    if result.exit_code in (130, 143):
+        return  # a stopped gate keeps the rows it had; nothing is settled
     outcomes = result.artifacts.outcomes
-    if outcomes is None:
-        if baseline is not None and result.exit_code != 130:
-            _cannot_compare(result, required, "this run measured no per-item outcomes")
-        return
     settings = cfg.regression
+    if outcomes is not None:
+        _add_kind_rows(result, outcomes, _family(outcomes, {r.name: r for r in result.checks}))
     rows = {r.name: r for r in result.checks}
-    family = _family(outcomes, rows, with_kinds=True)
-    testable = testable_rows(outcomes, family, settings.alpha)
+    family = _family(outcomes, rows) if outcomes is not None else []
+    testable = testable_rows(outcomes, family, settings.alpha) if outcomes is not None else {}
     tested = sum(testable.values())
     by_row: dict[str, RowComparison] = {}
-    if baseline is not None:
+    if baseline is not None and outcomes is not None:
         report = compare(outcomes, baseline, family, settings)
         by_row = {c.row: c for c in report.rows}
-        _add_kind_rows(result, outcomes, family)
-        rows = {r.name: r for r in result.checks}
         result.artifacts.baseline = report
+    paired = {s.row for s in family}
+    for row in result.checks:
+        if row.role == "trend" and row.status == "not_tested" and row.name not in paired:
+            row.why = row.why or NO_OUTCOMES
     for spec in family:
-        row = rows.get(spec.row)
-        if row is None:
-            continue
-        comparison = by_row.get(spec.row)
-        if comparison is not None:
-            row.vs_baseline = comparison.compared
-            if comparison.no_overlap:
-                row.status, row.passed = "error", False
-                row.detail = f"could not run: compared with {baseline.described if baseline else ''}, {comparison.note}; {row.detail}"
-            else:
-                row.detail += "; " + describe_comparison(comparison, settings)
-                if comparison.regressed:
-                    row.status, row.passed = "fail", False
-        if testable[spec.row]:
-            row.power = _power(outcomes, spec, comparison, settings, tested)
+        row = rows[spec.row]
+        _settle(row, by_row.get(spec.row), baseline, settings, testable[spec.row])
+        if testable[spec.row] and outcomes is not None:
+            row.power = _power(outcomes, spec, by_row.get(spec.row), settings, tested)
             if row.power is not None:
                 row.detail += "; " + describe_power(row.power)
-        else:
+        elif outcomes is not None:
             clusters = len({i.cluster for i in items_for(outcomes, spec)})
             row.detail += "; " + describe_power(None, clusters)
-    if baseline is None or result.exit_code == 130:
-        return
-    if not any(c.compared is not None for c in by_row.values()):
+        if row.check == "reviewed":
+            _reviewed_only_with_power(row, len(items_for(outcomes, spec)) if outcomes else 0)
+    # a baseline that shares no figure with a run that has some to compare is a mistake (the
+    # wrong file, another config); a run of floors alone has nothing to compare
+    if baseline is not None and family and not any(c.compared is not None for c in by_row.values()):
         _cannot_compare(
             result, required, f"no row of this run was measured in {baseline.described}"
         )
         return
     result.exit_code = exit_code_for(result.checks, required)
     result.passed = result.exit_code == 0
+
+
+def _reviewed_only_with_power(row: CheckRow, n_pairs: int) -> None:
+    """The reviewed pairs gate only once the set can see a drop: a handful of reviewer
+    decisions would turn one disagreement into a standing red. Until then the row reports."""
+    need = row.power.items_for_target if row.power is not None else None
+    if need is not None and need <= n_pairs:
+        return
+    row.status, row.passed = "not_tested", None
+    needs = f"about {need} to see a drop" if need is not None else "more to see any drop"
+    row.why = f"the reviewed set has {n_pairs} pair(s); it needs {needs}, and reports until then"
+
+
+def _settle(row: CheckRow, comparison: RowComparison | None, baseline: Baseline | None,
+            settings: Regression, testable: bool) -> None:  # fmt: skip
+    """One trend row's status against the baseline (a target the config enforced keeps its
+    FAIL)."""
+    if baseline is None:
+        if row.status == "not_tested":
+            row.why = NO_BASELINE
+        return
+    if comparison is None:
+        return
+    row.vs_baseline = comparison.compared
+    if comparison.no_overlap:
+        row.status, row.passed = "error", False
+        row.why = f"could not run: compared with {baseline.described}, {comparison.note}"
+        return
+    row.detail += "; " + describe_comparison(comparison, settings)
+    if comparison.regressed:
+        d = comparison.compared
+        assert d is not None and d.diff is not None
+        row.status, row.passed = "regressed", False
+        row.why = (
+            f"significantly worse than the baseline: {d.diff:+.3f} ({len(comparison.moved)} "
+            f"items worse, {comparison.improved} better; {d.test} p={d.p_worse:.2g} under Holm "
+            "at alpha "
+            f"{settings.alpha:g}, beyond the {settings.tolerance:g} tolerance)"
+        )
+    elif row.status == "not_tested" and comparison.compared is not None and testable:
+        row.status, row.passed, row.why = "pass", True, ""
+    elif row.status == "not_tested":
+        why = comparison.note or "too few items or clusters to see a drop among the compared rows"
+        row.why = why
 
 
 def _cannot_compare(result: GateResult, required: list[str], why: str) -> None:
@@ -441,13 +513,15 @@ def _add_kind_rows(result: GateResult, outcomes: GateOutcomes, family: list[RowS
     kinds = [s for s in family if s.kind is not None]
     if not kinds:
         return
+    present = {r.name for r in result.checks}
     new = [
         CheckRow(
-            name=kind_row(s.kind or ""), check="sensitivity", value=figure(outcomes, s),
-            threshold="no drop vs baseline", passed=True, status="pass",
+            name=kind_row(s.kind or ""), check="sensitivity", role="trend",
+            value=figure(outcomes, s), threshold="no target", status="not_tested",
             detail=f"share of planted {s.kind} failures caught, after the audit",
         )
         for s in kinds
+        if kind_row(s.kind or "") not in present
     ]  # fmt: skip
     at = max((i for i, r in enumerate(result.checks) if r.check == "sensitivity"), default=-1)
     result.checks[at + 1 : at + 1] = new

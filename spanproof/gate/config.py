@@ -177,6 +177,12 @@ class GateConfig(_Strict):
     )
     regression: Regression = Field(default_factory=Regression)
     thresholds: Thresholds = Field(default_factory=Thresholds)
+    floors: list[str] = Field(
+        default_factory=list,
+        description="trend targets (keys of [thresholds]) held as floors: a row under its "
+        "target FAILs whatever the baseline says. For a production judge that meets them: "
+        "docs/gate-baseline.md",
+    )
     prices: Prices = Field(default_factory=Prices)
 
     @field_validator("checks", "required")
@@ -185,6 +191,17 @@ class GateConfig(_Strict):
         bad = [c for c in value if c not in CHECK_NAMES]
         if bad:
             raise ValueError(f"unknown check(s) {bad}; allowed: {', '.join(CHECK_NAMES)}")
+        return value
+
+    @field_validator("floors")
+    @classmethod
+    def _known_targets(cls, value: list[str]) -> list[str]:
+        bad = [k for k in value if k not in Thresholds.model_fields]
+        if bad:
+            raise ValueError(
+                f"unknown target(s) {bad}; floors lists keys of [thresholds]: "
+                + ", ".join(Thresholds.model_fields)
+            )
         return value
 
     @field_validator("checks")

@@ -3,13 +3,15 @@ report (the artifacts) and how it ran."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from spanproof.core.evidence import utc_now_iso
 from spanproof.gate.artifacts import GateArtifacts
 from spanproof.gate.rows import CheckRow
+
+Outcome = Literal["PASSED", "FAILED", "REGRESSED", "COULD NOT RUN", "STOPPED"]
 
 
 class GateResult(BaseModel):
@@ -37,15 +39,40 @@ class GateResult(BaseModel):
     ledgers: dict[str, str] = Field(default_factory=dict)  # run_id -> ledger path
     artifacts: GateArtifacts = Field(default_factory=GateArtifacts)
 
+    @property
+    def outcome(self) -> Outcome:
+        """The gate's one word: a floor broken wins over a regression, which wins over a pass;
+        a gate that could not run or was stopped says so."""
+        if self.exit_code in (130, 143) or self.artifacts.stopped is not None:
+            return "STOPPED"
+        if self.exit_code == 2:
+            return "COULD NOT RUN"
+        if any(r.status == "fail" for r in self.checks):
+            return "FAILED"
+        if any(r.status == "regressed" for r in self.checks):
+            return "REGRESSED"
+        return "PASSED" if self.exit_code == 0 else "FAILED"
+
     def public(self) -> dict[str, Any]:
-        """The `--json` shape: passed, checks[name,value,threshold,passed,detail], wall_s, counters."""
+        """The `--json` shape: the outcome and exit code, each row (its status word, role,
+        value, threshold or target, distance to target, why it is not a PASS, what broke it),
+        the counters, and the baseline comparison with the items that moved."""
         return {
+            "outcome": self.outcome,
             "passed": self.passed,
             "exit_code": self.exit_code,
             "checks": [
                 {
-                    k: r.model_dump()[k]
-                    for k in ("name", "value", "threshold", "passed", "detail", "status")
+                    "name": r.name,
+                    "status": r.word,
+                    "role": r.role,
+                    "value": r.value,
+                    "threshold": r.threshold,
+                    "to_target": r.to_target,
+                    "passed": r.passed,
+                    "why": r.why,
+                    "detail": r.detail,
+                    "items": r.items,
                 }
                 for r in self.checks
             ],

@@ -301,7 +301,9 @@ async def _run_phases(run: GateRun) -> None:
     if views:
         run.snapshot_text = _snapshot_reader(run.env, home)
         run.artifacts.groundedness = groundedness_artifact(views)
-        run.artifacts.record_set("groundedness", groundedness_set(Path(cfg.questions).name, views))
+        run.artifacts.record_set(
+            "groundedness", groundedness_set(Path(cfg.questions).name, views, run.questions)
+        )
         for r in records:
             run.prompt_hashes.update({f"agent.{k}": v for k, v in r.prompt_hashes.items()})
         run.artifacts.cost = cost_artifact(records, views, cfg.prices)

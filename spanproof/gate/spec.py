@@ -39,7 +39,7 @@ from pydantic import BaseModel
 
 from spanproof.gate.artifacts import GateArtifacts
 from spanproof.gate.config import CHECK_NAMES, GateConfig, Thresholds
-from spanproof.gate.rows import CheckRow, error_row, gated_row
+from spanproof.gate.rows import CheckRow, Role, error_row, gated_row
 
 if TYPE_CHECKING:
     from spanproof.gate.gaterun import GateRun
@@ -61,30 +61,40 @@ class Unscored:
 
 @dataclass(frozen=True)
 class Measurement:
-    """One metric's value (None: nothing to measure, which fails) and its one-line detail."""
+    """One metric's value (None: nothing to measure, which fails a floor) and its one-line
+    detail; ``items``: what broke it, one line each (a span id, a hostile page, a claim), which
+    a failing row lists."""
 
     value: float | int | None
     detail: str
+    items: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Metric:
-    """One thresholded figure of a check.
+    """One figure of a check, with its role (``spanproof.gate.rows``: floor, trend or info).
 
     ``threshold``: a field name of ``Thresholds`` (the gate config's ``[thresholds]`` table; a
     None there means "report, do not gate"), a number the product fixes, or None for a figure
-    that is only ever reported (e.g. the judge's own verdicts before the audit).
+    with no threshold. For a floor it is the floor; for a trend, the design target (enforced
+    only when the config lists its key in ``floors``).
     """
 
     name: str
     measures: str
     direction: Direction
     threshold: str | float | int | None
+    role: Role = "trend"
 
     def threshold_for(self, cfg: GateConfig) -> float | int | None:
         if isinstance(self.threshold, str):
-            return getattr(cfg.thresholds, self.threshold)
+            value: float | int | None = getattr(cfg.thresholds, self.threshold)
+            return value
         return self.threshold
+
+    def enforced(self, cfg: GateConfig) -> bool:
+        """A trend's target the config made a floor."""
+        return isinstance(self.threshold, str) and self.threshold in cfg.floors
 
     @property
     def gated(self) -> bool:
@@ -123,9 +133,9 @@ class GateCheck(Generic[In]):
             first = self.metrics[0]
             return [
                 CheckRow(
-                    name=f"{self.name}.{first.name}", check=self.name,
-                    threshold=f"{first.direction} {first.threshold_for(cfg)}", status="unscored",
-                    detail=outcome.detail,
+                    name=f"{self.name}.{first.name}", check=self.name, role=first.role,
+                    threshold=f"{first.direction} {first.threshold_for(cfg)}", status="not_tested",
+                    why=outcome.detail, detail=outcome.detail,
                 )
             ]  # fmt: skip
         declared = [m.name for m in self.metrics]
@@ -136,7 +146,8 @@ class GateCheck(Generic[In]):
             )
         return [
             gated_row(self.name, m.name, outcome[m.name].value, m.direction, m.threshold_for(cfg),
-                      outcome[m.name].detail)
+                      outcome[m.name].detail, role=m.role, enforced=m.enforced(cfg),
+                      items=list(outcome[m.name].items))
             for m in self.metrics
         ]  # fmt: skip
 

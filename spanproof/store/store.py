@@ -354,6 +354,17 @@ class Store:
         with self._read() as conn:
             return [GateRunRow(**r._mapping) for r in conn.execute(query)]
 
+    def latest_gate_runs(self, limit: int = 20) -> list[GateRunRow]:
+        """The newest gate runs, newest first."""
+        c = t.gate_runs.c
+        query = (
+            sa.select(*self._gate_cols())
+            .order_by(c.started_at.desc(), c.gate_id.desc())
+            .limit(limit)
+        )
+        with self._read() as conn:
+            return [GateRunRow(**r._mapping) for r in conn.execute(query)]
+
     def gate_provenance(self) -> list[GateWhere]:
         """Where every gate run ran (runner, host, CI job, commit), without its result."""
         c = t.gate_runs.c
@@ -379,7 +390,7 @@ class Store:
             return GateRunRow(**rows[0]._mapping)
         if not rows:
             raise RunNotFound(
-                f"no gate run {gate_id!r} in {self.display_url}; `spanproof runs list --kind gate` "
+                f"no gate run {gate_id!r} in {self.display_url}; `spanproof runs gates` "
                 "or the viewer's gate results page shows the gate ids"
             )
         shown = ", ".join(r.gate_id for r in rows[:5]) + (", ..." if len(rows) > 5 else "")

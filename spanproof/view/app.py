@@ -442,6 +442,9 @@ def gate_page(request: Request) -> Response:
         confusions=gate_views.confusions(result),
         injection=gate_views.injection_rows(result),
         sens=result.artifacts.sensitivity,
+        moved_by_row={c.row: c.moved for c in result.artifacts.baseline.rows}
+        if result.artifacts.baseline
+        else {},
     )
 
 

@@ -66,7 +66,7 @@ def gate_result(tmp_path: Path) -> GateResult:
     ledger.parent.mkdir(parents=True)
     ledger.write_text('[{"claim": "c"}]')
     rows = [CheckRow(name=f"c.{s}", check="c", status=s, value=0.5, threshold=">= 0.9")
-            for s in ("pass", "fail", "error", "reported", "unscored", "skipped")]  # fmt: skip
+            for s in ("pass", "fail", "regressed", "not_tested", "info", "error")]  # fmt: skip
     return GateResult(
         passed=False, exit_code=1, checks=rows, wall_s=1.0,
         ledgers={"run_1": str(ledger), "run 2#x": str(ledger), "run_3": str(tmp_path / "gone.json")},
@@ -82,7 +82,7 @@ def test_the_report_is_self_contained_and_styled(tmp_path):
     assert problems(paths["html"]) == []
     html = paths["html"].read_text(encoding="utf-8")
     # Every status the gate can give is in the page (so every status class was checked).
-    for cls in ("PASS", "FAIL", "ERROR", "info", "unscored", "skip"):
+    for cls in ("PASS", "FAIL", "REGRESSED", "NOT_TESTED", "INFO", "ERROR"):
         assert f'class="{cls}"' in html
     # The ledgers are copies inside the folder, with their content.
     assert (tmp_path / "report" / "ledgers" / "run_1.json").read_text() == '[{"claim": "c"}]'

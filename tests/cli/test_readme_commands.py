@@ -68,6 +68,8 @@ def fresh_clone(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     root = tmp_path / "clone"
     root.mkdir()
     (root / "goldens").symlink_to(REPO / "goldens")
+    # the repository's own config: `spanproof gate` reads its committed baseline from it
+    (root / "pyproject.toml").symlink_to(REPO / "pyproject.toml")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPANPROOF_", "OPENAI_"))}
     env |= {"SPANPROOF_HOME": str(tmp_path / "home"), "COLUMNS": "120"}
     return root, env

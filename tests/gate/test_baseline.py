@@ -46,13 +46,13 @@ def _set(outcome: str, flags: list[int], clusters: list[str] | None = None, **kw
     ])  # fmt: skip
 
 
-def _result(cal: OutcomeSet, status: str = "pass") -> GateResult:
+def _result(cal: OutcomeSet) -> GateResult:
+    """A measured trend row, not yet tested: what the gate hands to the baseline."""
     outcomes = GateOutcomes(sets={"calibration": cal})
     value = gate_outcomes.figure(outcomes, gate_outcomes.FIXED_ROWS[0])
-    row = CheckRow(name="calibration.agreement", check="calibration", value=value,
-                   threshold=">= 0.500", passed=status == "pass", status=status)  # fmt: skip
-    return GateResult(passed=status == "pass", exit_code=0 if status == "pass" else 1,
-                      checks=[row], wall_s=0.0, gate_id=str(uuid.uuid4()),
+    row = CheckRow(name="calibration.agreement", check="calibration", role="trend", value=value,
+                   threshold=">= 0.500", status="not_tested")  # fmt: skip
+    return GateResult(passed=False, exit_code=2, checks=[row], wall_s=0.0, gate_id=str(uuid.uuid4()),
                       artifacts={"outcomes": outcomes.model_dump(mode="json")})  # fmt: skip
 
 
@@ -70,12 +70,16 @@ def test_a_significant_drop_beyond_the_tolerance_fails_a_row_that_passes_its_thr
     result = _result(_set("correct", after))
     apply(result, CFG, _baseline(_set("correct", before)), ["calibration"])
     (row,) = result.checks
-    assert row.status == "fail" and result.exit_code == 1 and not result.passed
+    assert row.status == "regressed" and result.exit_code == 1 and not result.passed
     assert row.vs_baseline.diff == pytest.approx(-0.12)
     assert row.vs_baseline.p_worse == pytest.approx(0.5**12)  # exact McNemar, 12 vs 0
     assert row.vs_baseline.test == "exact McNemar"
-    assert "REGRESSION" in row.detail
-    assert result.artifacts.baseline.rows[0].regressed is True
+    assert "REGRESSED" in row.detail and "12 items worse, 0 better" in row.why
+    compared = result.artifacts.baseline.rows[0]
+    assert compared.regressed is True
+    # the items that moved are named, worst first: exactly the 12 lost pairs
+    assert [m.id for m in compared.moved] == sorted(f"p{i}" for i in range(12))
+    assert all(m.before == (1, 1) and m.after == (0, 1) for m in compared.moved)
 
 
 def test_noise_and_small_drops_do_not_fail_a_row():
@@ -101,7 +105,7 @@ def test_pairs_of_one_page_count_as_one_cluster():
     clusters = ["pageA"] * 6 + ["pageB"] * 6 + [f"c{i}" for i in range(88)]
     result = _result(_set("correct", after, clusters))
     apply(result, CFG, _baseline(_set("correct", before, clusters)), ["calibration"])
-    assert result.checks[0].status == "pass"
+    assert result.checks[0].status != "regressed"
     assert result.checks[0].vs_baseline.p_worse == pytest.approx(0.25)
 
 
@@ -112,7 +116,7 @@ def test_a_baseline_that_shares_no_item_cannot_be_compared():
     result = _result(after)
     apply(result, CFG, _baseline(before), ["calibration"])
     assert result.checks[0].status == "error" and result.exit_code == 2
-    assert "none of its 50 items is in the baseline" in result.checks[0].detail
+    assert "none of its 50 items is in the baseline" in result.checks[0].why
     # a baseline that measured nothing this run measures: one error row, exit 2
     result = _result(_set("correct", [1] * 50))
     other = Baseline(ref="t", described="the test baseline", gate_id="b", outcomes=GateOutcomes(
@@ -139,8 +143,8 @@ def test_sensitivity_per_kind_rows_and_tarone_leave_out_tiny_kinds():
         for i in range(63)
     ])  # fmt: skip
     outcomes = GateOutcomes(sets={"sensitivity_planted": planted})
-    row = CheckRow(name="sensitivity.recall", check="sensitivity", value=1.0, threshold=">= 0.9",
-                   passed=True, status="pass")  # fmt: skip
+    row = CheckRow(name="sensitivity.recall", check="sensitivity", role="trend", value=1.0,
+                   threshold=">= 0.9", status="not_tested")  # fmt: skip
     result = GateResult(passed=True, exit_code=0, checks=[row], wall_s=0, gate_id="g",
                         artifacts={"outcomes": outcomes.model_dump(mode="json")})  # fmt: skip
     worse = planted.model_copy(deep=True)
@@ -151,8 +155,8 @@ def test_sensitivity_per_kind_rows_and_tarone_leave_out_tiny_kinds():
     apply(result, cfg, Baseline(ref="t", described="b", gate_id="b", outcomes=outcomes),
           ["sensitivity"])  # fmt: skip
     rows = {r.name: r for r in result.checks}
-    assert rows["sensitivity.recall[big]"].status == "fail"
-    assert rows["sensitivity.recall"].status == "fail"
+    assert rows["sensitivity.recall[big]"].status == "regressed"
+    assert rows["sensitivity.recall"].status == "regressed"
     tiny = rows["sensitivity.recall[tiny]"]
     assert tiny.power is None and "cannot make any drop significant" in tiny.detail
     assert result.exit_code == 1
@@ -236,8 +240,12 @@ def test_gate_against_a_baseline_file_fails_only_on_a_real_drop(tmp_path):
     plain, data = _gate(
         "--config", str(cfg), "--home", home, "--json", "--save-baseline", str(base)
     )
-    assert plain.exit_code == 0, plain.output
+    # a gate of trends alone with nothing to compare them with has tested nothing: exit 2,
+    # never a pass (the baseline it saves is what the next runs are held to)
+    assert plain.exit_code == 2 and data["outcome"] == "COULD NOT RUN", plain.output
+    assert {c["status"] for c in data["checks"]} == {"NOT TESTED", "INFO"}
     assert data["power"]["calibration.agreement"]["min_detectable"] > 0.05
+    assert base.is_file()
 
     same, data = _gate("--config", str(cfg), "--home", home, "--json", "--baseline", str(base))
     assert same.exit_code == 0, same.output
@@ -258,13 +266,16 @@ def test_gate_against_a_baseline_file_fails_only_on_a_real_drop(tmp_path):
     worse, data = _gate("--config", str(cfg), "--home", home, "--json", "--baseline", str(better))
     assert worse.exit_code == 1, worse.output
     checks = {c["name"]: c for c in data["checks"]}
-    assert checks["calibration.agreement"]["status"] == "fail"
-    assert "REGRESSION" in checks["calibration.agreement"]["detail"]
-    table, _ = _gate("--config", str(cfg), "--home", home, "--baseline", str(better))
     assert (
-        "vs baseline [95% CI] p" in table.stdout
-        and "regressed: calibration.agreement" in table.stdout
+        checks["calibration.agreement"]["status"] == "REGRESSED" and data["outcome"] == "REGRESSED"
     )
+    assert "15 items worse" in checks["calibration.agreement"]["why"]
+    moved = {r["row"]: r["moved"] for r in data["baseline"]["rows"]}["calibration.agreement"]
+    assert sorted(m["id"] for m in moved) == sorted(i["id"] for i in wrong)
+    table, _ = _gate("--config", str(cfg), "--home", home, "--baseline", str(better))
+    assert "vs baseline [95% CI] p" in table.stdout
+    assert "REGRESSED calibration.agreement: significantly worse" in table.stdout
+    assert f"- {wrong[0]['id']}" in table.stdout
 
 
 def test_gate_baseline_refs_that_name_nothing_exit_2_before_any_work(tmp_path, monkeypatch):
@@ -283,10 +294,14 @@ def test_gate_baseline_refs_that_name_nothing_exit_2_before_any_work(tmp_path, m
     cfg.write_text(LENIENT.replace("[thresholds]", 'baseline = "last-passed"\n[thresholds]'))
     res, _ = _gate("--config", str(cfg), "--home", home)
     assert res.exit_code == 2 and "has passed" in res.stderr
-    # once a run passed on this branch, last-passed is that run
+    # once a run passed on this branch, last-passed is that run (a gate of trends alone passes
+    # only against a baseline: the first run saves one, the second is held to it)
     cfg.write_text(LENIENT)
-    ok, data = _gate("--config", str(cfg), "--home", home, "--json")
-    assert ok.exit_code == 0
+    base = tmp_path / "base.json"
+    first, _ = _gate("--config", str(cfg), "--home", home, "--save-baseline", str(base))
+    assert first.exit_code == 2, first.output  # nothing to compare with: tested nothing
+    ok, data = _gate("--config", str(cfg), "--home", home, "--json", "--baseline", str(base))
+    assert ok.exit_code == 0, ok.output
     again, data2 = _gate(
         "--config", str(cfg), "--home", home, "--json", "--baseline", "last-passed"
     )

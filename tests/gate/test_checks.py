@@ -22,10 +22,12 @@ from spanproof.gate.checks.runs import (
     validate_record_draft,
     view_from_record,
 )
-from spanproof.gate.config import GateConfig
+from spanproof.gate.config import GateConfig, Thresholds
 from spanproof.gate.rows import error_row, exit_code_for, gated_row
 
 CFG = GateConfig()
+# every design target held as a floor: how a production judge's config gates the trends
+ENFORCED = GateConfig(floors=list(Thresholds.model_fields))
 
 
 def _view(record, env):
@@ -33,7 +35,7 @@ def _view(record, env):
 
 
 def _row(rows, metric):
-    return next(r for r in rows if r.name.endswith(metric))
+    return next(r for r in rows if r.name.split(".", 1)[1] == metric)
 
 
 def test_real_run_passes_deterministic_checks(real_run):
@@ -43,7 +45,7 @@ def test_real_run_passes_deterministic_checks(real_run):
     assert validate_record_draft(v) is None
     assert span_fidelity.rows(AgentRuns([v], snapshot_text=env.store.text), CFG)[0].passed
     assert forbidden_actions_check.rows(AgentRuns([v]), CFG)[0].passed
-    assert _row(tool_calls.rows(AgentRuns([v]), CFG), "duplicate_fetches").passed
+    assert _row(tool_calls.rows(AgentRuns([v]), ENFORCED), "duplicate_fetches").passed
 
 
 def test_span_text_not_matching_snapshot_fails_span_fidelity(real_run):
@@ -168,7 +170,7 @@ def test_tool_call_correctness_fails_on_duplicates_retries_and_overlap(real_run)
                 step=(n := n + 1), kind="tool", tool="extract_quote", arguments={"doc_id": doc}
             )
         )
-    rows = tool_calls.rows(AgentRuns([_view(bad, env)]), CFG)
+    rows = tool_calls.rows(AgentRuns([_view(bad, env)]), ENFORCED)
     assert (
         _row(rows, "duplicate_fetches").status == "fail"
         and _row(rows, "duplicate_fetches").value == 2
@@ -183,19 +185,24 @@ def test_unsupported_published_claim_fails_groundedness(real_run):
     for c in good.answer.claims:
         c.status = "published"
         c.verdict = Verdict(verdict="SUPPORTED", judge="rules")
-    rows = groundedness.rows(AgentRuns([_view(good, env)]), CFG)
-    assert all(r.status in ("pass", "reported") for r in rows), rows
+    rows = groundedness.rows(AgentRuns([_view(good, env)]), ENFORCED)
+    assert all(r.status in ("pass", "info", "not_tested") for r in rows), rows
+    assert _row(rows, "unsupported_published").status == "pass"
     bad = rec.model_copy(deep=True)
     for c in bad.answer.claims:
         c.status = "published"
         c.verdict = Verdict(verdict="NOT_SUPPORTED", judge="rules")
-    rows = groundedness.rows(AgentRuns([_view(bad, env)]), CFG)
+    # the routing contract broken is a floor: it fails whatever the config
+    row = _row(groundedness.rows(AgentRuns([_view(bad, env)]), CFG), "unsupported_published")
+    assert row.status == "fail" and row.value == len(bad.answer.claims) and row.items
+    assert "shown as published with verdict NOT_SUPPORTED" in row.items[0]
+    rows = groundedness.rows(AgentRuns([_view(bad, env)]), ENFORCED)
     assert _row(rows, "published").status == "fail" and _row(rows, "published").value == 0
     assert _row(rows, "pre_prune_supported").status == "fail"
     dropped = rec.model_copy(deep=True)
     for c in dropped.answer.claims:
         c.status = "dropped"
-    rows = groundedness.rows(AgentRuns([_view(dropped, env)]), CFG)
+    rows = groundedness.rows(AgentRuns([_view(dropped, env)]), ENFORCED)
     assert _row(rows, "drop_rate").status == "fail"
     assert (
         _row(rows, "published").status == "fail"
@@ -209,10 +216,11 @@ def test_coverage_reports_and_gates_when_configured(real_run):
         question=rec.question,
         expected=[GoldenFact(fact="Marion died on 24 January 1957, aged 66")],
     )
-    cfg = GateConfig.model_validate({"thresholds": {"coverage": 1.0, "unanswerable_gaps": 1.0}})
+    cfg = GateConfig.model_validate({"thresholds": {"coverage": 1.0, "unanswerable_gaps": 1.0},
+                                     "floors": ["coverage", "unanswerable_gaps"]})  # fmt: skip
     v = _view(rec, env)
     rows = coverage.rows(AgentRuns([v], questions={"q04": q}), CFG)
-    assert rows[0].status == "reported"
+    assert rows[0].status == "not_tested" and rows[0].threshold == "no target"
     found = fact_found(q.expected[0].fact, [c.text for c in v.claims if c.status == "published"])
     row = coverage.rows(AgentRuns([v], questions={"q04": q}), cfg)[0]
     assert row.status == ("pass" if found else "fail")

@@ -32,26 +32,28 @@ def _checks(data):
 def test_blind_judge_fails_on_sensitivity_although_groundedness_is_perfect(tmp_path, corpus_dir):
     # The whole pair set: code proves only contradictions by role and bad quotes, so a judge
     # that never says no is caught on few planted pairs, and fails by a wide margin.
+    # A production judge's config: the sensitivity targets are floors.
     cfg = _config(
         tmp_path,
         corpus_dir,
-        'checks = ["groundedness", "sensitivity"]\n',
+        'checks = ["groundedness", "sensitivity"]\n'
+        'floors = ["sensitivity", "sensitivity_judge_only"]\n',
         max_pairs=0,
         max_questions=1,
     )
     result, data = _run(
         ["--config", cfg, "--judge", "blind", "--json", "--home", str(tmp_path / "h")]
     )
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 1 and data["outcome"] == "FAILED", result.output
     checks = _checks(data)
-    assert checks["groundedness.published"]["passed"] is True
+    assert checks["groundedness.unsupported_published"]["status"] == "PASS"
     assert checks["groundedness.published"]["value"] == 1.0
-    assert checks["sensitivity.recall"]["passed"] is False
+    assert checks["sensitivity.recall"]["status"] == "FAIL"
     assert checks["sensitivity.recall"]["value"] < 0.5  # far below 0.90, not just under it
-    # the judge's own recall is gated too: it read nothing, so it caught nothing
+    # the judge's own recall is held too: it read nothing, so it caught nothing
     own = checks["sensitivity.recall_judge_only"]
-    assert own["value"] == 0.0 and own["passed"] is False
-    assert checks["sensitivity.caught_only_by_flag"]["status"] == "reported"
+    assert own["value"] == 0.0 and own["status"] == "FAIL"
+    assert checks["sensitivity.caught_only_by_flag"]["status"] == "INFO"
     assert data["passed"] is False
     # Planted on the hand-labelled SUPPORTED pairs plus the contract-clean WiCE ones, and the
     # detail says how many WiCE SUPPORTED pairs were left out and why.
@@ -110,7 +112,7 @@ def test_missing_input_is_could_not_run_exit_2(tmp_path, corpus_dir):
     assert result.exit_code == 2
     row = _checks(data)["calibration.run"]
     assert (
-        row["status"] == "error"
+        row["status"] == "ERROR"
         and row["detail"].startswith("could not run:")
         and row["value"] is None
     )
@@ -124,7 +126,8 @@ def test_calibration_fails_on_a_set_the_judge_disagrees_with(tmp_path, corpus_di
         for i in range(6)
     ]  # fmt: skip
     pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    cfg = _config(tmp_path, corpus_dir, f'checks = ["calibration"]\ncalibration_set = "{pairs}"\n')
+    cfg = _config(tmp_path, corpus_dir, f'checks = ["calibration"]\ncalibration_set = "{pairs}"\n'
+                  'floors = ["calibration_agreement", "calibration_near_miss"]\n')  # fmt: skip
     home = str(tmp_path / "h")
     result, data = _run(["--config", cfg, "--json", "--home", home, "--judge", "rules"])
     assert _checks(data)["calibration.agreement"]["passed"] is True, data
@@ -142,11 +145,12 @@ def test_usefulness_unscored_offline_and_scored_by_a_rubric_model(tmp_path, corp
     from spanproof.gate.checks.runs import load_questions
 
     cfg = tmp_path / "gate.toml"
-    cfg.write_text(f'corpus_dir = "{corpus_dir}"\nmax_questions = 1\nchecks = ["usefulness"]\n')
+    cfg.write_text(f'corpus_dir = "{corpus_dir}"\nmax_questions = 1\nchecks = ["usefulness"]\n'
+                   'floors = ["usefulness_mean"]\n')  # fmt: skip
     home = str(tmp_path / "h")
     result, data = _run(["--config", str(cfg), "--json", "--home", home])
     row = _checks(data)["usefulness.mean_score"]
-    assert row["status"] == "unscored" and row["value"] is None and row["passed"] is None
+    assert row["status"] == "NOT TESTED" and row["value"] is None and row["passed"] is None
     assert result.exit_code == 2  # a gate whose only check went unscored checked nothing
     q = load_questions(shipped("questions.jsonl"), 1)[0].question
     script = tmp_path / "rubric.json"
@@ -164,7 +168,7 @@ def test_usefulness_unscored_offline_and_scored_by_a_rubric_model(tmp_path, corp
         "{}"
     )  # the rubric model cannot answer: the gate could not run, it does not pass
     result, data = _run(["--config", str(cfg), "--json", "--home", str(tmp_path / "h2")])
-    assert result.exit_code == 2 and _checks(data)["usefulness.run"]["status"] == "error"
+    assert result.exit_code == 2 and _checks(data)["usefulness.run"]["status"] == "ERROR"
 
 
 def test_junit_markdown_and_html_report(tmp_path, corpus_dir):
@@ -179,16 +183,18 @@ def test_junit_markdown_and_html_report(tmp_path, corpus_dir):
                "--report", str(out / "report"), "--markdown", str(out / "summary.md")],
     )  # fmt: skip
     assert result.exit_code in (0, 1), result.output
-    assert "check" in result.stdout and "threshold" in result.stdout
+    assert "check" in result.stdout and "threshold / target" in result.stdout
     suite = ET.parse(out / "gate.xml").getroot().find("testsuite")
     cases = suite.findall("testcase")
     table_rows = [
         line
         for line in result.stdout.splitlines()
-        if re.match(r"^(PASS|FAIL|ERROR|info|unscored)\s", line)
+        if re.match(r"^(PASS|FAIL|REGRESSED|NOT TESTED|INFO|ERROR)\s{2,}[a-z_]+\.", line)
     ]
     assert len(cases) == len(table_rows) >= 5
-    assert int(suite.get("failures")) == sum(line.startswith("FAIL") for line in table_rows)
+    assert int(suite.get("failures")) == sum(
+        line.startswith(("FAIL", "REGRESSED")) for line in table_rows
+    )
     assert any(c.find("skipped") is not None for c in cases)  # usefulness is unscored offline
     md = (out / "summary.md").read_text()
     assert md.startswith("## spanproof gate") and "| status" in md
@@ -285,7 +291,7 @@ def test_unreachable_judge_is_could_not_run_exit_2(tmp_path, corpus_dir):
     assert result.exit_code == 2, result.output
     row = _checks(data)["calibration.run"]
     assert (
-        row["status"] == "error"
+        row["status"] == "ERROR"
         and "none of the 1 judge calls reached the judge" in row["detail"]
         and "OPENAI_BASE_URL" in row["detail"]
     )

@@ -117,17 +117,17 @@ def test_no_reviewed_set_yet_is_unscored_a_configured_missing_one_could_not_run(
 ):
     monkeypatch.chdir(tmp_path)  # the default path does not exist here (nor in the repository)
     res, rows = _gate(tmp_path, 'reviewed_set = "no/such/dir/reviewed.jsonl"\n')
-    assert res.exit_code == 2 and rows["reviewed.run"]["status"] == "error"
+    assert res.exit_code == 2 and rows["reviewed.run"]["status"] == "ERROR"
     assert "does not exist" in rows["reviewed.run"]["detail"]
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     res, rows = _gate(tmp_path, f'reviewed_set = "{empty}"\n')
-    assert rows["reviewed.agreement"]["status"] == "unscored"
+    assert rows["reviewed.agreement"]["status"] == "NOT TESTED"
     assert "holds no reviewed pairs yet" in rows["reviewed.agreement"]["detail"]
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_text('{"id": "x", "claim": "c", "span": "s", "label": "MAYBE"}\n')
     res, rows = _gate(tmp_path, f'reviewed_set = "{damaged}"\n')
-    assert res.exit_code == 2 and rows["reviewed.run"]["status"] == "error"
+    assert res.exit_code == 2 and rows["reviewed.run"]["status"] == "ERROR"
 
 
 def test_the_gate_measures_each_reviewed_pair(tmp_path):
@@ -158,7 +158,11 @@ def test_the_gate_measures_each_reviewed_pair(tmp_path):
         / 2
     )
     assert row["value"] == pytest.approx(expected)
-    assert row["status"] == ("pass" if expected >= 0.9 else "fail")
+    # two pairs cannot see a drop: the row reports, never gates, and says how many it needs
+    assert row["status"] == "NOT TESTED"
+    res, rows = _gate(tmp_path, f'reviewed_set = "{path}"\nfloors = ["reviewed_agreement"]\n')
+    row = rows["reviewed.agreement"]
+    assert row["status"] == "NOT TESTED" and "it needs" in row["why"], row
     assert "reviewed pairs published as the reviewer decided" in row["detail"]
     data = json.loads(CliRunner().invoke(cli, ["gate", "--config", str(tmp_path / "gate.toml"),
                                                "--home", str(tmp_path / "h"), "--json"]).stdout)  # fmt: skip

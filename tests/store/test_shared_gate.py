@@ -12,7 +12,8 @@ from spanproof.cli import cli
 
 def test_a_second_runner_sharing_the_database_makes_no_judge_calls(pg_url, tmp_path, monkeypatch):
     cfg = tmp_path / "gate.toml"
-    cfg.write_text('checks = ["calibration"]\nrequired = ["calibration"]\n')
+    cfg.write_text('checks = ["calibration"]\nrequired = ["calibration"]\n'
+                   'floors = ["calibration_agreement", "calibration_near_miss"]\n')  # fmt: skip
     runs = []
     for runner, job in (("runner-a", "101"), ("runner-b", "102")):
         monkeypatch.setenv("SPANPROOF_RUNNER", runner)

@@ -38,14 +38,25 @@ def ask_run(home: Path) -> str:
 
 
 def gate_runs(home: Path, config_dir: Path) -> None:
-    """Two real gate runs on the same checks: the rules judge, then the blind canary."""
+    """Three real gate runs on the same checks, one of each outcome: the rules judge (saved as
+    the baseline: PASSED), the blind canary against it (REGRESSED), and the rules judge under a
+    config that makes a target it misses a floor (FAILED)."""
     config = config_dir / "gate.toml"
     config.write_text(GATE_CONFIG, encoding="utf-8")
-    for judge in ("rules", "blind"):
+    strict = config_dir / "strict.toml"
+    strict.write_text(GATE_CONFIG + 'floors = ["calibration_agreement"]\n', encoding="utf-8")
+    baseline = config_dir / "baseline.json"
+    runs = (
+        ("rules", config, ["--save-baseline", str(baseline)], 0),
+        ("blind", config, ["--baseline", str(baseline)], 1),
+        ("rules", strict, [], 1),
+    )
+    for judge, cfg, extra, code in runs:
         res = CliRunner().invoke(
-            cli, ["gate", "--config", str(config), "--judge", judge, "--home", str(home), "--json"]
-        )
-        assert res.exit_code in (0, 1), res.output  # 2 would mean the gate could not run
+            cli, ["gate", "--config", str(cfg), "--judge", judge, "--home", str(home), "--json",
+                  *extra],
+        )  # fmt: skip
+        assert res.exit_code == code, res.output
 
 
 def hostile_run(home: Path) -> str:

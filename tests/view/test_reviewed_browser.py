@@ -76,10 +76,12 @@ def test_a_cut_in_the_viewer_becomes_a_reviewed_pair_the_next_gate_measures(
     cfg = out.parent / "gate.toml"
     cfg.write_text(f'checks = ["reviewed"]\nrequired = ["reviewed"]\nreviewed_set = "{out}"\n')
     gated = CliRunner().invoke(cli, ["gate", "--config", str(cfg), "--home", str(home), "--json"])
-    assert gated.exit_code in (0, 1), gated.output
+    # two reviewed pairs cannot see a drop: the row reports (so this gate tested nothing, exit 2)
+    assert gated.exit_code == 2, gated.output
     gate_id = json.loads(gated.stdout)["gate_id"]
     row = next(c for c in json.loads(gated.stdout)["checks"] if c["name"] == "reviewed.agreement")
-    assert row["status"] in ("pass", "fail") and "2 reviewed pairs" in row["detail"]
+    assert row["status"] == "NOT TESTED" and "2 reviewed pairs" in row["detail"]
+    assert "the reviewed set has 2 pair(s)" in row["why"]
     stored = GateResult.model_validate_json(open_store(home=home).gate_run(gate_id).result)
     measured = {i.id for i in stored.artifacts.outcomes.sets["reviewed"].items}
     assert measured == {p["id"] for p in pairs.values()}

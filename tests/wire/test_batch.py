@@ -228,7 +228,9 @@ def test_result_lines_that_are_not_results_are_not_silently_passes():
 def gate(tmp_path, base_url: str, cal, *config: str):
     cfg = tmp_path / "gate.toml"
     cfg.write_text(f'checks = ["calibration"]\ncalibration_set = "{cal}"\n'
-                   'judge = "openai:fake"\nrequired = ["calibration"]\n' + "".join(config))  # fmt: skip
+                   'judge = "openai:fake"\nrequired = ["calibration"]\n'
+                   'floors = ["calibration_agreement", "calibration_near_miss"]\n'
+                   + "".join(config))  # fmt: skip
     result = run_cli("gate", "--config", str(cfg), "--json", "--home", str(tmp_path / "home"),
                      "--base-url", base_url, "--api-key", "local")  # fmt: skip
     return result, json.loads(result.stdout)
@@ -250,7 +252,7 @@ def test_a_gate_whose_batch_cannot_run_fails_closed_without_judging_online(tmp_p
     with ChatServer() as server:  # no Batch API here
         result, data = gate(tmp_path, server.base_url, cal, "judge_batch = true\n")
     assert result.exit_code == 2
-    assert data["checks"][0]["status"] == "error" and "judge batch" in data["checks"][0]["detail"]
+    assert data["checks"][0]["status"] == "ERROR" and "judge batch" in data["checks"][0]["detail"]
     assert server.count == 0
 
 

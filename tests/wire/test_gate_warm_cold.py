@@ -25,7 +25,9 @@ def calibration_set(path, n: int = 6, marker_at: int | None = None):
 def gate(tmp_path, base_url: str, cal):
     cfg = tmp_path / "gate.toml"
     cfg.write_text(f'checks = ["calibration"]\ncalibration_set = "{cal}"\n'
-                   'judge = "openai:fake"\nrequired = ["calibration"]\n')  # fmt: skip
+                   'judge = "openai:fake"\nrequired = ["calibration"]\n'
+                   # a production judge's config: the calibration targets are floors
+                   'floors = ["calibration_agreement", "calibration_near_miss"]\n')  # fmt: skip
     result = run_cli("gate", "--config", str(cfg), "--json", "--home", str(tmp_path / "home"),
                      "--base-url", base_url, "--api-key", "local")  # fmt: skip
     data = json.loads(result.stdout)
@@ -40,7 +42,7 @@ def test_warm_rerun_same_exit_code_and_figures_with_zero_model_calls(tmp_path):
         requests_after_cold = server.count
         warm = gate(tmp_path, server.base_url, cal)
     assert cold[0] == warm[0] == 0
-    assert cold[1] == warm[1] and cold[1][0] == ("calibration.agreement", 1.0, "pass")
+    assert cold[1] == warm[1] and cold[1][0] == ("calibration.agreement", 1.0, "PASS")
     assert cold[2]["model_calls"] == 6 and warm[2]["model_calls"] == 0
     assert warm[2]["cache_hits"] == 6 and server.count == requests_after_cold == 6
 
@@ -71,7 +73,7 @@ def test_a_judge_that_no_call_reached_is_could_not_run(tmp_path):
         port = s.getsockname()[1]
     cal = calibration_set(tmp_path / "cal.jsonl")
     code, figures, data = gate(tmp_path, f"http://127.0.0.1:{port}/v1", cal)
-    assert code == 2 and figures[0][2] == "error"
+    assert code == 2 and figures[0][2] == "ERROR"
     assert (
         "never reached" in data["checks"][0]["detail"] or "reached" in data["checks"][0]["detail"]
     )

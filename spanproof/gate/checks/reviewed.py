@@ -93,7 +93,7 @@ async def gather_reviewed(run: GateRun) -> ReviewedInput:
     metrics=[
         Metric("agreement", "share of reviewed pairs SUPPORTED exactly when the reviewer said "
                "so, after the audit", ">=", "reviewed_agreement"),
-        Metric("label_agreement", "three-way agreement with the reviewers' labels", ">=", None),
+        Metric("label_agreement", "three-way agreement with the reviewers' labels", ">=", None, role="info"),
     ],
     artifact=ReviewedArtifact,
 )  # fmt: skip

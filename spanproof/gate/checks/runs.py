@@ -91,7 +91,13 @@ def _runs(data: AgentRuns) -> list[RunView]:
     reads="each run's draft and spans",
     gather=gather_agent_runs,
     metrics=[
-        Metric("valid_drafts", "share of runs whose draft validates", ">=", "schema_validity")
+        Metric(
+            "valid_drafts",
+            "share of runs whose draft validates",
+            ">=",
+            "schema_validity",
+            role="floor",
+        )
     ],
 )
 def schema_validity(data: AgentRuns) -> dict[str, Measurement]:
@@ -109,7 +115,15 @@ def schema_validity(data: AgentRuns) -> dict[str, Measurement]:
     measures="every span's text equals its stored snapshot[char_start:char_end]",
     reads="each run's spans and the snapshot store",
     gather=gather_agent_runs,
-    metrics=[Metric("exact_spans", "share of spans equal to the snapshot", ">=", "span_fidelity")],
+    metrics=[
+        Metric(
+            "exact_spans",
+            "share of spans equal to the snapshot",
+            ">=",
+            "span_fidelity",
+            role="floor",
+        )
+    ],
 )
 def span_fidelity(data: AgentRuns) -> dict[str, Measurement]:
     views = _runs(data)
@@ -189,7 +203,9 @@ def forbidden_actions(view: RunView) -> tuple[list[str], int, int]:
     "in the traces (a refused attempt is the control working, not a forbidden action)",
     reads="each run's egress events, tool calls, budgets and usage",
     gather=gather_agent_runs,
-    metrics=[Metric("count", "forbidden actions over all runs", "<=", "forbidden_actions")],
+    metrics=[
+        Metric("count", "forbidden actions over all runs", "<=", "forbidden_actions", role="floor")
+    ],
 )
 def forbidden_actions_check(data: AgentRuns) -> dict[str, Measurement]:
     views = _runs(data)
@@ -304,6 +320,17 @@ def tool_calls(data: AgentRuns) -> dict[str, Measurement]:
 PUBLISHED_STATUSES = {"published", "narrowed", "flagged"}
 
 
+def shown_against_its_verdict(claim: ClaimView) -> bool:
+    """A claim shown to the reader that its verdict does not allow: the routing contract is that
+    only a SUPPORTED, unflagged claim publishes as it stands, a PARTIAL (or flagged) one only
+    flagged or narrowed, and a NOT_SUPPORTED or unjudged one never."""
+    if claim.status not in PUBLISHED_STATUSES:
+        return False
+    if claim.error is not None or claim.verdict not in ("SUPPORTED", "PARTIAL"):
+        return True
+    return claim.status == "published" and (claim.verdict != "SUPPORTED" or claim.flagged)
+
+
 def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
     drafted = supported = partial = dropped = published = published_ok = errors = flagged = 0
     for v in views:
@@ -340,6 +367,9 @@ def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
     reads="each run's claims with their verdicts and publication status",
     gather=gather_agent_runs,
     metrics=[
+        Metric("unsupported_published", "claims shown to the reader that their verdict does "
+               "not allow (a NOT_SUPPORTED or unjudged claim, or a PARTIAL one without its "
+               "flag)", "<=", 0, role="floor"),
         Metric("published", "share of shown claims SUPPORTED (post-prune)", ">=",
                "published_groundedness"),
         Metric("pre_prune_supported", "share of drafted claims SUPPORTED", ">=",
@@ -353,7 +383,15 @@ def groundedness(data: AgentRuns) -> dict[str, Measurement]:
     views = _runs(data)
     s = groundedness_stats(views)
     base = f"{s['drafted']} drafted claims in {len(views)} runs, {s['judge_errors']} judge errors"
+    wrong = [
+        f"{v.question_id or v.run_id}: shown as {c.status} with verdict "
+        f"{'ERROR' if c.error else c.verdict}{' (flagged)' if c.flagged else ''}: {c.text[:100]}"
+        for v in views for c in v.claims if shown_against_its_verdict(c)
+    ]  # fmt: skip
     return {
+        "unsupported_published": Measurement(len(wrong),
+            f"{len(wrong)} of {s['published']} shown claims shown against their verdict",
+            tuple(wrong)),
         "published": Measurement(s["post_prune"],
             f"{s['published_supported']}/{s['published']} shown claims SUPPORTED ({s['flagged']} of them flagged)"),
         "pre_prune_supported": Measurement(s["pre_prune"],
@@ -473,23 +511,15 @@ def load_questions(path: Path, limit: int = 0) -> list[GoldenQuestion]:
     ],
 )  # fmt: skip
 def coverage(data: AgentRuns) -> dict[str, Measurement]:
-    views = _runs(data)
-    questions = data.questions
-    facts = found = unans = gapped = 0
-    unans_with_claims = 0
-    for v in views:
-        q = questions.get(v.question_id or "")
+    facts = found = unans = gapped = unans_with_claims = 0
+    for v in _runs(data):
+        q = data.questions.get(v.question_id or "")
         if q is None:
             continue
-        published = [c.text for c in v.claims if c.status in PUBLISHED_STATUSES]
-        if q.answerable:
-            for f in q.expected:
-                facts += 1
-                found += int(fact_found(f.fact, published))
-        else:
-            unans += 1
-            gapped += int(bool(v.gaps))
-            unans_with_claims += int(bool(published))
+        c = coverage_counts(v, q)
+        facts, found = facts + c.facts, found + c.found
+        unans, gapped = unans + c.unanswerable, gapped + c.gapped
+        unans_with_claims += c.unanswerable_with_claims
     return {
         "golden_facts_found": Measurement(found / facts if facts else None,
             f"{found}/{facts} golden facts found in published claims"),
@@ -514,23 +544,59 @@ def validate_record_draft(view: RunView) -> str | None:
     return None
 
 
-def groundedness_set(source: str, views: Sequence[Any]) -> OutcomeSet:
-    """Each golden question's answer as one item (and one cluster): its claims' counts."""
+@dataclass(frozen=True)
+class CoverageCounts:
+    facts: int = 0
+    found: int = 0
+    unanswerable: int = 0
+    gapped: int = 0
+    unanswerable_with_claims: int = 0
+
+
+def coverage_counts(view: RunView, question: GoldenQuestion) -> CoverageCounts:
+    """One run against its golden question: expected facts found in its published claims, or,
+    for an unanswerable question, whether it reported a gap."""
+    published = [c.text for c in view.claims if c.status in PUBLISHED_STATUSES]
+    if question.answerable:
+        found = sum(fact_found(f.fact, published) for f in question.expected)
+        return CoverageCounts(facts=len(question.expected), found=found)
+    return CoverageCounts(
+        unanswerable=1, gapped=int(bool(view.gaps)), unanswerable_with_claims=int(bool(published))
+    )
+
+
+def groundedness_set(
+    source: str, views: Sequence[RunView], questions: Mapping[str, GoldenQuestion]
+) -> OutcomeSet:
+    """Each golden question's run as one item (and one cluster): its claims' counts, its tool
+    use and its coverage of the golden facts, so each of those rows pairs with a baseline."""
     items = []
     for v in views:
         g = groundedness_stats([v])
+        t = tool_call_stats(v)
         qid = v.question_id or v.run_id
+        counts = {
+            "published_supported": (g["published_supported"], g["published"]),
+            "supported": (g["supported"], g["drafted"]),
+            "partial": (g["partial"], g["drafted"]),
+            "dropped": (g["dropped"], g["drafted"]),
+            "quote_first_try": (t["quote_first_ok"], t["quote_first_tries"]),
+            "useful_fetch": (t["useful_fetches"], t["fetches"]),
+        }
+        q = questions.get(qid)
+        if q is not None:
+            c = coverage_counts(v, q)
+            counts["fact_found"] = (c.found, c.facts)
+            counts["gap_reported"] = (c.gapped, c.unanswerable)
         items.append(
             OutcomeItem(
-                key=content_key(qid, v.question), id=qid, cluster=f"question:{qid}",
-                counts={
-                    "published_supported": (g["published_supported"], g["published"]),
-                    "supported": (g["supported"], g["drafted"]),
-                    "partial": (g["partial"], g["drafted"]),
-                    "dropped": (g["dropped"], g["drafted"]),
-                },
-            )
-        )  # fmt: skip
+                key=content_key(qid, v.question),
+                id=qid,
+                cluster=f"question:{qid}",
+                counts=counts,
+                claim=v.question[:120],
+            )  # fmt: skip
+        )
     return OutcomeSet(source=source, items=items)
 
 
