@@ -20,7 +20,7 @@ def run(*args: str):
 
 def test_a_url_whose_host_cannot_be_read_is_refused_never_a_traceback(tmp_path):
     result = run("fetch", "http://999.1.1.1/", "--live", "--home", str(tmp_path / "h"))
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert (
         "malformed URL" in result.output
         and result.exception is None
