@@ -142,7 +142,7 @@ class VerifySummary(BaseModel):
     cache_hits: int
     tokens: Tokens
     http: HttpTraffic | None
-    errors: int  # pairs whose (first) verdict is a judge error
+    errors: int  # pairs whose verdict (with --repeat, any sample's) is a judge error
     contains_instructions: int
     verdicts: dict[str, int]
     metrics: LabelFigures | None  # None unless every pair has a label
