@@ -223,6 +223,7 @@ class WireCounters(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usage_estimated: int = 0  # replies whose token counts were estimated (see checked_usage)
+    batch_requests: int = 0  # requests answered in Batch API jobs (spanproof.wire.batch)
     errors: dict[str, int] = Field(default_factory=dict)
 
     def error(self, kind: str) -> None:
@@ -698,7 +699,9 @@ class ModelClient:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(c.errors.items())) or "none"
         return (
             f"{self.label}: {c.calls} calls, {c.requests} HTTP requests ({c.retries} retries, "
-            f"{c.reasks} re-asks), tokens {c.prompt_tokens} in / {c.completion_tokens} out"
+            f"{c.reasks} re-asks)"
+            f"{f', {c.batch_requests} requests in Batch API jobs' if c.batch_requests else ''}, "
+            f"tokens {c.prompt_tokens} in / {c.completion_tokens} out"
             f"{f' ({c.usage_estimated} replies estimated)' if c.usage_estimated else ''}, "
             f"errors: {errors}; response format {self.mode}"
             f"{'' if self.format_settled else ' (not yet negotiated)'}; {self.limiter.describe()}"
@@ -753,7 +756,7 @@ def totals() -> WireCounters:
     for client in clients():
         c = client.counters
         for field in ("calls", "requests", "retries", "reasks", "responses", "prompt_tokens",
-                      "completion_tokens", "usage_estimated"):  # fmt: skip
+                      "completion_tokens", "usage_estimated", "batch_requests"):  # fmt: skip
             setattr(out, field, getattr(out, field) + getattr(c, field))
         errors.update(c.errors)
     out.errors = dict(errors)

@@ -151,6 +151,7 @@ async def _batch_then_judge(
         found, jobs = await judge_in_batch(
             verifier, items, state_dir=state_dir, poll_s=request.batch_poll_s,
             say=lambda message: emit(Notice(message=message)), repeats=request.repeat,
+            max_output_mb=request.batch_max_output_mb,
         )  # fmt: skip
     except BatchError as exc:
         # the batch could not run: every verdict would be missing, as with a judge that

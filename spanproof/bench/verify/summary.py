@@ -98,6 +98,7 @@ class HttpTraffic(BaseModel):
     requests: int
     retries: int
     reasks: int
+    batch_requests: int  # requests answered in Batch API jobs (--batch), not over HTTP one by one
     errors: dict[str, int]
     tokens_per_pair: float | None
     notices: list[str]
@@ -117,6 +118,7 @@ def http_traffic(live_pairs: int, tokens: int) -> HttpTraffic | None:
         requests=t.requests,
         retries=t.retries,
         reasks=t.reasks,
+        batch_requests=t.batch_requests,
         errors=t.errors,
         tokens_per_pair=round(tokens / live_pairs, 1) if live_pairs else None,
         notices=[n for c in clients() for n in c.notices],
