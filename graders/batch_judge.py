@@ -31,7 +31,14 @@ from spanproof.graders.judges.context import current_repeat
 from spanproof.graders.openai_judge import OpenAIJudge
 
 from spanproof.core.verdict import SpanRef, Verdict
-from spanproof.wire.batch import BatchJob, BatchOutcome, BatchProgress, BatchRequest, BatchResult
+from spanproof.wire.batch import (
+    DEFAULT_MAX_OUTPUT_MB,
+    BatchJob,
+    BatchOutcome,
+    BatchProgress,
+    BatchRequest,
+    BatchResult,
+)
 
 
 class BatchSummary(BaseModel):
@@ -116,12 +123,14 @@ async def judge_in_batch(
     poll_s: float = 30.0,
     say: Callable[[str], None] | None = None,
     repeats: int = 1,
+    max_output_mb: float = DEFAULT_MAX_OUTPUT_MB,
 ) -> tuple[list[BatchSummary], list[BatchJob]]:
     """Batch every ``openai:`` judge's uncached pairs of ``items`` ((claim, span[, id])) and
     put its BatchedJudge in the verifier; with ``repeats`` (``--repeat N``) each pair is asked
-    N times, each sample its own request under its own cache key. Returns one summary per
-    openai: judge, and the jobs whose records the caller forgets (``job.forget()``) once the
-    verdicts are stored."""
+    N times, each sample its own request under its own cache key. ``max_output_mb``: the cap
+    on each job's result files. The judge's client counts the job's requests and tokens.
+    Returns one summary per openai: judge, and the jobs whose records the caller forgets
+    (``job.forget()``) once the verdicts are stored."""
     say = say or (lambda _m: None)
     summaries, jobs = [], []
     for i, judge in enumerate(verifier.judges):
@@ -149,7 +158,8 @@ async def judge_in_batch(
                 say(progress_line(p))
 
         job = BatchJob(requests, endpoint=judge.client.settings, model=judge.model,
-                       state_dir=state_dir, poll_s=poll_s, progress=show, notice=say)  # fmt: skip
+                       state_dir=state_dir, poll_s=poll_s, max_output_mb=max_output_mb,
+                       counters=judge.client.counters, progress=show, notice=say)  # fmt: skip
         outcome: BatchOutcome = await job.run()
         verdicts = {key: verdict_from(judge, outcome.results[key]) for key in pending}
         verifier.judges[i] = BatchedJudge(judge, verdicts)

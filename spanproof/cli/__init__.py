@@ -92,21 +92,21 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module_name), attr)
 
     def invoke(self, ctx: click.Context):
-        # Any command: a storage problem, a damaged snapshot file, damaged detector word files
-        # or a judge that cannot work as configured is a one-line fix on stderr and exit 2,
-        # never a traceback (commands that catch it themselves say the same).
+        # Any command: a storage problem, a damaged snapshot file or snapshot index, damaged
+        # detector word files or a judge that cannot work as configured is a one-line fix on
+        # stderr and exit 2, never a traceback (commands that catch it themselves say the same).
         from spanproof.graders.errors import JudgeConfigError
         from spanproof.graders.instructions import DetectorWordsError
 
         from spanproof.store.errors import StoreError
-        from spanproof.web.snapshots import SnapshotDamaged
+        from spanproof.web.snapshots import SnapshotStoreError
 
         try:
             return super().invoke(ctx)
         except StoreError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except (JudgeConfigError, SnapshotDamaged, DetectorWordsError) as exc:
+        except (JudgeConfigError, SnapshotStoreError, DetectorWordsError) as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
 

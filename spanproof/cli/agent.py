@@ -200,8 +200,32 @@ def render_answer(record, *, rich_ok: bool) -> None:
     click.echo("\n".join(lines))
 
 
+# the option that sets each budget, for the note of a run that stopped at one
+_BUDGET_OPTIONS = {"cost": "--max-cost", "tokens": "--tokens", "searches": "--searches",
+                   "fetches": "--fetches", "tool_calls": "--tool-calls", "spans": "--spans"}  # fmt: skip
+
+
+def budget_note(record) -> str | None:
+    """What a run that stopped at one of its budgets says about it, or None."""
+    name = record.ended_by.removeprefix("budget:")
+    option = _BUDGET_OPTIONS.get(name) if record.ended_by.startswith("budget:") else None
+    if option is None:
+        return None
+    budgets = record.config.budgets
+    if name == "cost":
+        cost = record.metrics.cost
+        what = (f"dollar budget: the agent model spent ${cost.research_usd + cost.small_usd:.4f} "
+                f"of {option} {budgets.cost_usd:g}")  # fmt: skip
+    else:
+        what = f"{name.replace('_', ' ')} budget ({option} {getattr(budgets, name)})"
+    return f"The run stopped at its {what}; the answer rests on what it found before."
+
+
 def _notes(record) -> list[str]:
     notes = []
+    budget = budget_note(record)
+    if budget:
+        notes.append(budget)
     if record.needs_human:
         notes.append(f"Needs human review: {record.needs_human_reason}")
     if record.injection_observed:

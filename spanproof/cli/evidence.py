@@ -2,10 +2,12 @@
 
 Thin wrappers over agent.corpus / agent.web / agent.tools. Every command
 takes --home (state directory) and --json (one JSON document on stdout,
-nothing else). A refusal exits 1 with a message written for the person at
-the terminal (`for_person`); the tool's own wording, which steers a model
-("Do not guess another locator from memory"), stays in the agent's tool
-errors and in the --json output's `message`.
+nothing else). A fetch that is refused or fails exits 2 (the command could
+not do its job: nothing was stored); a quote the document does not give
+exits 1 (an answer: not there). Either way the message is written for the
+person at the terminal (`for_person`); the tool's own wording, which steers
+a model ("Do not guess another locator from memory"), stays in the agent's
+tool errors and in the --json output's `message`.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def for_person(detail, *, url: str = "", doc_id: str = "", reason: str = "") -> 
     return detail.message
 
 
-def _fail(as_json: bool, failure, **context) -> None:
+def _fail(as_json: bool, failure, *, exit_code: int = 1, **context) -> None:
     detail = failure.detail
     if as_json:
         click.echo(detail.model_dump_json(indent=2))
@@ -100,7 +102,7 @@ def _fail(as_json: bool, failure, **context) -> None:
         click.echo(f"error: {for_person(detail, **context)}", err=True)
         for option in detail.options:
             click.echo(f"  - {option}", err=True)
-    sys.exit(1)
+    sys.exit(exit_code)
 
 
 @click.group()
@@ -246,8 +248,9 @@ def fetch(
     """Fetch URL through the egress policy and store it; prints doc_id, title and a preview.
 
     A URL typed here counts as given in the question. Quote from the result with
-    `spanproof quote DOC_ID "exact words..."`. Exit 1 when the fetch is refused (the
-    message says which control refused it and what to do).
+    `spanproof quote DOC_ID "exact words..."`. Exit 2 when the fetch is refused or fails:
+    nothing was stored (the message says which control refused it, or what failed, and what
+    to do).
 
     \b
     Examples:
@@ -287,7 +290,7 @@ def fetch(
         result = asyncio.run(run())
     except ToolFailure as failure:
         reason = box.events[-1].reason if box.events else ""
-        _fail(as_json, failure, url=url, reason=reason)
+        _fail(as_json, failure, exit_code=2, url=url, reason=reason)  # could not run
         return
     doc = box.documents[result.doc_id]
     payload = result.model_dump() | {

@@ -18,6 +18,7 @@ from spanproof.cli.options import (
     model_options,
     run_async,
 )
+from spanproof.wire.batch import DEFAULT_MAX_OUTPUT_MB
 
 
 @click.command(
@@ -64,11 +65,19 @@ Examples:
 \b
 --batch: the pairs not in the cache go as one OpenAI Batch API job; the command waits,
 printing its status, and stores its verdicts in the cache like any other. Interrupted
-(Ctrl-C, --deadline), the same command run again collects the same batch instead of
-submitting a new one. A pair whose line failed, or that an expired or cancelled batch never
-ran, is a judge error (exit 1; a rerun submits only those); a batch the server refuses, or a
-server without the Batch API, exits 2. A batch cannot re-ask a malformed reply: such a
-pair's error says to run it again without --batch.
+(Ctrl-C, SIGTERM, --deadline), even before the server's reply to the create came back, the
+same command run again collects the same batch instead of submitting a new one. Only the
+API's terminal statuses (completed, failed, expired, cancelled) end the wait; another status
+is waited through with a note. The result files stream under --batch-max-output. A pair
+whose line failed, that an expired or cancelled batch never ran, or that the batch answered
+twice with different replies, is a judge error (exit 1; a rerun submits only those); a
+batch the server refuses, a server without the Batch API, or result files over the cap,
+exit 2. A batch cannot re-ask a malformed reply: such a pair's error says to run it again
+without --batch.
+
+\b
+--repeat N: the verdict written for a pair is its least favourable sample (NOT_SUPPORTED <
+PARTIAL < SUPPORTED; an error sample makes it an error), with the samples and "unstable".
 """,
 )
 @click.option(
@@ -148,6 +157,16 @@ pair's error says to run it again without --batch.
     type=click.FloatRange(min=0, min_open=True),
     help="Most seconds between two looks at a batch's status.",
 )
+@click.option(
+    "--batch-max-output",
+    "batch_max_output_mb",
+    default=DEFAULT_MAX_OUTPUT_MB,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="MB",
+    help="Most megabytes a batch's result files may take (read as they stream); past it the "
+    "command stops with exit 2 and the batch stays recorded for a rerun with a higher cap.",
+)
 @home_option(HOME_HELP + " The verdict cache lives here.")
 @endpoint_options
 @model_options(concurrency=False)
@@ -164,6 +183,7 @@ def verify(
     repeat: int,
     batch: bool,
     batch_poll: float,
+    batch_max_output_mb: float,
     home: str | None,
     base_url: str | None,
     api_key: str | None,
@@ -191,7 +211,8 @@ def verify(
     request = VerifyRequest(
         pairs=pairs_path, judges=judges, policy=policy, out=out_path, keep_rows=as_json,
         cache=not no_cache, concurrency=concurrency, skip_invalid=skip_invalid, workers=workers,
-        repeat=repeat, batch=batch, batch_poll_s=batch_poll, home=home,
+        repeat=repeat, batch=batch, batch_poll_s=batch_poll,
+        batch_max_output_mb=batch_max_output_mb, home=home,
         endpoint=endpoint_settings(base_url, api_key, concurrency=concurrency),
     )  # fmt: skip
     terminal = Terminal(progress=not as_json and sys.stderr.isatty())

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from spanproof.agent.prices import ModelPrice, Prices  # noqa: F401 - the one price table
 
 from spanproof.core.specs import SpecError
+from spanproof.wire.batch import DEFAULT_MAX_OUTPUT_MB
 
 # Checks computed from the agent's runs over the golden questions.
 AGENT_CHECKS: tuple[str, ...] = (
@@ -162,6 +163,9 @@ class GateConfig(_Strict):
         "OpenAI Batch API job (half the price on OpenAI; the gate waits for it)",
     )
     batch_poll_s: float = Field(30.0, gt=0, description="most seconds between two batch polls")
+    batch_max_output_mb: float = Field(
+        DEFAULT_MAX_OUTPUT_MB, gt=0, description="most MB a judge batch's result files may take"
+    )
     checks: list[str] = Field(default_factory=lambda: list(CHECK_NAMES))
     required: list[str] = Field(
         default_factory=lambda: [c for c in CHECK_NAMES if c != "usefulness"],

@@ -620,7 +620,7 @@ async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
     summaries, jobs = await judge_in_batch(
         verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=run.home,
         poll_s=cfg.batch_poll_s, say=lambda m: run.say(f"[gate] {m}"),
-        repeats=cfg.repeat,
+        repeats=cfg.repeat, max_output_mb=cfg.batch_max_output_mb,
     )  # fmt: skip
     run.artifacts.judge_batch = summaries
     return jobs

@@ -13,7 +13,10 @@ Layout under ``root``:
 
 Integrity: every read checks the length of the document's bytes and the WARC block and
 payload digests of its three records; a document cut short or altered raises
-``SnapshotDamaged`` naming it, never shorter text.
+``SnapshotDamaged`` naming it, never shorter text. An index SQLite cannot read (not a
+database, malformed, unwritable) raises ``SnapshotIndexError``: the WARC holds everything the
+index says, so its message says to delete the index, which the next open rebuilds from the
+WARC (the recovery below, from the first byte). Both are ``SnapshotStoreError``.
 
 Sanitiser version: the metadata records ``SANITISER_VERSION``. Storing a body again whose
 document was converted by another version appends a fresh conversion and re-points the
@@ -36,7 +39,8 @@ import os
 import sqlite3
 import threading
 import zlib
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, overload
 
@@ -84,7 +88,30 @@ def http_headers_for(
     return StatusAndHeaders(f"{status} {_REASONS.get(status, 'OK')}", kept, protocol="HTTP/1.1")
 
 
-class SnapshotDamaged(RuntimeError):
+class SnapshotStoreError(RuntimeError):
+    """The snapshot store cannot serve what it holds; the message says what and the fix."""
+
+
+class SnapshotIndexError(SnapshotStoreError):
+    """SQLite cannot use the store's index (damaged, or not readable or writable here)."""
+
+    def __init__(self, index: Path, warc: Path, exc: sqlite3.DatabaseError):
+        if isinstance(exc, sqlite3.OperationalError):  # locked, unopenable, disk I/O, full
+            super().__init__(
+                f"The snapshot index {index} could not be used ({exc}). Check that "
+                f"{index.parent} is readable and writable and the disk is not full; if the "
+                f"index is damaged, delete {index.name} and run the command again: it is "
+                f"rebuilt from {warc.name}."
+            )
+        else:
+            super().__init__(
+                f"The snapshot index {index} is damaged ({exc}). The snapshots themselves are "
+                f"in {warc}: delete {index.name} (and {index.name}-wal and -shm beside it, if "
+                f"there) and run the command again; the index is rebuilt from {warc.name}."
+            )
+
+
+class SnapshotDamaged(SnapshotStoreError):
     """A stored document whose bytes are missing or altered; the message names it and the fix."""
 
     def __init__(self, doc_id: str, warc: Path, detail: str):
@@ -113,16 +140,25 @@ class SnapshotStore:
         self.warc_path = self.root / WARC_NAME
         self.warc_path.touch(exist_ok=True)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.root / INDEX_NAME, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_SCHEMA)
         # Recently read documents (quoting reads one document many times in a row).
         self._cache: LRUCache[str, Document] = LRUCache(maxsize=cache_size)
         self.recovered = 0  # documents indexed from the WARC tail on open
         self.truncated_bytes = 0  # torn tail removed on open
-        with self._locked_file():
-            self._recover()
+        with self._index():
+            self._db = sqlite3.connect(self.root / INDEX_NAME, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            with self._locked_file():
+                self._recover()
+
+    @contextmanager
+    def _index(self) -> Iterator[None]:
+        """SQLite's errors about the index as ``SnapshotIndexError``, with the fix."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise SnapshotIndexError(self.root / INDEX_NAME, self.warc_path, exc) from exc
 
     # -- durability -------------------------------------------------------
 
@@ -242,7 +278,7 @@ class SnapshotStore:
             sanitiser_version=SANITISER_VERSION,
         )
         payload = self._serialise(doc, raw, http_headers)
-        with self._locked_file() as fh:
+        with self._index(), self._locked_file() as fh:
             # Another process may have stored it meanwhile, or left a torn tail.
             self._recover()
             self._cache.pop(doc_id, None)
@@ -280,10 +316,13 @@ class SnapshotStore:
         return isinstance(doc_id, str) and self._location(doc_id, missing_ok=True) is not None
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
+        with self._index():
+            return int(self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
 
     def doc_ids(self) -> list[str]:
-        return [r[0] for r in self._db.execute("SELECT doc_id FROM documents ORDER BY offset")]
+        with self._index():
+            rows = self._db.execute("SELECT doc_id FROM documents ORDER BY offset").fetchall()
+        return [r[0] for r in rows]
 
     def close(self) -> None:
         with self._lock:
@@ -335,7 +374,7 @@ class SnapshotStore:
     @overload
     def _location(self, doc_id: str, missing_ok: bool) -> tuple[int, int] | None: ...
     def _location(self, doc_id: str, missing_ok: bool = False) -> tuple[int, int] | None:
-        with self._lock:
+        with self._lock, self._index():
             row = self._db.execute(
                 "SELECT offset, length FROM documents WHERE doc_id = ?", (doc_id,)
             ).fetchone()

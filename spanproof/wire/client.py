@@ -139,61 +139,74 @@ def endpoint_dead(exc: BaseException) -> bool:
 
 # Usage a server reports is what budgets and costs rest on: missing, negative or non-integer
 # counts are replaced by an estimate from the text (about four characters a token), and the
-# reply says so (``usage_estimated``). Counts that are merely small are kept: a provider bills
-# what it counts, and the reply size cap bounds what a reply can add to the next request.
+# reply says so (``usage_estimated``). So is a count implausibly small for the text it counts:
+# more than MAX_CHARS_PER_TOKEN characters a token (under a sixteenth of the estimate) over at
+# least PLAUSIBILITY_MIN_CHARS of text - a server reporting 1 token for a 200 kB reply would
+# otherwise spend any dollar or token budget without tripping it. Tokenisers pack three to
+# five characters of prose into a token, a run of spaces or repeated symbols a few dozen at
+# most; counts between that and the estimate are kept, since a provider bills what it counts.
 CHARS_PER_TOKEN = 4
+MAX_CHARS_PER_TOKEN = 64
+PLAUSIBILITY_MIN_CHARS = 1024
 
 
 def _estimate(text_chars: int) -> int:
     return -(-text_chars // CHARS_PER_TOKEN)
 
 
-def checked_usage(resp: Any, request: dict[str, Any]) -> str | None:
-    """Make ``resp.usage`` usable (non-negative integers); None when the server's counts were
-    kept, else why they were replaced by the estimate from the request's and the reply's text.
-    The reason is also left on the reply as ``usage_estimated``."""
-    import json
+def _field(obj: Any, name: str) -> Any:
+    """``name`` of an SDK object or of the same thing as parsed JSON (a Batch API line)."""
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
-    from openai.types import CompletionUsage
+
+def _unusable(usage: Any, chars: dict[str, int]) -> str | None:
+    """Why the reported counts cannot be used (``chars``: the text each counts), or None."""
+    if usage is None:
+        return "missing"
+    for field, text_chars in chars.items():
+        value = _field(usage, field)
+        if value is None:
+            return f"missing ({field})"
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"not an integer ({field} {value!r})"
+        if value < 0:
+            return f"negative ({field} {value})"
+        if text_chars >= PLAUSIBILITY_MIN_CHARS and value * MAX_CHARS_PER_TOKEN < text_chars:
+            return f"implausibly small ({field} {value} for {text_chars} characters)"
+    return None
+
+
+def checked_usage(resp: Any, request: dict[str, Any]) -> str | None:
+    """Make the usage of ``resp`` (the SDK's reply, or a reply body as parsed JSON) usable:
+    non-negative integers plausible for the text. None when the server's counts were kept,
+    else why they were replaced by the estimate from the request's and the reply's text; the
+    reason is also left on the reply as ``usage_estimated``."""
+    import json
 
     prompt_chars = len(json.dumps(request.get("messages", []), default=str)) + len(
         json.dumps(request.get("tools", []), default=str)
     )
     reply_chars = 0
-    for choice in getattr(resp, "choices", None) or []:
-        msg = getattr(choice, "message", None)
-        reply_chars += len(getattr(msg, "content", None) or "")
-        for call in getattr(msg, "tool_calls", None) or []:
-            fn = getattr(call, "function", None)
-            reply_chars += len(getattr(fn, "name", "") or "") + len(
-                str(getattr(fn, "arguments", "") or "")
-            )
-    estimate = {
-        "prompt_tokens": _estimate(prompt_chars),
-        "completion_tokens": _estimate(reply_chars),
-    }
-    usage = getattr(resp, "usage", None)
-    why = None
-    if usage is None:
-        why = "missing"
-    else:
-        for field in estimate:
-            value = getattr(usage, field, None)
-            if value is None:
-                why = f"missing ({field})"
-            elif isinstance(value, bool) or not isinstance(value, int):
-                why = f"not an integer ({field} {value!r})"
-            elif value < 0:
-                why = f"negative ({field} {value})"
-            if why:
-                break
+    for choice in _field(resp, "choices") or []:
+        msg = _field(choice, "message")
+        reply_chars += len(_field(msg, "content") or "")
+        for call in _field(msg, "tool_calls") or []:
+            fn = _field(call, "function")
+            reply_chars += len(_field(fn, "name") or "") + len(str(_field(fn, "arguments") or ""))
+    why = _unusable(
+        _field(resp, "usage"), {"prompt_tokens": prompt_chars, "completion_tokens": reply_chars}
+    )
     if why is None:
         return None
-    resp.usage = CompletionUsage(
-        prompt_tokens=estimate["prompt_tokens"],
-        completion_tokens=estimate["completion_tokens"],
-        total_tokens=sum(estimate.values()),
-    )
+    estimate = {"prompt_tokens": _estimate(prompt_chars),
+                "completion_tokens": _estimate(reply_chars)}  # fmt: skip
+    if isinstance(resp, dict):
+        resp["usage"] = {**estimate, "total_tokens": sum(estimate.values())}
+        resp["usage_estimated"] = why
+        return why
+    from openai.types import CompletionUsage
+
+    resp.usage = CompletionUsage(**estimate, total_tokens=sum(estimate.values()))
     with contextlib.suppress(AttributeError, TypeError, ValueError):
         resp.usage_estimated = why  # a reply type that takes no new attribute: counters say it
     return why
@@ -210,6 +223,7 @@ class WireCounters(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usage_estimated: int = 0  # replies whose token counts were estimated (see checked_usage)
+    batch_requests: int = 0  # requests answered in Batch API jobs (spanproof.wire.batch)
     errors: dict[str, int] = Field(default_factory=dict)
 
     def error(self, kind: str) -> None:
@@ -685,7 +699,9 @@ class ModelClient:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(c.errors.items())) or "none"
         return (
             f"{self.label}: {c.calls} calls, {c.requests} HTTP requests ({c.retries} retries, "
-            f"{c.reasks} re-asks), tokens {c.prompt_tokens} in / {c.completion_tokens} out"
+            f"{c.reasks} re-asks)"
+            f"{f', {c.batch_requests} requests in Batch API jobs' if c.batch_requests else ''}, "
+            f"tokens {c.prompt_tokens} in / {c.completion_tokens} out"
             f"{f' ({c.usage_estimated} replies estimated)' if c.usage_estimated else ''}, "
             f"errors: {errors}; response format {self.mode}"
             f"{'' if self.format_settled else ' (not yet negotiated)'}; {self.limiter.describe()}"
@@ -740,7 +756,7 @@ def totals() -> WireCounters:
     for client in clients():
         c = client.counters
         for field in ("calls", "requests", "retries", "reasks", "responses", "prompt_tokens",
-                      "completion_tokens", "usage_estimated"):  # fmt: skip
+                      "completion_tokens", "usage_estimated", "batch_requests"):  # fmt: skip
             setattr(out, field, getattr(out, field) + getattr(c, field))
         errors.update(c.errors)
     out.errors = dict(errors)

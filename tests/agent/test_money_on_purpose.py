@@ -120,7 +120,68 @@ def test_checked_usage_keeps_good_counts_and_replaces_bad_ones():
         (None, "missing"),
         ({"prompt_tokens": -3, "completion_tokens": 5, "total_tokens": 2}, "negative"),
         ({"prompt_tokens": 12.5, "completion_tokens": 5, "total_tokens": 17}, "not an integer"),
+        # 4000 characters sent in one token: no tokeniser packs 64 characters into one
+        ({"prompt_tokens": 1, "completion_tokens": 90, "total_tokens": 91}, "implausibly small"),
     ):
         bad = reply(usage)
         assert why in checked_usage(bad, request)
         assert bad.usage.prompt_tokens > 1000 and bad.usage.completion_tokens == 100
+    # small counts for little text are kept: a short reply may be a token or two
+    short = reply({"prompt_tokens": 900, "completion_tokens": 1, "total_tokens": 901})
+    assert checked_usage(short, request) is None and short.usage.completion_tokens == 1
+
+
+def test_a_batch_line_s_usage_is_checked_as_an_online_reply_s():
+    from spanproof.wire.client import checked_usage
+
+    body = {"choices": [{"message": {"role": "assistant", "content": "z" * 200_000}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}  # fmt: skip
+    why = checked_usage(body, {"messages": [{"role": "user", "content": "claim and span"}]})
+    assert why == "implausibly small (completion_tokens 1 for 200000 characters)"
+    assert body["usage"]["completion_tokens"] == 50_000 and body["usage_estimated"] == why
+
+
+class _Padded:
+    """FakeEndpoint's research model on the shipped corpus, every reply carrying ``pad``
+    characters of text and reporting 1 token each way, whatever was sent or received."""
+
+    def __init__(self, pad: int) -> None:
+        self.inner = FakeEndpoint(
+            hit="jackalopes-hire-todd-watson", locator="The Odessa Jackalopes, proud members",
+            claim="The Odessa Jackalopes announced that they have hired Todd Watson to be the "
+            "program's sixth head coach.",
+            plan="1. Who did the Odessa Jackalopes hire as head coach?",
+        )  # fmt: skip
+        self.inner.failed_once = True
+        self.pad = pad
+        self.received = 0  # bytes of requests
+
+    def __call__(self, body, server):
+        self.received += len(json.dumps(body))
+        data = json.loads(self.inner(_Req(body)).get_data())
+        message = data["choices"][0]["message"]
+        message["content"] = (message["content"] or "") + " thinking" * (self.pad // 9)
+        data["usage"] = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        return Response(json.dumps(data), content_type="application/json")
+
+
+def test_a_server_reporting_1_token_for_200_kb_replies_trips_max_cost(tmp_path):
+    """The counts are implausible for the text (1 token for 200 kB): they are replaced by the
+    estimate and flagged, so the dollar budget trips after the first reply."""
+    from click.testing import CliRunner
+
+    from spanproof.cli import cli
+
+    padded = _Padded(200_000)
+    with ChatServer(padded) as server:
+        result = CliRunner().invoke(cli, [
+            "ask", "Who did the Odessa Jackalopes hire as head coach in May 2019?", "--model",
+            "openai:wire-model", "--base-url", server.base_url, "--api-key", "local",
+            "--max-cost", "0.001", "--home", str(tmp_path),
+        ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert server.count == 1 and padded.received < 50_000  # no 200 kB reply was sent back
+    assert "The run stopped at its dollar budget" in result.stdout
+    assert "of --max-cost 0.001" in result.stdout
+    assert "token counts were implausibly small (prompt_tokens 1 for" in result.stderr
+    assert "(1 replies estimated)" in result.stderr

@@ -57,7 +57,7 @@ def test_search_fetch_quote_roundtrip(tmp_path):
 def test_errors_exit_non_zero_with_the_tool_message(tmp_path):
     home = str(tmp_path / "home")
     refused = run("fetch", "https://evil.example/x", "--home", home)
-    assert refused.exit_code == 1 and "will not fetch" in refused.output
+    assert refused.exit_code == 2 and "will not fetch" in refused.output  # could not run
     unknown = run("quote", "doc_0123456789abcdef", "some exact words", "--home", home, "--json")
     assert unknown.exit_code == 1 and json.loads(unknown.output)["error"] == "UNKNOWN_DOC_ID"
     invalid = run("quote", "doc_0123456789abcdef", "short", "--home", home, "--json")

@@ -68,7 +68,7 @@ def test_fetch_gives_a_trickling_page_up_at_the_whole_page_deadline(tmp_path, sl
         "--fetch-timeout", str(FETCH_TIMEOUT_S), "--home", str(tmp_path / "h"),
     ])  # fmt: skip
     took = time.monotonic() - started
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert f"did not finish within {FETCH_TIMEOUT_S:g} s" in result.output
     assert slow_page.requests == 1
     assert took < 30, f"the trickle held fetch for {took:.0f} s"  # ~3 minutes without it

@@ -50,7 +50,9 @@ def completion(content: str, model: str = "test-model-2026-01") -> dict:
                 "finish_reason": "stop",
             }
         ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        # about what a tokeniser counts for the judge's prompt (counts far below the text's
+        # length are replaced by an estimate: spanproof.wire.client.checked_usage)
+        "usage": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940},
     }
 
 
@@ -73,7 +75,7 @@ async def test_good_verdict_and_the_request_carries_only_claim_and_span(httpserv
     v = await judge.judge(CLAIM, SPAN)
     assert v.verdict == "SUPPORTED" and v.error is None
     assert v.model_id == "test-model-2026-01"  # as reported by the endpoint
-    assert v.usage == {"prompt_tokens": 10, "completion_tokens": 5}
+    assert v.usage == {"prompt_tokens": 900, "completion_tokens": 40}
     prompt, sha = load_prompt()
     assert v.prompt_sha256 == sha and v.judge == "openai:test-model"
 
@@ -118,7 +120,7 @@ async def test_malformed_json_then_recovery(httpserver):
     )
     v = await judge_for(httpserver).judge(CLAIM, SPAN)
     assert v.verdict == "SUPPORTED" and v.error is None
-    assert v.usage == {"prompt_tokens": 20, "completion_tokens": 10}  # both attempts count
+    assert v.usage == {"prompt_tokens": 1800, "completion_tokens": 80}  # both attempts count
     first, second = bodies(httpserver)
     assert len(first["messages"]) == 2 and len(second["messages"]) == 4
     assert second["messages"][2] == {"role": "assistant", "content": "Sure! It is supported."}
@@ -136,7 +138,7 @@ async def test_persistent_garbage_gives_an_error_verdict(httpserver, tmp_path):
     assert v.error and "malformed output" in v.error
     assert len(httpserver.log) == 3  # one ask + two re-asks, no more
     assert verifier.errors == 1 and len(verifier.cache) == 0  # errors are never cached
-    assert (verifier.prompt_tokens, verifier.completion_tokens) == (30, 15)  # failed calls cost too
+    assert (verifier.prompt_tokens, verifier.completion_tokens) == (2700, 120)  # failed calls cost
 
 
 async def test_429_with_retry_after_then_success(httpserver):

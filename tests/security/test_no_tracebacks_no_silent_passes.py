@@ -20,7 +20,7 @@ def run(*args: str):
 
 def test_a_url_whose_host_cannot_be_read_is_refused_never_a_traceback(tmp_path):
     result = run("fetch", "http://999.1.1.1/", "--live", "--home", str(tmp_path / "h"))
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert (
         "malformed URL" in result.output
         and result.exception is None
@@ -60,6 +60,45 @@ def test_a_damaged_snapshot_is_exit_2_with_the_fix_in_quote_fetch_and_ask(tmp_pa
         assert isinstance(result.exception, SystemExit), (args, result.exception)
         assert "is damaged" in result.stderr and "fetch the page again" in result.stderr
         assert all(c.isascii() or c == "…" for c in result.stderr), "raw bytes reached the terminal"
+
+
+def test_a_damaged_snapshot_index_is_exit_2_with_the_fix_in_ask_quote_fetch_and_runs_show(
+    tmp_path,
+):
+    home = tmp_path / "h"
+    question = "Who did the Odessa Jackalopes hire as head coach in May 2019?"
+    assert run("ask", question, "--home", str(home)).exit_code == 0
+    index = home / "snapshots" / "index.sqlite"
+    for leftover in index.parent.glob("index.sqlite-*"):
+        leftover.unlink()
+    index.write_bytes(b"this is not a database " * 100)
+    for args in (
+        ("ask", question),
+        ("quote", "doc_4fa4c3383369efd5", "announced on Monday that they have hired"),
+        ("fetch", JACKALOPES),
+        ("runs", "show", "last"),
+    ):
+        result = run(*args, "--home", str(home))
+        assert result.exit_code == 2, (args, result.output)
+        assert isinstance(result.exception, SystemExit), (args, result.exception)
+        assert f"The snapshot index {index} is damaged" in result.stderr, args
+        assert "delete index.sqlite" in result.stderr and "rebuilt from snapshots.warc.gz" in (
+            result.stderr
+        )
+    index.unlink()  # the fix the message gives
+    quoted = run("quote", "doc_4fa4c3383369efd5", "announced on Monday that they have hired",
+                 "--home", str(home))  # fmt: skip
+    assert quoted.exit_code == 0, quoted.output
+    assert run("runs", "show", "last", "--home", str(home)).exit_code == 0
+
+
+def test_a_snapshot_index_sqlite_cannot_open_is_exit_2_saying_what_to_check(tmp_path):
+    home = tmp_path / "h"
+    (home / "snapshots" / "index.sqlite").mkdir(parents=True)  # a folder where the file goes
+    result = run("fetch", JACKALOPES, "--home", str(home))
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert "could not be used (unable to open database file)" in result.stderr
+    assert "is readable and writable" in result.stderr
 
 
 def test_a_page_number_beyond_any_store_shows_the_last_page(tmp_path):

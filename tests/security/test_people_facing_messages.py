@@ -28,14 +28,14 @@ def _fetched_doc(home):
 
 def test_fetch_of_a_malformed_url_tells_the_person_what_to_type(tmp_path):
     result = run("fetch", "notaurl", "--home", str(tmp_path))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "full http(s) URL" in result.output
     assert not any(w in result.output for w in AGENT_WORDING)
 
 
 def test_fetch_off_the_allowlist_says_how_to_allow_it(tmp_path):
     result = run("fetch", "https://evil.example/x", "--home", str(tmp_path))
-    assert result.exit_code == 1 and "--allow HOST" in result.output
+    assert result.exit_code == 2 and "--allow HOST" in result.output
     assert "Pick another search hit" not in result.output
 
 

@@ -126,7 +126,7 @@ def test_fetch_live_refuses_loopback_and_names_the_opt_in(tmp_path, httpserver):
     url = httpserver.url_for("/admin")
     home = ["--home", str(tmp_path / "h")]
     refused = CliRunner().invoke(cli, ["fetch", url, "--live", *home])
-    assert refused.exit_code == 1 and len(httpserver.log) == 0
+    assert refused.exit_code == 2 and len(httpserver.log) == 0
     assert "loopback" in refused.output
     ok = CliRunner().invoke(cli, ["fetch", url, "--live", "--allow-network", "127.0.0.0/8", *home])
     assert ok.exit_code == 0 and "INTERNAL-SECRET" in ok.output

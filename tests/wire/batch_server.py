@@ -6,6 +6,7 @@ in the wire formats OpenAI documents and vLLM's ``run-batch`` reads and writes:
 - ``POST /v1/files`` (multipart: ``file``, ``purpose``), ``GET /v1/files/{id}`` and
   ``GET /v1/files/{id}/content``;
 - ``POST /v1/batches`` (``input_file_id``, ``endpoint``, ``completion_window``, ``metadata``),
+  ``GET /v1/batches`` (newest first, ``limit`` and ``after`` as OpenAI pages them),
   ``GET /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``.
 
 The input file is JSONL, one request a line: ``{"custom_id", "method": "POST", "url":
@@ -23,8 +24,14 @@ What a test can make happen:
 - ``expire_after=N``: the batch expires after N lines; the rest go to the error file with
   code ``batch_expired``;
 - ``cancel`` through the API: the batch stops; lines not run appear in no file;
-- ``line_latency_s``: each line takes that long.
-Counters: ``uploads``, ``batches_created``, ``cancels``, ``lines_run``.
+- ``line_latency_s``: each line takes that long;
+- ``hold_create=True``: ``POST /v1/batches`` creates the batch, then holds its reply until
+  ``release_create()`` (a command stopped while it waits for the reply);
+- ``status_script``: the first looks at each batch (the reply to its create, then each
+  ``GET /v1/batches/{id}``) report these statuses, with no result files, before the batch's
+  own state (a status the API does not define, such as ``paused_by_operator``);
+- ``output_file``: makes the output file's bytes from its result rows (lines twice, padding).
+Counters: ``uploads``, ``batches_created``, ``cancels``, ``lines_run``, ``lists``.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from werkzeug import Request, Response
@@ -52,12 +60,18 @@ class BatchServer(ChatServer):
         expire_after: int | None = None,
         line_latency_s: float = 0.0,
         errors_in_output: bool = False,
+        hold_create: bool = False,
+        status_script: Sequence[str] = (),
+        output_file: Callable[[list[dict[str, Any]]], bytes] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(behaviour, **kwargs)
         self.expire_after = expire_after
         self.line_latency_s = line_latency_s
         self.errors_in_output = errors_in_output
+        self.status_script = list(status_script)
+        self.output_file = output_file or jsonl
+        self.looks: dict[str, int] = {}  # per batch: its create reply, then each GET of it
         self.files: dict[str, dict[str, Any]] = {}
         self.contents: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
@@ -65,17 +79,25 @@ class BatchServer(ChatServer):
         self.batches_created = 0
         self.cancels = 0
         self.lines_run = 0
+        self.lists = 0
         self._go = threading.Event()
         if not hold:
             self._go.set()
+        self._create_go = threading.Event()
+        if not hold_create:
+            self._create_go.set()
         self._ids = itertools.count(1)
         self._batch_lock = threading.Lock()
 
     def release_batches(self) -> None:
         self._go.set()
 
+    def release_create(self) -> None:
+        self._create_go.set()
+
     def __exit__(self, *exc: object) -> None:
         self._go.set()
+        self._create_go.set()
         super().__exit__(*exc)
 
     # --- routes ------------------------------------------------------------------------
@@ -96,12 +118,13 @@ class BatchServer(ChatServer):
         if parts[:2] == ["v1", "batches"]:
             if request.method == "POST" and len(parts) == 2:
                 return self._create(json.loads(request.get_data() or b"{}"))
+            if request.method == "GET" and len(parts) == 2:
+                return self._list(request)
             batch = self.batches.get(parts[2]) if len(parts) > 2 else None
             if batch is None:
                 return error(404, f"no batch {request.path}")
             if request.method == "GET" and len(parts) == 3:
-                with self._batch_lock:
-                    return json_response(batch)
+                return json_response(self._look(batch))
             if request.method == "POST" and len(parts) == 4 and parts[3] == "cancel":
                 self.cancels += 1
                 with self._batch_lock:
@@ -110,6 +133,30 @@ class BatchServer(ChatServer):
                         batch["cancelling_at"] = int(time.time())
                     return json_response(batch)
         return error(404, f"no route {request.method} {request.path}")
+
+    def _look(self, batch: dict[str, Any]) -> dict[str, Any]:
+        """The batch as a client sees it now (``status_script`` first)."""
+        with self._batch_lock:
+            n = self.looks.get(batch["id"], 0)
+            self.looks[batch["id"]] = n + 1
+            if n < len(self.status_script):
+                return {**batch, "status": self.status_script[n], "output_file_id": None,
+                        "error_file_id": None}  # fmt: skip
+            return dict(batch)
+
+    def _list(self, request: Request) -> Response:
+        """The batches newest first, a page of ``limit`` after the id ``after``."""
+        self.lists += 1
+        limit = int(request.args.get("limit", 20))
+        with self._batch_lock:
+            ids = sorted(self.batches, reverse=True)  # ids count up: the newest first
+            after = request.args.get("after")
+            if after in ids:
+                ids = ids[ids.index(after) + 1 :]
+            page = [dict(self.batches[i]) for i in ids[:limit]]
+        return json_response({"object": "list", "data": page, "has_more": len(ids) > limit,
+                              "first_id": page[0]["id"] if page else None,
+                              "last_id": page[-1]["id"] if page else None})  # fmt: skip
 
     def _new_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids):06d}"
@@ -150,8 +197,9 @@ class BatchServer(ChatServer):
             "metadata": params.get("metadata"),
         }  # fmt: skip
         threading.Thread(target=self._work, args=(batch_id,), daemon=True).start()
-        with self._batch_lock:
-            return json_response(self.batches[batch_id])
+        reply = json_response(self._look(self.batches[batch_id]))
+        self._create_go.wait()  # created; the reply waits (hold_create)
+        return reply
 
     # --- the worker ----------------------------------------------------------------------
 
@@ -217,11 +265,15 @@ class BatchServer(ChatServer):
                 batch["request_counts"]["failed"] += len(requests) - self.expire_after
             batch["finalizing_at"] = int(time.time())
             if out:
-                batch["output_file_id"] = self._jsonl_file(out, f"{batch_id}_output.jsonl")
+                batch["output_file_id"] = self._store_file(
+                    self.output_file(out), f"{batch_id}_output.jsonl", "batch_output"
+                )
             if err:
-                batch["error_file_id"] = self._jsonl_file(err, f"{batch_id}_error.jsonl")
+                batch["error_file_id"] = self._store_file(
+                    jsonl(err), f"{batch_id}_error.jsonl", "batch_output"
+                )
             batch.update(status=ended, **{f"{ended}_at": int(time.time())})
 
-    def _jsonl_file(self, rows: list[dict], name: str) -> str:
-        data = "".join(json.dumps(r) + "\n" for r in rows).encode("utf-8")
-        return self._store_file(data, name, "batch_output")
+
+def jsonl(rows: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in rows).encode("utf-8")

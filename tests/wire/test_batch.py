@@ -14,7 +14,7 @@ from pathlib import Path
 
 import openai
 
-from spanproof.wire.batch import parse_results
+from spanproof.wire.batch_results import Line, read_line
 
 from .batch_server import BatchServer
 from .conftest import run_cli, write_pairs
@@ -218,7 +218,10 @@ def test_result_lines_that_are_not_results_are_not_silently_passes():
         json.dumps({"custom_id": "d", "response": None, "error": None}),
         "not json", json.dumps({"no": "id"}),
     ])  # fmt: skip
-    got = {r.custom_id: r for r in parse_results(text)}
+    read = [read_line(Line(n, raw.encode()), max_line=10_000)
+            for n, raw in enumerate(text.splitlines(), 1)]  # fmt: skip
+    assert read[-2:] == [None, None]  # names no request: that request has no result
+    got = {r.custom_id: r for r in read if r is not None}
     assert got["a"].error is None and got["a"].body == {"x": 1}
     assert got["b"].error == "HTTP 429 in the batch: slow down"
     assert "expired" in got["c"].error and got["d"].error

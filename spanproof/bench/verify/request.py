@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from spanproof.bench.verify.events import Stopped
 from spanproof.core.specs import EndpointSettings
+from spanproof.wire.batch import DEFAULT_MAX_OUTPUT_MB
 
 T = TypeVar("T")
 
@@ -39,6 +40,7 @@ class VerifyRequest(BaseModel):
     repeat: int = Field(1, ge=1, le=20)  # samples of every pair
     batch: bool = False  # openai: judges' uncached pairs as one Batch API job first
     batch_poll_s: float = Field(30.0, gt=0)
+    batch_max_output_mb: float = Field(DEFAULT_MAX_OUTPUT_MB, gt=0)  # a batch's result files
     home: str | None = None
     endpoint: EndpointSettings | None = None  # where openai: judges send their calls
 

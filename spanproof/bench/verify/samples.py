@@ -3,10 +3,14 @@ API job first, in memory.
 
 Sampling a judge that is not deterministic keeps all N verdicts of every pair (each cached
 under its repeat index), lists the pairs whose verdict changes and reports agreement as the
-mean over the repeats with its spread. A batch submits every uncached pair of the openai:
-judges in one request file (graders.batch_judge), then the usual verification (audit, cache,
-summary) runs over its verdicts. Both hold the file's pairs and their verdicts in memory; a
-single judgement streams instead (bench.verify.streaming).
+mean over the repeats with its spread. The verdict written for a pair (its row, the counts,
+what code changed and flagged) is its least favourable sample - NOT_SUPPORTED < PARTIAL <
+SUPPORTED, any error sample an error - and a row whose samples differ says ``unstable``.
+
+A batch submits every uncached pair of the openai: judges in one request file
+(graders.batch_judge), then the usual verification (audit, cache, summary) runs over its
+verdicts. Both hold the file's pairs and their verdicts in memory; a single judgement streams
+instead (bench.verify.streaming).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from spanproof.agent.services import Services
+from spanproof.graders.audit import weakest
 from spanproof.graders.batch_judge import BatchSummary
 from spanproof.graders.errors import JudgeConfigError
 from spanproof.graders.openai_judge import OpenAIJudge
@@ -25,7 +30,7 @@ from spanproof.graders.verify import Item, Verifier
 from spanproof.graders.verify_stream import counters_of
 
 from spanproof.bench.audit_figures import code_changes, flag_figures
-from spanproof.bench.repeats import spread, unstable_pairs
+from spanproof.bench.repeats import outcome, spread, unstable_pairs
 from spanproof.bench.verify.events import (
     EventSink,
     JudgingEnded,
@@ -65,13 +70,16 @@ def verify_sampled(
         )
     else:
         samples = runner(_judge_samples(verifier, items, request.repeat, emit))
-    verdicts = samples[0]
+    # a pair's verdict is its least favourable sample (an error sample makes it an error): a
+    # judge that said SUPPORTED once and NOT_SUPPORTED twice has not supported the claim
+    verdicts = [weakest([s[i] for s in samples]) for i in range(len(pairs))]
 
     rows = Rows(request.out, keep=request.keep_rows)
     for i, (p, v) in enumerate(zip(pairs, verdicts, strict=True)):
         row = {"id": p.id, **v.model_dump(mode="json")}
         if request.repeat > 1:
-            row["samples"] = [s[i].verdict if s[i].error is None else "ERROR" for s in samples]
+            row["samples"] = [outcome(s[i]) for s in samples]
+            row["unstable"] = len(set(row["samples"])) > 1
         rows.add(json.dumps(row, ensure_ascii=False))
     rows.commit()
 
@@ -143,6 +151,7 @@ async def _batch_then_judge(
         found, jobs = await judge_in_batch(
             verifier, items, state_dir=state_dir, poll_s=request.batch_poll_s,
             say=lambda message: emit(Notice(message=message)), repeats=request.repeat,
+            max_output_mb=request.batch_max_output_mb,
         )  # fmt: skip
     except BatchError as exc:
         # the batch could not run: every verdict would be missing, as with a judge that

@@ -98,6 +98,7 @@ class HttpTraffic(BaseModel):
     requests: int
     retries: int
     reasks: int
+    batch_requests: int  # requests answered in Batch API jobs (--batch), not over HTTP one by one
     errors: dict[str, int]
     tokens_per_pair: float | None
     notices: list[str]
@@ -117,6 +118,7 @@ def http_traffic(live_pairs: int, tokens: int) -> HttpTraffic | None:
         requests=t.requests,
         retries=t.retries,
         reasks=t.reasks,
+        batch_requests=t.batch_requests,
         errors=t.errors,
         tokens_per_pair=round(tokens / live_pairs, 1) if live_pairs else None,
         notices=[n for c in clients() for n in c.notices],
@@ -142,7 +144,7 @@ class VerifySummary(BaseModel):
     cache_hits: int
     tokens: Tokens
     http: HttpTraffic | None
-    errors: int  # pairs whose (first) verdict is a judge error
+    errors: int  # pairs whose verdict (with --repeat, any sample's) is a judge error
     contains_instructions: int
     verdicts: dict[str, int]
     metrics: LabelFigures | None  # None unless every pair has a label
