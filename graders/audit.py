@@ -31,7 +31,7 @@ Proofs:
 2. ``contradiction`` — a value of the claim (number, date, weekday, qualified name) that
    the span states otherwise in the same role: "rose to 800" / "rose to 750", "died on
    Sunday" / "died Saturday", "North Carolina Gov." / "South Carolina Gov."
-   (graders.specifics.roles, which says what "same role" requires). The proof carries both
+   (graders.specifics.slot_reader, which says what "same role" requires). The proof carries both
    values with their offsets and the span words it rests on. NOT_SUPPORTED.
 3. ``instructions`` — a span that addresses a machine (graders.instructions), or a judge that
    reported ``contains_instructions``: NOT_SUPPORTED with ``contains_instructions``. A security
@@ -71,7 +71,7 @@ from spanproof.graders.specifics.attribution import credited_elsewhere
 from spanproof.graders.specifics.comparison import named_only_by_pronoun
 from spanproof.graders.specifics.coordination import coordination_departures
 from spanproof.graders.specifics.polarity import polarity_departures
-from spanproof.graders.specifics.roles import RoleContradiction, role_contradictions
+from spanproof.graders.specifics.slot_reader import Contradiction, contradictions
 from spanproof.graders.specifics.wording import period_conflicts
 
 from spanproof.core.digest import package_digest
@@ -169,17 +169,18 @@ def _place(text: str, at: tuple[int, int]) -> Place:
     return Place(text=text[at[0] : at[1]], start=at[0], end=at[1])
 
 
-def contradiction_proof(claim: str, span: str, rc: RoleContradiction) -> Proof:
-    c, s = rc.claim_value, rc.span_value
-    rests = _place(span, rc.span_words)
+def contradiction_proof(claim: str, span: str, c: Contradiction) -> Proof:
+    (ca, cb, ctext), (sa, sb, stext) = c.claim_value, c.span_value
+    rests = _place(span, c.span_words)
+    what = "predicate" if c.kind == "event" else c.kind
     return Proof(
         kind="contradiction",
         reason=(
-            f"the claim's {rc.kind} {c.text!r} is stated otherwise in the span: {s.text!r} "
+            f"the claim's {what} {ctext!r} is stated otherwise in the span: {stext!r} "
             f"in {rests.text!r}"
         ),
-        claim_value=_place(claim, (c.start, c.end)),
-        span_value=_place(span, (s.start, s.end)),
+        claim_value=_place(claim, (ca, cb)),
+        span_value=_place(span, (sa, sb)),
         rests_on=rests,
     )
 
@@ -240,7 +241,7 @@ def findings(claim: str, span: str) -> tuple[list[Proof], list[Flag]]:
 @lru_cache(maxsize=4096)
 def _findings(claim: str, span: str) -> tuple[tuple[Proof, ...], tuple[Flag, ...]]:
     # cached: the rules judge reads the same findings as signals just before the audit runs
-    proofs = [contradiction_proof(claim, span, rc) for rc in role_contradictions(claim, span)]
+    proofs = [contradiction_proof(claim, span, c) for c in contradictions(claim, span)]
     proven = {p.claim_value.text for p in proofs if p.claim_value}
     return tuple(proofs), tuple(_specific_flags(claim, span, proven) + _wording_flags(claim, span))
 

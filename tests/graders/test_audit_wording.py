@@ -2,7 +2,7 @@
 sides: it fires on a failure planted on a WiCE development pair, and stays quiet on a genuine
 SUPPORTED pair of the same set (the crowd accepted it; the rule must too). They are flags: a
 person looks, the judge's verdict stands. A value the span states otherwise in the same role
-is a proof (graders.specifics.roles) and lowers the verdict."""
+is a proof (graders.specifics.slot_reader) and lowers the verdict."""
 
 from __future__ import annotations
 

@@ -167,11 +167,13 @@ def test_rules_verdicts():
     assert [(p.claim_value.text, p.span_value.text) for p in contradicted.proofs] == [
         ("$3 million", "$2 million")
     ]
-    # said in other words ("a $3 million budget"), code cannot prove the role: it flags the
-    # amount, and the judge reads the pair itself
+    # said in other words ("a $3 million budget" / "a budget of $2 million"): the slot reader
+    # aligns the noun the amount specifies, so it is proven too
     reworded = _rules("The city council approved a $3 million budget in March 2024.", span)
-    assert reworded.proofs == [] and reworded.verdict != "SUPPORTED"
-    assert [f.claim_words for f in reworded.flags] == ["$3 million"]
+    assert reworded.verdict == "NOT_SUPPORTED"
+    assert [(p.claim_value.text, p.span_value.text) for p in reworded.proofs] == [
+        ("$3 million", "$2 million")
+    ]
     assert _rules("Whales migrate south every winter to breed.", span).verdict == "NOT_SUPPORTED"
     injected = _rules(
         "The council approved the budget.",

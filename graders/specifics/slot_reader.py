@@ -1,0 +1,716 @@
+"""The slot reader: for each value a claim states, the values its span (or a whole page) states
+in the same slot, and the contradictions code can prove from them.
+
+"The total rose to 800" against "the total rose to 750": the span does not merely omit 800,
+it fills the claim's slot with another value. That is something code can prove, so it is the
+one finding besides the quote check that may override a judge (``graders.audit``). One
+mechanism reads every kind of value:
+
+1. **Values, normalised** (``slots.values_of``, ``readings.read``): counts, shares ("a
+   third", "34%", "one in five"), money per currency, units through ``pint`` ("5 km" /
+   "5,000 metres"), lengths of time ("three decades" / "30 years"), ages, ordinals, dates of
+   every granularity as intervals (a day to a century; "the sixties", "the 1400s", "7/1/2018"
+   both ways), weekdays (and the weekday of a full date), names (with their type when their
+   words say it).
+2. **The slot, by alignment**: a claim value and a span value share a slot when they are
+   read on one measure and the words around them say the same thing, after morphology and
+   synonyms (``concepts``: the same lemma, a WordNet synonym or a derived form): the word
+   they attach to ("rose to", "a fee of", "turnout was"), or what they count ("16 piers" /
+   "14 piers"), or the noun a value specifies ("revenue in the first quarter" / "Q2
+   revenue"), or for a fronted value the statement after it; with the same preposition
+   where prepositions change the role ("rose to" is not "rose by"; "of", a copula and a
+   colon are one; "in", "on", "at", "during" are one for dates) and nothing that tells the
+   two apart (what each counts, the word that qualifies each: "primary schools" /
+   "secondary schools").
+3. **The same statement**: at least half of the claim's words leading to its value are in
+   the span sentence (synonyms count, a name counts when any of its words is), and the words
+   of the span clause's subject and the two nearest the span value are in the claim's
+   clause. A pronoun for the subject, another subject or another measure proves nothing.
+4. **Agreement at the precision written** (``readings.agrees``): a rounding either way, a
+   hedge's range ("up to 900" / "450"), a list or a range ("in 2003, 2005 and 2008"; "between
+   200 and 300"), a date inside the claim's period (1925 for "the 1920s").
+
+A **proof** (``contradictions``): an aligned span value that differs beyond that precision,
+no aligned value that agrees, and the claim's value stated nowhere else in the span (unless
+in the same sentence as another statement of its own: "joined Sky in 1999, and became
+finance chief in 2008" against "joined Sky in 2008"). Names of one type in an aligned slot
+count when they share no distinctive word, no acronym and no initials; and an **opposite
+event**: a part of the claim whose words the span sentence holds except that it uses the
+opposite predicate (won/lost, approved/rejected, rose/fell, opened/closed,
+convicted/acquitted) and never the claim's. Each proof keeps both values' offsets and the
+span words its alignment rests on. Absence alone never proves anything.
+
+``slot_statements(claim, text)`` runs the same reader over any text, a whole page included:
+every value the text states in each of the claim's slots, with offsets and whether it agrees
+(a page stating two values for one slot is a page to hold back).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from spanproof.graders.specifics import lexicon
+from spanproof.graders.specifics.concepts import keys as word_keys
+from spanproof.graders.specifics.names import (
+    GENERIC_NAME_WORDS,
+    entity_present,
+    spelled_variant,
+    token_set,
+)
+from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
+from spanproof.graders.specifics.places import may_hold
+from spanproof.graders.specifics.readings import Reading, agrees, comparable, read, unit_end
+from spanproof.graders.specifics.slots import (
+    CONTRASTS,
+    NUMBER_HEDGES,
+    Value,
+    members,
+    values_of,
+)
+
+from spanproof.core.sentences import sentence_spans
+from spanproof.core.text import fold
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
+_NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
+_WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
+# a clause ends at these (within a sentence): a new statement with its own subject may follow
+_CLAUSE_BREAK = re.compile(
+    r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
+    r"|\s(?:but|while|whereas)\s",
+    re.I,
+)
+# a phrase ends at these (within a clause): what follows attaches to something else
+_PHRASE_BREAK = re.compile(r",|\(|\)|\s(?:and|or)\s", re.I)
+_PREPS = frozenset(
+    [
+        "in",
+        "on",
+        "at",
+        "to",
+        "from",
+        "by",
+        "of",
+        "for",
+        "since",
+        "until",
+        "till",
+        "before",
+        "after",
+        "during",
+        "between",
+        "than",
+        "into",
+        "over",
+        "under",
+        "around",
+        "near",
+        "about",
+        "within",
+        "through",
+        "across",
+        "with",
+        "against",
+        "per",
+    ]
+)
+# prepositions that do not change a value's role: "a fee of €45m" / "the fee was €54m" /
+# "fee: €54m"; "in", "on", "at", "during" before a date
+_SAME_ROLE = (frozenset({"of", None}), frozenset({"in", "on", "at", "during", None}))
+_SPECIFYING = frozenset({"of", "in", "for", "during"})
+# skipped between a value and the word it attaches to ("rose to a record 800", "a reported
+# $54m", "for an estimated 2 million"): they qualify the figure, not the slot
+_MODIFIERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "this",
+        "that",
+        "these",
+        "those",
+        "record",
+        "reported",
+        "estimated",
+        "total",
+        "combined",
+        "further",
+        "additional",
+        "another",
+        "overall",
+        "new",
+        "some",
+    ]
+)
+_HEDGE_WORDS = frozenset(h for h in NUMBER_HEDGES if " " not in h)
+_NOT_A_SUBJECT = re.compile(
+    r"^\W*(?:[a-z]+(?:ed|ing)\b|(?:" + "|".join(sorted(_PREPS)) + r")\b)", re.I
+)
+_OPPOSITES: list[tuple[frozenset[str], frozenset[str]]] = [
+    (frozenset(a.split()), frozenset(b.split())) for a, b in lexicon.table("opposites")
+]
+_NEGATION = re.compile(r"\b(?:not|never|no|n't|without|failed to|unbeaten|undefeated)\b", re.I)
+MIN_LEAD_SHARE = 0.5  # of the claim's words leading to its value, held by the span sentence
+
+
+class _Tok(NamedTuple):
+    start: int
+    end: int
+    word: str
+    keys: frozenset  # empty for stopwords (concepts.keys)
+    run: int  # the capitalised name run it belongs to, -1 for none
+
+
+@dataclass(frozen=True)
+class _Layout:
+    text: str
+    toks: tuple[_Tok, ...]
+    sentences: tuple[tuple[int, int], ...]
+    clauses: tuple[tuple[int, int], ...]
+    phrases: tuple[tuple[int, int], ...]
+    values: tuple[Value, ...]
+
+
+def _keys(word: str) -> frozenset:
+    low = word.lower()
+    if low in _HEDGE_WORDS or low in _MODIFIERS:
+        return frozenset()
+    return word_keys(word)
+
+
+def _cuts(text: str, spans, rx: re.Pattern[str]) -> list[tuple[int, int]]:
+    out = []
+    for a, b in spans:
+        start = a
+        for m in rx.finditer(text, a, b):
+            if m.start() > start:
+                out.append((start, m.start()))
+            start = m.end()
+        if b > start:
+            out.append((start, b))
+    return out
+
+
+@lru_cache(maxsize=2048)
+def _layout(text: str) -> _Layout:
+    values = values_of(text)
+    # the words of a value (and of a unit written after it) are the value, not its context
+    in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
+    toks: list[_Tok] = []
+    run, last_cap = -1, None
+    for m in _TOKEN.finditer(text):
+        word, start = m.group(0), m.start()
+        inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
+        if inside and inside[0].kind != "name":
+            continue
+        keys = _keys(word)
+        cap = bool(keys) and word[:1].isupper()
+        if cap:
+            if last_cap is None or not _NAME_GAP.fullmatch(text, last_cap.end(), start):
+                run += 1
+            last_cap = m
+        else:
+            last_cap = None
+        toks.append(_Tok(start, m.end(), word, keys, run if cap else -1))
+    sentences = sentence_spans(text) or [(0, len(text))]
+    clauses = _cuts(text, sentences, _CLAUSE_BREAK)
+    phrases = _cuts(text, clauses, _PHRASE_BREAK)
+    return _Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values)
+
+
+def _around(spans: tuple[tuple[int, int], ...], at: int) -> tuple[int, int]:
+    for a, b in spans:
+        if a <= at < b:
+            return a, b
+    return at, at
+
+
+def _outside(toks, v: Value) -> tuple[_Tok, ...]:
+    return tuple(t for t in toks if t.keys and not (v.start <= t.start < v.end))
+
+
+@dataclass(frozen=True)
+class _Frame:
+    value: Value
+    readings: tuple[Reading, ...]
+    sentence: tuple[int, int]
+    clause: tuple[int, int]
+    before: tuple[_Tok, ...]  # content words of its phrase before it, nearest first
+    after: tuple[_Tok, ...]  # content words of its phrase after it, in order
+    prep: str | None
+    right: frozenset | None  # what a quantity counts, what a date dates: the next word's keys
+
+
+def _hedge_start(text: str, at: int) -> int:
+    m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
+    return max(0, at - 24) + m.start(1) if m else at
+
+
+def _frame(lay: _Layout, v: Value) -> _Frame:
+    sentence = _around(lay.sentences, v.start)
+    clause = _around(lay.clauses, v.start)
+    phrase = _around(lay.phrases, v.start)
+    lead_end = _hedge_start(lay.text, v.start)
+    before = tuple(
+        t for t in reversed(lay.toks) if phrase[0] <= t.start and t.end <= lead_end and t.keys
+    )
+    end = unit_end(lay.text, v)
+    after = tuple(t for t in lay.toks if end <= t.start and t.end <= phrase[1] and t.keys)
+    if not after and v.kind != "name" and re.match(r"\s*,", lay.text[end:]):
+        # a fronted value ("In 2018, the film was selected"): what follows is its statement
+        comma = lay.text.index(",", end)
+        nxt = _around(lay.phrases, comma + 2)
+        if nxt[0] < clause[1] or nxt[0] < sentence[1]:
+            after = tuple(t for t in lay.toks if nxt[0] <= t.start and t.end <= nxt[1] and t.keys)
+    prior = [
+        w.lower()
+        for w in re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
+    ]
+    while prior and (prior[-1] in _MODIFIERS or prior[-1] in _HEDGE_WORDS):
+        prior.pop()
+    prep = prior[-1] if prior and prior[-1] in _PREPS else None
+    right = None
+    for w in lay.values:  # "Q2 2023 revenue": the noun after values written next to each other
+        if w.start >= end and not lay.text[end : w.start].strip():
+            end = unit_end(lay.text, w)
+    m = _WORD_NEXT.match(lay.text, end)
+    if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and _keys(m.group(1)):
+        right = _keys(m.group(1))
+    return _Frame(v, read(lay.text, v), sentence, clause, before, after, prep, right)
+
+
+# ---------------------------------------------------------------- do two values agree
+
+
+def _distinctive(name: tuple[str, ...]) -> set[str]:
+    return {fold(t).strip(".'") for t in name if len(t.strip(".")) > 1} - GENERIC_NAME_WORDS
+
+
+def _initials(name: tuple[str, ...]) -> str:
+    return "".join(t[0] for t in name if t and t not in ("of", "the", "and", "for"))
+
+
+def _acronym_of(short: str, name: tuple[str, ...]) -> bool:
+    letters = short.replace(".", "").lower()
+    return len(letters) >= 2 and letters == _initials(name)
+
+
+def _name_agrees(c: Value, s: Value) -> bool | None:
+    if c.name == s.name:
+        return True
+    if len(c.name) == len(s.name):
+        diff = [(p, q) for p, q in zip(c.name, s.name, strict=True) if p != q]
+        if len(diff) == 1 and any(diff[0][0] in g and diff[0][1] in g for g in CONTRASTS):
+            return False  # "North Carolina" / "South Carolina"
+    dc, ds = _distinctive(c.name), _distinctive(s.name)
+    if dc & ds or not dc or not ds:
+        return True if dc & ds else None
+    for short, full in ((c.name, s.name), (s.name, c.name)):
+        if len(short) == 1 and (_acronym_of(short[0], full) or _acronym_of(short[0], full[:-1])):
+            return True
+        # "J. R. Tolley" / "John Robert Tolley": initials for the given names
+        if len(short) == len(full) and all(
+            a.rstrip(".") == b[: len(a.rstrip("."))] for a, b in zip(short, full, strict=True)
+        ):
+            return True
+    if c.name_type is None or c.name_type != s.name_type:
+        return None  # two names of unknown or different kinds: maybe one thing named twice
+    if "place" in (c.name_type, s.name_type) and may_hold(" ".join(c.name), " ".join(s.name)):
+        return None  # "Manchester" / "England": one may hold the other
+    if c.name_type == "person" and (len(dc) < 2 or len(ds) < 2):
+        return None  # "Smith" / "Marion": one person goes by a first, last or married name
+    return False
+
+
+def _value_agrees(c: _Frame, s: _Frame) -> bool | None:
+    """True: ``s`` states ``c``'s value; False: another value on one measure; None: the two
+    cannot be compared."""
+    if c.value.kind == "name" or s.value.kind == "name":
+        return _name_agrees(c.value, s.value) if c.value.kind == s.value.kind else None
+    results = [agrees(x, y) for x in c.readings for y in s.readings]
+    if any(r is True for r in results):
+        return True
+    if results and all(r is False for r in results):
+        return False
+    return None
+
+
+def _measure(f: _Frame) -> set[str]:
+    return {r.dim.split(":")[0] for r in f.readings} or {f.value.kind}
+
+
+def _comparable(c: _Frame, s: _Frame) -> bool:
+    if c.value.kind == "name" or s.value.kind == "name":
+        return c.value.kind == s.value.kind
+    return any(comparable(x, y) for x in c.readings for y in s.readings)
+
+
+def _number_of(f: _Frame) -> tuple[float, float] | None:
+    r = f.readings[0] if f.readings else None
+    if r is None or r.dim in ("weekday", "calendar"):
+        return None
+    return (r.value, r.end if r.end is not None else r.value)
+
+
+def _group_agrees(c_group: list[_Frame], s_group: list[_Frame]) -> bool | None:
+    """Whether the span's list or range states the claim's value (or its range)."""
+    results = [_value_agrees(c, s) for c in c_group for s in s_group]
+    if any(r is True for r in results):
+        return True
+    for inner, outer in ((c_group, s_group), (s_group, c_group)):
+        if len(outer) >= 2 and outer[0].value.in_range:
+            spans = [_number_of(f) for f in outer]
+            points = [_number_of(f) for f in inner]
+            if (
+                all(spans)
+                and all(points)
+                and {r.dim for f in inner + outer for r in f.readings[:1]}
+                and len({f.readings[0].dim for f in inner + outer}) == 1
+            ):
+                lo = min(a for a, _ in spans)  # type: ignore[misc]
+                hi = max(b for _, b in spans)  # type: ignore[misc]
+                if all(lo <= a and b <= hi for a, b in points):  # type: ignore[misc]
+                    return True
+    return False if any(r is False for r in results) else None
+
+
+# ---------------------------------------------------------------- same slot, same statement
+
+
+def _match(a: frozenset, b: frozenset) -> bool:
+    return bool(a & b)
+
+
+def _same_prep(c: str | None, s: str | None, dated: bool) -> bool:
+    if c == s:
+        return True
+    return any(c in g and s in g for g in _SAME_ROLE[1:] if dated) or (
+        c in _SAME_ROLE[0] and s in _SAME_ROLE[0]
+    )
+
+
+def _specifies(a: _Frame, b: _Frame) -> bool:
+    """``a`` names its noun before it with "of/in/for" ("revenue in the first quarter",
+    "budget of $2 million") where ``b`` puts it after ("Q2 2023 revenue", "a $3 million
+    budget"): the same noun, so the same slot."""
+    return bool(
+        a.before and a.prep in _SPECIFYING and b.right and b.prep is None
+        and _match(a.before[0].keys, b.right)
+    )  # fmt: skip
+
+
+def _anchor(cf: _Frame, sf: _Frame) -> str | None:
+    """How the two values share a slot (which words), or None when they do not."""
+    if not _comparable(cf, sf):
+        return None
+    if _specifies(cf, sf) or _specifies(sf, cf):
+        return "noun"
+    dated = bool(_measure(cf) & {"date", "weekday", "calendar"})
+    if not _same_prep(cf.prep, sf.prep, dated):
+        return None
+    if cf.right and sf.right and not _match(cf.right, sf.right):
+        return None  # they count or date different things ("14 secondary" / "9 primary")
+    near_c, near_s = cf.before[:2], sf.before[:2]
+    if (
+        near_c
+        and near_s
+        and (
+            _match(near_c[0].keys, frozenset().union(*(t.keys for t in near_s)))
+            or _match(near_s[0].keys, frozenset().union(*(t.keys for t in near_c)))
+        )
+    ):
+        return "near"
+    if cf.value.kind == "name":
+        return None  # a name opening its clause is its subject: people go by many names
+    if cf.right and sf.right:
+        return "counts"
+    if (
+        not near_c
+        and not near_s
+        and cf.after
+        and sf.after
+        and _match(cf.after[0].keys, sf.after[0].keys)
+    ):
+        return "after"
+    return None
+
+
+def _held(toks, own: _Layout, keys: frozenset) -> list[bool]:
+    """For each word of ``toks``: is it among ``keys`` (a name when any of its words is)."""
+    runs = {t.run for t in own.toks if t.run >= 0 and t.keys & keys}
+    return [bool(t.keys & keys) or (t.run >= 0 and t.run in runs) for t in toks]
+
+
+def _keys_in(lay: _Layout, span: tuple[int, int], skip: Value | None = None) -> frozenset:
+    out: set = set()
+    for t in lay.toks:
+        if span[0] <= t.start < span[1] and not (skip and skip.start <= t.start < skip.end):
+            out |= t.keys
+    return frozenset(out)
+
+
+def _subject(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
+    """The words of the clause that say what its value is about: the first comma segment
+    when it is a subject (not a fronted "In 2004," or "Founded in 1902,") and the value
+    stands later; otherwise the words before the value."""
+    a, _ = f.clause
+    first_end = lay.text.find(",", a, f.value.start)
+    if first_end >= 0:
+        segment = lay.text[a:first_end]
+        if not _NOT_A_SUBJECT.match(segment) and not any(
+            a <= v.start < first_end for v in lay.values
+        ):
+            return tuple(t for t in lay.toks if a <= t.start < first_end and t.keys)
+        return ()
+    return _outside((t for t in lay.toks if a <= t.start and t.end <= f.value.start), f.value)
+
+
+def _claim_lead(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
+    return _outside(
+        (t for t in lay.toks if f.clause[0] <= t.start and t.end <= f.value.start), f.value
+    )
+
+
+def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anchor: str) -> bool:
+    sentence_keys = _keys_in(s_lay, sf.sentence, sf.value)
+    claim_keys = _keys_in(c_lay, cf.clause, cf.value)
+    lead = _claim_lead(c_lay, cf)
+    held = _held(lead, c_lay, sentence_keys)
+    if lead and sum(held) < MIN_LEAD_SHARE * len(lead):
+        return False
+    if not all(_held(_subject(s_lay, sf), s_lay, claim_keys)):
+        return False
+    if not all(_held(sf.before[:2], s_lay, claim_keys)):
+        return False
+    if anchor == "after":
+        return all(_held(sf.after, s_lay, claim_keys)) and all(
+            _held(cf.after, c_lay, sentence_keys)
+        )
+    return True
+
+
+# ---------------------------------------------------------------- what a text states
+
+
+@dataclass(frozen=True)
+class SlotStatement:
+    """A value a text states in a claim value's slot, with both places."""
+
+    claim_value: Value
+    value: Value  # the text's value
+    agrees: bool | None  # True: it states the claim's value; False: another value
+    anchor: str  # near | counts | noun | after: which words the slot rests on
+    claim_words: tuple[int, int]  # the claim's words for the slot, anchor through value
+    words: tuple[int, int]  # the text's words the slot rests on, anchor through value
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A proof: a claim value (or predicate) the span states otherwise in the same slot."""
+
+    kind: str  # number | date | name | event
+    claim_value: tuple[int, int, str]  # start, end, text
+    span_value: tuple[int, int, str]
+    span_words: tuple[int, int]  # the span words the alignment rests on
+    anchor: str
+
+
+def _words_span(lay: _Layout, f: _Frame, anchor: str) -> tuple[int, int]:
+    start, end = f.value.start, unit_end(lay.text, f.value)
+    if anchor in ("near", "noun") and f.before:
+        start = min(start, f.before[0].start)
+    if anchor in ("counts", "noun") and f.right and not (f.before and f.prep in _SPECIFYING):
+        m = _WORD_NEXT.match(lay.text, end)
+        end = m.end() if m else end
+    if anchor == "after" and f.after:
+        end = f.after[0].end
+    return start, end
+
+
+def _frames(lay: _Layout) -> list[_Frame]:
+    return [_frame(lay, v) for v in lay.values]
+
+
+def _group_of(frames: list[_Frame], lay: _Layout, f: _Frame) -> list[_Frame]:
+    ids = {id(v) for v in members(lay.values, f.value)}
+    return [g for g in frames if id(g.value) in ids] or [f]
+
+
+def _claim_frames(c_lay: _Layout) -> list[tuple[_Frame, list[_Frame]]]:
+    frames = _frames(c_lay)
+    out, seen = [], set()
+    for cf in frames:
+        if cf.value.group >= 0:
+            if cf.value.group in seen:
+                continue
+            seen.add(cf.value.group)
+        out.append((cf, _group_of(frames, c_lay, cf)))
+    return out
+
+
+def _slot_matches(c_lay: _Layout, s_lay: _Layout):
+    """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
+    s_frames = _frames(s_lay)
+    for cf, c_group in _claim_frames(c_lay):
+        found = []
+        for sf in s_frames:
+            anchor = _anchor(cf, sf)
+            if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
+                continue
+            s_group = _group_of(s_frames, s_lay, sf)
+            found.append((sf, s_group, anchor, _group_agrees(c_group, s_group)))
+        yield cf, c_group, found
+
+
+def slot_statements(claim: str, text: str) -> list[SlotStatement]:
+    """Every value ``text`` (a span or a whole page) states in each slot of the claim's
+    values, in reading order, with whether it states the claim's value."""
+    c_lay, s_lay = _layout(claim), _layout(text)
+    out = []
+    for cf, _, found in _slot_matches(c_lay, s_lay):
+        for sf, _, anchor, agrees_ in found:
+            out.append(
+                SlotStatement(
+                    cf.value,
+                    sf.value,
+                    agrees_,
+                    anchor,
+                    _words_span(c_lay, cf, anchor),
+                    _words_span(s_lay, sf, anchor),
+                )  # fmt: skip
+            )
+    return out
+
+
+def _name_stated(c: Value, lay: _Layout) -> bool:
+    """The span names ``c`` somewhere: a name of the span agrees with it, or its head word
+    (or a spelling of it) stands in the span outside a name that contrasts with it ("West
+    Lothian" is not stated by "East Lothian")."""
+    names = [v for v in lay.values if v.kind == "name"]
+    verdicts = [_name_agrees(c, v) for v in names]
+    if any(r is True for r in verdicts):
+        return True
+    if any(r is False and set(c.name) & set(v.name) for r, v in zip(verdicts, names, strict=True)):
+        return False
+    tokens = token_set(lay.text)
+    if entity_present(" ".join(c.name), tokens, strict=False):
+        return True
+    return any(spelled_variant(t, tokens) for t in _distinctive(c.name))
+
+
+def _stated_elsewhere(
+    s_lay: _Layout, s_frames: list[_Frame], c_group: list[_Frame], rival: _Frame, claim_keys
+) -> bool:
+    """The claim's value appears in the span outside the rival's slot, and not clearly as
+    another statement of the rival's sentence."""
+    if c_group[0].value.kind == "name":
+        return any(_name_stated(c.value, s_lay) for c in c_group)
+    for f in s_frames:
+        if _group_agrees(c_group, [f]) is not True:
+            continue
+        if f.sentence != rival.sentence:
+            return True
+        own = [t for t in f.before[:3] if t.keys]
+        if len(own) < 2 or any(t.keys & claim_keys for t in own):
+            return True
+    return False
+
+
+def _kind(v: Value) -> str:
+    if v.kind == "quantity":
+        return "number"
+    return {"weekday": "date"}.get(v.kind, v.kind)
+
+
+def contradictions(claim: str, span: str) -> list[Contradiction]:
+    """The claim's values (and predicates) the span states otherwise in the same slot."""
+    return list(_contradictions(claim, span))
+
+
+@lru_cache(maxsize=4096)
+def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
+    out = list(_value_contradictions(claim, span)) + _event_contradictions(claim, span)
+    return tuple(out)
+
+
+def _value_contradictions(claim: str, span: str):
+    c_lay, s_lay = _layout(claim), _layout(span)
+    if not c_lay.values or not s_lay.values:
+        return
+    s_frames = _frames(s_lay)
+    for cf, c_group, found in _slot_matches(c_lay, s_lay):
+        if not found or any(a is True for *_, a in found):
+            continue
+        claim_keys = _keys_in(c_lay, cf.clause, cf.value)
+        for sf, _, anchor, agrees_ in found:
+            if agrees_ is not False:
+                continue
+            if _stated_elsewhere(s_lay, s_frames, c_group, sf, claim_keys):
+                break
+            c, s = cf.value, sf.value
+            yield Contradiction(
+                kind=_kind(c),
+                claim_value=(c.start, c.end, c.text),
+                span_value=(s.start, s.end, s.text),
+                span_words=_words_span(s_lay, sf, anchor),
+                anchor=anchor,
+            )
+            break
+
+
+# ---------------------------------------------------------------- opposite events
+
+
+def _content(toks) -> list[_Tok]:
+    return [t for t in toks if t.keys]
+
+
+def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
+    """A claim clause the span sentence states with the opposite predicate (module doc)."""
+    c_lay, s_lay = _layout(claim), _layout(span)
+    if _NEGATION.search(claim):
+        return []  # "did not lose" says what "won" says: a negation is the polarity check's
+    out = []
+    for ca, cb in c_lay.clauses:
+        c_toks = _content(t for t in c_lay.toks if ca <= t.start < cb)
+        for sa, sb in s_lay.sentences:
+            sentence = span[sa:sb]
+            if _NEGATION.search(sentence):
+                continue
+            s_toks = _content(t for t in s_lay.toks if sa <= t.start < sb)
+            s_words = {t.word.lower() for t in s_toks}
+            for side_a, side_b in _OPPOSITES:
+                for said_side, other_side in ((side_a, side_b), (side_b, side_a)):
+                    said = [t for t in c_toks if t.word.lower() in said_side]
+                    answer = [t for t in s_toks if t.word.lower() in other_side]
+                    if not said or not answer or s_words & said_side:
+                        continue
+                    if {t.word.lower() for t in c_toks} & other_side:
+                        continue  # the claim states both ("left Reading to join Millwall")
+                    rest = [t for t in c_toks if t not in said]
+                    s_keys = frozenset().union(*(t.keys for t in s_toks))
+                    held = _held(rest, c_lay, s_keys)
+                    if len(rest) < 1 or not all(held):
+                        continue
+                    if any(t.word.lower() in said_side for t in _content(s_lay.toks)):
+                        continue  # the span also states the claim's predicate somewhere
+                    w, a = said[0], answer[0]
+                    out.append(
+                        Contradiction(
+                            kind="event",
+                            claim_value=(w.start, w.end, w.word),
+                            span_value=(a.start, a.end, a.word),
+                            span_words=(sa, sb),
+                            anchor="event",
+                        )
+                    )
+                    return out
+    return out
