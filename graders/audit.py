@@ -127,7 +127,10 @@ def quote_problem(quote: str, span_text: str, claim: str, verdict: Label = "PART
             f"at least {MIN_QUOTE_CONTENT_WORDS} (or be the whole span)"
         )
     claim_keys = _keys(claim)
-    if claim_keys and not (claim_keys & _keys(quote)):
+    # a quote that is the whole span points at all the evidence there is: whether it holds
+    # the claim's words is the judge's question, not a proof ("shot in the United Kingdom" /
+    # "principal photography took place in the UK")
+    if claim_keys and not whole_span and not (claim_keys & _keys(quote)):
         return f"quote_used shares no content word with the claim: {quote[:120]!r}"
     if verdict == "SUPPORTED" and claim_keys and not whole_span:
         # numbers count, however short ("$2 million" holds "2"): a value is the claim's content

@@ -69,3 +69,8 @@ def keys(word: str) -> frozenset[str | int]:
 def same(a: str, b: str) -> bool:
     """Whether two words say the same thing (module docstring)."""
     return bool(keys(a) & keys(b))
+
+
+def common_word(word: str) -> bool:
+    """Whether WordNet knows ``word`` as a common noun or verb ("population", "directed")."""
+    return bool(_concepts(word.lower()))

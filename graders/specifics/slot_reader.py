@@ -118,8 +118,12 @@ _PREPS = frozenset(
     ]
 )
 # prepositions that do not change a value's role: "a fee of €45m" / "the fee was €54m" /
-# "fee: €54m"; "in", "on", "at", "during" before a date
-_SAME_ROLE = (frozenset({"of", None}), frozenset({"in", "on", "at", "during", None}))
+# "signed for €54m" / "budgeted at $1.7bn"; "in", "on", "at", "during", "for" before a date.
+# Any other preposition must be the same on both sides ("rose to" is not "rose by").
+_SAME_ROLE = (
+    frozenset({"of", "at", "for", None}),
+    frozenset({"in", "on", "at", "during", "for", None}),
+)
 _SPECIFYING = frozenset({"of", "in", "for", "during"})
 # skipped between a value and the word it attaches to ("rose to a record 800", "a reported
 # $54m", "for an estimated 2 million"): they qualify the figure, not the slot
@@ -246,7 +250,8 @@ class _Frame:
     before: tuple[_Tok, ...]  # content words of its phrase before it, nearest first
     after: tuple[_Tok, ...]  # content words of its phrase after it, in order
     prep: str | None
-    right: frozenset | None  # what a quantity counts, what a date dates: the next word's keys
+    right: frozenset | None  # what a quantity counts, what a date dates: its noun's keys
+    qualifier: frozenset | None  # a word between the value and that noun ("16 concrete piers")
 
 
 def _hedge_start(text: str, at: int) -> int:
@@ -281,10 +286,20 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     for w in lay.values:  # "Q2 2023 revenue": the noun after values written next to each other
         if w.start >= end and not lay.text[end : w.start].strip():
             end = unit_end(lay.text, w)
+    qualifier = None
     m = _WORD_NEXT.match(lay.text, end)
     if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and _keys(m.group(1)):
         right = _keys(m.group(1))
-    return _Frame(v, read(lay.text, v), sentence, clause, before, after, prep, right)
+        m2 = _WORD_NEXT.match(lay.text, m.end())
+        if (
+            m2
+            and m2.group(1)[:1].islower()
+            and _keys(m2.group(1))
+            and not lay.text[m.end()].isalnum()
+        ):
+            # "16 concrete piers": the noun counted is the second word, qualified by the first
+            qualifier, right = right, _keys(m2.group(1)) | right
+    return _Frame(v, read(lay.text, v), sentence, clause, before, after, prep, right, qualifier)
 
 
 # ---------------------------------------------------------------- do two values agree
@@ -389,12 +404,15 @@ def _match(a: frozenset, b: frozenset) -> bool:
     return bool(a & b)
 
 
+def _union(toks) -> frozenset:
+    return frozenset().union(*(t.keys for t in toks))
+
+
 def _same_prep(c: str | None, s: str | None, dated: bool) -> bool:
     if c == s:
         return True
-    return any(c in g and s in g for g in _SAME_ROLE[1:] if dated) or (
-        c in _SAME_ROLE[0] and s in _SAME_ROLE[0]
-    )
+    same = _SAME_ROLE[1] if dated else _SAME_ROLE[0]
+    return c in same and s in same
 
 
 def _specifies(a: _Frame, b: _Frame) -> bool:
@@ -418,13 +436,15 @@ def _anchor(cf: _Frame, sf: _Frame) -> str | None:
         return None
     if cf.right and sf.right and not _match(cf.right, sf.right):
         return None  # they count or date different things ("14 secondary" / "9 primary")
+    if cf.qualifier and sf.qualifier and not _match(cf.qualifier, sf.qualifier):
+        return None  # one noun, qualified otherwise ("61 primary schools" / "14 secondary schools")
     near_c, near_s = cf.before[:2], sf.before[:2]
     if (
         near_c
         and near_s
         and (
-            _match(near_c[0].keys, frozenset().union(*(t.keys for t in near_s)))
-            or _match(near_s[0].keys, frozenset().union(*(t.keys for t in near_c)))
+            _match(_union(near_c), _union(sf.before[:3]))
+            or _match(_union(near_s), _union(cf.before[:3]))
         )
     ):
         return "near"
@@ -480,15 +500,26 @@ def _claim_lead(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
 
 
 def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anchor: str) -> bool:
+    """The two values are stated of the same thing: the span sentence holds the claim's
+    words leading to its value, and the span's words for its value's subject and slot are in
+    the claim; a word of one side the other lacks is allowed only as a substitution (a word
+    of the claim the span has nowhere, for one of the span's: "the novel sold" / "the book
+    sold"), never as an extra qualifier ("the town's population" / "the county's
+    population, while the town grew")."""
     sentence_keys = _keys_in(s_lay, sf.sentence, sf.value)
     claim_keys = _keys_in(c_lay, cf.clause, cf.value)
     lead = _claim_lead(c_lay, cf)
-    held = _held(lead, c_lay, sentence_keys)
-    if lead and sum(held) < MIN_LEAD_SHARE * len(lead):
+    missing = [t for t, h in zip(lead, _held(lead, c_lay, sentence_keys), strict=True) if not h]
+    if lead and len(missing) > MIN_LEAD_SHARE * len(lead):
         return False
-    if not all(_held(_subject(s_lay, sf), s_lay, claim_keys)):
-        return False
-    if not all(_held(sf.before[:2], s_lay, claim_keys)):
+    span_words = {t: None for t in (*_subject(s_lay, sf), *sf.before[:2])}
+    extra = [
+        t for t, h in zip(span_words, _held(span_words, s_lay, claim_keys), strict=True) if not h
+    ]
+    whole_span = _keys_in(s_lay, (0, len(s_lay.text)))
+    if any(t.keys & whole_span or t.run >= 0 for t in missing) and extra:
+        return False  # the claim's word is in the span elsewhere: the span's is a qualifier
+    if len(extra) > len(missing):
         return False
     if anchor == "after":
         return all(_held(sf.after, s_lay, claim_keys)) and all(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from spanproof.graders.specifics import lexicon
+from spanproof.graders.specifics.concepts import common_word
 from spanproof.graders.specifics.dates import (
     _YEAR_RANGE,
     DateMention,
@@ -116,7 +117,11 @@ def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
     digits: list[Quantity] = []
     spans: list[tuple[int, int]] = []
     _read_numbers(blanked, digits, mask=False, spans=spans)
-    out += [(q, a, b) for q, (a, b) in zip(digits, spans, strict=True)]
+    out += [
+        (q, a, b)
+        for q, (a, b) in zip(digits, spans, strict=True)
+        if not (text[b : b + 1] == "/" or text[max(0, a - 1) : a] == "/")  # "9/14": a ratio
+    ]
     for m in _WORD_RUN.finditer(blanked):
         run = m.group(0)
         if run.lower() in ("one", "zero"):
@@ -183,6 +188,11 @@ _PERSON_BEFORE = re.compile(
 )
 
 
+def _opens_sentence(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in '.!?:;("“'
+
+
 def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
     """person | org | place when the name's own words or the words around it say so: an
     organisation's last word ("Marlow Films", "Brentwick Rovers"), a person's title or role
@@ -225,7 +235,22 @@ _IN_EVERY = re.compile(
 )
 # "aged 67", "at the age of 74", "age 30", "67 years old", "a 67-year-old"
 _AGE = re.compile(
-    r"\b(?:aged|age\s+of|ages?)\s+(\d{1,3})\b(?![.,]\d)|\b(\d{1,3})[\s-]years?[\s-]old\b", re.I
+    r"\b(?:aged|age\s+of|ages?)\s+(\d{1,3})\b(?![.,]\d)(?!\s*(?:[-–]|to)\s*\d)"
+    r"|(?<![\d][-–])\b(\d{1,3})[\s-]years?[\s-]old\b",
+    re.I,
+)
+# "half a million", "a quarter of a million", "a million": a count in words
+_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SHARE_OF_SCALE = {
+    "half": 0.5,
+    "a quarter of": 0.25,
+    "three quarters of": 0.75,
+    "a": 1.0,
+    "one": 1.0,
+}
+_SCALED = re.compile(
+    r"\b(half|a quarter of|three quarters of|a|one)\s+(?:a\s+)?(thousand|million|billion)\b(?!\s*(?:and|-)\s*\w)",
+    re.I,
 )
 # "a quarter of a century", "half a century", "a decade": a length of time in words
 _SPAN_WORDS = {"a quarter of a century": 25.0, "half a century": 50.0, "a decade": 10.0,
@@ -279,6 +304,12 @@ def _word_values(text: str) -> list[Value]:
             if readings:
                 out.append(Value("date", *m.span(), m.group(0), date=readings[0],
                                  alt_date=readings[1] if len(readings) > 1 else None))  # fmt: skip
+    for m in _SCALED.finditer(text):
+        share = _SHARE_OF_SCALE[m.group(1).lower()]
+        if share == 1.0 and not re.match(r"\s+[a-z]", text[m.end() :]):
+            continue  # "a million" alone is left to the number words reader
+        q = Quantity(share * _SCALE_WORDS[m.group(2).lower()], "number", None, m.group(0))
+        out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
     for m in _TIME_SPAN.finditer(text):
         q = Quantity(_SPAN_WORDS[m.group(1).lower()], "number", "years", m.group(0))
         out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
@@ -350,6 +381,8 @@ def values_of(text: str) -> tuple[Value, ...]:
             found.append(Value("weekday", a, b, day, weekday=day.lower()))
             taken.append((a, b))
     for toks, a, b in _names(text):
+        if len(toks) == 1 and common_word(toks[0]) and _opens_sentence(text, a):
+            continue  # "Population (2021 census): ...", "Directed by ...": a word, capitalised
         if free(a, b):
             found.append(
                 Value("name", a, b, text[a:b], name=toks, name_type=name_type(text, a, toks))
