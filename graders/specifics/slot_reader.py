@@ -655,6 +655,30 @@ def _stated_elsewhere(
     return False
 
 
+def stated_after_normalising(claim: str, span: str) -> list[str]:
+    """The texts of the claim's values that the span states somewhere once both are read
+    into normalised readings ("3 km" / "3,000 metres", "one in five" / "20%", "the sixties"
+    / "the 1960s"): a flag that such a value is "not stated" would be wrong."""
+    return list(_stated_after_normalising(claim, span))
+
+
+@lru_cache(maxsize=4096)
+def _stated_after_normalising(claim: str, span: str) -> tuple[str, ...]:
+    c_lay, s_lay = _layout(claim), _layout(span)
+    s_frames = _frames(s_lay)
+    out = []
+    for cf, c_group in _claim_frames(c_lay):
+        if cf.value.kind == "name":
+            if _name_stated(cf.value, s_lay):
+                out.append(cf.value.text)
+        elif any(
+            _group_agrees(c_group, [f]) is True and f.value.hedge in (None, cf.value.hedge)
+            for f in s_frames
+        ):  # a span figure hedged where the claim's is not ("roughly a third" / "34%") is less
+            out += [g.value.text for g in c_group]  # precise than the claim: not its statement
+    return tuple(out)
+
+
 def _kind(v: Value) -> str:
     if v.kind == "quantity":
         return "number"

@@ -7,7 +7,7 @@ is a proof (graders.specifics.slot_reader) and lowers the verdict."""
 from __future__ import annotations
 
 import pytest
-from spanproof.graders.audit import audit
+from spanproof.graders.audit import UNSHIPPED_FLAGS, audit, findings
 from spanproof.graders.quoting import best_window
 from spanproof.graders.specifics import departures
 
@@ -118,6 +118,12 @@ def test_each_finding_is_a_flag_on_its_planted_case_and_silent_on_a_genuine_pair
     v = audited(planted, span)
     # a flag asks a person to look; it does not rewrite what the judge read
     assert v.verdict == "SUPPORTED" and v.proofs == []
+    if flag in UNSHIPPED_FLAGS:
+        # found (the rules judge reads it as a signal) but not shown: its precision did not
+        # beat the base rate on data it was not written from
+        assert flag in [f.kind for f in findings(planted, span)[1]]
+        assert flag not in [f.kind for f in v.flags]
+        return
     assert flag in [f.kind for f in v.flags] and all(f.reason for f in v.flags)
     check = next(c for c in v.checks if c.name == "wording")
     assert check.fired and check.detail.startswith("flag")
@@ -160,8 +166,8 @@ def test_verb_phrases_and_quotations_are_not_read_as_departures():
 
 
 def test_the_audit_never_raises_a_verdict():
-    planted = FILM_CLAIM.replace("was selected", "was not selected")
-    v = audited(planted, FILM_SPAN, "NOT_SUPPORTED")
+    planted = POUNCEY_CLAIM.replace("positive", "negative")
+    v = audited(planted, POUNCEY_SPAN, "NOT_SUPPORTED")
     assert v.verdict == "NOT_SUPPORTED"
     assert next(c for c in v.checks if c.name == "wording").fired
     widened = TENNIS_CLAIM.replace("two children", "two children and adults")
