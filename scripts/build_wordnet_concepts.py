@@ -8,10 +8,11 @@ orders senses by frequency) is the same synset, or when a derivational link of W
 such senses. Irregular forms ("won", "fell", "held") carry their base form's concepts
 (WordNet's exception lists).
 
-Each output line is ``word<TAB>id id ...``: a word (lower case, one token) and the concepts
-it takes part in, as small integers; a concept only one word holds is dropped (it can join
-nothing), and so is a word left with none. Deterministic: the same WordNet gives the same
-bytes.
+Each output line is ``word<TAB>id id ...<TAB>pos``: a word (lower case, one token), the
+concepts it takes part in, as small integers, and the parts of speech WordNet knows it as
+(``n``, ``v`` or ``nv``; an irregular form carries its base's, so "began" is ``v``). A concept
+only one word holds is dropped (it can join nothing), and so is a word left with none.
+Deterministic: the same WordNet gives the same bytes.
 
     apt-get install wordnet-base            # Debian's copy of the WordNet 3.0 database
     python scripts/build_wordnet_concepts.py [--wordnet /usr/share/wordnet]
@@ -72,13 +73,16 @@ def _exceptions(root: Path, pos: str) -> dict[str, str]:
     return out
 
 
-def concepts(root: Path) -> dict[str, set[str]]:
+def concepts(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(word -> its concepts, word -> the parts of speech WordNet knows it as)."""
     held: dict[str, set[str]] = defaultdict(set)
+    parts: dict[str, set[str]] = defaultdict(set)
     for pos in POS:
         index, data = _index(root, pos), _data(root, pos)
         for word, offsets in index.items():
             if not _WORD.fullmatch(word):
                 continue  # phrases ("take_off") and numerals are read as words elsewhere
+            parts[word].add(pos)
             for off in offsets[:SENSES]:
                 held[word].add(pos + off)
                 words, ptrs = data[off]
@@ -90,11 +94,12 @@ def concepts(root: Path) -> dict[str, set[str]]:
         for form, base in _exceptions(root, pos).items():
             if _WORD.fullmatch(form) and base in held:
                 held[form] |= {c for c in held[base] if c[0] == pos}
-    return held
+                parts[form].add(pos)
+    return held, parts
 
 
 def build(root: Path) -> bytes:
-    held = concepts(root)
+    held, parts = concepts(root)
     counts: dict[str, int] = defaultdict(int)
     for ids in held.values():
         for c in ids:
@@ -105,7 +110,9 @@ def build(root: Path) -> bytes:
     for word in sorted(held):
         ids = sorted(number[c] for c in held[word] if c in number)
         if ids:
-            lines.append(word + "\t" + " ".join(map(str, ids)))
+            lines.append(
+                word + "\t" + " ".join(map(str, ids)) + "\t" + "".join(sorted(parts[word]))
+            )
     return gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0)
 
 

@@ -28,31 +28,38 @@ _ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing"
 
 
 @cache
-def _table() -> dict[str, tuple[int, ...]]:
+def _table() -> dict[str, tuple[tuple[int, ...], str]]:
+    """word -> (its concepts, the parts of speech WordNet knows it as: n, v or nv)."""
     raw = resources.files(_PACKAGE).joinpath("lexicons", _FILE).read_bytes()
     out = {}
     for line in gzip.decompress(raw).decode().splitlines():
-        word, _, ids = line.partition("\t")
-        out[word] = tuple(int(i) for i in ids.split())
+        word, ids, pos = line.split("\t")
+        out[word] = (tuple(int(i) for i in ids.split()), pos)
     return out
 
 
-def _concepts(low: str) -> tuple[int, ...]:
+def _entry(low: str) -> tuple[tuple[tuple[int, ...], str], str] | None:
+    """(the table's entry for ``low`` or for the base it inflects, the ending stripped)."""
     table = _table()
     if low in table:
-        return table[low]
+        return table[low], ""
     for ending, repl in _ENDINGS:
         if low.endswith(ending) and len(low) - len(ending) >= 3:
             base = low[: -len(ending)] + repl
             if base in table:
-                return table[base]
+                return table[base], ending
     # a doubled consonant before -ed/-ing ("stopped", "planning")
     for ending in ("ed", "ing"):
         if low.endswith(ending) and len(low) > len(ending) + 3:
             base = low[: -len(ending)]
             if base[-1] == base[-2] and base[:-1] in table:
-                return table[base[:-1]]
-    return ()
+                return table[base[:-1]], ending
+    return None
+
+
+def _concepts(low: str) -> tuple[int, ...]:
+    found = _entry(low)
+    return found[0][0] if found else ()
 
 
 @lru_cache(maxsize=65536)  # asked for every content word of every claim and span
@@ -69,6 +76,17 @@ def keys(word: str) -> frozenset[str | int]:
 def same(a: str, b: str) -> bool:
     """Whether two words say the same thing (module docstring)."""
     return bool(keys(a) & keys(b))
+
+
+@lru_cache(maxsize=16384)
+def verb_form(word: str) -> bool:
+    """Whether ``word`` is a verb as written: WordNet knows it only as a verb ("consists",
+    "began"), or it inflects a verb with -ed or -ing ("raised", "announcing")."""
+    found = _entry(word.lower())
+    if found is None:
+        return False
+    (_, pos), ending = found
+    return pos == "v" or ("v" in pos and ending in ("ed", "ing"))
 
 
 def common_word(word: str) -> bool:

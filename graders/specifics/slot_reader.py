@@ -54,6 +54,7 @@ from typing import NamedTuple
 
 from spanproof.graders.specifics import lexicon
 from spanproof.graders.specifics.concepts import keys as word_keys
+from spanproof.graders.specifics.concepts import verb_form
 from spanproof.graders.specifics.names import (
     GENERIC_NAME_WORDS,
     entity_present,
@@ -408,6 +409,15 @@ def _union(toks) -> frozenset:
     return frozenset().union(*(t.keys for t in toks))
 
 
+def _near(before: tuple[_Tok, ...], n: int) -> tuple[_Tok, ...]:
+    """The ``n`` words nearest a value that may anchor its slot: a word of a name counts only
+    when the value stands right after the name ("CEO Richard Onizuka by 13 percent"): "the
+    Security Council in New York" is not anchored by "Council" to "the war in Syria", two
+    phrases after the same name."""
+    head = before[0].run if before else -1
+    return tuple(t for t in before[:n] if t.run < 0 or t.run == head)
+
+
 def _same_prep(c: str | None, s: str | None, dated: bool) -> bool:
     if c == s:
         return True
@@ -438,13 +448,13 @@ def _anchor(cf: _Frame, sf: _Frame) -> str | None:
         return None  # they count or date different things ("14 secondary" / "9 primary")
     if cf.qualifier and sf.qualifier and not _match(cf.qualifier, sf.qualifier):
         return None  # one noun, qualified otherwise ("61 primary schools" / "14 secondary schools")
-    near_c, near_s = cf.before[:2], sf.before[:2]
+    near_c, near_s = _near(cf.before, 2), _near(sf.before, 2)
     if (
         near_c
         and near_s
         and (
-            _match(_union(near_c), _union(sf.before[:3]))
-            or _match(_union(near_s), _union(cf.before[:3]))
+            _match(_union(near_c), _union(_near(sf.before, 3)))
+            or _match(_union(near_s), _union(_near(cf.before, 3)))
         )
     ):
         return "near"
@@ -513,8 +523,12 @@ def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anch
     if lead and len(missing) > MIN_LEAD_SHARE * len(lead):
         return False
     span_words = {t: None for t in (*_subject(s_lay, sf), *sf.before[:2])}
+    # a verb of the span's ("raised four children" / "had six") is its predicate, which the
+    # anchor has read; what may make it another statement is a word naming another subject
     extra = [
-        t for t, h in zip(span_words, _held(span_words, s_lay, claim_keys), strict=True) if not h
+        t
+        for t, h in zip(span_words, _held(span_words, s_lay, claim_keys), strict=True)
+        if not h and not verb_form(t.word)
     ]
     whole_span = _keys_in(s_lay, (0, len(s_lay.text)))
     if any(t.keys & whole_span or t.run >= 0 for t in missing) and extra:
