@@ -296,9 +296,12 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
             m2
             and m2.group(1)[:1].islower()
             and _keys(m2.group(1))
+            and not verb_form(m2.group(1))
+            and (m.group(1)[:1].islower() or m2.group(1).endswith("s"))
             and not lay.text[m.end()].isalnum()
         ):
-            # "16 concrete piers": the noun counted is the second word, qualified by the first
+            # "16 concrete piers", "five Oscar nominations": the noun counted is the second
+            # word, qualified by the first ("Part Two Admittedly we've" qualifies nothing)
             qualifier, right = right, _keys(m2.group(1)) | right
     return _Frame(v, read(lay.text, v), sentence, clause, before, after, prep, right, qualifier)
 
@@ -601,6 +604,17 @@ def _claim_frames(c_lay: _Layout) -> list[tuple[_Frame, list[_Frame]]]:
     return out
 
 
+def _part_within_whole(cf: _Frame, sf: _Frame) -> bool:
+    """One side counts a qualified part of what the other counts ("four consecutive titles"
+    against "five championships", "16 concrete piers" against "14 piers"): a part may be
+    smaller than the whole, so only a part larger than the whole states another value."""
+    if (cf.qualifier is None) == (sf.qualifier is None):
+        return False
+    part, whole = (cf, sf) if cf.qualifier is not None else (sf, cf)
+    p, w = _number_of(part), _number_of(whole)
+    return p is not None and w is not None and p[1] <= w[0]
+
+
 def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
     s_frames = _frames(s_lay)
@@ -611,7 +625,10 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
             if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
                 continue
             s_group = _group_of(s_frames, s_lay, sf)
-            found.append((sf, s_group, anchor, _group_agrees(c_group, s_group)))
+            agrees_ = _group_agrees(c_group, s_group)
+            if agrees_ is False and _part_within_whole(cf, sf):
+                agrees_ = None
+            found.append((sf, s_group, anchor, agrees_))
         yield cf, c_group, found
 
 
