@@ -76,6 +76,7 @@ from spanproof.core.sentences import sentence_spans
 from spanproof.core.text import fold
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
+_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 _WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
@@ -164,6 +165,7 @@ _OPPOSITES: list[tuple[frozenset[str], frozenset[str]]] = [
 ]
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|without|failed to|unbeaten|undefeated)\b", re.I)
 MIN_LEAD_SHARE = 0.5  # of the claim's words leading to its value, held by the span sentence
+MIN_MEASURE_WORDS = 2  # of the claim clause's words a span clause holds to share a slot by measure
 
 
 class _Tok(NamedTuple):
@@ -211,8 +213,11 @@ def _layout(text: str) -> _Layout:
     in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
     toks: list[_Tok] = []
     run, last_cap = -1, None
+    addresses = [m.span() for m in _ADDRESS.finditer(text)]
     for m in _TOKEN.finditer(text):
         word, start = m.group(0), m.start()
+        if any(a <= start < b for a, b in addresses):
+            continue  # the words of a web address are not prose
         inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
         if inside and inside[0].kind != "name":
             continue
@@ -438,14 +443,17 @@ def _specifies(a: _Frame, b: _Frame) -> bool:
     )  # fmt: skip
 
 
+def _dated(f: _Frame) -> bool:
+    return bool(_measure(f) & {"date", "weekday", "calendar"})
+
+
 def _anchor(cf: _Frame, sf: _Frame) -> str | None:
     """How the two values share a slot (which words), or None when they do not."""
     if not _comparable(cf, sf):
         return None
     if _specifies(cf, sf) or _specifies(sf, cf):
         return "noun"
-    dated = bool(_measure(cf) & {"date", "weekday", "calendar"})
-    if not _same_prep(cf.prep, sf.prep, dated):
+    if not _same_prep(cf.prep, sf.prep, _dated(cf)):
         return None
     if cf.right and sf.right and not _match(cf.right, sf.right):
         return None  # they count or date different things ("14 secondary" / "9 primary")
@@ -615,13 +623,57 @@ def _part_within_whole(cf: _Frame, sf: _Frame) -> bool:
     return p is not None and w is not None and p[1] <= w[0]
 
 
+def _bare(lay: _Layout, f: _Frame) -> bool:
+    """A value no word of its phrase leads to: a dateline, a heading (a parenthesis is not:
+    "the Nobel Prize in Chemistry (2011)")."""
+    return not f.before and f.prep is None and not lay.text[: f.value.start].rstrip().endswith("(")
+
+
+def _alone(frames: list[_Frame], lay: _Layout, f: _Frame) -> bool:
+    """No other value of ``f``'s measure in its clause (its own list or range aside)."""
+    own = {id(v) for v in members(lay.values, f.value)}
+    return not any(
+        g.clause == f.clause and id(g.value) not in own and _comparable(f, g) for g in frames
+    )
+
+
+def _by_measure(
+    c_lay: _Layout, cf: _Frame, c_frames: list[_Frame], s_lay: _Layout, sf: _Frame, s_frames
+) -> bool:
+    """The two values share a slot by what they measure: each is the only value of one
+    specific measure (money, a share, a length, a date, an age: not a bare count) in its
+    clause, nothing around them tells them apart, and the span's clause holds most of the
+    claim's clause ("the expansion is expected to cost $2.1 billion" / "the expansion,
+    budgeted at $1.7bn, is due ..."): at least half of its words and at least two."""
+    if not cf.readings or any(r.dim in ("count", "ordinal") for r in cf.readings):
+        return False
+    head = _group_of(s_frames, s_lay, sf)[0]  # a range's words stand before its first value
+    if cf.before and _bare(s_lay, head):
+        return False  # a dateline ("July 18, 2014 IAS expresses ...") dates the page, not
+        # what the claim's value is attached to ("the conference, starting on 20 July")
+    # "between 200 and 800 metres", "from 1410 to 1437": the range's own word, not a role
+    prep = None if sf.value.in_range and head.prep in ("between", "from") else head.prep
+    if not _comparable(cf, sf) or not _same_prep(cf.prep, prep, _dated(cf)):
+        return False
+    if cf.right and sf.right and not _match(cf.right, sf.right):
+        return False
+    if not (_alone(c_frames, c_lay, cf) and _alone(s_frames, s_lay, sf)):
+        return False
+    words = _outside((t for t in c_lay.toks if cf.clause[0] <= t.start < cf.clause[1]), cf.value)
+    held = sum(_held(words, c_lay, _keys_in(s_lay, sf.clause, sf.value)))
+    return held >= max(MIN_MEASURE_WORDS, MIN_LEAD_SHARE * len(words))
+
+
 def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
     s_frames = _frames(s_lay)
+    c_frames = _frames(c_lay)
     for cf, c_group in _claim_frames(c_lay):
         found = []
         for sf in s_frames:
             anchor = _anchor(cf, sf)
+            if anchor is None and _by_measure(c_lay, cf, c_frames, s_lay, sf, s_frames):
+                anchor = "measure"
             if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
                 continue
             s_group = _group_of(s_frames, s_lay, sf)
