@@ -79,14 +79,17 @@ def same(a: str, b: str) -> bool:
 
 
 @lru_cache(maxsize=16384)
-def verb_form(word: str) -> bool:
+def verb_form(word: str, *, after_noun: bool = False) -> bool:
     """Whether ``word`` is a verb as written: WordNet knows it only as a verb ("consists",
-    "began"), or it inflects a verb with -ed or -ing ("raised", "announcing")."""
+    "began"), it inflects a verb with -ed or -ing ("raised", "announcing"), or, right after
+    a noun (``after_noun``), with -s ("the trail runs", "the fleet numbers")."""
     found = _entry(word.lower())
     if found is None:
         return False
     (_, pos), ending = found
-    return pos == "v" or ("v" in pos and ending in ("ed", "ing"))
+    if pos == "v" or ("v" in pos and ending in ("ed", "ing")):
+        return True
+    return after_noun and "v" in pos and ending in ("s", "es", "ies")
 
 
 def common_word(word: str) -> bool:

@@ -293,7 +293,11 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
         if w.start >= end and not lay.text[end : w.start].strip():
             end = unit_end(lay.text, w)
     qualifier = None
-    m = _WORD_NEXT.match(lay.text, end)
+    readings = read(lay.text, v)
+    # a physical quantity or an age counts nothing: the word after it describes the measure
+    # ("5 km long", "500 metres along the cliff", "300 years old")
+    measured = any(r.dim.startswith("[") or r.dim == "age" for r in readings)
+    m = None if measured else _WORD_NEXT.match(lay.text, end)
     if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and _keys(m.group(1)):
         right = _keys(m.group(1))
         m2 = _WORD_NEXT.match(lay.text, m.end())
@@ -308,7 +312,7 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
             # "16 concrete piers", "five Oscar nominations": the noun counted is the second
             # word, qualified by the first ("Part Two Admittedly we've" qualifies nothing)
             qualifier, right = right, _keys(m2.group(1)) | right
-    return _Frame(v, read(lay.text, v), sentence, clause, before, after, prep, right, qualifier)
+    return _Frame(v, readings, sentence, clause, before, after, prep, right, qualifier)
 
 
 # ---------------------------------------------------------------- do two values agree
@@ -520,6 +524,17 @@ def _claim_lead(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
     )
 
 
+_DETERMINERS = frozenset(["a", "an", "the", "its", "their", "his", "her", "our", "this", "that"])
+
+
+def _verb(lay: _Layout, t: _Tok) -> bool:
+    """Whether the word is a verb where it stands: an -s form is one after a word that is not
+    a determiner ("the trail runs for 500 metres", not "the runs")."""
+    prior = re.findall(r"[A-Za-z']+", lay.text[max(0, t.start - 12) : t.start])
+    after_noun = bool(prior) and prior[-1].lower() not in _DETERMINERS
+    return verb_form(t.word, after_noun=after_noun)
+
+
 def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anchor: str) -> bool:
     """The two values are stated of the same thing: the span sentence holds the claim's
     words leading to its value, and the span's words for its value's subject and slot are in
@@ -539,7 +554,7 @@ def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anch
     extra = [
         t
         for t, h in zip(span_words, _held(span_words, s_lay, claim_keys), strict=True)
-        if not h and not verb_form(t.word)
+        if not h and not _verb(s_lay, t)
     ]
     whole_span = _keys_in(s_lay, (0, len(s_lay.text)))
     if any(t.keys & whole_span or t.run >= 0 for t in missing) and extra:
