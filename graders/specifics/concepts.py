@@ -92,6 +92,14 @@ def verb_form(word: str, *, after_noun: bool = False) -> bool:
     return after_noun and "v" in pos and ending in ("s", "es", "ies")
 
 
+@lru_cache(maxsize=16384)
+def noun_form(word: str) -> bool:
+    """Whether WordNet knows ``word`` (or the base it inflects) as a noun ("piers", "titles";
+    not "across")."""
+    found = _entry(word.lower())
+    return found is not None and "n" in found[0][1]
+
+
 def common_word(word: str) -> bool:
     """Whether WordNet knows ``word`` as a common noun or verb ("population", "directed")."""
     return bool(_concepts(word.lower()))

@@ -1,70 +1,124 @@
-"""Whether one place may lie inside another, by ISO 3166 (``pycountry``).
+"""Whether one place may lie inside another: ISO 3166 (``pycountry``) for countries and
+regions, GeoNames' towns of 15,000 people or more for towns (``lexicons/name_types.tsv.gz``,
+built by ``scripts/build_name_types.py``).
 
 "Born in Manchester" against "born in England" is not a contradiction: one place holds the
 other. Two different names in a place slot prove something only when neither can hold the
-other: two countries, two regions of which neither is the other's parent, or two names no
-ISO list knows (two towns). A name the lists know against one they do not (a country against
-a city) may be containment, so it proves nothing.
+other: two countries, two regions of which neither is the other's parent, a town and a
+country it does not lie in, two towns whose centres lie further apart than any town spreads
+(``TOWN_REACH_KM``: "Brooklyn" against "New York" may be containment, "Leeds" against
+"Lyon" is not). A town against a region of its own country may be containment (the lists do
+not say which region holds which town), and a name no list knows against any place may be
+too: neither proves anything.
 """
 
 from __future__ import annotations
 
+import gzip
+import math
 from functools import cache
+from importlib import resources
+
+_PACKAGE = "spanproof.graders.specifics"
+# No town's centre lies further than this from a district or suburb it holds (Greater London
+# reaches about 25 km from its centre, Greater Tokyo further, but not as one GeoNames town).
+TOWN_REACH_KM = 40.0
 
 
 @cache
-def _places() -> dict[str, frozenset[str]]:
-    """Lower-case name -> the ISO codes of the place and of everything holding it."""
+def _table() -> dict[str, list[str]]:
+    """The name-types table: kind -> its lines' remaining fields, per name (lower case)."""
+    raw = resources.files(_PACKAGE).joinpath("lexicons", "name_types.tsv.gz").read_bytes()
+    out: dict[str, list[str]] = {}
+    for line in gzip.decompress(raw).decode().splitlines():
+        kind, name, *rest = line.split("\t")
+        out.setdefault(kind, [])
+        out.setdefault(f"{kind}:{name}", rest)
+    return out
+
+
+@cache
+def given_names() -> frozenset[str]:
+    """Given names of the 1990 US census, lower case ("sarah", "paolo" is not one)."""
+    return frozenset(k[6:] for k in _table() if k.startswith("given:"))
+
+
+@cache
+def _places() -> dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]]:
+    """Lower-case name -> (the ids of what it names, the ids of what holds it, the countries
+    of the towns it names). A town's id is ``town:CC:lat:lon``."""
     import pycountry  # loaded only when two place names are compared
 
-    out: dict[str, set[str]] = {}
+    own: dict[str, set[str]] = {}
+    held_by: dict[str, set[str]] = {}
+    towns_in: dict[str, set[str]] = {}
     for c in pycountry.countries:
         for attr in ("name", "common_name", "official_name"):
             name = getattr(c, attr, None)
             if name:
-                out.setdefault(name.lower(), set()).add(c.alpha_2)
+                own.setdefault(name.lower(), set()).add(c.alpha_2)
     parents = {s.code: s.parent_code for s in pycountry.subdivisions}
     for s in pycountry.subdivisions:
-        chain = {s.code, s.country_code}
+        chain = {s.country_code}
         parent = s.parent_code
         while parent and parent not in chain:
             chain.add(parent)
             parent = parents.get(parent)
-        out.setdefault(s.name.lower(), set()).update(chain)
-    return {k: frozenset(v) for k, v in out.items()}
+        own.setdefault(s.name.lower(), set()).add(s.code)
+        held_by.setdefault(s.name.lower(), set()).update(chain)
+    for key, rest in _table().items():
+        if key.startswith("city:"):
+            name, towns = key[5:], rest[0].split()
+            own.setdefault(name, set()).update(f"town:{t}" for t in towns)
+            countries = {t.split(":")[0] for t in towns}
+            held_by.setdefault(name, set()).update(countries)
+            towns_in.setdefault(name, set()).update(countries)
+    return {
+        name: (
+            frozenset(ids),
+            frozenset(held_by.get(name, ())),
+            frozenset(towns_in.get(name, ())),
+        )
+        for name, ids in own.items()
+    }
 
 
-def _codes(name: str) -> frozenset[str] | None:
-    low = name.lower().removeprefix("the ")
-    return _places().get(low)
+def _place(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]] | None:
+    return _places().get(name.lower().removeprefix("the "))
 
 
 def known_place(name: str) -> bool:
-    """Whether ISO 3166 names a country or region so ("France", "Leeds", "New Brunswick")."""
-    return _codes(name) is not None
+    """Whether ISO 3166 or GeoNames names a country, region or town so ("France", "Leeds",
+    "New Brunswick", "Lisbon")."""
+    return _place(name) is not None
 
 
 def may_hold(a: str, b: str) -> bool:
     """Whether one of two differently named places may lie inside the other (module doc)."""
-    ca, cb = _codes(a), _codes(b)
-    if ca is None and cb is None:
-        return False  # two names no list knows: two towns, two venues
-    if ca is None or cb is None:
-        return True  # a country or region against a name no list knows: maybe inside it
-    own_a = {c for c in ca if _own(a, c)}
-    own_b = {c for c in cb if _own(b, c)}
-    return bool(own_a & cb) or bool(own_b & ca)
+    pa, pb = _place(a), _place(b)
+    if pa is None and pb is None:
+        return False  # two names no list knows: two venues, two villages
+    if pa is None or pb is None:
+        return True  # a place against a name no list knows: maybe inside it
+    (own_a, in_a, towns_a), (own_b, in_b, towns_b) = pa, pb
+    if own_a & (own_b | in_b) or own_b & (own_a | in_a):
+        return True  # one is the other, or holds it
+    # a town against a region of a country it lies in: which region holds it is not listed
+    # (a region named as a town of its country, "Leeds" or "Sheffield", is that town)
+    regions_a = {c.split("-")[0] for c in own_a if "-" in c and not c.startswith("town:")}
+    regions_b = {c.split("-")[0] for c in own_b if "-" in c and not c.startswith("town:")}
+    if towns_a & (regions_b - towns_b) or towns_b & (regions_a - towns_a):
+        return True
+    return any(_km(x, y) < TOWN_REACH_KM for x in own_a for y in own_b)
 
 
-def _own(name: str, code: str) -> bool:
-    """Whether ``code`` is the place ``name`` names (not one holding it)."""
-    import pycountry
-
-    low = name.lower().removeprefix("the ")
-    if len(code) == 2:
-        c = pycountry.countries.get(alpha_2=code)
-        return c is not None and low in {
-            str(getattr(c, a, "")).lower() for a in ("name", "common_name", "official_name")
-        }
-    s = pycountry.subdivisions.get(code=code)
-    return s is not None and s.name.lower() == low
+def _km(a: str, b: str) -> float:
+    """How far apart two towns' centres are (``town:CC:lat:lon`` ids; other ids: infinitely)."""
+    if not (a.startswith("town:") and b.startswith("town:")):
+        return math.inf
+    (lat1, lon1), (lat2, lon2) = (map(math.radians, map(float, x.split(":")[2:])) for x in (a, b))
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    )
+    return 2 * 6371.0 * math.asin(math.sqrt(h))

@@ -48,13 +48,13 @@ every value the text states in each of the claim's slots, with offsets and wheth
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
 from spanproof.graders.specifics import lexicon
 from spanproof.graders.specifics.concepts import keys as word_keys
-from spanproof.graders.specifics.concepts import verb_form
+from spanproof.graders.specifics.concepts import noun_form, verb_form
 from spanproof.graders.specifics.names import (
     GENERIC_NAME_WORDS,
     entity_present,
@@ -62,7 +62,7 @@ from spanproof.graders.specifics.names import (
     token_set,
 )
 from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
-from spanproof.graders.specifics.places import may_hold
+from spanproof.graders.specifics.places import known_place, may_hold
 from spanproof.graders.specifics.readings import Reading, agrees, comparable, read, unit_end
 from spanproof.graders.specifics.slots import (
     CONTRASTS,
@@ -305,6 +305,7 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
             m2
             and m2.group(1)[:1].islower()
             and _keys(m2.group(1))
+            and noun_form(m2.group(1))
             and not verb_form(m2.group(1))
             and (m.group(1)[:1].islower() or m2.group(1).endswith("s"))
             and not lay.text[m.end()].isalnum()
@@ -331,7 +332,10 @@ def _acronym_of(short: str, name: tuple[str, ...]) -> bool:
     return len(letters) >= 2 and letters == _initials(name)
 
 
-def _name_agrees(c: Value, s: Value) -> bool | None:
+def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
+    """True: one name; False: two names of one kind, neither of which may be the other;
+    None: cannot tell. ``one_kind``: the slot says both are of one kind, whatever their
+    words say (``_names_of_one_kind``)."""
     if c.name == s.name:
         return True
     if len(c.name) == len(s.name):
@@ -349,6 +353,14 @@ def _name_agrees(c: Value, s: Value) -> bool | None:
             a.rstrip(".") == b[: len(a.rstrip("."))] for a, b in zip(short, full, strict=True)
         ):
             return True
+    kinds = {c.name_type, s.name_type}
+    if (
+        one_kind
+        and None in kinds
+        and "place" not in kinds
+        and not any(known_place(" ".join(n)) for n in (c.name, s.name))
+    ):
+        return False  # two names the slot makes one kind of, sharing no word: two fillers
     if c.name_type is None or c.name_type != s.name_type:
         return None  # two names of unknown or different kinds: maybe one thing named twice
     if "place" in (c.name_type, s.name_type) and may_hold(" ".join(c.name), " ".join(s.name)):
@@ -511,8 +523,8 @@ def _subject(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
     if first_end >= 0:
         segment = lay.text[a:first_end]
         if not _NOT_A_SUBJECT.match(segment) and not any(
-            a <= v.start < first_end for v in lay.values
-        ):
+            a <= v.start < first_end and v.kind != "name" for v in lay.values
+        ):  # a name may be the subject ("Charlie Russell, a naturalist, died"), a date not
             return tuple(t for t in lay.toks if a <= t.start < first_end and t.keys)
         return ()
     return _outside((t for t in lay.toks if a <= t.start and t.end <= f.value.start), f.value)
@@ -607,7 +619,30 @@ def _words_span(lay: _Layout, f: _Frame, anchor: str) -> tuple[int, int]:
 
 
 def _frames(lay: _Layout) -> list[_Frame]:
-    return [_frame(lay, v) for v in lay.values]
+    return list(_frames_of(lay.text))
+
+
+@lru_cache(maxsize=2048)
+def _frames_of(text: str) -> tuple[_Frame, ...]:
+    lay = _layout(text)
+    frames = [_frame(lay, v) for v in lay.values]
+    # "two to four years": a unit written after a range's last value is every value's unit
+    for group in {f.value.group for f in frames if f.value.in_range}:
+        members_ = [i for i, f in enumerate(frames) if f.value.group == group]
+        last = frames[members_[-1]]
+        q = last.value.quantity
+        if not last.readings or last.readings[0].dim == "count" or q is None or not q.value:
+            continue
+        unit = last.readings[0]
+        factor = unit.value / q.value
+        for i in members_[:-1]:
+            r = frames[i].readings
+            if r and r[0].dim == "count":
+                scaled = replace(
+                    r[0], dim=unit.dim, value=r[0].value * factor, unit=r[0].unit * factor
+                )
+                frames[i] = replace(frames[i], readings=(scaled,))
+    return tuple(frames)
 
 
 def _group_of(frames: list[_Frame], lay: _Layout, f: _Frame) -> list[_Frame]:
@@ -679,6 +714,19 @@ def _by_measure(
     return held >= max(MIN_MEASURE_WORDS, MIN_LEAD_SHARE * len(words))
 
 
+def _names_of_one_kind(cf: _Frame, sf: _Frame, anchor: str) -> bool:
+    """Two names the same word leads to through "by" ("developed by Novagen" / "developed by
+    Corvex Biologics"): the slot names who did it, whatever kind of name fills it. Not "in"
+    or "of", whose names may hold one another ("a sea monster in the Bible" / "mentioned in
+    the Book of Psalms", "chair of the World Economic Forum's ASEAN council")."""
+    return (
+        cf.value.kind == sf.value.kind == "name"
+        and anchor == "near"
+        and cf.prep == sf.prep == "by"
+        and _match(cf.before[0].keys, sf.before[0].keys)  # the same deed, not "illustrations by"
+    )
+
+
 def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
     s_frames = _frames(s_lay)
@@ -695,6 +743,8 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
             agrees_ = _group_agrees(c_group, s_group)
             if agrees_ is False and _part_within_whole(cf, sf):
                 agrees_ = None
+            if agrees_ is None and _names_of_one_kind(cf, sf, anchor):
+                agrees_ = _name_agrees(cf.value, sf.value, one_kind=True)
             found.append((sf, s_group, anchor, agrees_))
         yield cf, c_group, found
 

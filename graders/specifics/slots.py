@@ -43,7 +43,7 @@ from spanproof.graders.specifics.numbers import (
     _read_numbers,
     alpha2digit_safe,
 )
-from spanproof.graders.specifics.places import known_place
+from spanproof.graders.specifics.places import given_names, known_place
 
 from spanproof.core.prefilter import guarded
 
@@ -196,14 +196,17 @@ def _opens_sentence(text: str, at: int) -> bool:
 def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
     """person | org | place when the name's own words or the words around it say so: an
     organisation's last word ("Marlow Films", "Brentwick Rovers"), a person's title or role
-    before it ("coach Dana Reyes"), a place ISO 3166 knows ("Leeds", "France") or one written
-    with such a place after it ("Blackville, New Brunswick"). Otherwise unknown."""
+    before it ("coach Dana Reyes"), a place ISO 3166 or GeoNames knows ("Leeds", "France",
+    "Lisbon") or one written with such a place after it ("Blackville, New Brunswick"), a
+    given name opening a name of two or three words ("Sarah Lund"). Otherwise unknown."""
     if toks and toks[-1] in _ORG_ENDS:
         return "org"
     if _PERSON_BEFORE.search(text[max(0, start - 40) : start]):
         return "person"
     if known_place(" ".join(toks)):
         return "place"
+    if 2 <= len(toks) <= 3 and toks[0] in given_names() and toks[-1] not in GENERIC_NAME_WORDS:
+        return "person"  # "Sarah Lund", "Marco Bellini": a given name of the census first
     by = re.search(r"\bby\s+$", text[max(0, start - 5) : start])
     if (
         by
