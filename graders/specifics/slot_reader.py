@@ -73,7 +73,7 @@ from spanproof.graders.specifics.slots import (
 )
 
 from spanproof.core.sentences import sentence_spans
-from spanproof.core.text import fold
+from spanproof.core.text import STOPWORDS, fold
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
 _ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
@@ -260,6 +260,19 @@ class _Frame:
     qualifier: frozenset | None  # a word between the value and that noun ("16 concrete piers")
 
 
+def _describes(word: str) -> bool:
+    """A word that only describes what follows it ("grew by a healthy 6.5 percent"): lower
+    case, not a function word, and neither a noun nor a verb WordNet knows."""
+    return (
+        word.islower()
+        and not word.endswith(("'s", "’s"))  # a possessive is a noun ("the county's")
+        and word not in STOPWORDS
+        and word not in _PREPS
+        and not noun_form(word)
+        and not verb_form(word)
+    )
+
+
 def _hedge_start(text: str, at: int) -> int:
     m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
     return max(0, at - 24) + m.start(1) if m else at
@@ -281,13 +294,14 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
         nxt = _around(lay.phrases, comma + 2)
         if nxt[0] < clause[1] or nxt[0] < sentence[1]:
             after = tuple(t for t in lay.toks if nxt[0] <= t.start and t.end <= nxt[1] and t.keys)
-    prior = [
-        w.lower()
-        for w in re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
-    ]
-    while prior and (prior[-1] in _MODIFIERS or prior[-1] in _HEDGE_WORDS):
+    prior = re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
+    while prior and (
+        prior[-1].lower() in _MODIFIERS
+        or prior[-1].lower() in _HEDGE_WORDS
+        or _describes(prior[-1])
+    ):
         prior.pop()
-    prep = prior[-1] if prior and prior[-1] in _PREPS else None
+    prep = prior[-1].lower() if prior and prior[-1].lower() in _PREPS else None
     right = None
     for w in lay.values:  # "Q2 2023 revenue": the noun after values written next to each other
         if w.start >= end and not lay.text[end : w.start].strip():
@@ -566,7 +580,7 @@ def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anch
     extra = [
         t
         for t, h in zip(span_words, _held(span_words, s_lay, claim_keys), strict=True)
-        if not h and not _verb(s_lay, t)
+        if not h and not _verb(s_lay, t) and not _describes(t.word)
     ]
     whole_span = _keys_in(s_lay, (0, len(s_lay.text)))
     if any(t.keys & whole_span or t.run >= 0 for t in missing) and extra:
