@@ -1,4 +1,4 @@
-"""The audit's ``wording`` findings (graders.specifics.comparison.departures), each on both
+"""The audit's ``wording`` findings (graders.audit.findings: its wording flags), each on both
 sides: it fires on a failure planted on a WiCE development pair, and stays quiet on a genuine
 SUPPORTED pair of the same set (the crowd accepted it; the rule must too). They are flags: a
 person looks, the judge's verdict stands. A value the span states otherwise in the same role
@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 from spanproof.graders.audit import UNSHIPPED_FLAGS, audit, findings
 from spanproof.graders.quoting import best_window
-from spanproof.graders.specifics import departures
 
 from spanproof.core.verdict import SpanRef, Verdict
 
@@ -72,8 +71,16 @@ FILMING_SPAN = (
 )
 
 
+WORDING = ("negation", "opposite", "modality", "attribution", "joined", "now_then")
+
+
+def wording(claim: str, span: str) -> list:
+    """The audit's wording flags on a pair, shown or not (the rules judge reads them all)."""
+    return [f for f in findings(claim, span)[1] if f.kind in WORDING]
+
+
 def kinds(claim: str, span: str) -> list[str]:
-    return [m.kind for m in departures(claim, span)]
+    return [f.kind for f in wording(claim, span)]
 
 
 def audited(claim: str, span: str, label: str = "SUPPORTED") -> Verdict:
@@ -114,7 +121,7 @@ CASES = {
 @pytest.mark.parametrize("finding", sorted(CASES))
 def test_each_finding_is_a_flag_on_its_planted_case_and_silent_on_a_genuine_pair(finding):
     planted, span, flag, genuine, genuine_span = CASES[finding]
-    assert finding in kinds(planted, span)
+    assert flag in kinds(planted, span)
     v = audited(planted, span)
     # a flag asks a person to look; it does not rewrite what the judge read
     assert v.verdict == "SUPPORTED" and v.proofs == []
@@ -148,17 +155,17 @@ def test_a_date_stated_otherwise_in_the_same_role_is_a_proof_with_both_offsets()
 
 def test_a_name_joined_on_that_the_span_names_elsewhere_is_wider_than_the_span():
     planted = COUNCIL_CLAIM.replace("City Council", "City Council and Teresa Mosqueda")
-    found = departures(planted, COUNCIL_SPAN)
-    assert [m.kind for m in found] == ["coordination"]
-    assert "never joins" in found[0].element
-    assert departures(COUNCIL_CLAIM, COUNCIL_SPAN) == []
+    found = wording(planted, COUNCIL_SPAN)
+    assert [f.kind for f in found] == ["joined"]
+    assert "never joins" in found[0].reason
+    assert wording(COUNCIL_CLAIM, COUNCIL_SPAN) == []
     # names the span does join, with a parenthesis between, are not flagged
-    assert departures(VERVE_CLAIM, VERVE_SPAN) == []
+    assert wording(VERVE_CLAIM, VERVE_SPAN) == []
 
 
 def test_verb_phrases_and_quotations_are_not_read_as_departures():
     # "went mad and built this house": a verb phrase, not a list of things
-    assert departures(HOUSE_CLAIM, HOUSE_SPAN) == []
+    assert wording(HOUSE_CLAIM, HOUSE_SPAN) == []
     # a negation inside a quoted title is the title's, not the sentence's
     span = 'In 2014 she said "We Are Never Ever Getting Back Together" was written with Max Martin.'
     claim = "She said the song was written with Max Martin in 2014."
@@ -178,9 +185,7 @@ def test_words_the_span_joins_verbatim_are_never_a_departure_however_they_tokeni
     # found by the property test "a claim equal to its span is supported": a web address
     # after "and" tokenised differently in the claim's pattern and the span's words
     text = "council and www.example.com."
-    assert departures(text, text) == []
-    assert departures("The council and www.example.com agreed.", f"Yesterday {text}") == []
+    assert wording(text, text) == []
+    assert wording("The council and www.example.com agreed.", f"Yesterday {text}") == []
     # still wider than a span that never states the second element
-    assert [m.kind for m in departures("two children and adults.", "two children.")] == [
-        "coordination"
-    ]
+    assert kinds("two children and adults.", "two children.") == ["joined"]

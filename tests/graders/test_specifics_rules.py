@@ -277,7 +277,7 @@ def test_compare_soft_no_false_alarm(claim, span):
     ],
 )
 def test_contradicted_specifics_are_not_supported(claim, span):
-    from spanproof.graders.specifics import contradictions
+    from spanproof.graders.specifics.slot_reader import contradictions
 
     assert contradictions(claim, span)  # the signal the judge weighs
     assert _rules(claim, span).verdict != "SUPPORTED"
