@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gzip
 import math
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 _PACKAGE = "spanproof.graders.specifics"
@@ -26,37 +26,37 @@ TOWN_REACH_KM = 40.0
 
 
 @cache
-def _table() -> dict[str, list[str]]:
-    """The name-types table: kind -> its lines' remaining fields, per name (lower case)."""
+def _table() -> tuple[dict[str, str], frozenset[str]]:
+    """(town name -> its places, ``CC:lat:lon ...``; the given names), lower case."""
     raw = resources.files(_PACKAGE).joinpath("lexicons", "name_types.tsv.gz").read_bytes()
-    out: dict[str, list[str]] = {}
+    towns: dict[str, str] = {}
+    given: set[str] = set()
     for line in gzip.decompress(raw).decode().splitlines():
-        kind, name, *rest = line.split("\t")
-        out.setdefault(kind, [])
-        out.setdefault(f"{kind}:{name}", rest)
-    return out
+        kind, _, rest = line.partition("\t")
+        if kind == "city":
+            name, _, where = rest.partition("\t")
+            towns[name] = where
+        else:
+            given.add(rest)
+    return towns, frozenset(given)
 
 
-@cache
 def given_names() -> frozenset[str]:
-    """Given names of the 1990 US census, lower case ("sarah", "paolo" is not one)."""
-    return frozenset(k[6:] for k in _table() if k.startswith("given:"))
+    """Given names of the 1990 US census, lower case ("sarah"; "paolo" is not one)."""
+    return _table()[1]
 
 
 @cache
-def _places() -> dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]]:
-    """Lower-case name -> (the ids of what it names, the ids of what holds it, the countries
-    of the towns it names). A town's id is ``town:CC:lat:lon``."""
-    import pycountry  # loaded only when two place names are compared
+def _regions() -> dict[str, tuple[set[str], set[str]]]:
+    """ISO 3166: lower-case name -> (the codes it names, the codes holding it)."""
+    import pycountry  # loaded once, the first time a name might be a place
 
-    own: dict[str, set[str]] = {}
-    held_by: dict[str, set[str]] = {}
-    towns_in: dict[str, set[str]] = {}
+    out: dict[str, tuple[set[str], set[str]]] = {}
     for c in pycountry.countries:
         for attr in ("name", "common_name", "official_name"):
             name = getattr(c, attr, None)
             if name:
-                own.setdefault(name.lower(), set()).add(c.alpha_2)
+                out.setdefault(name.lower(), (set(), set()))[0].add(c.alpha_2)
     parents = {s.code: s.parent_code for s in pycountry.subdivisions}
     for s in pycountry.subdivisions:
         chain = {s.country_code}
@@ -64,27 +64,27 @@ def _places() -> dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]
         while parent and parent not in chain:
             chain.add(parent)
             parent = parents.get(parent)
-        own.setdefault(s.name.lower(), set()).add(s.code)
-        held_by.setdefault(s.name.lower(), set()).update(chain)
-    for key, rest in _table().items():
-        if key.startswith("city:"):
-            name, towns = key[5:], rest[0].split()
-            own.setdefault(name, set()).update(f"town:{t}" for t in towns)
-            countries = {t.split(":")[0] for t in towns}
-            held_by.setdefault(name, set()).update(countries)
-            towns_in.setdefault(name, set()).update(countries)
-    return {
-        name: (
-            frozenset(ids),
-            frozenset(held_by.get(name, ())),
-            frozenset(towns_in.get(name, ())),
-        )
-        for name, ids in own.items()
-    }
+        own, held = out.setdefault(s.name.lower(), (set(), set()))
+        own.add(s.code)
+        held.update(chain)
+    return out
 
 
+@lru_cache(maxsize=16384)
 def _place(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]] | None:
-    return _places().get(name.lower().removeprefix("the "))
+    """(the ids of what the name names, the ids of what holds it, the countries of the towns
+    it names), or None for a name no list knows. A town's id is ``town:CC:lat:lon``."""
+    low = name.lower().removeprefix("the ")
+    region = _regions().get(low)
+    where = _table()[0].get(low)
+    if region is None and where is None:
+        return None
+    own, held = (set(region[0]), set(region[1])) if region else (set(), set())
+    towns = where.split() if where else []
+    own.update(f"town:{t}" for t in towns)
+    countries = {t.split(":")[0] for t in towns}
+    held.update(countries)
+    return frozenset(own), frozenset(held), frozenset(countries)
 
 
 def known_place(name: str) -> bool:

@@ -91,9 +91,14 @@ class Reading:
 
 @cache
 def _units() -> Any:
-    import pint  # 0.4 s to load its definitions: only when a figure has a word after it
+    import pint  # 0.4 s to load its definitions: once per process (``load_units``)
 
     return pint.UnitRegistry()
+
+
+def load_units() -> None:
+    """Load pint's unit definitions now rather than at the first figure with a word after it."""
+    _units()
 
 
 @lru_cache(maxsize=4096)

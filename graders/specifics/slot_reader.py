@@ -214,13 +214,17 @@ def _layout(text: str) -> _Layout:
     toks: list[_Tok] = []
     run, last_cap = -1, None
     addresses = [m.span() for m in _ADDRESS.finditer(text)]
+    covered = bytearray(len(text) + 1)  # characters some value (or address) stands on
+    for a, b in (*in_value, *addresses):
+        covered[a:b] = b"\x01" * (b - a)
     for m in _TOKEN.finditer(text):
         word, start = m.group(0), m.start()
-        if any(a <= start < b for a, b in addresses):
-            continue  # the words of a web address are not prose
-        inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
-        if inside and inside[0].kind != "name":
-            continue
+        if covered[start]:
+            if any(a <= start < b for a, b in addresses):
+                continue  # the words of a web address are not prose
+            inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
+            if inside and inside[0].kind != "name":
+                continue
         keys = _keys(word)
         cap = bool(keys) and word[:1].isupper()
         if cap:
@@ -521,9 +525,15 @@ def _held(toks, own: _Layout, keys: frozenset) -> list[bool]:
 
 
 def _keys_in(lay: _Layout, span: tuple[int, int], skip: Value | None = None) -> frozenset:
+    """The keys of the words in ``span`` of the text (a value's own words skipped)."""
+    return _keys_between(lay.text, span, (skip.start, skip.end) if skip else (0, 0))
+
+
+@lru_cache(maxsize=16384)  # asked for each sentence and clause once per claim value
+def _keys_between(text: str, span: tuple[int, int], skip: tuple[int, int]) -> frozenset:
     out: set = set()
-    for t in lay.toks:
-        if span[0] <= t.start < span[1] and not (skip and skip.start <= t.start < skip.end):
+    for t in _layout(text).toks:
+        if span[0] <= t.start < span[1] and not (skip[0] <= t.start < skip[1]):
             out |= t.keys
     return frozenset(out)
 
@@ -847,6 +857,17 @@ def _kind(v: Value) -> str:
     return {"weekday": "date"}.get(v.kind, v.kind)
 
 
+def load_tables() -> None:
+    """Load what the reader reads, once per process (about a second: pint's unit definitions,
+    the WordNet concepts, ISO 3166, the towns and given names), so that no pair pays for it:
+    the verifier calls this when it is made, before any pair is judged."""
+    from spanproof.graders.specifics import concepts, places, readings
+
+    readings.load_units()
+    concepts.keys("table")
+    places.known_place("load")
+
+
 def contradictions(claim: str, span: str) -> list[Contradiction]:
     """The claim's values (and predicates) the span states otherwise in the same slot."""
     return list(_contradictions(claim, span))
@@ -895,7 +916,16 @@ def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
     c_lay, s_lay = _layout(claim), _layout(span)
     if _NEGATION.search(claim):
         return []  # "did not lose" says what "won" says: a negation is the polarity check's
-    out = []
+    claim_words = {t.word.lower() for t in _content(c_lay.toks)}
+    span_words = {t.word.lower() for t in _content(s_lay.toks)}
+    # the opposite pairs that can fire at all: the claim says one side somewhere, the span
+    # the other, and the span never the claim's (most pairs have none, and are not looped on)
+    pairs = [
+        (said, other)
+        for a, b in _OPPOSITES
+        for said, other in ((a, b), (b, a))
+        if claim_words & said and span_words & other and not span_words & said
+    ]
     for ca, cb in c_lay.clauses:
         c_toks = _content(t for t in c_lay.toks if ca <= t.start < cb)
         for sa, sb in s_lay.sentences:
@@ -903,31 +933,25 @@ def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
             if _NEGATION.search(sentence):
                 continue
             s_toks = _content(t for t in s_lay.toks if sa <= t.start < sb)
-            s_words = {t.word.lower() for t in s_toks}
-            for side_a, side_b in _OPPOSITES:
-                for said_side, other_side in ((side_a, side_b), (side_b, side_a)):
-                    said = [t for t in c_toks if t.word.lower() in said_side]
-                    answer = [t for t in s_toks if t.word.lower() in other_side]
-                    if not said or not answer or s_words & said_side:
-                        continue
-                    if {t.word.lower() for t in c_toks} & other_side:
-                        continue  # the claim states both ("left Reading to join Millwall")
-                    rest = [t for t in c_toks if t not in said]
-                    s_keys = frozenset().union(*(t.keys for t in s_toks))
-                    held = _held(rest, c_lay, s_keys)
-                    if len(rest) < 1 or not all(held):
-                        continue
-                    if any(t.word.lower() in said_side for t in _content(s_lay.toks)):
-                        continue  # the span also states the claim's predicate somewhere
-                    w, a = said[0], answer[0]
-                    out.append(
-                        Contradiction(
-                            kind="event",
-                            claim_value=(w.start, w.end, w.word),
-                            span_value=(a.start, a.end, a.word),
-                            span_words=(sa, sb),
-                            anchor="event",
-                        )
+            for said_side, other_side in pairs:
+                said = [t for t in c_toks if t.word.lower() in said_side]
+                answer = [t for t in s_toks if t.word.lower() in other_side]
+                if not said or not answer:
+                    continue
+                if {t.word.lower() for t in c_toks} & other_side:
+                    continue  # the claim states both ("left Reading to join Millwall")
+                rest = [t for t in c_toks if t not in said]
+                s_keys = frozenset().union(*(t.keys for t in s_toks))
+                if not rest or not all(_held(rest, c_lay, s_keys)):
+                    continue
+                w, a = said[0], answer[0]
+                return [
+                    Contradiction(
+                        kind="event",
+                        claim_value=(w.start, w.end, w.word),
+                        span_value=(a.start, a.end, a.word),
+                        span_words=(sa, sb),
+                        anchor="event",
                     )
-                    return out
-    return out
+                ]
+    return []
