@@ -79,7 +79,7 @@ _NOT_UNITS = frozenset(
 
 @dataclass(frozen=True)
 class Reading:
-    dim: str  # count | share | money:<code> | age | ordinal | <pint dimensionality> | date | calendar | weekday
+    dim: str  # count | share | money:<code> | age | ordinal | <pint dimensionality> | date | calendar | weekday | direction[:from]
     value: float  # in the measure's one unit (a date: the first day's ordinal)
     unit: float  # the rounding unit the figure is written to, in the same unit
     hedge: str | None = None
@@ -236,6 +236,9 @@ def _read(text: str, v: Value) -> tuple[Reading, ...]:
         return (
             Reading("weekday", _WEEKDAYS.index(v.weekday), 0.0, weekday=_WEEKDAYS.index(v.weekday)),
         )
+    if v.kind == "direction" and v.bearing is not None:
+        sense = "direction:from" if v.coming_from else "direction"
+        return (Reading(sense, v.bearing, 0.0),)
     if v.kind == "date" and v.date is not None:
         out = [r for d in (v.date, v.alt_date) if d is not None and (r := _date_reading(v, d))]
         return tuple(out)
@@ -323,4 +326,10 @@ def agrees(c: Reading, s: Reading) -> bool | None:
         return _date_agrees(c, s)
     if c.dim in ("ordinal", "age", "quarter"):
         return c.value == s.value
+    if c.dim.startswith("direction"):
+        # one compass point, or a quarter turn or more apart ("north-east" / "north" is a
+        # coarser reading of one direction, not another)
+        turn = abs(c.value - s.value) % 360
+        turn = min(turn, 360 - turn)
+        return True if turn == 0 else (False if turn >= 90 else None)
     return _number_agrees(c, s)

@@ -306,6 +306,8 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     ):
         prior.pop()
     prep = prior[-1].lower() if prior and prior[-1].lower() in _PREPS else None
+    if v.kind == "direction":
+        prep = None  # "from the east": where the wind comes from is the value's own reading
     right = None
     for w in lay.values:  # "Q2 2023 revenue": the noun after values written next to each other
         if w.start >= end and not lay.text[end : w.start].strip():
@@ -751,6 +753,17 @@ def _names_of_one_kind(cf: _Frame, sf: _Frame, anchor: str) -> bool:
     )
 
 
+def _converse(cf: _Frame, s_lay: _Layout, sf: _Frame) -> bool:
+    """A direction stated the other way round: what the claim places things relative to
+    stands before the span's direction ("the town lies north of the capital" / "the capital
+    lies south of the town"), so the span's direction is the claim's, reversed."""
+    if cf.value.kind != "direction" or not cf.after:
+        return False
+    reference = _union(cf.after[:2])
+    before = _keys_between(s_lay.text, (sf.clause[0], sf.value.start), (0, 0))
+    return bool(reference & before)
+
+
 def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
     s_frames = _frames(s_lay)
@@ -761,6 +774,8 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
             anchor = _anchor(cf, sf)
             if anchor is None and _by_measure(c_lay, cf, c_frames, s_lay, sf, s_frames):
                 anchor = "measure"
+            if anchor is not None and _converse(cf, s_lay, sf):
+                continue
             if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
                 continue
             s_group = _group_of(s_frames, s_lay, sf)
@@ -854,6 +869,8 @@ def _stated_after_normalising(claim: str, span: str) -> tuple[str, ...]:
 def _kind(v: Value) -> str:
     if v.kind == "quantity":
         return "number"
+    if v.kind == "direction":
+        return "direction"
     return {"weekday": "date"}.get(v.kind, v.kind)
 
 

@@ -62,6 +62,12 @@ _WORD_RUN = guarded(re.compile(rf"\b{_NUMBER_WORD}(?:(?:\s+|-)(?:and\s+)?{_NUMBE
 _PERCENT_AFTER = re.compile(r"\s?(?:%|per\s?cent\b|percent\b|pct\b)", re.I)
 _WORD_AFTER = re.compile(r"[\s-]+([A-Za-z/]+)")
 _WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b(?!s)")
+# "north", "south-east", "eastern", "westward", "westerly": a compass direction (lower case:
+# "North Carolina" is a name). "-erly" and "from the ..." say where something comes from.
+_DIRECTION = re.compile(
+    r"\b(north|south|east|west)(?:-?(east|west))?(ern|erly|wards?)?\b(?![-–]\w)"
+)
+_ANGLES = {"north": 0, "east": 90, "south": 180, "west": 270}
 _GROUP_SEP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|(?:,?\s+(?:and|or|&)\s+))\s*")
 _RANGE_SEP = re.compile(r"\s*(?:to|through|until|till|and|[–—-])\s*")
 
@@ -70,7 +76,7 @@ _RANGE_SEP = re.compile(r"\s*(?:to|through|until|till|and|[–—-])\s*")
 class Value:
     """One value of a text: what it is and where it stands."""
 
-    kind: str  # quantity | date | weekday | name
+    kind: str  # quantity | date | weekday | name | direction
     start: int
     end: int
     text: str
@@ -83,6 +89,8 @@ class Value:
     in_range: bool = False  # the group is a range (low to high), not a list
     alt_date: DateMention | None = None  # "7/1/2018": the other way to read a date in figures
     name_type: str | None = None  # person | org | place, when the name's words say it
+    bearing: float | None = None  # a direction: degrees from north
+    coming_from: bool = False  # a direction something comes from ("westerly", "from the east")
 
     def __str__(self) -> str:
         return self.text
@@ -159,6 +167,20 @@ def _weekdays(text: str) -> list[tuple[str, int, int]]:
             if prior and not prior.endswith((".", "!", "?", ":")):
                 continue
         out.append((m.group(1), *m.span(1)))
+    return out
+
+
+def _directions(text: str) -> list[tuple[float, bool, int, int]]:
+    """(bearing, whether it says where something comes from, start, end) of each direction."""
+    out = []
+    for m in _DIRECTION.finditer(text):
+        first, second = _ANGLES[m.group(1)], _ANGLES.get(m.group(2) or "")
+        if second is None:
+            bearing = float(first)
+        else:  # "north-east": between the two, the short way round
+            bearing = ((first + second) / 2) if abs(first - second) <= 180 else 315.0
+        coming = m.group(3) == "erly" or bool(re.search(r"\bfrom\s+the\s+$", text[: m.start()]))
+        out.append((bearing, coming, *m.span()))
     return out
 
 
@@ -415,6 +437,10 @@ def values_of(text: str) -> tuple[Value, ...]:
     for day, a, b in _weekdays(text):
         if free(a, b):
             found.append(Value("weekday", a, b, day, weekday=day.lower()))
+            taken.append((a, b))
+    for bearing, coming, a, b in _directions(text):
+        if free(a, b):
+            found.append(Value("direction", a, b, text[a:b], bearing=bearing, coming_from=coming))
             taken.append((a, b))
     for toks, a, b in _names(text):
         if len(toks) == 1 and common_word(toks[0]) and _opens_sentence(text, a):

@@ -152,3 +152,17 @@ def test_a_qualified_part_may_be_smaller_than_the_whole_and_a_range_shares_its_u
         contradictions("The project will take 3 years.", "The project will take two to four years.")
         == []
     )
+
+
+def test_a_compass_direction_is_a_value_read_the_way_round_it_is_stated():
+    claim = "The village lies west of the river."
+    [c] = contradictions(claim, "The village lies 3 km east of the river.")
+    assert (c.kind, c.span_value[2]) == ("direction", "east")
+    # the same relation stated from the other side is the same direction
+    assert contradictions(claim, "The river lies 3 km east of the village.") == []
+    # a wind from the west is a westerly; moving west is another sense, never compared
+    assert contradictions("The wind blew from the west.", "A westerly wind blew.") == []
+    assert contradictions("The wind blew from the west.", "A strong easterly wind blew.")
+    assert contradictions("The wind blew from the east.", "The wind moved west.") == []
+    # a coarser reading of one direction is not another one
+    assert contradictions(claim, "The village lies north-west of the river.") == []
