@@ -38,6 +38,11 @@ def _table() -> dict[str, tuple[tuple[int, ...], str]]:
     return out
 
 
+def load() -> None:
+    """Read the table now, once per process, rather than at the first word looked up."""
+    _table()
+
+
 def _entry(low: str) -> tuple[tuple[tuple[int, ...], str], str] | None:
     """(the table's entry for ``low`` or for the base it inflects, the ending stripped)."""
     table = _table()

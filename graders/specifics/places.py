@@ -9,7 +9,8 @@ country it does not lie in, two towns whose centres lie further apart than any t
 (``TOWN_REACH_KM``: "Brooklyn" against "New York" may be containment, "Leeds" against
 "Lyon" is not). A town against a region of its own country may be containment (the lists do
 not say which region holds which town), and a name no list knows against any place may be
-too: neither proves anything.
+too: neither proves anything. The same table lists the census given names by which
+``slots.name_type`` knows a person's name ("Sarah Lund").
 """
 
 from __future__ import annotations
@@ -85,6 +86,12 @@ def _place(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]] |
     countries = {t.split(":")[0] for t in towns}
     held.update(countries)
     return frozenset(own), frozenset(held), frozenset(countries)
+
+
+def load() -> None:
+    """Read the lists now (ISO 3166, the towns, the given names), once per process."""
+    _table()
+    _regions()
 
 
 def known_place(name: str) -> bool:

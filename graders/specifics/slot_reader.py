@@ -10,8 +10,10 @@ mechanism reads every kind of value:
    third", "34%", "one in five"), money per currency, units through ``pint`` ("5 km" /
    "5,000 metres"), lengths of time ("three decades" / "30 years"), ages, ordinals, dates of
    every granularity as intervals (a day to a century; "the sixties", "the 1400s", "7/1/2018"
-   both ways), weekdays (and the weekday of a full date), names (with their type when their
-   words say it).
+   both ways), weekdays (and the weekday of a full date), compass directions (where a thing
+   lies or goes, and apart from it where it comes from: "westerly", "from the east"), names
+   (with their kind when their words say it: a title, an organisation's ending, ISO 3166, a
+   GeoNames town, a census given name).
 2. **The slot, by alignment**: a claim value and a span value share a slot when they are
    read on one measure and the words around them say the same thing, after morphology and
    synonyms (``concepts``: the same lemma, a WordNet synonym or a derived form): the word
@@ -21,20 +23,32 @@ mechanism reads every kind of value:
    where prepositions change the role ("rose to" is not "rose by"; "of", a copula and a
    colon are one; "in", "on", "at", "during" are one for dates) and nothing that tells the
    two apart (what each counts, the word that qualifies each: "primary schools" /
-   "secondary schools").
+   "secondary schools"). A word of a name anchors only the value right after the name.
+   Or **by measure**: each is the only value of one specific measure (money, a share, a
+   unit, a date, an age, a direction; never a bare count) in its clause, and the span's
+   clause holds at least half of the claim clause's words and at least two ("the expansion,
+   budgeted at $1.7bn" / "the expansion is expected to cost $2.1 billion"); a dateline or
+   heading never fills the slot of a value attached to a word.
 3. **The same statement**: at least half of the claim's words leading to its value are in
    the span sentence (synonyms count, a name counts when any of its words is), and the words
    of the span clause's subject and the two nearest the span value are in the claim's
-   clause. A pronoun for the subject, another subject or another measure proves nothing.
+   clause, its verbs and words that only describe ("raised", "a healthy") aside. A pronoun
+   for the subject, another subject or another measure proves nothing; nor does a relation
+   stated from the other side ("the capital lies south of the town").
 4. **Agreement at the precision written** (``readings.agrees``): a rounding either way, a
    hedge's range ("up to 900" / "450"), a list or a range ("in 2003, 2005 and 2008"; "between
-   200 and 300"), a date inside the claim's period (1925 for "the 1920s").
+   200 and 300", "two to four years"), a date inside the claim's period (1925 for "the
+   1920s"), a count of a qualified part no larger than the whole ("four consecutive titles"
+   / "five championships").
 
 A **proof** (``contradictions``): an aligned span value that differs beyond that precision,
 no aligned value that agrees, and the claim's value stated nowhere else in the span (unless
 in the same sentence as another statement of its own: "joined Sky in 1999, and became
-finance chief in 2008" against "joined Sky in 2008"). Names of one type in an aligned slot
-count when they share no distinctive word, no acronym and no initials; and an **opposite
+finance chief in 2008" against "joined Sky in 2008"). Names of one kind in an aligned slot
+count when they share no distinctive word, no acronym and no initials and neither may hold
+the other (``places``: towns over 40 km apart, a town outside the country named); the same
+word and "by" before both make them one kind ("developed by Novagen" / "developed by Corvex
+Biologics"); and an **opposite
 event**: a part of the claim whose words the span sentence holds except that it uses the
 opposite predicate (won/lost, approved/rejected, rose/fell, opened/closed,
 convicted/acquitted) and never the claim's. Each proof keeps both values' offsets and the
@@ -881,8 +895,8 @@ def load_tables() -> None:
     from spanproof.graders.specifics import concepts, places, readings
 
     readings.load_units()
-    concepts.keys("table")
-    places.known_place("load")
+    concepts.load()
+    places.load()
 
 
 def contradictions(claim: str, span: str) -> list[Contradiction]:

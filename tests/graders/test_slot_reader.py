@@ -166,3 +166,15 @@ def test_a_compass_direction_is_a_value_read_the_way_round_it_is_stated():
     assert contradictions("The wind blew from the east.", "The wind moved west.") == []
     # a coarser reading of one direction is not another one
     assert contradictions(claim, "The village lies north-west of the river.") == []
+
+
+def test_the_verifier_loads_the_reader_s_tables_when_it_is_made_not_in_a_pair():
+    from spanproof.graders.judges import make_judge
+    from spanproof.graders.specifics import places, readings
+    from spanproof.graders.verify import Verifier
+
+    readings._units.cache_clear()
+    places._regions.cache_clear()
+    Verifier([make_judge("blind")])
+    assert readings._units.cache_info().currsize == 1
+    assert places._regions.cache_info().currsize == 1
