@@ -26,9 +26,9 @@ mechanism reads every kind of value:
    "secondary schools"). A word of a name anchors only the value right after the name.
    Or **by measure**: each is the only value of one specific measure (money, a share, a
    unit, a date, an age, a direction; never a bare count) in its clause, and the span's
-   clause holds at least half of the claim clause's words and at least two ("the expansion,
-   budgeted at $1.7bn" / "the expansion is expected to cost $2.1 billion"); a dateline or
-   heading never fills the slot of a value attached to a word.
+   clause holds at least half of the claim clause's words and at least two ("the dance style
+   first gained a mass following in the 1980s" / "the dance style became popular in the
+   1970s"); a dateline or heading never fills the slot of a value attached to a word.
 3. **The same statement**: at least half of the claim's words leading to its value are in
    the span sentence (synonyms count, a name counts when any of its words is), and the words
    of the span clause's subject and the two nearest the span value are in the claim's
@@ -639,7 +639,7 @@ class SlotStatement:
 class Contradiction:
     """A proof: a claim value (or predicate) the span states otherwise in the same slot."""
 
-    kind: str  # number | date | name | event
+    kind: str  # number | date | name | direction | event
     claim_value: tuple[int, int, str]  # start, end, text
     span_value: tuple[int, int, str]
     span_words: tuple[int, int]  # the span words the alignment rests on
@@ -733,8 +733,8 @@ def _by_measure(
     """The two values share a slot by what they measure: each is the only value of one
     specific measure (money, a share, a length, a date, an age: not a bare count) in its
     clause, nothing around them tells them apart, and the span's clause holds most of the
-    claim's clause ("the expansion is expected to cost $2.1 billion" / "the expansion,
-    budgeted at $1.7bn, is due ..."): at least half of its words and at least two."""
+    claim's clause ("the dance style became popular in the 1970s" / "the dance style first
+    gained a mass following in the 1980s"): at least half of its words and at least two."""
     if not cf.readings or any(r.dim in ("count", "ordinal") for r in cf.readings):
         return False
     head = _group_of(s_frames, s_lay, sf)[0]  # a range's words stand before its first value
