@@ -686,8 +686,10 @@ def _frames_of(text: str) -> tuple[_Frame, ...]:
 
 
 def _group_of(frames: list[_Frame], lay: _Layout, f: _Frame) -> list[_Frame]:
-    ids = {id(v) for v in members(lay.values, f.value)}
-    return [g for g in frames if id(g.value) in ids] or [f]
+    # values compared by what they are, never by identity: frames and layouts are cached
+    # apart, so a frame's value may be an equal copy of the layout's
+    group = members(lay.values, f.value)
+    return [g for g in frames if g.value in group] or [f]
 
 
 def _claim_frames(c_lay: _Layout) -> list[tuple[_Frame, list[_Frame]]]:
@@ -721,9 +723,9 @@ def _bare(lay: _Layout, f: _Frame) -> bool:
 
 def _alone(frames: list[_Frame], lay: _Layout, f: _Frame) -> bool:
     """No other value of ``f``'s measure in its clause (its own list or range aside)."""
-    own = {id(v) for v in members(lay.values, f.value)}
+    own = members(lay.values, f.value)
     return not any(
-        g.clause == f.clause and id(g.value) not in own and _comparable(f, g) for g in frames
+        g.clause == f.clause and g.value not in own and _comparable(f, g) for g in frames
     )
 
 

@@ -178,3 +178,19 @@ def test_the_verifier_loads_the_reader_s_tables_when_it_is_made_not_in_a_pair():
     Verifier([make_judge("blind")])
     assert readings._units.cache_info().currsize == 1
     assert places._regions.cache_info().currsize == 1
+
+
+def test_a_range_is_found_by_its_values_when_a_layout_is_recomputed_beside_cached_frames():
+    # layouts, values and frames are cached apart: after a layout and its values are evicted
+    # and read again, the frames still cached hold equal copies, and a range is still one
+    from spanproof.graders.specifics import slot_reader, slots
+
+    text = "The species lives between 200 and 800 metres."
+    frames = slot_reader._frames(slot_reader._layout(text))
+    slot_reader._layout.cache_clear()
+    slots.values_of.cache_clear()
+    again = slot_reader._layout(text)
+    assert [f.value.text for f in slot_reader._group_of(frames, again, frames[0])] == [
+        "200",
+        "800 metres",
+    ]
