@@ -219,6 +219,25 @@ def _date_reading(v: Value, d: Any) -> Reading | None:
                    month=d.month, day=d.day)  # fmt: skip
 
 
+def in_year(r: Reading, year: int) -> Reading | None:
+    """A month (and day) without a year, read in ``year`` ("April" of "April-June 2017")."""
+    if r.dim != "calendar" or r.month is None:
+        return None
+    if r.day is None:
+        return Reading("date", _days(year, r.month), 0.0, None, _last_day(year, r.month))
+    try:
+        day = _days(year, r.month, r.day)
+    except ValueError:
+        return None
+    return Reading("date", day, 0.0, None, day, weekday=dt.date.fromordinal(day).weekday(),
+                   month=r.month, day=r.day)  # fmt: skip
+
+
+def year_of(r: Reading) -> int | None:
+    """The year a date reading lies in (None for anything else)."""
+    return dt.date.fromordinal(int(r.value)).year if r.dim == "date" else None
+
+
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 

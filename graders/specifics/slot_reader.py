@@ -77,7 +77,15 @@ from spanproof.graders.specifics.names import (
 )
 from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
 from spanproof.graders.specifics.places import known_place, may_hold
-from spanproof.graders.specifics.readings import Reading, agrees, comparable, read, unit_end
+from spanproof.graders.specifics.readings import (
+    Reading,
+    agrees,
+    comparable,
+    in_year,
+    read,
+    unit_end,
+    year_of,
+)
 from spanproof.graders.specifics.slots import (
     CONTRASTS,
     NUMBER_HEDGES,
@@ -666,10 +674,18 @@ def _frames(lay: _Layout) -> list[_Frame]:
 def _frames_of(text: str) -> tuple[_Frame, ...]:
     lay = _layout(text)
     frames = [_frame(lay, v) for v in lay.values]
-    # "two to four years": a unit written after a range's last value is every value's unit
+    # "two to four years", "April-June 2017": a unit or a year written after a range's last
+    # value is every value's
     for group in {f.value.group for f in frames if f.value.in_range}:
         members_ = [i for i, f in enumerate(frames) if f.value.group == group]
         last = frames[members_[-1]]
+        year = year_of(last.readings[0]) if last.readings else None
+        if year is not None:
+            for i in members_[:-1]:
+                dated = [d for r in frames[i].readings if (d := in_year(r, year))]
+                if dated:
+                    frames[i] = replace(frames[i], readings=tuple(dated))
+            continue
         q = last.value.quantity
         if not last.readings or last.readings[0].dim == "count" or q is None or not q.value:
             continue
@@ -921,20 +937,27 @@ def _value_contradictions(claim: str, span: str):
         if not found or any(a is True for *_, a in found):
             continue
         claim_keys = _keys_in(c_lay, cf.clause, cf.value)
-        for sf, _, anchor, agrees_ in found:
+        for sf, s_group, anchor, agrees_ in found:
             if agrees_ is not False:
                 continue
             if _stated_elsewhere(s_lay, s_frames, c_group, sf, claim_keys):
                 break
-            c, s = cf.value, sf.value
             yield Contradiction(
-                kind=_kind(c),
-                claim_value=(c.start, c.end, c.text),
-                span_value=(s.start, s.end, s.text),
+                kind=_kind(cf.value),
+                claim_value=_extent(claim, cf, c_group),
+                span_value=_extent(span, sf, s_group),
                 span_words=_words_span(s_lay, sf, anchor),
                 anchor=anchor,
             )
             break
+
+
+def _extent(text: str, f: _Frame, group: list[_Frame]) -> tuple[int, int, str]:
+    """Where a value stands, a range whole ("April-June 2017", not "April")."""
+    if not f.value.in_range:
+        return f.value.start, f.value.end, f.value.text
+    a, b = min(g.value.start for g in group), max(g.value.end for g in group)
+    return a, b, text[a:b]
 
 
 # ---------------------------------------------------------------- opposite events
