@@ -27,6 +27,7 @@ from spanproof.graders.audit import audit, weakest
 from spanproof.graders.cache import VerdictCache, cache_key_for
 from spanproof.graders.errors import JudgeConfigError
 from spanproof.graders.judges.context import current_pair_id, current_repeat
+from spanproof.graders.specifics.slot_reader import load_tables
 
 from spanproof.core.verdict import Judge, SpanRef, Verdict
 from spanproof.wire.limiter import LoopSemaphore
@@ -62,6 +63,7 @@ class Verifier:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self._slots = LoopSemaphore(concurrency)
+        load_tables()  # once per process, here rather than inside the first pair's audit
 
     @property
     def id(self) -> str:

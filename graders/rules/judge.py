@@ -28,8 +28,9 @@ from spanproof.graders.quoting import best_window
 from spanproof.graders.rules.lexical import coverage, missing_words, shared_words
 from spanproof.graders.rules.model import Params, load_params
 from spanproof.graders.rules.signals import measure
-from spanproof.graders.specifics import contradictions, stronger_than_span
+from spanproof.graders.specifics import stronger_than_span
 from spanproof.graders.specifics.comparison import unestablished
+from spanproof.graders.specifics.slot_reader import contradictions
 
 from spanproof.core.digest import package_digest
 from spanproof.core.verdict import CheckResult, JudgeBase, SpanRef, Verdict
@@ -47,8 +48,8 @@ RULES_VERSION = _source_hash()
 
 def _finding(claim: str, span: str) -> str | None:
     """The strongest reason a claim is not supported, in the claim's own words."""
-    for m in contradictions(claim, span):
-        return m.element.split(" (span:")[0]
+    for c in contradictions(claim, span):
+        return c.claim_value[2]
     for m in stronger_than_span(claim, span):
         return m.element
     for m in unestablished(claim, span):

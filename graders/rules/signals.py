@@ -28,7 +28,6 @@ from spanproof.graders.clauses import split_clauses
 from spanproof.graders.rules.lexical import coverage, keys
 from spanproof.graders.specifics import (
     compare,
-    contradictions,
     extract,
     hedges_dropped,
     negation_conflicts,
@@ -71,7 +70,7 @@ class Reading:
 
     @cached_property
     def audit(self) -> tuple[list, list]:
-        """The code audit's proofs (contradictions by role) and flags on this pair."""
+        """The code audit's proofs (values the span states otherwise in their slot) and flags."""
         return findings(self.claim, self.span)
 
 
@@ -124,10 +123,6 @@ def _aligned(base: Callable[[Reading], float]) -> Callable[[Reading], float]:
         return value * _sentence_alignment(r) if value else 0.0
 
     return fn
-
-
-def _contradiction(r: Reading) -> float:
-    return float(len(contradictions(r.claim, r.span)))
 
 
 def _opposites(r: Reading) -> float:
@@ -206,8 +201,8 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("quantifier_scope", "a strong quantifier or a wider scope the span does not state",
            _soft_kind("quantifier", "scope")),
     # the same findings weighted by how closely the claim follows one span sentence
-    Signal("contradiction_aligned", "specifics the span gives another value for (number, date, "
-           "period), in a claim that follows one of its sentences", _aligned(_contradiction)),
+    Signal("contradiction_aligned", "values the span states otherwise in the same slot (the "
+           "audit's proofs), in a claim that follows one of its sentences", _aligned(_proven)),
     Signal("negation_conflict_aligned", "negation_conflict, in a claim that follows a sentence",
            _aligned(_negation)),
     Signal("stronger_claim_aligned", "stronger_claim, in a claim that follows a sentence",
@@ -234,7 +229,7 @@ SIGNALS: tuple[Signal, ...] = (
            _aligned(_flags(*_WORDING_FLAGS))),
     Signal("unstated_specifics_aligned", "numbers and dates the audit flags, in a claim that "
            "follows a sentence", _aligned(_flags("number", "date"))),
-    Signal("contradiction_proven", "values the span states otherwise in the same role (the "
+    Signal("contradiction_proven", "values the span states otherwise in the same slot (the "
            "audit's proofs)", _proven),
 )  # fmt: skip
 BY_NAME = {s.name: s for s in SIGNALS}

@@ -13,8 +13,11 @@ deterministic and offline. By concern:
 - ``extract``      all of the above for one text (``Specifics``), cached
 - ``polarity``     a negation or an opposite word against the span sentence a claim follows
 - ``coordination`` elements a claim joins with "and" that its span never states or never joins
-- ``comparison``   claim against span: ``compare``, ``contradictions``, ``stronger_than_span``,
-                   ``departures``
+- ``comparison``   claim against span: ``compare`` (what the span does not establish),
+                   ``stronger_than_span``
+- ``slot_reader``  the one reader of slots: the value the span states in each claim value's
+                   slot, and the contradictions code proves (``readings``, ``slots``,
+                   ``concepts``, ``places`` beside it)
 - ``lexicon`` + ``lexicons/``  the word lists and tables, as data files
 
 Words, stopwords and stemming come from ``spanproof.core.text``.
@@ -24,8 +27,6 @@ from spanproof.graders.specifics.comparison import (
     Mismatch,
     century_established,
     compare,
-    contradictions,
-    departures,
     scope_widened,
     stronger_than_span,
 )
@@ -55,9 +56,7 @@ __all__ = [
     "Specifics",
     "century_established",
     "compare",
-    "contradictions",
     "date_established",
-    "departures",
     "entity_present",
     "entity_tokens",
     "extract",

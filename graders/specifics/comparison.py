@@ -1,5 +1,7 @@
-"""Claim against span: which specifics the span does not establish, contradicts, or states
-more weakly. ``compare`` is what the audit acts on (docs/architecture.md, check 4)."""
+"""Claim against span: which specifics the span does not establish, or states more weakly.
+``compare`` is what the audit flags (docs/architecture.md, check 4); which values the span
+states *otherwise* is the slot reader's (``graders.specifics.slot_reader``), the one reader
+of slots."""
 
 from __future__ import annotations
 
@@ -12,9 +14,7 @@ from spanproof.graders.specifics.attribution import (
     OPINION,
     SPAN_ATTRIBUTES,
     claim_attributions,
-    credited_elsewhere,
 )
-from spanproof.graders.specifics.coordination import coordination_departures
 from spanproof.graders.specifics.dates import _YEAR_RANGE, DateMention, date_established
 from spanproof.graders.specifics.extract import Specifics, extract
 from spanproof.graders.specifics.identifiers import missing_identifiers
@@ -35,7 +35,6 @@ from spanproof.graders.specifics.numbers import (
     quantities_match,
     within_stated_precision,
 )
-from spanproof.graders.specifics.polarity import polarity_departures
 from spanproof.graders.specifics.wording import (
     BOOSTERS,
     OBLIGATION,
@@ -44,7 +43,6 @@ from spanproof.graders.specifics.wording import (
     hedges_dropped,
     negation_conflicts,
     opposites,
-    period_conflicts,
 )
 
 from spanproof.core.memo import memo_list
@@ -82,14 +80,6 @@ def word_after(text: str, surface: str) -> str | None:
     return None
 
 
-def word_before(text: str, surface: str) -> str | None:
-    for i in _occurrences(text, surface):
-        m = re.search(r"([A-Za-z]+)\W*$", text[:i])
-        if m:
-            return m.group(1).lower()
-    return None
-
-
 def century_established(q: Quantity, claim: str, s: Specifics) -> bool:
     """ "the fifteenth century" is a period: any year of it in the span establishes it."""
     if q.kind != "ordinal" or word_after(claim, q.surface) != stem("century"):
@@ -100,102 +90,6 @@ def century_established(q: Quantity, claim: str, s: Specifics) -> bool:
         or (d.decade is not None and lo <= d.decade + 1 <= hi)
         for d in s.dates
     )
-
-
-# ---------------------------------------------------------------- contradiction
-
-
-@memo_list()
-def contradictions(claim: str, span: str) -> list[Mismatch]:
-    """Claim specifics the span *contradicts* rather than omits (docs/architecture.md: contradiction is
-    NOT_SUPPORTED, silence is PARTIAL).
-
-    A number contradicts when the span has a different number of the same kind in the same
-    role: same unit or currency, or for a bare number the same word after it ("7 albums" vs
-    "5 albums"); a percentage against a different percentage. A date contradicts when the
-    span gives the same granularity differently: a year after the same word ("in 2019" vs
-    "in 2018"), a different month of the same year, a different day of the same month.
-    """
-    c, s = extract(claim), extract(span)
-    out: list[Mismatch] = []
-    claim_d, span_d = alpha2digit_safe(claim), alpha2digit_safe(span)
-    for q in c.numbers:
-        if any(quantities_match(q, sq) for sq in s.numbers):
-            continue
-        share = {"percent", "fraction"}  # "43%" against "a third": two shares of one whole
-        rivals = [
-            sq for sq in s.numbers
-            if sq.unit == q.unit and (
-                sq.kind == q.kind
-                # a share near the other ("34%" against "roughly a third") is imprecise, not
-                # contradicted: that stays PARTIAL
-                or ({sq.kind, q.kind} <= share and abs(sq.comparable() - q.comparable()) > 0.02)
-            )
-        ]  # fmt: skip
-        if q.kind in ("number", "ordinal") and q.unit is None:
-            # same role: the same word follows ("eighth consecutive" / "seventh consecutive",
-            # "Three of the nine" / "Two of the nine"); number words are read as digits too
-            after = word_after(claim, q.surface) or word_after(claim_d, q.surface)
-            rivals = [
-                sq for sq in rivals
-                if after and after not in STOPWORDS - {"of"}
-                and (word_after(span, sq.surface) or word_after(span_d, sq.surface)) == after
-            ]  # fmt: skip
-        if rivals:
-            out.append(Mismatch("number", f"{q.surface} (span: {rivals[0].surface})"))
-    span_years = {x.year for x in s.dates if x.year is not None}
-    for d in c.dates:
-        if date_established(d, s.dates):
-            continue
-        rivals = _date_rivals(d, claim, span, s.dates, span_years)
-        if rivals:
-            out.append(Mismatch("date", f"{d.surface} (span: {rivals[0].surface})"))
-    for said, answered in period_conflicts(claim, span):
-        out.append(Mismatch("period", f"{said} (span: {answered})"))
-    return out
-
-
-def _date_rivals(
-    d: DateMention, claim: str, span: str, span_dates: list[DateMention], span_years: set[int]
-) -> list[DateMention]:
-    if d.since:
-        # "since January" against "since March": two different starting points
-        return [x for x in span_dates if x.since and (x.month, x.year) != (d.month, d.year)]
-    if d.quarter is not None:
-        return [
-            x for x in span_dates
-            if x.quarter is not None and x.quarter != d.quarter
-            and not any(y.quarter == d.quarter for y in span_dates)
-        ]  # fmt: skip
-    if d.day is not None:
-        return [
-            x for x in span_dates
-            if x.day is not None and (
-                (x.month == d.month and x.day != d.day)
-                or (x.month != d.month and d.year is not None and x.year == d.year)
-                # the same day and month in another year ("June 10, 1951" / "1961")
-                or (x.month == d.month and x.day == d.day and None not in (x.year, d.year)
-                    and x.year != d.year)
-            )
-        ]  # fmt: skip
-    if d.month is not None:
-        return [
-            x for x in span_dates
-            if x.month is not None and x.day is None and (
-                (x.month != d.month and (d.year is None or x.year == d.year))
-                # the same month in another year, the claim's year nowhere in the span
-                or (x.month == d.month and None not in (x.year, d.year)
-                    and x.year != d.year and d.year not in span_years)
-            )
-        ]  # fmt: skip
-    if d.year is not None:
-        before = word_before(claim, d.surface)
-        return [
-            x for x in span_dates
-            if x.year is not None and x.month is None and x.year != d.year
-            and before is not None and word_before(span, x.surface) == before
-        ]  # fmt: skip
-    return []
 
 
 # ---------------------------------------------------------------- comparison
@@ -537,32 +431,4 @@ def stronger_than_span(claim: str, span: str) -> list[Mismatch]:
         and not _FUTURE_OR_PLAN.search(claim)
     ):
         out.append(Mismatch("modality", "done (span: planned or future)"))
-    return out
-
-
-# ---------------------------------------------------------------- departures from the span's wording
-
-# What the audit does with each kind of departure (graders.audit, check "wording"): a
-# reversal or a different source is a different claim (NOT_SUPPORTED); an element joined on
-# is a wider one (PARTIAL).
-REVERSING = ("contradiction", "negation", "direction", "modality", "attribution")
-
-
-def departures(claim: str, span: str) -> list[Mismatch]:
-    """Where the claim says something its span does not, beyond the specifics ``compare``
-    finds unestablished: a number, date or period the span states otherwise, a negation, an opposite word or a hardened modal against the span
-    sentence the claim follows, or a certainty the span never states
-    (graders.specifics.polarity), an element joined on with "and" that the span never
-    states or never joins (graders.specifics.coordination), a source credited with
-    "according to" that the span never names."""
-    # a number, date or period the span gives another value for in the same role (docs/architecture.md:
-    # "contradiction is NOT_SUPPORTED, silence is PARTIAL"); ``compare`` already flags the
-    # value as unestablished, this says the span states otherwise
-    out = [Mismatch("contradiction", m.element) for m in contradictions(claim, span)]
-    out += [Mismatch(d.kind, str(d)) for d in polarity_departures(claim, span)]
-    out += [
-        Mismatch("attribution", f"according to {who} (the span never names them)")
-        for who in credited_elsewhere(claim, span)
-    ]
-    out += [Mismatch("coordination", str(c)) for c in coordination_departures(claim, span)]
     return out

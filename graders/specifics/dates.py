@@ -94,6 +94,7 @@ class DateMention:
     quarter: int | None = None
     decade: int | None = None
     since: bool = False
+    century: int | None = None  # "the 12th century", "the 1400s" (read by the slot reader)
     surface: str = ""
 
 

@@ -156,8 +156,12 @@ def _read_numbers(
         after = (m.group("after") or "").strip()
         cur = m.group("cur")
         pct = m.group("pct")
-        if scale_word in ("m", "b", "k") and not cur:
-            # "5 m" is metres and "5 k" is ambiguous unless money is involved
+        if (
+            scale_word in ("m", "b", "k")
+            and not cur
+            and not (scale_word == "k" and m.group("scale")[:1] in "kK")
+        ):
+            # "5 m" is metres and "5 k" is ambiguous unless money is involved ("120k" is not)
             scale_word = ""
         if scale_word:
             value *= SCALES[scale_word]

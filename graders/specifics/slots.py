@@ -1,7 +1,7 @@
 """Values with where they stand: the numbers, dates, weekdays and qualified names of a text,
 each with its character offsets, grouped into the lists and ranges the text writes them in.
 
-The role check (``graders.specifics.roles``) compares a claim's values with its span's by
+The role check (``graders.specifics.slot_reader``) compares a claim's values with its span's by
 the words around them, so it needs each value's place. Numbers and dates are read by the same
 extractors as everywhere else (``numbers``, ``dates``); number words are read run by run
 here, so their offsets survive ("twelve paintings" -> 12 at 0..6, "a two-term mayor" -> 2).
@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from spanproof.graders.specifics import lexicon
+from spanproof.graders.specifics.concepts import common_word
 from spanproof.graders.specifics.dates import (
     _YEAR_RANGE,
     DateMention,
@@ -26,7 +27,7 @@ from spanproof.graders.specifics.dates import (
     dated,
     has_digit,
 )
-from spanproof.graders.specifics.names import extract_entities
+from spanproof.graders.specifics.names import GENERIC_NAME_WORDS, extract_entities
 from spanproof.graders.specifics.numbers import (
     _DOZEN_RE,
     _FRACTION_RE,
@@ -42,6 +43,7 @@ from spanproof.graders.specifics.numbers import (
     _read_numbers,
     alpha2digit_safe,
 )
+from spanproof.graders.specifics.places import given_names, known_place
 
 from spanproof.core.prefilter import guarded
 
@@ -50,7 +52,6 @@ from spanproof.core.prefilter import guarded
 # names differing only in such a word name different things; any other difference (a
 # nickname, a middle name, a title) may be the same one written another way.
 CONTRASTS: list[frozenset[str]] = [frozenset(g.split()) for g in lexicon.entries("name_contrasts")]
-_CONTRAST_WORDS = frozenset().union(*CONTRASTS)
 
 _NUMBER_WORD = (
     r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
@@ -61,6 +62,12 @@ _WORD_RUN = guarded(re.compile(rf"\b{_NUMBER_WORD}(?:(?:\s+|-)(?:and\s+)?{_NUMBE
 _PERCENT_AFTER = re.compile(r"\s?(?:%|per\s?cent\b|percent\b|pct\b)", re.I)
 _WORD_AFTER = re.compile(r"[\s-]+([A-Za-z/]+)")
 _WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b(?!s)")
+# "north", "south-east", "eastern", "westward", "westerly": a compass direction (lower case:
+# "North Carolina" is a name). "-erly" and "from the ..." say where something comes from.
+_DIRECTION = re.compile(
+    r"\b(north|south|east|west)(?:-?(east|west))?(ern|erly|wards?)?\b(?![-–]\w)"
+)
+_ANGLES = {"north": 0, "east": 90, "south": 180, "west": 270}
 _GROUP_SEP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|(?:,?\s+(?:and|or|&)\s+))\s*")
 _RANGE_SEP = re.compile(r"\s*(?:to|through|until|till|and|[–—-])\s*")
 
@@ -69,7 +76,7 @@ _RANGE_SEP = re.compile(r"\s*(?:to|through|until|till|and|[–—-])\s*")
 class Value:
     """One value of a text: what it is and where it stands."""
 
-    kind: str  # quantity | date | weekday | name
+    kind: str  # quantity | date | weekday | name | direction
     start: int
     end: int
     text: str
@@ -80,6 +87,10 @@ class Value:
     hedge: str | None = None  # the range a hedge before it states (numbers.NUMBER_HEDGES)
     group: int = -1  # the list or range it belongs to (-1: alone)
     in_range: bool = False  # the group is a range (low to high), not a list
+    alt_date: DateMention | None = None  # "7/1/2018": the other way to read a date in figures
+    name_type: str | None = None  # person | org | place, when the name's words say it
+    bearing: float | None = None  # a direction: degrees from north
+    coming_from: bool = False  # a direction something comes from ("westerly", "from the east")
 
     def __str__(self) -> str:
         return self.text
@@ -114,7 +125,11 @@ def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
     digits: list[Quantity] = []
     spans: list[tuple[int, int]] = []
     _read_numbers(blanked, digits, mask=False, spans=spans)
-    out += [(q, a, b) for q, (a, b) in zip(digits, spans, strict=True)]
+    out += [
+        (q, a, b)
+        for q, (a, b) in zip(digits, spans, strict=True)
+        if not (text[b : b + 1] == "/" or text[max(0, a - 1) : a] == "/")  # "9/14": a ratio
+    ]
     for m in _WORD_RUN.finditer(blanked):
         run = m.group(0)
         if run.lower() in ("one", "zero"):
@@ -155,15 +170,218 @@ def _weekdays(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def _directions(text: str) -> list[tuple[float, bool, int, int]]:
+    """(bearing, whether it says where something comes from, start, end) of each direction."""
+    out = []
+    for m in _DIRECTION.finditer(text):
+        first, second = _ANGLES[m.group(1)], _ANGLES.get(m.group(2) or "")
+        if second is None:
+            bearing = float(first)
+        else:  # "north-east": between the two, the short way round
+            bearing = ((first + second) / 2) if abs(first - second) <= 180 else 315.0
+        coming = m.group(3) == "erly" or bool(re.search(r"\bfrom\s+the\s+$", text[: m.start()]))
+        out.append((bearing, coming, *m.span()))
+    return out
+
+
 def _names(text: str) -> list[tuple[tuple[str, ...], int, int]]:
     out = []
     for entity in extract_entities(text):
         toks = entity.split()
-        if not any(t.lower().strip(".") in _CONTRAST_WORDS for t in toks):
-            continue
+        name = tuple(t.lower().strip(".") for t in toks)
+        out += [(name, a, b) for a, b in _occurrences(text, toks)]
+    return out
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _occurrences(text: str, toks: list[str]) -> list[tuple[int, int]]:
+    """Where the name's words stand in ``text``, one after another with at most three
+    characters other than letters and digits between two of them, then any spaces ("J. R.
+    Tolley", "Guinea-Bissau"): what the pattern ``\\b T1 \\W{0,3}\\s* T2 ... (?!\\w)`` finds,
+    without compiling a pattern per name (a few hundred microseconds each, for every name of
+    every text)."""
+    if not all(t and _word_char(t[0]) for t in toks):
         rx = r"\b" + r"\W{0,3}\s*".join(re.escape(t) for t in toks) + r"(?!\w)"
-        for m in re.finditer(rx, text):
-            out.append((tuple(t.lower().strip(".") for t in toks), *m.span()))
+        return [m.span() for m in re.finditer(rx, text)]
+    out, at, n = [], 0, len(text)
+    while (start := text.find(toks[0], at)) >= 0:
+        at = start + 1
+        if start and _word_char(text[start - 1]):
+            continue
+        end = start + len(toks[0])
+        for tok in toks[1:]:
+            nxt = end
+            while nxt < n and not _word_char(text[nxt]):
+                nxt += 1
+            if len(text[end:nxt].rstrip()) > 3 or not text.startswith(tok, nxt):
+                break
+            end = nxt + len(tok)
+        else:
+            if end < n and _word_char(text[end]):
+                continue
+            out.append((start, end))
+            at = end
+    return out
+
+
+# Words that say what kind of thing a name names, when they end it ("Marlow Films", "Harbour
+# City", "Corvex Biologics" is left unknown) or stand before it ("coach Dana Reyes").
+_ORG_ENDS = frozenset(
+    """films pictures studios records press books group inc ltd corp corporation company co
+    bank university college school institute foundation trust fund agency ministry council
+    committee party union association society organization organisation airlines airways
+    fc afc united rovers athletic city town wanderers rangers club""".split()  # noqa: SIM905
+)
+_PERSON_BEFORE = re.compile(
+    r"(?:\b(?:mr|mrs|ms|dr|sir|dame|lord|lady|professor|prof|coach|manager|director|engineer|"
+    r"senator|president|minister|judge|author|artist|singer|player|striker|chairman|chairwoman|"
+    r"chief executive)\.?\s+)$",
+    re.I,
+)
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in '.!?:;("“'
+
+
+def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
+    """person | org | place when the name's own words or the words around it say so: an
+    organisation's last word ("Marlow Films", "Brentwick Rovers"), a person's title or role
+    before it ("coach Dana Reyes"), a place ISO 3166 or GeoNames knows ("Leeds", "France",
+    "Lisbon") or one written with such a place after it ("Blackville, New Brunswick"), a
+    given name opening a name of two or three words ("Sarah Lund"). Otherwise unknown."""
+    if toks and toks[-1] in _ORG_ENDS:
+        return "org"
+    if _PERSON_BEFORE.search(text[max(0, start - 40) : start]):
+        return "person"
+    if known_place(" ".join(toks)):
+        return "place"
+    if 2 <= len(toks) <= 3 and toks[0] in given_names() and toks[-1] not in GENERIC_NAME_WORDS:
+        return "person"  # "Sarah Lund", "Marco Bellini": a given name of the census first
+    by = re.search(r"\bby\s+$", text[max(0, start - 5) : start])
+    if (
+        by
+        and 2 <= len(toks) <= 3
+        and all(t[:1].isalpha() and t not in GENERIC_NAME_WORDS for t in toks)
+    ):
+        return "person"  # "directed by Anna Kowal": a maker named in full
+    end = start + len(" ".join(toks))
+    after = re.match(r",\s+((?:[A-Z][\w.-]*\s?){1,3})", text[end : end + 40])
+    if after and known_place(after.group(1).strip()):
+        return "place"
+    return None
+
+
+# ---------------------------------------------------------------- forms read as one value
+# Each of these is a value written in words the digit and date readers do not join: read
+# first, so the pieces are not also read alone ("aged 67" is an age, not the count 67).
+
+_SMALL = {
+    w: i
+    for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven",
+                           "eight", "nine", "ten", "eleven", "twelve"))
+}  # fmt: skip
+_SMALL_ALT = "|".join(_SMALL)
+# "one in five", "three in every ten": a share
+_IN_EVERY = re.compile(
+    rf"\b({_SMALL_ALT}|\d{{1,3}})\s+(?:in|out\s+of)\s+(?:every\s+)?({_SMALL_ALT}|\d{{1,4}})\b(?!\s*%)",
+    re.I,
+)
+# "aged 67", "at the age of 74", "age 30", "67 years old", "a 67-year-old"
+_AGE = re.compile(
+    r"\b(?:aged|age\s+of|ages?)\s+(\d{1,3})\b(?![.,]\d)(?!\s*(?:[-–]|to)\s*\d)"
+    r"|(?<![\d][-–])\b(\d{1,3})[\s-]years?[\s-]old\b",
+    re.I,
+)
+# "half a million", "a quarter of a million", "a million": a count in words
+_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SHARE_OF_SCALE = {
+    "half": 0.5,
+    "a quarter of": 0.25,
+    "three quarters of": 0.75,
+    "a": 1.0,
+    "one": 1.0,
+}
+_SCALED = re.compile(
+    r"\b(half|a quarter of|three quarters of|a|one)\s+(?:a\s+)?(thousand|million|billion)\b(?!\s*(?:and|-)\s*\w)",
+    re.I,
+)
+# "a quarter of a century", "half a century", "a decade": a length of time in words
+_SPAN_WORDS = {"a quarter of a century": 25.0, "half a century": 50.0, "a decade": 10.0,
+               "half a decade": 5.0, "a century": 100.0}  # fmt: skip
+_TIME_SPAN = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, _SPAN_WORDS), key=len, reverse=True)) + r")\b(?![-])",
+    re.I,
+)
+# "7/1/2018", "25/01/2019": a date in figures (read both ways when either way is a date)
+_NUMERIC_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
+_DECADE_WORDS = {
+    w: 1900 + 10 * i
+    for i, w in enumerate(("", "", "twenties", "thirties", "forties", "fifties", "sixties",
+                           "seventies", "eighties", "nineties"))
+    if w
+}  # fmt: skip
+_DECADE_WORD = re.compile(
+    r"\bthe\s+(?:early\s+|late\s+|mid-?\s*)?(" + "|".join(_DECADE_WORDS) + r")\b", re.I
+)
+_ORDINAL_ALT = "|".join(sorted(ORDINALS, key=len, reverse=True))
+# "the 12th century", "the fifteenth century", "the 1400s" (a century, not the decade 1400-09)
+_CENTURY = re.compile(
+    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)|({_ORDINAL_ALT}))[\s-]+century\b|\bthe\s+(1[0-9]|20)00s\b",
+    re.I,
+)
+
+
+def _small(word: str) -> int:
+    return _SMALL[word.lower()] if word.lower() in _SMALL else int(word)
+
+
+def _word_values(text: str) -> list[Value]:
+    """Shares, ages, spans of time, centuries, decades and dates in figures written as words
+    or patterns the other readers split."""
+    out: list[Value] = []
+    for m in _IN_EVERY.finditer(text):
+        n, d = _small(m.group(1)), _small(m.group(2))
+        if 0 < n < d <= 1000:
+            q = Quantity(n / d, "fraction", None, m.group(0))
+            out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
+    if has_digit(text):
+        for m in _AGE.finditer(text):
+            at = 1 if m.group(1) else 2
+            q = Quantity(float(m.group(at)), "age", None, m.group(0))
+            out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
+        for m in _NUMERIC_DATE.finditer(text):
+            a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            readings = [DateMention(year, a, b, surface=m.group(0))] if a <= 12 and b <= 31 else []
+            if b <= 12 and a <= 31 and a != b:
+                readings.append(DateMention(year, b, a, surface=m.group(0)))
+            if readings:
+                out.append(Value("date", *m.span(), m.group(0), date=readings[0],
+                                 alt_date=readings[1] if len(readings) > 1 else None))  # fmt: skip
+    for m in _SCALED.finditer(text):
+        share = _SHARE_OF_SCALE[m.group(1).lower()]
+        if share == 1.0 and not re.match(r"\s+[a-z]", text[m.end() :]):
+            continue  # "a million" alone is left to the number words reader
+        q = Quantity(share * _SCALE_WORDS[m.group(2).lower()], "number", None, m.group(0))
+        out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
+    for m in _TIME_SPAN.finditer(text):
+        q = Quantity(_SPAN_WORDS[m.group(1).lower()], "number", "years", m.group(0))
+        out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
+    for m in _DECADE_WORD.finditer(text):
+        d = DateMention(decade=_DECADE_WORDS[m.group(1).lower()], surface=m.group(0))
+        out.append(Value("date", *m.span(), m.group(0), date=d))
+    for m in _CENTURY.finditer(text):
+        if m.group(3):
+            n = int(m.group(3)) + 1
+        else:
+            n = int(m.group(1)) if m.group(1) else ORDINALS[m.group(2).lower()]
+        if 1 <= n <= 21:
+            d = DateMention(century=n, surface=m.group(0))
+            out.append(Value("date", *m.span(), m.group(0), date=d))
     return out
 
 
@@ -200,6 +418,10 @@ def values_of(text: str) -> tuple[Value, ...]:
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
+    for v in _word_values(text):
+        if free(v.start, v.end):
+            found.append(v)
+            taken.append((v.start, v.end))
     year_ranges: dict[tuple[int, int], list[DateMention]] = {}
     for d, a, b in _dates(text):
         if _YEAR_RANGE.fullmatch(d.surface.strip()) and d.month is None:
@@ -216,9 +438,17 @@ def values_of(text: str) -> tuple[Value, ...]:
         if free(a, b):
             found.append(Value("weekday", a, b, day, weekday=day.lower()))
             taken.append((a, b))
-    for toks, a, b in _names(text):
+    for bearing, coming, a, b in _directions(text):
         if free(a, b):
-            found.append(Value("name", a, b, text[a:b], name=toks))
+            found.append(Value("direction", a, b, text[a:b], bearing=bearing, coming_from=coming))
+            taken.append((a, b))
+    for toks, a, b in _names(text):
+        if len(toks) == 1 and common_word(toks[0]) and _opens_sentence(text, a):
+            continue  # "Population (2021 census): ...", "Directed by ...": a word, capitalised
+        if free(a, b):
+            found.append(
+                Value("name", a, b, text[a:b], name=toks, name_type=name_type(text, a, toks))
+            )
             taken.append((a, b))
     found.sort(key=lambda v: v.start)
     grouped = _group(text, found)

@@ -5,7 +5,7 @@ applies) and the verdict is chosen for evidence, not leniency:
 
 1. a passage that SUPPORTS the claim decides (the most relevant one);
 2. else a passage among the most relevant in which code proves a contradiction (another
-   number, date or name in the same role; ``graders.specifics.roles``, a proof of the audit)
+   number, date or name in the same role; ``graders.specifics.slot_reader``, a proof of the audit)
    decides: NOT_SUPPORTED, whatever a vaguer passage elsewhere was judged;
 3. else the most relevant passage with the strongest verdict decides.
 

@@ -34,7 +34,7 @@ ProofKind = Literal[
 class Proof(BaseModel):
     """A fact code establishes about the pair, which lowers any judge's verdict, always: the
     quote is not in the span or points at no evidence, the span states another value in the
-    claim's role (``graders.specifics.roles``), or the span addresses a machine."""
+    claim's role (``graders.specifics.slot_reader``), or the span addresses a machine."""
 
     kind: ProofKind
     reason: str  # one line a reader can check against the span

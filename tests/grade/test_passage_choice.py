@@ -115,8 +115,8 @@ async def test_a_source_that_does_not_name_the_subject_keeps_the_judges_verdict_
     finally:
         await fetcher.aclose()
     entry = result.judges[0].claims[0]
-    # the judge read the page and said SUPPORTED; code proves nothing against it, it asks a
-    # person to look: the page never names Ann Okafor
+    # the judge read the page and said SUPPORTED; code proves nothing against it. That the
+    # page never names Ann Okafor is found (a signal the rules judge reads) but not shown as a
+    # flag: pronoun flags did not beat the base rate (graders.audit.UNSHIPPED_FLAGS)
     assert entry.label == "SUPPORTED" and entry.verdict.proofs == []
-    assert [f.kind for f in entry.verdict.flags] == ["pronoun"]
-    assert "never names Director Ann Okafor" in entry.verdict.flags[0].reason
+    assert entry.verdict.flags == []

@@ -1,15 +1,14 @@
-"""The audit's ``wording`` findings (graders.specifics.comparison.departures), each on both
+"""The audit's ``wording`` findings (graders.audit.findings: its wording flags), each on both
 sides: it fires on a failure planted on a WiCE development pair, and stays quiet on a genuine
 SUPPORTED pair of the same set (the crowd accepted it; the rule must too). They are flags: a
 person looks, the judge's verdict stands. A value the span states otherwise in the same role
-is a proof (graders.specifics.roles) and lowers the verdict."""
+is a proof (graders.specifics.slot_reader) and lowers the verdict."""
 
 from __future__ import annotations
 
 import pytest
-from spanproof.graders.audit import audit
+from spanproof.graders.audit import UNSHIPPED_FLAGS, audit, findings
 from spanproof.graders.quoting import best_window
-from spanproof.graders.specifics import departures
 
 from spanproof.core.verdict import SpanRef, Verdict
 
@@ -72,8 +71,16 @@ FILMING_SPAN = (
 )
 
 
+WORDING = ("negation", "opposite", "modality", "attribution", "joined", "now_then")
+
+
+def wording(claim: str, span: str) -> list:
+    """The audit's wording flags on a pair, shown or not (the rules judge reads them all)."""
+    return [f for f in findings(claim, span)[1] if f.kind in WORDING]
+
+
 def kinds(claim: str, span: str) -> list[str]:
-    return [m.kind for m in departures(claim, span)]
+    return [f.kind for f in wording(claim, span)]
 
 
 def audited(claim: str, span: str, label: str = "SUPPORTED") -> Verdict:
@@ -114,10 +121,16 @@ CASES = {
 @pytest.mark.parametrize("finding", sorted(CASES))
 def test_each_finding_is_a_flag_on_its_planted_case_and_silent_on_a_genuine_pair(finding):
     planted, span, flag, genuine, genuine_span = CASES[finding]
-    assert finding in kinds(planted, span)
+    assert flag in kinds(planted, span)
     v = audited(planted, span)
     # a flag asks a person to look; it does not rewrite what the judge read
     assert v.verdict == "SUPPORTED" and v.proofs == []
+    if flag in UNSHIPPED_FLAGS:
+        # found (the rules judge reads it as a signal) but not shown: its precision did not
+        # beat the base rate on data it was not written from
+        assert flag in [f.kind for f in findings(planted, span)[1]]
+        assert flag not in [f.kind for f in v.flags]
+        return
     assert flag in [f.kind for f in v.flags] and all(f.reason for f in v.flags)
     check = next(c for c in v.checks if c.name == "wording")
     assert check.fired and check.detail.startswith("flag")
@@ -142,17 +155,17 @@ def test_a_date_stated_otherwise_in_the_same_role_is_a_proof_with_both_offsets()
 
 def test_a_name_joined_on_that_the_span_names_elsewhere_is_wider_than_the_span():
     planted = COUNCIL_CLAIM.replace("City Council", "City Council and Teresa Mosqueda")
-    found = departures(planted, COUNCIL_SPAN)
-    assert [m.kind for m in found] == ["coordination"]
-    assert "never joins" in found[0].element
-    assert departures(COUNCIL_CLAIM, COUNCIL_SPAN) == []
+    found = wording(planted, COUNCIL_SPAN)
+    assert [f.kind for f in found] == ["joined"]
+    assert "never joins" in found[0].reason
+    assert wording(COUNCIL_CLAIM, COUNCIL_SPAN) == []
     # names the span does join, with a parenthesis between, are not flagged
-    assert departures(VERVE_CLAIM, VERVE_SPAN) == []
+    assert wording(VERVE_CLAIM, VERVE_SPAN) == []
 
 
 def test_verb_phrases_and_quotations_are_not_read_as_departures():
     # "went mad and built this house": a verb phrase, not a list of things
-    assert departures(HOUSE_CLAIM, HOUSE_SPAN) == []
+    assert wording(HOUSE_CLAIM, HOUSE_SPAN) == []
     # a negation inside a quoted title is the title's, not the sentence's
     span = 'In 2014 she said "We Are Never Ever Getting Back Together" was written with Max Martin.'
     claim = "She said the song was written with Max Martin in 2014."
@@ -160,8 +173,8 @@ def test_verb_phrases_and_quotations_are_not_read_as_departures():
 
 
 def test_the_audit_never_raises_a_verdict():
-    planted = FILM_CLAIM.replace("was selected", "was not selected")
-    v = audited(planted, FILM_SPAN, "NOT_SUPPORTED")
+    planted = POUNCEY_CLAIM.replace("positive", "negative")
+    v = audited(planted, POUNCEY_SPAN, "NOT_SUPPORTED")
     assert v.verdict == "NOT_SUPPORTED"
     assert next(c for c in v.checks if c.name == "wording").fired
     widened = TENNIS_CLAIM.replace("two children", "two children and adults")
@@ -172,9 +185,7 @@ def test_words_the_span_joins_verbatim_are_never_a_departure_however_they_tokeni
     # found by the property test "a claim equal to its span is supported": a web address
     # after "and" tokenised differently in the claim's pattern and the span's words
     text = "council and www.example.com."
-    assert departures(text, text) == []
-    assert departures("The council and www.example.com agreed.", f"Yesterday {text}") == []
+    assert wording(text, text) == []
+    assert wording("The council and www.example.com agreed.", f"Yesterday {text}") == []
     # still wider than a span that never states the second element
-    assert [m.kind for m in departures("two children and adults.", "two children.")] == [
-        "coordination"
-    ]
+    assert kinds("two children and adults.", "two children.") == ["joined"]

@@ -1,4 +1,4 @@
-"""Contradiction by role (graders.specifics.roles): the one code finding besides the quote check
+"""Contradiction by role (graders.specifics.slot_reader): the one code finding besides the quote check
 that overrides a judge, so it must be nearly always right.
 
 Two case files written for this detector before it was adapted, in forms the repository did
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from spanproof.graders.audit import audit
-from spanproof.graders.specifics.roles import role_contradictions
+from spanproof.graders.specifics.slot_reader import contradictions as role_contradictions
 
 from spanproof.bench.pairs import load_pairs
 from spanproof.core.verdict import SpanRef, Verdict

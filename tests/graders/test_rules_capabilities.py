@@ -269,11 +269,11 @@ def test_shares_and_counts_in_the_same_role():
     third = "Imports fell by a third last year."
     assert verdict("Imports fell by 43% last year.", third) == "NOT_SUPPORTED"
     # "a third" is 33%, not 34%: another value of the same share, which code proves; "about
-    # 34%" may be a third, so code proves nothing (it flags; the judge reads it)
+    # 34%" may be a third, and is: a third lies within it, so code neither proves nor flags
     assert verdict("Imports fell by 34% last year.", third) == "NOT_SUPPORTED"
     hedged = audit("Imports fell by about 34% last year.", SpanRef(text=third), Verdict(
         verdict="SUPPORTED", quote_used=third))  # fmt: skip
-    assert hedged.proofs == [] and hedged.verdict == "SUPPORTED" and hedged.flags
+    assert hedged.proofs == [] and hedged.verdict == "SUPPORTED" and hedged.flags == []
 
 
 def test_opposite_verbs_of_change_contradict():

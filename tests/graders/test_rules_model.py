@@ -63,42 +63,42 @@ def test_every_verdict_carries_a_confidence():
 # training set) on which the judge is right, and on which the verdict changes when that
 # signal's weights are taken out of the model: remove any signal and its test fails.
 LOAD_BEARING = [
-    ('coverage', 'She replaced James Marshall on 24 July 2019.',
-     'Tue 23 Jul 2019 14.40 EDT', 'NOT_SUPPORTED'),  # wice
-    ('clause_coverage', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('substituted', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
-     'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
-    ('bigram_overlap', 'It is also popular in Iraq, Libya and Nepal.',
-     'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
-    ('claim_length', 'Gill has won 21 awards from 44 nominations.',
-     '## GRAMMY Award Results for Vince Gill', 'NOT_SUPPORTED'),  # wice
-    ('missing_entities', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('opposite_words', 'Collingwood retired from first-class and List A cricket in September 2018.',
-     '(meta data) TITLE: Former England captain Paul Collingwood announces retirement — England Cricket (@englandcricket) September 13, 2018', 'PARTIAL'),  # wice
-    ('stronger_claim', 'She received a Primetime Emmy Award for Outstanding Guest Actress in a Comedy Series nomination.',
-     '### Outstanding Guest Actress In A Comedy Series - 2006 Kate Winslet, as HerselfExtras', 'SUPPORTED'),  # wice
-    ('negation_conflict_aligned', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
-     'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
-    ('stronger_claim_aligned', "Hernandez's father died in January 2006 from complications from hernia surgery when Hernandez was 16.",
-     'According to a January 7, 2006 obituary, Daniel Hernandez was 49 years old when he died.', 'PARTIAL'),  # wice
-    ('opposite_words_aligned', 'Hudgens was included in "Forbes" richest list in early 2007, and the "Forbes" article noted that she was included in "Young Hollywood\'s Top Earning-Stars".',
-     "Also landing on the list is Vanessa Anne Hudgens, the co-star of Disney's insanely popular made for television movie, High School Musical.", 'PARTIAL'),  # wice
-    ('missing_entities_aligned', 'It is also popular in Iraq, Libya and Nepal.',
-     'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
-    ('quantifier_scope_aligned', 'Finishing each lap extends the game timer like in most arcade-style racing games.',
-     'Races are also timed, and completing a lap extends the timer, similar to OutRun.', 'PARTIAL'),  # wice
-    ('hedge_dropped_aligned', 'Hudgens was included in "Forbes" richest list in early 2007, and the "Forbes" article noted that she was included in "Young Hollywood\'s Top Earning-Stars".',
-     "Also landing on the list is Vanessa Anne Hudgens, the co-star of Disney's insanely popular made for television movie, High School Musical.", 'PARTIAL'),  # wice
-    ('unstated_numbers', 'Gill has won 21 awards from 44 nominations.',
-     '## GRAMMY Award Results for Vince Gill', 'NOT_SUPPORTED'),  # wice
-    ('unstated_dates', 'She received a Primetime Emmy Award for Outstanding Guest Actress in a Comedy Series nomination.',
-     '### Outstanding Guest Actress In A Comedy Series - 2006 Kate Winslet, as HerselfExtras', 'SUPPORTED'),  # wice
-    ('wording_flags', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('contradiction_proven', 'Their frames can be made out of wood, metal or a combination of wood and metal.',
-     'Daybeds come in wood, metal, or a combination of wood and metal.', 'SUPPORTED'),  # wice
+    ('coverage', 'The Tozzer library itself holds over 260,000 volumes, including the first book acquired by the Peabody Museum Library.',
+     'In 1866 the Peabody Museum of Natural History at Yale University was founded with a gift of $150,000 for the construction of a museum building and the care and increase of the museum and its collections. O.C. Marsh was appointed Professor of Paleontology at Yale in 1866, the first such professorship in the United States, and only the second in the world.', 'NOT_SUPPORTED'),  # wice
+    ('clause_coverage', 'This further decreased to 41.3\xa0% in 2016 , mainly due to the conversion of "Hindus into Christian" by the Christian missionaries.',
+     'They are divided along the following major religions: Hindu (41.3%), Muslim (24.6%) and Christian (24.4%).', 'PARTIAL'),  # wice
+    ('substituted', 'Instead of attending his local school Teaneck High School, Lecque decided to enroll at Monsignor Scanlan High School in The Bronx because of its superior basketball program.',
+     'Teaneck High School, the local public school is the two-time defending state champions in basketball and one of the best programs in North Jersey. Although Lecque could have chosen to attend there, he decided to make the commute to Scanlan every day, which is on the Hutchinson River Parkway. When asked what made him go to Scanlan, Lecque says, "You know Scanlan was a good school. They have a great coach, good players, it was such a good time."', 'SUPPORTED'),  # wice
+    ('claim_length', 'Late the following year, Harris left the band and Dennis Whitted took over from Davidson on drums.',
+     'The band stretches out Big Walter\'s "Everything\'s Gonna Be Alright" past eight minutes and Charles Brown\'s "Driftin\' Blues" almost 15. Then there\'s the rendition of "The Boxer," which takes a left turn into Allmans territory with drummer Dennis Whitted taking an extended solo for the ages that probably furrowed brows of the audience members coming to hear "Born in Chicago" and instead getting a pretty good Jaimoe.', 'NOT_SUPPORTED'),  # wice
+    ('missing_entities', 'The Tozzer library itself holds over 260,000 volumes, including the first book acquired by the Peabody Museum Library.',
+     'In 1866 the Peabody Museum of Natural History at Yale University was founded with a gift of $150,000 for the construction of a museum building and the care and increase of the museum and its collections. O.C. Marsh was appointed Professor of Paleontology at Yale in 1866, the first such professorship in the United States, and only the second in the world.', 'NOT_SUPPORTED'),  # wice
+    ('opposite_words', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
+     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
+    ('stronger_claim', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
+     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
+    ('quantifier_scope', 'Also, resource mobilization applies because of the fact that the people who founded the organization knew how to utilize the resources available, which implies that anyone who uses the website to sign a petition or start a petition are rational social actors who act as utility maximizers, who weigh the costs and benefits before deciding to be a part of a social movement.',
+     'Projecting Start Up Costs for a Business', 'NOT_SUPPORTED'),  # wice
+    ('contradiction_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
+     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
+    ('negation_conflict_aligned', 'Instead of attending his local school Teaneck High School, Lecque decided to enroll at Monsignor Scanlan High School in The Bronx because of its superior basketball program.',
+     'Teaneck High School, the local public school is the two-time defending state champions in basketball and one of the best programs in North Jersey. Although Lecque could have chosen to attend there, he decided to make the commute to Scanlan every day, which is on the Hutchinson River Parkway. When asked what made him go to Scanlan, Lecque says, "You know Scanlan was a good school. They have a great coach, good players, it was such a good time."', 'SUPPORTED'),  # wice
+    ('stronger_claim_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
+     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
+    ('missing_entities_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
+     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
+    ('quantifier_scope_aligned', "The company announced that its first store would be on located on the shores of the world-famous Doctor's Cave Beach, offering views of the Caribbean Sea.",
+     'This follows the announcement in May this year that world-famous Starbucks Coffee Company had entered a geographic licensing agreement with Caribbean Coffee Traders Ltd, a consortium led by Margaritaville Caribbean Group, a leading restaurant management and franchise operator in the Caribbean.', 'NOT_SUPPORTED'),  # wice
+    ('hedge_dropped_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
+     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
+    ('unstated_numbers', 'Instead of attending his local school Teaneck High School, Lecque decided to enroll at Monsignor Scanlan High School in The Bronx because of its superior basketball program.',
+     'Teaneck High School, the local public school is the two-time defending state champions in basketball and one of the best programs in North Jersey. Although Lecque could have chosen to attend there, he decided to make the commute to Scanlan every day, which is on the Hutchinson River Parkway. When asked what made him go to Scanlan, Lecque says, "You know Scanlan was a good school. They have a great coach, good players, it was such a good time."', 'SUPPORTED'),  # wice
+    ('unstated_dates', 'Late the following year, Harris left the band and Dennis Whitted took over from Davidson on drums.',
+     'The band stretches out Big Walter\'s "Everything\'s Gonna Be Alright" past eight minutes and Charles Brown\'s "Driftin\' Blues" almost 15. Then there\'s the rendition of "The Boxer," which takes a left turn into Allmans territory with drummer Dennis Whitted taking an extended solo for the ages that probably furrowed brows of the audience members coming to hear "Born in Chicago" and instead getting a pretty good Jaimoe.', 'NOT_SUPPORTED'),  # wice
+    ('wording_flags_aligned', 'The band\'s third album, "Emotive", was released on November 2, 2004\xa0– the actual U.S Presidential Election Day.',
+     '(meta data) PUBLISHED DATETIME: 2004-10-19 14:49 eMOTIVe hits stores on Election Day, November 2.', 'SUPPORTED'),  # wice
+    ('contradiction_proven', 'Late the following year, Harris left the band and Dennis Whitted took over from Davidson on drums.',
+     'The band stretches out Big Walter\'s "Everything\'s Gonna Be Alright" past eight minutes and Charles Brown\'s "Driftin\' Blues" almost 15. Then there\'s the rendition of "The Boxer," which takes a left turn into Allmans territory with drummer Dennis Whitted taking an extended solo for the ages that probably furrowed brows of the audience members coming to hear "Born in Chicago" and instead getting a pretty good Jaimoe.', 'NOT_SUPPORTED'),  # wice
 ]  # fmt: skip
 
 

@@ -167,11 +167,13 @@ def test_rules_verdicts():
     assert [(p.claim_value.text, p.span_value.text) for p in contradicted.proofs] == [
         ("$3 million", "$2 million")
     ]
-    # said in other words ("a $3 million budget"), code cannot prove the role: it flags the
-    # amount, and the judge reads the pair itself
+    # said in other words ("a $3 million budget" / "a budget of $2 million"): the slot reader
+    # aligns the noun the amount specifies, so it is proven too
     reworded = _rules("The city council approved a $3 million budget in March 2024.", span)
-    assert reworded.proofs == [] and reworded.verdict != "SUPPORTED"
-    assert [f.claim_words for f in reworded.flags] == ["$3 million"]
+    assert reworded.verdict == "NOT_SUPPORTED"
+    assert [(p.claim_value.text, p.span_value.text) for p in reworded.proofs] == [
+        ("$3 million", "$2 million")
+    ]
     assert _rules("Whales migrate south every winter to breed.", span).verdict == "NOT_SUPPORTED"
     injected = _rules(
         "The council approved the budget.",
@@ -275,7 +277,7 @@ def test_compare_soft_no_false_alarm(claim, span):
     ],
 )
 def test_contradicted_specifics_are_not_supported(claim, span):
-    from spanproof.graders.specifics import contradictions
+    from spanproof.graders.specifics.slot_reader import contradictions
 
     assert contradictions(claim, span)  # the signal the judge weighs
     assert _rules(claim, span).verdict != "SUPPORTED"

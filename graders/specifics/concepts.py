@@ -1,0 +1,110 @@
+"""When two words say the same thing: the same lemma, a synonym or a derived form, by WordNet.
+
+The slot reader aligns a claim with its span through the words around each value. Literal
+identity misses the paraphrases writers use ("won the title" / "captured the championship",
+"distributed by" / "distribution was handled by", "held" / "holds"), so a word is read as a
+set of *keys*: its own light stem, and the WordNet concepts it takes part in
+(``lexicons/wordnet_concepts.tsv.gz``, built from WordNet 3.0 by
+``scripts/build_wordnet_concepts.py``: the first four senses of a word, the synsets they are
+in and the words derived from them; irregular forms carry their base's). Two words *match*
+when their keys meet.
+
+A maintained lexical resource rather than a list of our own: the pairs it joins and the pairs
+it keeps apart ("revenue" / "profit", "rose" / "fell", "founded" / "closed") are WordNet's.
+"""
+
+from __future__ import annotations
+
+import gzip
+from functools import cache, lru_cache
+from importlib import resources
+
+from spanproof.core.text import STOPWORDS, stem
+
+_PACKAGE = "spanproof.graders.specifics"
+_FILE = "wordnet_concepts.tsv.gz"
+# regular inflections tried against the table when a form is not in it ("stores" -> "store")
+_ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"))
+
+
+@cache
+def _table() -> dict[str, tuple[tuple[int, ...], str]]:
+    """word -> (its concepts, the parts of speech WordNet knows it as: n, v or nv)."""
+    raw = resources.files(_PACKAGE).joinpath("lexicons", _FILE).read_bytes()
+    out = {}
+    for line in gzip.decompress(raw).decode().splitlines():
+        word, ids, pos = line.split("\t")
+        out[word] = (tuple(int(i) for i in ids.split()), pos)
+    return out
+
+
+def load() -> None:
+    """Read the table now, once per process, rather than at the first word looked up."""
+    _table()
+
+
+def _entry(low: str) -> tuple[tuple[tuple[int, ...], str], str] | None:
+    """(the table's entry for ``low`` or for the base it inflects, the ending stripped)."""
+    table = _table()
+    if low in table:
+        return table[low], ""
+    for ending, repl in _ENDINGS:
+        if low.endswith(ending) and len(low) - len(ending) >= 3:
+            base = low[: -len(ending)] + repl
+            if base in table:
+                return table[base], ending
+    # a doubled consonant before -ed/-ing ("stopped", "planning")
+    for ending in ("ed", "ing"):
+        if low.endswith(ending) and len(low) > len(ending) + 3:
+            base = low[: -len(ending)]
+            if base[-1] == base[-2] and base[:-1] in table:
+                return table[base[:-1]], ending
+    return None
+
+
+def _concepts(low: str) -> tuple[int, ...]:
+    found = _entry(low)
+    return found[0][0] if found else ()
+
+
+@lru_cache(maxsize=65536)  # asked for every content word of every claim and span
+def keys(word: str) -> frozenset[str | int]:
+    """The keys of one word (empty for a stopword): its 5-letter stem and its concepts."""
+    low = word.lower().replace("’", "'")
+    if low.endswith("'s"):
+        low = low[:-2]
+    if low in STOPWORDS or len(low) < 2:
+        return frozenset()
+    return frozenset((stem(low)[:5], *_concepts(low)))
+
+
+def same(a: str, b: str) -> bool:
+    """Whether two words say the same thing (module docstring)."""
+    return bool(keys(a) & keys(b))
+
+
+@lru_cache(maxsize=16384)
+def verb_form(word: str, *, after_noun: bool = False) -> bool:
+    """Whether ``word`` is a verb as written: WordNet knows it only as a verb ("consists",
+    "began"), it inflects a verb with -ed or -ing ("raised", "announcing"), or, right after
+    a noun (``after_noun``), with -s ("the trail runs", "the fleet numbers")."""
+    found = _entry(word.lower())
+    if found is None:
+        return False
+    (_, pos), ending = found
+    if pos == "v" or ("v" in pos and ending in ("ed", "ing")):
+        return True
+    return after_noun and "v" in pos and ending in ("s", "es", "ies")
+
+
+@lru_cache(maxsize=16384)
+def noun_form(word: str) -> bool:
+    """Whether WordNet knows ``word`` (or the base it inflects) as a noun ("piers", "titles";
+    not "across")."""
+    found = _entry(word.lower())
+    return found is not None and "n" in found[0][1]
+
+
+def common_word(word: str) -> bool:
+    """Whether WordNet knows ``word`` as a common noun or verb ("population", "directed")."""
+    return bool(_concepts(word.lower()))

@@ -1,0 +1,1013 @@
+"""The slot reader: for each value a claim states, the values its span (or a whole page) states
+in the same slot, and the contradictions code can prove from them.
+
+"The total rose to 800" against "the total rose to 750": the span does not merely omit 800,
+it fills the claim's slot with another value. That is something code can prove, so it is the
+one finding besides the quote check that may override a judge (``graders.audit``). One
+mechanism reads every kind of value:
+
+1. **Values, normalised** (``slots.values_of``, ``readings.read``): counts, shares ("a
+   third", "34%", "one in five"), money per currency, units through ``pint`` ("5 km" /
+   "5,000 metres"), lengths of time ("three decades" / "30 years"), ages, ordinals, dates of
+   every granularity as intervals (a day to a century; "the sixties", "the 1400s", "7/1/2018"
+   both ways), weekdays (and the weekday of a full date), compass directions (where a thing
+   lies or goes, and apart from it where it comes from: "westerly", "from the east"), names
+   (with their kind when their words say it: a title, an organisation's ending, ISO 3166, a
+   GeoNames town, a census given name).
+2. **The slot, by alignment**: a claim value and a span value share a slot when they are
+   read on one measure and the words around them say the same thing, after morphology and
+   synonyms (``concepts``: the same lemma, a WordNet synonym or a derived form): the word
+   they attach to ("rose to", "a fee of", "turnout was"), or what they count ("16 piers" /
+   "14 piers"), or the noun a value specifies ("revenue in the first quarter" / "Q2
+   revenue"), or for a fronted value the statement after it; with the same preposition
+   where prepositions change the role ("rose to" is not "rose by"; "of", a copula and a
+   colon are one; "in", "on", "at", "during" are one for dates) and nothing that tells the
+   two apart (what each counts, the word that qualifies each: "primary schools" /
+   "secondary schools"). A word of a name anchors only the value right after the name.
+   Or **by measure**: each is the only value of one specific measure (money, a share, a
+   unit, a date, an age, a direction; never a bare count) in its clause, and the span's
+   clause holds at least half of the claim clause's words and at least two ("the dance style
+   first gained a mass following in the 1980s" / "the dance style became popular in the
+   1970s"); a dateline or heading never fills the slot of a value attached to a word.
+3. **The same statement**: at least half of the claim's words leading to its value are in
+   the span sentence (synonyms count, a name counts when any of its words is), and the words
+   of the span clause's subject and the two nearest the span value are in the claim's
+   clause, its verbs and words that only describe ("raised", "a healthy") aside. A pronoun
+   for the subject, another subject or another measure proves nothing; nor does a relation
+   stated from the other side ("the capital lies south of the town").
+4. **Agreement at the precision written** (``readings.agrees``): a rounding either way, a
+   hedge's range ("up to 900" / "450"), a list or a range ("in 2003, 2005 and 2008"; "between
+   200 and 300", "two to four years"), a date inside the claim's period (1925 for "the
+   1920s"), a count of a qualified part no larger than the whole ("four consecutive titles"
+   / "five championships").
+
+A **proof** (``contradictions``): an aligned span value that differs beyond that precision,
+no aligned value that agrees, and the claim's value stated nowhere else in the span (unless
+in the same sentence as another statement of its own: "joined Sky in 1999, and became
+finance chief in 2008" against "joined Sky in 2008"). Names of one kind in an aligned slot
+count when they share no distinctive word, no acronym and no initials and neither may hold
+the other (``places``: towns over 40 km apart, a town outside the country named); the same
+word and "by" before both make them one kind ("developed by Novagen" / "developed by Corvex
+Biologics"); and an **opposite
+event**: a part of the claim whose words the span sentence holds except that it uses the
+opposite predicate (won/lost, approved/rejected, rose/fell, opened/closed,
+convicted/acquitted) and never the claim's. Each proof keeps both values' offsets and the
+span words its alignment rests on. Absence alone never proves anything.
+
+``slot_statements(claim, text)`` runs the same reader over any text, a whole page included:
+every value the text states in each of the claim's slots, with offsets and whether it agrees
+(a page stating two values for one slot is a page to hold back).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import NamedTuple
+
+from spanproof.graders.specifics import lexicon
+from spanproof.graders.specifics.concepts import keys as word_keys
+from spanproof.graders.specifics.concepts import noun_form, verb_form
+from spanproof.graders.specifics.names import (
+    GENERIC_NAME_WORDS,
+    entity_present,
+    spelled_variant,
+    token_set,
+)
+from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
+from spanproof.graders.specifics.places import known_place, may_hold
+from spanproof.graders.specifics.readings import (
+    Reading,
+    agrees,
+    comparable,
+    in_year,
+    read,
+    unit_end,
+    year_of,
+)
+from spanproof.graders.specifics.slots import (
+    CONTRASTS,
+    NUMBER_HEDGES,
+    Value,
+    members,
+    values_of,
+)
+
+from spanproof.core.sentences import sentence_spans
+from spanproof.core.text import STOPWORDS, fold
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
+_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
+_NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
+_WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
+# a clause ends at these (within a sentence): a new statement with its own subject may follow
+_CLAUSE_BREAK = re.compile(
+    r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
+    r"|\s(?:but|while|whereas)\s",
+    re.I,
+)
+# a phrase ends at these (within a clause): what follows attaches to something else
+_PHRASE_BREAK = re.compile(r",|\(|\)|\s(?:and|or)\s", re.I)
+_PREPS = frozenset(
+    [
+        "in",
+        "on",
+        "at",
+        "to",
+        "from",
+        "by",
+        "of",
+        "for",
+        "since",
+        "until",
+        "till",
+        "before",
+        "after",
+        "during",
+        "between",
+        "than",
+        "into",
+        "over",
+        "under",
+        "around",
+        "near",
+        "about",
+        "within",
+        "through",
+        "across",
+        "with",
+        "against",
+        "per",
+    ]
+)
+# prepositions that do not change a value's role: "a fee of €45m" / "the fee was €54m" /
+# "signed for €54m" / "budgeted at $1.7bn"; "in", "on", "at", "during", "for" before a date.
+# Any other preposition must be the same on both sides ("rose to" is not "rose by").
+_SAME_ROLE = (
+    frozenset({"of", "at", "for", None}),
+    frozenset({"in", "on", "at", "during", "for", None}),
+)
+_SPECIFYING = frozenset({"of", "in", "for", "during"})
+# skipped between a value and the word it attaches to ("rose to a record 800", "a reported
+# $54m", "for an estimated 2 million"): they qualify the figure, not the slot
+_MODIFIERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "this",
+        "that",
+        "these",
+        "those",
+        "record",
+        "reported",
+        "estimated",
+        "total",
+        "combined",
+        "further",
+        "additional",
+        "another",
+        "overall",
+        "new",
+        "some",
+    ]
+)
+_HEDGE_WORDS = frozenset(h for h in NUMBER_HEDGES if " " not in h)
+_NOT_A_SUBJECT = re.compile(
+    r"^\W*(?:[a-z]+(?:ed|ing)\b|(?:" + "|".join(sorted(_PREPS)) + r")\b)", re.I
+)
+_OPPOSITES: list[tuple[frozenset[str], frozenset[str]]] = [
+    (frozenset(a.split()), frozenset(b.split())) for a, b in lexicon.table("opposites")
+]
+_NEGATION = re.compile(r"\b(?:not|never|no|n't|without|failed to|unbeaten|undefeated)\b", re.I)
+MIN_LEAD_SHARE = 0.5  # of the claim's words leading to its value, held by the span sentence
+MIN_MEASURE_WORDS = 2  # of the claim clause's words a span clause holds to share a slot by measure
+
+
+class _Tok(NamedTuple):
+    start: int
+    end: int
+    word: str
+    keys: frozenset  # empty for stopwords (concepts.keys)
+    run: int  # the capitalised name run it belongs to, -1 for none
+
+
+@dataclass(frozen=True)
+class _Layout:
+    text: str
+    toks: tuple[_Tok, ...]
+    sentences: tuple[tuple[int, int], ...]
+    clauses: tuple[tuple[int, int], ...]
+    phrases: tuple[tuple[int, int], ...]
+    values: tuple[Value, ...]
+
+
+def _keys(word: str) -> frozenset:
+    low = word.lower()
+    if low in _HEDGE_WORDS or low in _MODIFIERS:
+        return frozenset()
+    return word_keys(word)
+
+
+def _cuts(text: str, spans, rx: re.Pattern[str]) -> list[tuple[int, int]]:
+    out = []
+    for a, b in spans:
+        start = a
+        for m in rx.finditer(text, a, b):
+            if m.start() > start:
+                out.append((start, m.start()))
+            start = m.end()
+        if b > start:
+            out.append((start, b))
+    return out
+
+
+@lru_cache(maxsize=2048)
+def _layout(text: str) -> _Layout:
+    values = values_of(text)
+    # the words of a value (and of a unit written after it) are the value, not its context
+    in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
+    toks: list[_Tok] = []
+    run, last_cap = -1, None
+    addresses = [m.span() for m in _ADDRESS.finditer(text)]
+    covered = bytearray(len(text) + 1)  # characters some value (or address) stands on
+    for a, b in (*in_value, *addresses):
+        covered[a:b] = b"\x01" * (b - a)
+    for m in _TOKEN.finditer(text):
+        word, start = m.group(0), m.start()
+        if covered[start]:
+            if any(a <= start < b for a, b in addresses):
+                continue  # the words of a web address are not prose
+            inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
+            if inside and inside[0].kind != "name":
+                continue
+        keys = _keys(word)
+        cap = bool(keys) and word[:1].isupper()
+        if cap:
+            if last_cap is None or not _NAME_GAP.fullmatch(text, last_cap.end(), start):
+                run += 1
+            last_cap = m
+        else:
+            last_cap = None
+        toks.append(_Tok(start, m.end(), word, keys, run if cap else -1))
+    sentences = sentence_spans(text) or [(0, len(text))]
+    clauses = _cuts(text, sentences, _CLAUSE_BREAK)
+    phrases = _cuts(text, clauses, _PHRASE_BREAK)
+    return _Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values)
+
+
+def _around(spans: tuple[tuple[int, int], ...], at: int) -> tuple[int, int]:
+    for a, b in spans:
+        if a <= at < b:
+            return a, b
+    return at, at
+
+
+def _outside(toks, v: Value) -> tuple[_Tok, ...]:
+    return tuple(t for t in toks if t.keys and not (v.start <= t.start < v.end))
+
+
+@dataclass(frozen=True)
+class _Frame:
+    value: Value
+    readings: tuple[Reading, ...]
+    sentence: tuple[int, int]
+    clause: tuple[int, int]
+    before: tuple[_Tok, ...]  # content words of its phrase before it, nearest first
+    after: tuple[_Tok, ...]  # content words of its phrase after it, in order
+    prep: str | None
+    right: frozenset | None  # what a quantity counts, what a date dates: its noun's keys
+    qualifier: frozenset | None  # a word between the value and that noun ("16 concrete piers")
+
+
+def _describes(word: str) -> bool:
+    """A word that only describes what follows it ("grew by a healthy 6.5 percent"): lower
+    case, not a function word, and neither a noun nor a verb WordNet knows."""
+    return (
+        word.islower()
+        and not word.endswith(("'s", "’s"))  # a possessive is a noun ("the county's")
+        and word not in STOPWORDS
+        and word not in _PREPS
+        and not noun_form(word)
+        and not verb_form(word)
+    )
+
+
+def _hedge_start(text: str, at: int) -> int:
+    m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
+    return max(0, at - 24) + m.start(1) if m else at
+
+
+def _frame(lay: _Layout, v: Value) -> _Frame:
+    sentence = _around(lay.sentences, v.start)
+    clause = _around(lay.clauses, v.start)
+    phrase = _around(lay.phrases, v.start)
+    lead_end = _hedge_start(lay.text, v.start)
+    before = tuple(
+        t for t in reversed(lay.toks) if phrase[0] <= t.start and t.end <= lead_end and t.keys
+    )
+    end = unit_end(lay.text, v)
+    after = tuple(t for t in lay.toks if end <= t.start and t.end <= phrase[1] and t.keys)
+    if not after and v.kind != "name" and re.match(r"\s*,", lay.text[end:]):
+        # a fronted value ("In 2018, the film was selected"): what follows is its statement
+        comma = lay.text.index(",", end)
+        nxt = _around(lay.phrases, comma + 2)
+        if nxt[0] < clause[1] or nxt[0] < sentence[1]:
+            after = tuple(t for t in lay.toks if nxt[0] <= t.start and t.end <= nxt[1] and t.keys)
+    prior = re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
+    while prior and (
+        prior[-1].lower() in _MODIFIERS
+        or prior[-1].lower() in _HEDGE_WORDS
+        or _describes(prior[-1])
+    ):
+        prior.pop()
+    prep = prior[-1].lower() if prior and prior[-1].lower() in _PREPS else None
+    if v.kind == "direction":
+        prep = None  # "from the east": where the wind comes from is the value's own reading
+    right = None
+    for w in lay.values:  # "Q2 2023 revenue": the noun after values written next to each other
+        if w.start >= end and not lay.text[end : w.start].strip():
+            end = unit_end(lay.text, w)
+    qualifier = None
+    readings = read(lay.text, v)
+    # a physical quantity or an age counts nothing: the word after it describes the measure
+    # ("5 km long", "500 metres along the cliff", "300 years old")
+    measured = any(r.dim.startswith("[") or r.dim == "age" for r in readings)
+    m = None if measured else _WORD_NEXT.match(lay.text, end)
+    if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and _keys(m.group(1)):
+        right = _keys(m.group(1))
+        m2 = _WORD_NEXT.match(lay.text, m.end())
+        if (
+            m2
+            and m2.group(1)[:1].islower()
+            and _keys(m2.group(1))
+            and noun_form(m2.group(1))
+            and not verb_form(m2.group(1))
+            and (m.group(1)[:1].islower() or m2.group(1).endswith("s"))
+            and not lay.text[m.end()].isalnum()
+        ):
+            # "16 concrete piers", "five Oscar nominations": the noun counted is the second
+            # word, qualified by the first ("Part Two Admittedly we've" qualifies nothing)
+            qualifier, right = right, _keys(m2.group(1)) | right
+    return _Frame(v, readings, sentence, clause, before, after, prep, right, qualifier)
+
+
+# ---------------------------------------------------------------- do two values agree
+
+
+def _distinctive(name: tuple[str, ...]) -> set[str]:
+    return {fold(t).strip(".'") for t in name if len(t.strip(".")) > 1} - GENERIC_NAME_WORDS
+
+
+def _initials(name: tuple[str, ...]) -> str:
+    return "".join(t[0] for t in name if t and t not in ("of", "the", "and", "for"))
+
+
+def _acronym_of(short: str, name: tuple[str, ...]) -> bool:
+    letters = short.replace(".", "").lower()
+    return len(letters) >= 2 and letters == _initials(name)
+
+
+def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
+    """True: one name; False: two names of one kind, neither of which may be the other;
+    None: cannot tell. ``one_kind``: the slot says both are of one kind, whatever their
+    words say (``_names_of_one_kind``)."""
+    if c.name == s.name:
+        return True
+    if len(c.name) == len(s.name):
+        diff = [(p, q) for p, q in zip(c.name, s.name, strict=True) if p != q]
+        if len(diff) == 1 and any(diff[0][0] in g and diff[0][1] in g for g in CONTRASTS):
+            return False  # "North Carolina" / "South Carolina"
+    dc, ds = _distinctive(c.name), _distinctive(s.name)
+    if dc & ds or not dc or not ds:
+        return True if dc & ds else None
+    for short, full in ((c.name, s.name), (s.name, c.name)):
+        if len(short) == 1 and (_acronym_of(short[0], full) or _acronym_of(short[0], full[:-1])):
+            return True
+        # "J. R. Tolley" / "John Robert Tolley": initials for the given names
+        if len(short) == len(full) and all(
+            a.rstrip(".") == b[: len(a.rstrip("."))] for a, b in zip(short, full, strict=True)
+        ):
+            return True
+    kinds = {c.name_type, s.name_type}
+    if (
+        one_kind
+        and None in kinds
+        and "place" not in kinds
+        and not any(known_place(" ".join(n)) for n in (c.name, s.name))
+    ):
+        return False  # two names the slot makes one kind of, sharing no word: two fillers
+    if c.name_type is None or c.name_type != s.name_type:
+        return None  # two names of unknown or different kinds: maybe one thing named twice
+    if "place" in (c.name_type, s.name_type) and may_hold(" ".join(c.name), " ".join(s.name)):
+        return None  # "Manchester" / "England": one may hold the other
+    if c.name_type == "person" and (len(dc) < 2 or len(ds) < 2):
+        return None  # "Smith" / "Marion": one person goes by a first, last or married name
+    return False
+
+
+def _value_agrees(c: _Frame, s: _Frame) -> bool | None:
+    """True: ``s`` states ``c``'s value; False: another value on one measure; None: the two
+    cannot be compared."""
+    if c.value.kind == "name" or s.value.kind == "name":
+        return _name_agrees(c.value, s.value) if c.value.kind == s.value.kind else None
+    results = [agrees(x, y) for x in c.readings for y in s.readings]
+    if any(r is True for r in results):
+        return True
+    if results and all(r is False for r in results):
+        return False
+    return None
+
+
+def _measure(f: _Frame) -> set[str]:
+    return {r.dim.split(":")[0] for r in f.readings} or {f.value.kind}
+
+
+def _comparable(c: _Frame, s: _Frame) -> bool:
+    if c.value.kind == "name" or s.value.kind == "name":
+        return c.value.kind == s.value.kind
+    return any(comparable(x, y) for x in c.readings for y in s.readings)
+
+
+def _number_of(f: _Frame) -> tuple[float, float] | None:
+    r = f.readings[0] if f.readings else None
+    if r is None or r.dim in ("weekday", "calendar"):
+        return None
+    return (r.value, r.end if r.end is not None else r.value)
+
+
+def _group_agrees(c_group: list[_Frame], s_group: list[_Frame]) -> bool | None:
+    """Whether the span's list or range states the claim's value (or its range)."""
+    results = [_value_agrees(c, s) for c in c_group for s in s_group]
+    if any(r is True for r in results):
+        return True
+    for inner, outer in ((c_group, s_group), (s_group, c_group)):
+        if len(outer) >= 2 and outer[0].value.in_range:
+            spans = [_number_of(f) for f in outer]
+            points = [_number_of(f) for f in inner]
+            if (
+                all(spans)
+                and all(points)
+                and {r.dim for f in inner + outer for r in f.readings[:1]}
+                and len({f.readings[0].dim for f in inner + outer}) == 1
+            ):
+                lo = min(a for a, _ in spans)  # type: ignore[misc]
+                hi = max(b for _, b in spans)  # type: ignore[misc]
+                if all(lo <= a and b <= hi for a, b in points):  # type: ignore[misc]
+                    return True
+    return False if any(r is False for r in results) else None
+
+
+# ---------------------------------------------------------------- same slot, same statement
+
+
+def _match(a: frozenset, b: frozenset) -> bool:
+    return bool(a & b)
+
+
+def _union(toks) -> frozenset:
+    return frozenset().union(*(t.keys for t in toks))
+
+
+def _near(before: tuple[_Tok, ...], n: int) -> tuple[_Tok, ...]:
+    """The ``n`` words nearest a value that may anchor its slot: a word of a name counts only
+    when the value stands right after the name ("CEO Richard Onizuka by 13 percent"): "the
+    Security Council in New York" is not anchored by "Council" to "the war in Syria", two
+    phrases after the same name."""
+    head = before[0].run if before else -1
+    return tuple(t for t in before[:n] if t.run < 0 or t.run == head)
+
+
+def _same_prep(c: str | None, s: str | None, dated: bool) -> bool:
+    if c == s:
+        return True
+    same = _SAME_ROLE[1] if dated else _SAME_ROLE[0]
+    return c in same and s in same
+
+
+def _specifies(a: _Frame, b: _Frame) -> bool:
+    """``a`` names its noun before it with "of/in/for" ("revenue in the first quarter",
+    "budget of $2 million") where ``b`` puts it after ("Q2 2023 revenue", "a $3 million
+    budget"): the same noun, so the same slot."""
+    return bool(
+        a.before and a.prep in _SPECIFYING and b.right and b.prep is None
+        and _match(a.before[0].keys, b.right)
+    )  # fmt: skip
+
+
+def _dated(f: _Frame) -> bool:
+    return bool(_measure(f) & {"date", "weekday", "calendar"})
+
+
+def _anchor(cf: _Frame, sf: _Frame) -> str | None:
+    """How the two values share a slot (which words), or None when they do not."""
+    if not _comparable(cf, sf):
+        return None
+    if _specifies(cf, sf) or _specifies(sf, cf):
+        return "noun"
+    if not _same_prep(cf.prep, sf.prep, _dated(cf)):
+        return None
+    if cf.right and sf.right and not _match(cf.right, sf.right):
+        return None  # they count or date different things ("14 secondary" / "9 primary")
+    if cf.qualifier and sf.qualifier and not _match(cf.qualifier, sf.qualifier):
+        return None  # one noun, qualified otherwise ("61 primary schools" / "14 secondary schools")
+    near_c, near_s = _near(cf.before, 2), _near(sf.before, 2)
+    if (
+        near_c
+        and near_s
+        and (
+            _match(_union(near_c), _union(_near(sf.before, 3)))
+            or _match(_union(near_s), _union(_near(cf.before, 3)))
+        )
+    ):
+        return "near"
+    if cf.value.kind == "name":
+        return None  # a name opening its clause is its subject: people go by many names
+    if cf.right and sf.right:
+        return "counts"
+    if (
+        not near_c
+        and not near_s
+        and cf.after
+        and sf.after
+        and _match(cf.after[0].keys, sf.after[0].keys)
+    ):
+        return "after"
+    return None
+
+
+def _held(toks, own: _Layout, keys: frozenset) -> list[bool]:
+    """For each word of ``toks``: is it among ``keys`` (a name when any of its words is)."""
+    runs = {t.run for t in own.toks if t.run >= 0 and t.keys & keys}
+    return [bool(t.keys & keys) or (t.run >= 0 and t.run in runs) for t in toks]
+
+
+def _keys_in(lay: _Layout, span: tuple[int, int], skip: Value | None = None) -> frozenset:
+    """The keys of the words in ``span`` of the text (a value's own words skipped)."""
+    return _keys_between(lay.text, span, (skip.start, skip.end) if skip else (0, 0))
+
+
+@lru_cache(maxsize=16384)  # asked for each sentence and clause once per claim value
+def _keys_between(text: str, span: tuple[int, int], skip: tuple[int, int]) -> frozenset:
+    out: set = set()
+    for t in _layout(text).toks:
+        if span[0] <= t.start < span[1] and not (skip[0] <= t.start < skip[1]):
+            out |= t.keys
+    return frozenset(out)
+
+
+def _subject(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
+    """The words of the clause that say what its value is about: the first comma segment
+    when it is a subject (not a fronted "In 2004," or "Founded in 1902,") and the value
+    stands later; otherwise the words before the value."""
+    a, _ = f.clause
+    first_end = lay.text.find(",", a, f.value.start)
+    if first_end >= 0:
+        segment = lay.text[a:first_end]
+        if not _NOT_A_SUBJECT.match(segment) and not any(
+            a <= v.start < first_end and v.kind != "name" for v in lay.values
+        ):  # a name may be the subject ("Charlie Russell, a naturalist, died"), a date not
+            return tuple(t for t in lay.toks if a <= t.start < first_end and t.keys)
+        return ()
+    return _outside((t for t in lay.toks if a <= t.start and t.end <= f.value.start), f.value)
+
+
+def _claim_lead(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
+    return _outside(
+        (t for t in lay.toks if f.clause[0] <= t.start and t.end <= f.value.start), f.value
+    )
+
+
+_DETERMINERS = frozenset(["a", "an", "the", "its", "their", "his", "her", "our", "this", "that"])
+
+
+def _verb(lay: _Layout, t: _Tok) -> bool:
+    """Whether the word is a verb where it stands: an -s form is one after a word that is not
+    a determiner ("the trail runs for 500 metres", not "the runs")."""
+    prior = re.findall(r"[A-Za-z']+", lay.text[max(0, t.start - 12) : t.start])
+    after_noun = bool(prior) and prior[-1].lower() not in _DETERMINERS
+    return verb_form(t.word, after_noun=after_noun)
+
+
+def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anchor: str) -> bool:
+    """The two values are stated of the same thing: the span sentence holds the claim's
+    words leading to its value, and the span's words for its value's subject and slot are in
+    the claim; a word of one side the other lacks is allowed only as a substitution (a word
+    of the claim the span has nowhere, for one of the span's: "the novel sold" / "the book
+    sold"), never as an extra qualifier ("the town's population" / "the county's
+    population, while the town grew")."""
+    sentence_keys = _keys_in(s_lay, sf.sentence, sf.value)
+    claim_keys = _keys_in(c_lay, cf.clause, cf.value)
+    lead = _claim_lead(c_lay, cf)
+    missing = [t for t, h in zip(lead, _held(lead, c_lay, sentence_keys), strict=True) if not h]
+    if lead and len(missing) > MIN_LEAD_SHARE * len(lead):
+        return False
+    span_words = {t: None for t in (*_subject(s_lay, sf), *sf.before[:2])}
+    # a verb of the span's ("raised four children" / "had six") is its predicate, which the
+    # anchor has read; what may make it another statement is a word naming another subject
+    extra = [
+        t
+        for t, h in zip(span_words, _held(span_words, s_lay, claim_keys), strict=True)
+        if not h and not _verb(s_lay, t) and not _describes(t.word)
+    ]
+    whole_span = _keys_in(s_lay, (0, len(s_lay.text)))
+    if any(t.keys & whole_span or t.run >= 0 for t in missing) and extra:
+        return False  # the claim's word is in the span elsewhere: the span's is a qualifier
+    if len(extra) > len(missing):
+        return False
+    if anchor == "after":
+        return all(_held(sf.after, s_lay, claim_keys)) and all(
+            _held(cf.after, c_lay, sentence_keys)
+        )
+    return True
+
+
+# ---------------------------------------------------------------- what a text states
+
+
+@dataclass(frozen=True)
+class SlotStatement:
+    """A value a text states in a claim value's slot, with both places."""
+
+    claim_value: Value
+    value: Value  # the text's value
+    agrees: bool | None  # True: it states the claim's value; False: another value
+    anchor: str  # near | counts | noun | after: which words the slot rests on
+    claim_words: tuple[int, int]  # the claim's words for the slot, anchor through value
+    words: tuple[int, int]  # the text's words the slot rests on, anchor through value
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A proof: a claim value (or predicate) the span states otherwise in the same slot."""
+
+    kind: str  # number | date | name | direction | event
+    claim_value: tuple[int, int, str]  # start, end, text
+    span_value: tuple[int, int, str]
+    span_words: tuple[int, int]  # the span words the alignment rests on
+    anchor: str
+
+
+def _words_span(lay: _Layout, f: _Frame, anchor: str) -> tuple[int, int]:
+    start, end = f.value.start, unit_end(lay.text, f.value)
+    if anchor in ("near", "noun") and f.before:
+        start = min(start, f.before[0].start)
+    if anchor in ("counts", "noun") and f.right and not (f.before and f.prep in _SPECIFYING):
+        m = _WORD_NEXT.match(lay.text, end)
+        end = m.end() if m else end
+    if anchor == "after" and f.after:
+        end = f.after[0].end
+    return start, end
+
+
+def _frames(lay: _Layout) -> list[_Frame]:
+    return list(_frames_of(lay.text))
+
+
+@lru_cache(maxsize=2048)
+def _frames_of(text: str) -> tuple[_Frame, ...]:
+    lay = _layout(text)
+    frames = [_frame(lay, v) for v in lay.values]
+    # "two to four years", "April-June 2017": a unit or a year written after a range's last
+    # value is every value's
+    for group in {f.value.group for f in frames if f.value.in_range}:
+        members_ = [i for i, f in enumerate(frames) if f.value.group == group]
+        last = frames[members_[-1]]
+        year = year_of(last.readings[0]) if last.readings else None
+        if year is not None:
+            for i in members_[:-1]:
+                dated = [d for r in frames[i].readings if (d := in_year(r, year))]
+                if dated:
+                    frames[i] = replace(frames[i], readings=tuple(dated))
+            continue
+        q = last.value.quantity
+        if not last.readings or last.readings[0].dim == "count" or q is None or not q.value:
+            continue
+        unit = last.readings[0]
+        factor = unit.value / q.value
+        for i in members_[:-1]:
+            r = frames[i].readings
+            if r and r[0].dim == "count":
+                scaled = replace(
+                    r[0], dim=unit.dim, value=r[0].value * factor, unit=r[0].unit * factor
+                )
+                frames[i] = replace(frames[i], readings=(scaled,))
+    return tuple(frames)
+
+
+def _group_of(frames: list[_Frame], lay: _Layout, f: _Frame) -> list[_Frame]:
+    # values compared by what they are, never by identity: frames and layouts are cached
+    # apart, so a frame's value may be an equal copy of the layout's
+    group = members(lay.values, f.value)
+    return [g for g in frames if g.value in group] or [f]
+
+
+def _claim_frames(c_lay: _Layout) -> list[tuple[_Frame, list[_Frame]]]:
+    frames = _frames(c_lay)
+    out, seen = [], set()
+    for cf in frames:
+        if cf.value.group >= 0:
+            if cf.value.group in seen:
+                continue
+            seen.add(cf.value.group)
+        out.append((cf, _group_of(frames, c_lay, cf)))
+    return out
+
+
+def _part_within_whole(cf: _Frame, sf: _Frame) -> bool:
+    """One side counts a qualified part of what the other counts ("four consecutive titles"
+    against "five championships", "16 concrete piers" against "14 piers"): a part may be
+    smaller than the whole, so only a part larger than the whole states another value."""
+    if (cf.qualifier is None) == (sf.qualifier is None):
+        return False
+    part, whole = (cf, sf) if cf.qualifier is not None else (sf, cf)
+    p, w = _number_of(part), _number_of(whole)
+    return p is not None and w is not None and p[1] <= w[0]
+
+
+def _bare(lay: _Layout, f: _Frame) -> bool:
+    """A value no word of its phrase leads to: a dateline, a heading (a parenthesis is not:
+    "the Nobel Prize in Chemistry (2011)")."""
+    return not f.before and f.prep is None and not lay.text[: f.value.start].rstrip().endswith("(")
+
+
+def _alone(frames: list[_Frame], lay: _Layout, f: _Frame) -> bool:
+    """No other value of ``f``'s measure in its clause (its own list or range aside)."""
+    own = members(lay.values, f.value)
+    return not any(
+        g.clause == f.clause and g.value not in own and _comparable(f, g) for g in frames
+    )
+
+
+def _by_measure(
+    c_lay: _Layout, cf: _Frame, c_frames: list[_Frame], s_lay: _Layout, sf: _Frame, s_frames
+) -> bool:
+    """The two values share a slot by what they measure: each is the only value of one
+    specific measure (money, a share, a length, a date, an age: not a bare count) in its
+    clause, nothing around them tells them apart, and the span's clause holds most of the
+    claim's clause ("the dance style became popular in the 1970s" / "the dance style first
+    gained a mass following in the 1980s"): at least half of its words and at least two."""
+    if not cf.readings or any(r.dim in ("count", "ordinal") for r in cf.readings):
+        return False
+    head = _group_of(s_frames, s_lay, sf)[0]  # a range's words stand before its first value
+    if cf.before and _bare(s_lay, head):
+        return False  # a dateline ("July 18, 2014 IAS expresses ...") dates the page, not
+        # what the claim's value is attached to ("the conference, starting on 20 July")
+    # "between 200 and 800 metres", "from 1410 to 1437": the range's own word, not a role
+    prep = None if sf.value.in_range and head.prep in ("between", "from") else head.prep
+    if not _comparable(cf, sf) or not _same_prep(cf.prep, prep, _dated(cf)):
+        return False
+    if cf.right and sf.right and not _match(cf.right, sf.right):
+        return False
+    if not (_alone(c_frames, c_lay, cf) and _alone(s_frames, s_lay, sf)):
+        return False
+    words = _outside((t for t in c_lay.toks if cf.clause[0] <= t.start < cf.clause[1]), cf.value)
+    held = sum(_held(words, c_lay, _keys_in(s_lay, sf.clause, sf.value)))
+    return held >= max(MIN_MEASURE_WORDS, MIN_LEAD_SHARE * len(words))
+
+
+def _names_of_one_kind(cf: _Frame, sf: _Frame, anchor: str) -> bool:
+    """Two names the same word leads to through "by" ("developed by Novagen" / "developed by
+    Corvex Biologics"): the slot names who did it, whatever kind of name fills it. Not "in"
+    or "of", whose names may hold one another ("a sea monster in the Bible" / "mentioned in
+    the Book of Psalms", "chair of the World Economic Forum's ASEAN council")."""
+    return (
+        cf.value.kind == sf.value.kind == "name"
+        and anchor == "near"
+        and cf.prep == sf.prep == "by"
+        and _match(cf.before[0].keys, sf.before[0].keys)  # the same deed, not "illustrations by"
+    )
+
+
+def _converse(cf: _Frame, s_lay: _Layout, sf: _Frame) -> bool:
+    """A direction stated the other way round: what the claim places things relative to
+    stands before the span's direction ("the town lies north of the capital" / "the capital
+    lies south of the town"), so the span's direction is the claim's, reversed."""
+    if cf.value.kind != "direction" or not cf.after:
+        return False
+    reference = _union(cf.after[:2])
+    before = _keys_between(s_lay.text, (sf.clause[0], sf.value.start), (0, 0))
+    return bool(reference & before)
+
+
+def _slot_matches(c_lay: _Layout, s_lay: _Layout):
+    """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
+    s_frames = _frames(s_lay)
+    c_frames = _frames(c_lay)
+    for cf, c_group in _claim_frames(c_lay):
+        found = []
+        for sf in s_frames:
+            anchor = _anchor(cf, sf)
+            if anchor is None and _by_measure(c_lay, cf, c_frames, s_lay, sf, s_frames):
+                anchor = "measure"
+            if anchor is not None and _converse(cf, s_lay, sf):
+                continue
+            if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
+                continue
+            s_group = _group_of(s_frames, s_lay, sf)
+            agrees_ = _group_agrees(c_group, s_group)
+            if agrees_ is False and _part_within_whole(cf, sf):
+                agrees_ = None
+            if agrees_ is None and _names_of_one_kind(cf, sf, anchor):
+                agrees_ = _name_agrees(cf.value, sf.value, one_kind=True)
+            found.append((sf, s_group, anchor, agrees_))
+        yield cf, c_group, found
+
+
+def slot_statements(claim: str, text: str) -> list[SlotStatement]:
+    """Every value ``text`` (a span or a whole page) states in each slot of the claim's
+    values, in reading order, with whether it states the claim's value."""
+    c_lay, s_lay = _layout(claim), _layout(text)
+    out = []
+    for cf, _, found in _slot_matches(c_lay, s_lay):
+        for sf, _, anchor, agrees_ in found:
+            out.append(
+                SlotStatement(
+                    cf.value,
+                    sf.value,
+                    agrees_,
+                    anchor,
+                    _words_span(c_lay, cf, anchor),
+                    _words_span(s_lay, sf, anchor),
+                )  # fmt: skip
+            )
+    return out
+
+
+def _name_stated(c: Value, lay: _Layout) -> bool:
+    """The span names ``c`` somewhere: a name of the span agrees with it, or its head word
+    (or a spelling of it) stands in the span outside a name that contrasts with it ("West
+    Lothian" is not stated by "East Lothian")."""
+    names = [v for v in lay.values if v.kind == "name"]
+    verdicts = [_name_agrees(c, v) for v in names]
+    if any(r is True for r in verdicts):
+        return True
+    if any(r is False and set(c.name) & set(v.name) for r, v in zip(verdicts, names, strict=True)):
+        return False
+    tokens = token_set(lay.text)
+    if entity_present(" ".join(c.name), tokens, strict=False):
+        return True
+    return any(spelled_variant(t, tokens) for t in _distinctive(c.name))
+
+
+def _stated_elsewhere(
+    s_lay: _Layout, s_frames: list[_Frame], c_group: list[_Frame], rival: _Frame, claim_keys
+) -> bool:
+    """The claim's value appears in the span outside the rival's slot, and not clearly as
+    another statement of the rival's sentence."""
+    if c_group[0].value.kind == "name":
+        return any(_name_stated(c.value, s_lay) for c in c_group)
+    for f in s_frames:
+        if _group_agrees(c_group, [f]) is not True:
+            continue
+        if f.sentence != rival.sentence:
+            return True
+        own = [t for t in f.before[:3] if t.keys]
+        if len(own) < 2 or any(t.keys & claim_keys for t in own):
+            return True
+    return False
+
+
+def stated_after_normalising(claim: str, span: str) -> list[str]:
+    """The texts of the claim's values that the span states somewhere once both are read
+    into normalised readings ("3 km" / "3,000 metres", "one in five" / "20%", "the sixties"
+    / "the 1960s"): a flag that such a value is "not stated" would be wrong."""
+    return list(_stated_after_normalising(claim, span))
+
+
+@lru_cache(maxsize=4096)
+def _stated_after_normalising(claim: str, span: str) -> tuple[str, ...]:
+    c_lay, s_lay = _layout(claim), _layout(span)
+    s_frames = _frames(s_lay)
+    out = []
+    for cf, c_group in _claim_frames(c_lay):
+        if cf.value.kind == "name":
+            if _name_stated(cf.value, s_lay):
+                out.append(cf.value.text)
+        elif any(
+            _group_agrees(c_group, [f]) is True and f.value.hedge in (None, cf.value.hedge)
+            for f in s_frames
+        ):  # a span figure hedged where the claim's is not ("roughly a third" / "34%") is less
+            out += [g.value.text for g in c_group]  # precise than the claim: not its statement
+    return tuple(out)
+
+
+def _kind(v: Value) -> str:
+    if v.kind == "quantity":
+        return "number"
+    if v.kind == "direction":
+        return "direction"
+    return {"weekday": "date"}.get(v.kind, v.kind)
+
+
+def load_tables() -> None:
+    """Load what the reader reads, once per process (about a second: pint's unit definitions,
+    the WordNet concepts, ISO 3166, the towns and given names), so that no pair pays for it:
+    the verifier calls this when it is made, before any pair is judged."""
+    from spanproof.graders.specifics import concepts, places, readings
+
+    readings.load_units()
+    concepts.load()
+    places.load()
+
+
+def contradictions(claim: str, span: str) -> list[Contradiction]:
+    """The claim's values (and predicates) the span states otherwise in the same slot."""
+    return list(_contradictions(claim, span))
+
+
+@lru_cache(maxsize=4096)
+def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
+    out = list(_value_contradictions(claim, span)) + _event_contradictions(claim, span)
+    return tuple(out)
+
+
+def _value_contradictions(claim: str, span: str):
+    c_lay, s_lay = _layout(claim), _layout(span)
+    if not c_lay.values or not s_lay.values:
+        return
+    s_frames = _frames(s_lay)
+    for cf, c_group, found in _slot_matches(c_lay, s_lay):
+        if not found or any(a is True for *_, a in found):
+            continue
+        claim_keys = _keys_in(c_lay, cf.clause, cf.value)
+        for sf, s_group, anchor, agrees_ in found:
+            if agrees_ is not False:
+                continue
+            if _stated_elsewhere(s_lay, s_frames, c_group, sf, claim_keys):
+                break
+            yield Contradiction(
+                kind=_kind(cf.value),
+                claim_value=_extent(claim, cf, c_group),
+                span_value=_extent(span, sf, s_group),
+                span_words=_words_span(s_lay, sf, anchor),
+                anchor=anchor,
+            )
+            break
+
+
+def _extent(text: str, f: _Frame, group: list[_Frame]) -> tuple[int, int, str]:
+    """Where a value stands, a range whole ("April-June 2017", not "April")."""
+    if not f.value.in_range:
+        return f.value.start, f.value.end, f.value.text
+    a, b = min(g.value.start for g in group), max(g.value.end for g in group)
+    return a, b, text[a:b]
+
+
+# ---------------------------------------------------------------- opposite events
+
+
+def _content(toks) -> list[_Tok]:
+    return [t for t in toks if t.keys]
+
+
+def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
+    """A claim clause the span sentence states with the opposite predicate (module doc)."""
+    c_lay, s_lay = _layout(claim), _layout(span)
+    if _NEGATION.search(claim):
+        return []  # "did not lose" says what "won" says: a negation is the polarity check's
+    claim_words = {t.word.lower() for t in _content(c_lay.toks)}
+    span_words = {t.word.lower() for t in _content(s_lay.toks)}
+    # the opposite pairs that can fire at all: the claim says one side somewhere, the span
+    # the other, and the span never the claim's (most pairs have none, and are not looped on)
+    pairs = [
+        (said, other)
+        for a, b in _OPPOSITES
+        for said, other in ((a, b), (b, a))
+        if claim_words & said and span_words & other and not span_words & said
+    ]
+    for ca, cb in c_lay.clauses:
+        c_toks = _content(t for t in c_lay.toks if ca <= t.start < cb)
+        for sa, sb in s_lay.sentences:
+            sentence = span[sa:sb]
+            if _NEGATION.search(sentence):
+                continue
+            s_toks = _content(t for t in s_lay.toks if sa <= t.start < sb)
+            for said_side, other_side in pairs:
+                said = [t for t in c_toks if t.word.lower() in said_side]
+                answer = [t for t in s_toks if t.word.lower() in other_side]
+                if not said or not answer:
+                    continue
+                if {t.word.lower() for t in c_toks} & other_side:
+                    continue  # the claim states both ("left Reading to join Millwall")
+                rest = [t for t in c_toks if t not in said]
+                s_keys = frozenset().union(*(t.keys for t in s_toks))
+                if not rest or not all(_held(rest, c_lay, s_keys)):
+                    continue
+                w, a = said[0], answer[0]
+                return [
+                    Contradiction(
+                        kind="event",
+                        claim_value=(w.start, w.end, w.word),
+                        span_value=(a.start, a.end, a.word),
+                        span_words=(sa, sb),
+                        anchor="event",
+                    )
+                ]
+    return []
