@@ -9,6 +9,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -33,7 +34,7 @@ def make_engine(url: str) -> sa.Engine:
         )
 
         @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_conn, _record):
+        def _on_connect(dbapi_conn: Any, _record: object) -> None:  # DBAPI: untyped
             # Let SQLAlchemy's begin() decide when transactions start (pysqlite would
             # otherwise start them lazily, and never for DDL).
             dbapi_conn.isolation_level = None
@@ -44,7 +45,7 @@ def make_engine(url: str) -> sa.Engine:
             cur.close()
 
         @event.listens_for(engine, "begin")
-        def _on_begin(conn):
+        def _on_begin(conn: sa.Connection) -> None:
             options = conn.get_execution_options()
             if options.get("isolation_level") == "AUTOCOMMIT":
                 return  # each statement is its own transaction

@@ -27,14 +27,18 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
 from spanproof.core.files import write_atomic
 from spanproof.core.specs import EndpointSettings
 
-ENDPOINT = "/v1/chat/completions"
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types import Batch
+
+ENDPOINT: Final = "/v1/chat/completions"
 RUNNING = ("validating", "in_progress", "finalizing", "cancelling")
 FIRST_POLL_S = 1.0
 STATE_DIR = "batches"
@@ -180,7 +184,7 @@ class BatchJob:
 
     # --- talking to the server -----------------------------------------------------------
 
-    def _client(self):
+    def _client(self) -> AsyncOpenAI:
         import openai
 
         return openai.AsyncOpenAI(
@@ -210,7 +214,7 @@ class BatchJob:
         try:
             record = self._read_record()
             resumed = record is not None
-            batch = None
+            batch: Batch | None = None
             if record is not None:
                 try:
                     batch = await client.batches.retrieve(record.batch_id)
@@ -220,23 +224,23 @@ class BatchJob:
                         f"{self.record_path}); submitting the requests again"
                     )
                     self.forget()
-                    resumed, record = False, None
+                    resumed = False
                 except openai.OpenAIError as exc:
                     raise self._fail(f"reading batch {record.batch_id}", exc) from exc
-            if record is None:
+            if batch is None:  # none recorded, or the server no longer knows it
                 for other in self.others_pending():
                     self.notice(
                         f"batch {other.batch_id} ({other.requests} requests, submitted by an "
                         "earlier command for other pairs) is still recorded as running; run "
                         "that command again to collect it"
                     )
-                record, batch = await self._submit(client)
+                batch = await self._submit(client)
             batch = await self._poll(client, batch, resumed)
             return await self._collect(client, batch, resumed)
         finally:
             await client.close()
 
-    async def _submit(self, client):
+    async def _submit(self, client: AsyncOpenAI) -> Batch:
         import openai
 
         try:
@@ -260,9 +264,9 @@ class BatchJob:
             f"submitted batch {batch.id} ({len(self.requests)} requests); its id is kept in "
             f"{self.record_path}: if this command stops, run it again to collect the batch"
         )
-        return record, batch
+        return batch
 
-    async def _poll(self, client, batch, resumed: bool):
+    async def _poll(self, client: AsyncOpenAI, batch: Batch, resumed: bool) -> Batch:
         import openai
 
         t0 = time.monotonic()
@@ -286,7 +290,7 @@ class BatchJob:
                         exc,
                     ) from exc
 
-    def _say(self, batch, t0: float, resumed: bool) -> None:
+    def _say(self, batch: Batch, t0: float, resumed: bool) -> None:
         if self.progress is None:
             return
         counts = batch.request_counts
@@ -296,7 +300,7 @@ class BatchJob:
             elapsed_s=time.monotonic() - t0, resumed=resumed,
         ))  # fmt: skip
 
-    async def _collect(self, client, batch, resumed: bool) -> BatchOutcome:
+    async def _collect(self, client: AsyncOpenAI, batch: Batch, resumed: bool) -> BatchOutcome:
         if batch.status == "failed":
             reasons = [
                 f"line {e.line}: {e.message}" if e.line else str(e.message)

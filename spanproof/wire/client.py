@@ -43,12 +43,15 @@ import re
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.wire.limiter import AdaptiveLimiter
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 ResponseMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
 NEGOTIATION_ORDER: tuple[ResponseMode, ...] = (
@@ -245,7 +248,14 @@ def _guarded_transport(limit: int) -> Any:
 
     import openai
 
-    hx = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0])
+    if TYPE_CHECKING:
+        # typed as the fork the SDK of the test extra builds on; older SDKs run on httpx, whose
+        # API the fork keeps
+        import httpx2 as hx
+    else:
+        hx = importlib.import_module(
+            openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0]
+        )
 
     class CappedBody(hx.AsyncByteStream):
         def __init__(self, inner: Any, progress: _ReplyProgress | None) -> None:
@@ -311,7 +321,9 @@ def server_message(exc: Any) -> str:
     return text[:300] + ("…" if len(text) > 300 else "")
 
 
-def response_format_for(mode: ResponseMode, schema: dict[str, Any], name: str) -> dict | None:
+def response_format_for(
+    mode: ResponseMode, schema: dict[str, Any], name: str
+) -> dict[str, Any] | None:
     if mode == "json_schema":
         return {
             "type": "json_schema",
@@ -336,7 +348,7 @@ class ModelClient:
         self.notices: list[str] = []
         self.reported_model: str | None = None
         forced = endpoint.response_format
-        self.mode: ResponseMode = "json_schema" if forced == "auto" else forced  # type: ignore[assignment]
+        self.mode: ResponseMode = "json_schema" if forced == "auto" else forced
         self.format_settled = forced != "auto"
         self.tools_mode: Literal["native", "content"] = "native"
         self._failures_in_row = 0
@@ -359,7 +371,7 @@ class ModelClient:
         """Why the circuit is open (no more calls are made), or None while it is closed."""
         return self._open_cause
 
-    def _openai(self):
+    def _openai(self) -> AsyncOpenAI:
         import openai
 
         loop = asyncio.get_running_loop()
@@ -706,7 +718,7 @@ def _retry_after(exc: Any) -> float | None:
 
 # --- the process's clients -------------------------------------------------------------
 
-_CLIENTS: dict[tuple, ModelClient] = {}
+_CLIENTS: dict[tuple[object, ...], ModelClient] = {}
 
 
 def client_for(model: str, endpoint: EndpointSettings | None = None) -> ModelClient:
