@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -52,8 +52,8 @@ from spanproof.gate.result import GateResult
 from spanproof.gate.rows import CheckRow, exit_code_for
 
 LAST_PASSED = "last-passed"
-FILE_FORMAT = "spanproof-gate-baseline"
-FILE_VERSION = 1
+FILE_FORMAT: Final = "spanproof-gate-baseline"
+FILE_VERSION: Final = 1
 
 
 class BaselineError(Exception):
