@@ -101,12 +101,19 @@ def build_ledger(record: RunRecord) -> list[LedgerRow]:
 
 
 class ReviewLike(Protocol):
-    claim_index: int
-    decision: str
-    reviewer: str
-    decided_at: datetime
-    note: str
-    edited_text: str | None
+    # read-only, so a review whose decision is a Literal (the store's Review) is one
+    @property
+    def claim_index(self) -> int: ...
+    @property
+    def decision(self) -> str: ...
+    @property
+    def reviewer(self) -> str: ...
+    @property
+    def decided_at(self) -> datetime: ...
+    @property
+    def note(self) -> str: ...
+    @property
+    def edited_text(self) -> str | None: ...
 
 
 def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> list[LedgerRow]:

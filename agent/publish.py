@@ -12,6 +12,7 @@ built from `unsupported_element`.
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 from spanproof.agent.convergence import overlap
 from spanproof.agent.prices import Prices, price_run
@@ -212,7 +213,13 @@ async def verify_draft(
     return out
 
 
-def span_fidelity_failures(record: RunRecord, snapshots) -> dict[str, str]:
+class StoredTexts(Protocol):
+    """Where a run's pages are kept: the stored text of a doc id (KeyError when unknown)."""
+
+    def text(self, doc_id: str) -> str: ...
+
+
+def span_fidelity_failures(record: RunRecord, snapshots: StoredTexts) -> dict[str, str]:
     """span_id -> why, for every span whose text is not its stored document's slice."""
     bad = {}
     for span in record.spans:
@@ -228,7 +235,7 @@ def span_fidelity_failures(record: RunRecord, snapshots) -> dict[str, str]:
     return bad
 
 
-def instructions_around_spans(record: RunRecord, snapshots) -> dict[str, Verdict]:
+def instructions_around_spans(record: RunRecord, snapshots: StoredTexts) -> dict[str, Verdict]:
     """span_id -> a NOT_SUPPORTED verdict, for spans whose paragraph prescribes to a machine,
     or whose neighbouring block introduces it or points at it.
 
