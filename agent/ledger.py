@@ -84,7 +84,7 @@ def build_ledger(record: RunRecord) -> list[LedgerRow]:
                 title=(doc.title if doc else span.title if span else ""),
                 retrieved_at=span.retrieved_at if span else "",
                 snapshot_sha256=doc.sha256 if doc else "",
-                source_type=source_type(span.url) if span else "secondary",  # type: ignore[arg-type]
+                source_type=source_type(span.url) if span else "secondary",
                 verdict=claim.verdict.verdict if claim.verdict.error is None else "ERROR",
                 set_by=set_by(claim.verdict),
                 status=claim.status,
@@ -206,7 +206,7 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
     from tabulate import tabulate
 
     ledger = record.ledger if rows is None else rows
-    rows = [
+    table = [
         [
             i,
             md(r.claim),
@@ -239,7 +239,7 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
         "needs a look",
         "reviewer",
     ]
-    return tabulate(rows, headers=headers, tablefmt="github")
+    return tabulate(table, headers=headers, tablefmt="github")
 
 
 def answer_markdown(record: RunRecord) -> str:

@@ -55,6 +55,7 @@ class BatchedJudge:
         self.verdicts = verdicts
 
     def __getattr__(self, name: str) -> Any:
+        # everything but judge() is the wrapped judge's (the cache keys on its members)
         return getattr(self.inner, name)
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:

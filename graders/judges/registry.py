@@ -85,7 +85,7 @@ def judge(
 
 
 def _where(factory: JudgeFactory) -> str:
-    return f"{factory.__module__}.{getattr(factory, '__qualname__', factory)}"
+    return f"{factory.__module__}.{factory.__qualname__}"
 
 
 def _load_builtins() -> None:
