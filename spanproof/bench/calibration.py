@@ -103,7 +103,7 @@ class JudgeOnly(BaseModel):
 
 def judge_only_of(m: Metrics) -> JudgeOnly:
     """The judge's own figures: the fields of ``Metrics`` that JudgeOnly keeps."""
-    return JudgeOnly(**{name: getattr(m, name) for name in JudgeOnly.model_fields})
+    return JudgeOnly.model_validate(m.model_dump(include=set(JudgeOnly.model_fields)))
 
 
 class JudgeSetResult(BaseModel):
@@ -371,9 +371,12 @@ def compare_baseline(current: CalibrationResult, baseline: CalibrationResult) ->
         old = before.get((now.judge, now.set))
         if old is None:
             continue
+        olds, nows = (
+            old.model_dump(include=set(DRIFT_METRICS)),
+            now.model_dump(include=set(DRIFT_METRICS)),
+        )
         for metric in DRIFT_METRICS:
-            base = getattr(old, metric)
-            cur = getattr(now, metric)
+            base, cur = olds[metric], nows[metric]
             if base is None:
                 continue
             ci = old.ci95.get(metric)

@@ -117,7 +117,7 @@ def view_from_record(
             continue
         result: dict[str, Any] = {}
         if t.tool == "web_search":
-            hit_urls = getattr(t, "hit_urls", None)
+            hit_urls = t.hit_urls
             if hit_urls is not None:
                 # The record keeps every hit's URL as data: the origin check is complete.
                 result["hits"] = [{"url": u} for u in hit_urls]

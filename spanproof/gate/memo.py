@@ -382,7 +382,7 @@ def _unhashed_modules() -> list[str]:
     for name, module in list(sys.modules.items()):
         if not name.startswith("spanproof") or module is None:
             continue
-        file = getattr(module, "__file__", None)
+        file = module.__file__
         if file and not any(Path(file).resolve().is_relative_to(f) for f in folders):
             out.append(name)
     return out

@@ -253,8 +253,10 @@ def _save(result: GateResult, run: GateRun) -> None:
 
 
 def _used_verdict_keys(run: GateRun) -> set[str]:
+    from spanproof.graders.cache import VerdictCache
+
     cache = run.verifier.cache if run.verifier else None
-    used = set(cache.used_keys) if cache is not None else set()
+    used = set(cache.used_keys) if isinstance(cache, VerdictCache) else set()
     if run.memo is not None and run.memo.replayed:
         used |= set(run.memo.verdict_keys())  # a replayed figure rests on these too
     return used
@@ -518,8 +520,8 @@ def _required(cfg: GateConfig) -> list[str]:
 def verifier_prompt_hashes(verifier: Verifier) -> dict[str, str]:
     out = {}
     for j in verifier.judges:
-        # Only model judges have a prompt; the Judge protocol does not promise one.
-        sha = getattr(j, "prompt_sha256", None)
+        # Only model judges have a prompt (the others' digest is of their code, or None).
+        sha = j.prompt_sha256
         if sha:
             out[f"judge.{j.id}"] = sha
     return out

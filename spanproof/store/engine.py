@@ -93,7 +93,8 @@ def translated(url: str) -> Iterator[None]:
 
 
 def translate(url: str, e: Exception) -> StoreError:
-    orig = getattr(e, "orig", e)
+    # SQLAlchemy wraps the driver's exception; say the driver's words
+    orig = e.orig if isinstance(e, exc.DBAPIError) and e.orig is not None else e
     text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
     where = redact(url)
     path = sqlite_path(url)

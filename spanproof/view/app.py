@@ -371,7 +371,7 @@ async def review_claim(request: Request) -> Response:
     label = str(form.get("label", "")) or None
     try:
         review = await decide(
-            record, idx, decision,  # type: ignore[arg-type]
+            record, idx, decision,
             reviewer=reviewer, note=note, edited_text=edited, label=label,
             verifier_for=ctx.verifier_for, snapshots=ctx.data,
         )  # fmt: skip
@@ -384,7 +384,8 @@ async def review_claim(request: Request) -> Response:
         )
         return _claim_response(
             ctx, request, record, idx, status_code=422,
-            refused=message, refused_verdict=getattr(exc, "verdict", None),
+            refused=message,
+            refused_verdict=exc.verdict if isinstance(exc, DecisionRefused) else None,
             refused_decision=decision,
             edited_text=edited or "", note_text=note, reviewer=reviewer or None,
         )  # fmt: skip

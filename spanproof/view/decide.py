@@ -25,7 +25,7 @@ from spanproof.agent.record import AnswerClaim, RunRecord
 
 from spanproof.core.evidence import Span
 from spanproof.core.verdict import SpanRef, Verdict
-from spanproof.view.reviews import CUT_LABELS, Decision, ReviewDecision
+from spanproof.view.reviews import CUT_LABELS, ReviewDecision
 
 if TYPE_CHECKING:
     from spanproof.agent.publish import StoredTexts
@@ -84,7 +84,7 @@ async def reverify(
 async def decide(
     record: RunRecord,
     claim_index: int,
-    decision: Decision,
+    decision: str,  # checked here: an unknown one is refused
     *,
     reviewer: str,
     note: str = "",

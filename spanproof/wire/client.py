@@ -51,7 +51,7 @@ from spanproof.core.specs import EndpointSettings
 from spanproof.wire.limiter import AdaptiveLimiter
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    from openai import APIStatusError, AsyncOpenAI
 
 ResponseMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
 NEGOTIATION_ORDER: tuple[ResponseMode, ...] = (
@@ -163,6 +163,8 @@ def checked_usage(resp: Any, request: dict[str, Any]) -> str | None:
         json.dumps(request.get("tools", []), default=str)
     )
     reply_chars = 0
+    # The SDK builds the reply from whatever the server sent without validating it: any of
+    # these parts may be missing, so each is read with getattr.
     for choice in getattr(resp, "choices", None) or []:
         msg = getattr(choice, "message", None)
         reply_chars += len(getattr(msg, "content", None) or "")
@@ -298,9 +300,9 @@ def _guarded_transport(limit: int) -> Any:
     return ReplyGuard()
 
 
-def server_message(exc: Any) -> str:
+def server_message(exc: APIStatusError) -> str:
     """The server's own explanation from an openai APIStatusError (JSON or not), one line."""
-    body = getattr(exc, "body", None)
+    body = exc.body
     text = ""
     if isinstance(body, dict):
         err = body.get("error", body)
@@ -311,10 +313,9 @@ def server_message(exc: Any) -> str:
     elif isinstance(body, str):
         text = body
     if not text:
-        response = getattr(exc, "response", None)
         try:
-            text = response.text if response is not None else str(exc)
-        except Exception:
+            text = exc.response.text
+        except Exception:  # a body that cannot be read (streamed, closed): the error's own words
             text = str(exc)
     text = re.sub(r"<[^>]+>", " ", text)  # an HTML error page: keep its words
     text = " ".join(text.split())
@@ -511,6 +512,7 @@ class ModelClient:
                     async with asyncio.timeout(self.settings.timeout_s):
                         resp = await completions.create(**kwargs)
                 except Exception as exc:
+                    # any exception: only the SDK's status errors carry a status code
                     if getattr(exc, "status_code", None) is not None or progress.headers:
                         self.counters.responses += 1
                     verdict = self._classify(exc, progress)
@@ -518,6 +520,7 @@ class ModelClient:
                 else:
                     outcome["kind"] = "ok"
                     self.counters.responses += 1
+                    # a server's non-JSON reply reaches here as text, or without choices
                     if not getattr(resp, "choices", None) or isinstance(resp, str | bytes):
                         self._failed("bad_response", "the response held no choices")
                         raise EndpointFailed(
@@ -593,6 +596,7 @@ class ModelClient:
 
     def _succeeded(self, resp: Any, request: dict[str, Any]) -> None:
         self._failures_in_row = 0
+        # unvalidated reply (see checked_usage): the model may be missing
         self.reported_model = getattr(resp, "model", None) or self.reported_model
         why = checked_usage(resp, request)
         if why:
@@ -705,6 +709,7 @@ class ModelClient:
 
 
 def _retry_after(exc: Any) -> float | None:
+    # any exception: only the SDK's HTTP errors carry a response with headers
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         raw = headers.get(name) if hasattr(headers, "get") else None
@@ -747,16 +752,12 @@ async def close_clients() -> None:
 
 def totals() -> WireCounters:
     """Counters summed over every client of the process."""
-    out = WireCounters()
+    summed: Counter[str] = Counter()
     errors: Counter[str] = Counter()
     for client in clients():
-        c = client.counters
-        for field in ("calls", "requests", "retries", "reasks", "responses", "prompt_tokens",
-                      "completion_tokens", "usage_estimated"):  # fmt: skip
-            setattr(out, field, getattr(out, field) + getattr(c, field))
-        errors.update(c.errors)
-    out.errors = dict(errors)
-    return out
+        summed.update(client.counters.model_dump(exclude={"errors"}))
+        errors.update(client.counters.errors)
+    return WireCounters(**summed, errors=dict(errors))
 
 
 def monotonic() -> float:
