@@ -41,7 +41,7 @@ from spanproof.view.settings import ViewSettings
 from spanproof.view.spans import DEFAULT_CONTEXT, span_context
 
 if TYPE_CHECKING:
-    from spanproof.agent.ledger import LedgerRow
+    from spanproof.agent.record import LedgerRow
     from spanproof.agent.services import Services
     from spanproof.graders.cache import VerdictCache
     from spanproof.graders.verify import Verifier

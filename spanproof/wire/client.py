@@ -278,7 +278,7 @@ def _guarded_transport(limit: int) -> Any:
 
     class ReplyGuard(hx.AsyncBaseTransport):
         def __init__(self) -> None:
-            from openai._base_client import DEFAULT_CONNECTION_LIMITS
+            from openai._constants import DEFAULT_CONNECTION_LIMITS
 
             self.inner = hx.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
 
