@@ -85,7 +85,8 @@ def judge(
 
 
 def _where(factory: JudgeFactory) -> str:
-    return f"{factory.__module__}.{factory.__qualname__}"
+    # a factory is any callable (a partial or a class instance has no __qualname__)
+    return f"{factory.__module__}.{getattr(factory, '__qualname__', factory)}"
 
 
 def _load_builtins() -> None:
