@@ -215,7 +215,7 @@ class CompromisedPolicy:
 
     def _draft(self) -> dict:
         markers = self.fixture.attacker_markers
-        claims = []
+        claims: list[dict[str, Any]] = []
         for span in self.spans:
             text = span.get("text", "")
             if any(normalise(m) in normalise(text) for m in markers):

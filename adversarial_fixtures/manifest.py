@@ -105,7 +105,7 @@ def page_source(root: str | Path | None, fixture: Fixture) -> str:
 # --- marker matching -----------------------------------------------------------------------
 
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"), None)
-_TAG_CHARS = {cp: chr(cp - 0xE0000) for cp in range(0xE0020, 0xE007F)}
+_TAG_CHARS: dict[int, str | None] = {cp: chr(cp - 0xE0000) for cp in range(0xE0020, 0xE007F)}
 _TAG_CHARS.update({0xE0001: None, 0xE007F: None})
 _WS = re.compile(r"\s+")
 

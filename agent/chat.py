@@ -121,7 +121,8 @@ def tool_calls_from_content(content: str | None, offered: Sequence[str]) -> list
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             continue
-        fn = item.get("function") if isinstance(item.get("function"), dict) else item
+        function = item.get("function")
+        fn = function if isinstance(function, dict) else item
         name = fn.get("name") or fn.get("tool")
         if name not in offered:
             continue

@@ -21,6 +21,7 @@ from spanproof.agent.question.scoring import match
 from spanproof.agent.record import ConvergenceDecision, SubquestionStatus, load_prompt
 
 from spanproof.core.text import STOPWORDS, stem, words
+from spanproof.wire.chat import Message
 from spanproof.wire.structured import MalformedReply, structured
 
 # Words a question is phrased with that carry no content of their own, beyond the project's
@@ -234,7 +235,7 @@ def rules_decision(state: ConvergenceState, trigger: str = "iteration") -> Conve
     def decide(decision: str, reason: str, next_action: str | None = None) -> ConvergenceDecision:
         return ConvergenceDecision(
             subquestions=subs,
-            decision=decision,  # type: ignore[arg-type]
+            decision=decision,
             next_action=next_action,
             reason=reason,
             source="rules",
@@ -291,7 +292,7 @@ async def llm_decision(
 ) -> ConvergenceOutcome:
     """Ask a small model; fall back to the rules when its reply breaks the contract."""
     prompt, _ = load_prompt("convergence.txt")
-    messages = [
+    messages: list[Message] = [
         SystemMessage(content=prompt),
         UserMessage(content=json.dumps(state.prompt_payload(), ensure_ascii=False)),
     ]

@@ -116,7 +116,7 @@ class ToolOutcome:
 
 
 def _err(code: str, message: str, retryable: bool = False) -> ToolError:
-    return ToolError(error=code, message=message, retryable=retryable)  # type: ignore[arg-type]
+    return ToolError(error=code, message=message, retryable=retryable)
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -307,8 +307,10 @@ class Dispatcher:
             admitted = self._admit(call)
             if isinstance(admitted, ToolOutcome):
                 outcomes[i] = admitted
-            else:
-                todo.append((i, call, admitted))  # type: ignore[arg-type]
+            elif isinstance(admitted, FetchPageArgs):
+                todo.append((i, call, admitted))
+            else:  # _admit parses a fetch_page call's arguments as FetchPageArgs, always
+                raise TypeError(f"fetch_page arguments parsed as {type(admitted).__name__}")
         if todo:
             t0 = time.perf_counter()
             results = await rt.tb.fetch_pages([parsed for _, _, parsed in todo])
@@ -335,10 +337,11 @@ class Dispatcher:
         batch: int | None, ms: float, egress: list,
     ) -> ToolOutcome:  # fmt: skip
         rt = self.rt
-        error = None if isinstance(res, FetchPageResult) else res
-        if error is None:
-            summary = f"{res.doc_id} {res.title[:80]!r} ({len(res.preview)} chars preview{', truncated' if res.truncated else ''})"  # type: ignore[union-attr]
+        if isinstance(res, FetchPageResult):
+            error = None
+            summary = f"{res.doc_id} {res.title[:80]!r} ({len(res.preview)} chars preview{', truncated' if res.truncated else ''})"
         else:
+            error = res
             summary = f"{error.error}: {parsed.url}"
         entry = rt.trace.add(
             kind="tool",
@@ -386,9 +389,9 @@ class Dispatcher:
             summary = (
                 f"{result.span_id} [{result.char_start}:{result.char_end}] {result.text[:80]!r}"
             )
-        else:
-            text = error.model_dump_json()  # type: ignore[union-attr]
-            summary = error.error  # type: ignore[union-attr]
+        elif error is not None:  # the quote failed (one of the two is always set)
+            text = error.model_dump_json()
+            summary = error.error
         entry = rt.trace.add(
             kind="tool",
             tool="extract_quote",

@@ -25,6 +25,7 @@ What it will not do:
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -266,7 +267,7 @@ def _candidates(
     subquestion: str,
     previews: list[FetchPageResult],
     subject: set[str],
-    ends_whole: set[str] = frozenset(),  # type: ignore[assignment]
+    ends_whole: AbstractSet[str] = frozenset(),
     thin: bool = False,
 ) -> list[Candidate]:
     """Sentences that answer the sub-question, best first (with `thin`: only the sentences
@@ -459,7 +460,7 @@ class ExtractivePolicy:
             }
             outcome = await self._call("extract_quote", args)
             if (
-                not outcome.ok
+                outcome.error is not None
                 and outcome.error.error == "NO_SENTENCE_END"
                 and not rt.meter.draft_only
             ):
@@ -672,7 +673,8 @@ class ExtractivePolicy:
         start = len(self.rt.claim_subquestions)
         outcome = await self._call("draft_answer", args)
         if not outcome.ok:  # cannot happen with spans from this run; keep the run honest if it does
-            self.rt.record.errors.append(f"extractive draft rejected: {outcome.error.message}")
+            why = outcome.error.message if outcome.error else "the call did not run"
+            self.rt.record.errors.append(f"extractive draft rejected: {why}")
             return fallback_draft(self.rt, "extractive draft rejected")
         for n, i in enumerate(self.claim_subq):
             self.rt.claim_subquestions[start + n] = i

@@ -84,7 +84,7 @@ def build_ledger(record: RunRecord) -> list[LedgerRow]:
                 title=(doc.title if doc else span.title if span else ""),
                 retrieved_at=span.retrieved_at if span else "",
                 snapshot_sha256=doc.sha256 if doc else "",
-                source_type=source_type(span.url) if span else "secondary",  # type: ignore[arg-type]
+                source_type=source_type(span.url) if span else "secondary",
                 verdict=claim.verdict.verdict if claim.verdict.error is None else "ERROR",
                 set_by=set_by(claim.verdict),
                 status=claim.status,
@@ -101,12 +101,19 @@ def build_ledger(record: RunRecord) -> list[LedgerRow]:
 
 
 class ReviewLike(Protocol):
-    claim_index: int
-    decision: str
-    reviewer: str
-    decided_at: datetime
-    note: str
-    edited_text: str | None
+    # read-only, so a review whose decision is a Literal (the store's Review) is one
+    @property
+    def claim_index(self) -> int: ...
+    @property
+    def decision(self) -> str: ...
+    @property
+    def reviewer(self) -> str: ...
+    @property
+    def decided_at(self) -> datetime: ...
+    @property
+    def note(self) -> str: ...
+    @property
+    def edited_text(self) -> str | None: ...
 
 
 def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> list[LedgerRow]:
@@ -199,7 +206,7 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
     from tabulate import tabulate
 
     ledger = record.ledger if rows is None else rows
-    rows = [
+    table = [
         [
             i,
             md(r.claim),
@@ -232,7 +239,7 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
         "needs a look",
         "reviewer",
     ]
-    return tabulate(rows, headers=headers, tablefmt="github")
+    return tabulate(table, headers=headers, tablefmt="github")
 
 
 def answer_markdown(record: RunRecord) -> str:

@@ -155,7 +155,7 @@ class LlmAgent:
                         f"Reason: {last.reason}"
                     )
                 )
-        return getattr(rt.record, rt.draft_slot)
+        return rt.current_draft()
 
     async def targeted_round(self, subquestions: list[str]) -> Draft | None:
         """One more bounded round for sub-questions whose only support was pruned."""

@@ -11,11 +11,22 @@ API; charging it for a bm25 lookup in a local SQLite file would report money nob
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from spanproof.core.specs import SpecError, parse_spec
+
+if TYPE_CHECKING:
+    from spanproof.core.tool_schema import ToolError
+
+
+class _ToolCall(Protocol):
+    """A trace entry as read here (agent.record imports this module: no import back)."""
+
+    @property
+    def error(self) -> ToolError | None: ...
+
 
 # Search backends that read local files: their searches cost nothing, whatever search_usd says.
 # Names as recorded in RunConfig.web (the backend's class name), so stored runs price the same.
@@ -121,8 +132,8 @@ def is_offline_model(spec: str | None) -> bool:
         return False
 
 
-def _refused(entry: Any) -> bool:
-    err = getattr(entry, "error", None)
+def _refused(entry: _ToolCall) -> bool:
+    err = entry.error
     return err is not None and err.error in ("BUDGET_EXCEEDED", "INVALID_ARGUMENTS")
 
 
@@ -156,7 +167,7 @@ def price_run(record: Any, prices: Prices | None = None) -> Cost:
         if usd is None:
             offline_calls += 1
             continue
-        estimated += bool(getattr(e.usage, "estimated", False))
+        estimated += e.usage.estimated
         if role == "small":
             small += usd
         else:

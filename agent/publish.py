@@ -12,6 +12,7 @@ built from `unsupported_element`.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Protocol
 
 from spanproof.agent.convergence import overlap
 from spanproof.agent.prices import Prices, price_run
@@ -36,6 +37,10 @@ from spanproof.agent.relevance import (
 )
 
 from spanproof.core.verdict import SpanRef, Verdict
+
+if TYPE_CHECKING:
+    from spanproof.graders.verify import Verifier
+from spanproof.wire.chat import Usage
 
 NARROW_TEMPLATE = "{text} (The cited source does not establish: {element}.)"
 NO_ANSWER = "I could not source an answer to this question from the pages I read."
@@ -124,7 +129,7 @@ def subquestion_of(text: str, subquestions: list[str]) -> int | None:
 async def verify_draft(
     record: RunRecord,
     draft: Draft,
-    verifier,
+    verifier: Verifier,
     *,
     partial: PartialMode,
     claim_subquestions: dict[int, int] | None = None,
@@ -162,7 +167,7 @@ async def verify_draft(
             )
             owners.append((ci, sid))
     t0 = time.perf_counter()
-    calls_before = getattr(verifier, "model_calls", 0)
+    calls_before = verifier.model_calls
     verdicts = await verifier.verify_many(items) if items else []
     ms = (time.perf_counter() - t0) * 1000
     for (ci, sid), v in zip(owners, verdicts, strict=True):
@@ -171,7 +176,7 @@ async def verify_draft(
     out = []
     asked = question_subquestions(record.question, record.subquestions)
     for ci, claim in enumerate(draft.claims):
-        verdict, sid = combine(by_claim[ci])
+        verdict, supporting = combine(by_claim[ci])
         status, text, reason = route(claim.text, verdict, partial)
         if status != "dropped" and off_question(claim.text, asked):
             status, text, reason = "dropped", claim.text, f"{OFF_QUESTION}: not published"
@@ -188,9 +193,9 @@ async def verify_draft(
                 text=text,
                 draft_text=claim.text,
                 span_ids=claim.span_ids,
-                supporting_span_id=sid if status != "dropped" else None,
+                supporting_span_id=supporting if status != "dropped" else None,
                 verdict=verdict,
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 reason=reason,
                 inference=claim.inference,
                 confidence=claim.confidence,
@@ -204,15 +209,21 @@ async def verify_draft(
             step=len(record.trace) + 1,
             kind="verify",
             ms=ms,
-            result_summary=f"round {round_no}: {len(items)} pair(s) verified by {getattr(verifier, 'id', 'verifier')}; "
+            result_summary=f"round {round_no}: {len(items)} pair(s) verified by {verifier.id}; "
             f"{sum(c.status != 'dropped' for c in out)} shown, {sum(c.status == 'dropped' for c in out)} dropped",
-            arguments={"verifier_model_calls": getattr(verifier, "model_calls", 0) - calls_before},
+            arguments={"verifier_model_calls": verifier.model_calls - calls_before},
         )
     )
     return out
 
 
-def span_fidelity_failures(record: RunRecord, snapshots) -> dict[str, str]:
+class StoredTexts(Protocol):
+    """Where a run's pages are kept: the stored text of a doc id (KeyError when unknown)."""
+
+    def text(self, doc_id: str) -> str: ...
+
+
+def span_fidelity_failures(record: RunRecord, snapshots: StoredTexts) -> dict[str, str]:
     """span_id -> why, for every span whose text is not its stored document's slice."""
     bad = {}
     for span in record.spans:
@@ -228,7 +239,7 @@ def span_fidelity_failures(record: RunRecord, snapshots) -> dict[str, str]:
     return bad
 
 
-def instructions_around_spans(record: RunRecord, snapshots) -> dict[str, Verdict]:
+def instructions_around_spans(record: RunRecord, snapshots: StoredTexts) -> dict[str, Verdict]:
     """span_id -> a NOT_SUPPORTED verdict, for spans whose paragraph prescribes to a machine,
     or whose neighbouring block introduces it or points at it.
 
@@ -443,7 +454,7 @@ def compute_metrics(
             1 for e in tools if any(f.startswith("budget_exceeded") for f in e.flags)
         ),
         egress_refused=sum(1 for ev in record.egress if ev.decision == "refused"),
-        tokens_by_model={k: v for k, v in tokens.items()},  # type: ignore[misc]
+        tokens_by_model={k: Usage.model_validate(v) for k, v in tokens.items()},
         wall_ms_by_phase={k: round(v, 1) for k, v in phase.items()},
         cost=cost,
     )

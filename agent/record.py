@@ -333,6 +333,7 @@ class RunRecord(BaseModel):
     metrics: Metrics = Field(default_factory=Metrics)
     errors: list[str] = Field(default_factory=list)
 
+    # pydantic's documented pattern; mypy does not take a decorator above @property
     @computed_field  # type: ignore[prop-decorator]
     @property
     def costs(self) -> Cost:

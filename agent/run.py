@@ -28,6 +28,7 @@ from spanproof.agent.publish import (
 )
 from spanproof.agent.record import (
     Budgets,
+    Draft,
     PartialMode,
     RunConfig,
     RunRecord,
@@ -118,6 +119,7 @@ async def run_question(
     record.prompt_hashes["convergence"] = load_prompt("convergence.txt")[1]
     rt = Runtime(Toolbox(env, question, max_spans=budgets.spans), budgets, record, store, progress)
     rt.sync()
+    draft: Draft | None
     try:
         if policy == "extractive":
             pol = ExtractivePolicy(rt)

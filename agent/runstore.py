@@ -12,6 +12,7 @@ notes which runner holds the run's snapshot blobs.
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -88,7 +89,7 @@ class RunStore:
              offset: int = 0) -> RunPage:  # fmt: skip
         return self.store.list_runs(kind=kind, limit=limit, offset=offset)
 
-    def records(self) -> list[RunRecord]:
+    def records(self) -> builtins.list[RunRecord]:  # (list: the method above)
         """Every stored record, newest first."""
         return [parse_record(rid, text) for rid, text in self.store.all_run_records()]
 

@@ -77,12 +77,19 @@ class Runtime:
         self.refused_urls: set[str] = set()
         self.subquestions: list[str] = []
         self.claim_subquestions: dict[int, int] = {}  # draft claim index -> sub-question index
-        self.draft_slot = "draft"  # "supplementary_draft" during the targeted round
+        # the record field the round's draft goes in: "supplementary_draft" in the targeted round
+        self.draft_slot: Literal["draft", "supplementary_draft"] = "draft"
         self.record.pid = os.getpid()
+
+    def current_draft(self) -> Draft | None:
+        """The draft of the round running now (the first, or the targeted round's)."""
+        if self.draft_slot == "supplementary_draft":
+            return self.record.supplementary_draft
+        return self.record.draft
 
     @property
     def drafted(self) -> bool:
-        return getattr(self.record, self.draft_slot) is not None
+        return self.current_draft() is not None
 
     def ensure_subquestions(self) -> None:
         if not self.subquestions:
@@ -125,7 +132,10 @@ class Runtime:
         config = self.record.config
         usd = turn_usd(config, config.prices, role, turn.model_id, turn.usage) or 0.0
         spent_last = self.meter.add_tokens(turn.usage.total, usd)
-        flags = [f"budget_exceeded:{self.meter.exhausted.split(':', 1)[1]}"] if spent_last else []
+        exhausted = self.meter.exhausted  # set when this turn spent the last of a budget
+        flags = (
+            [f"budget_exceeded:{exhausted.split(':', 1)[1]}"] if spent_last and exhausted else []
+        )
         if turn.usage.estimated:
             flags.append("usage_estimated")
         summary = f"{len(turn.tool_calls)} tool call(s)" + (
@@ -146,8 +156,10 @@ class Runtime:
 
     def accept_draft(self, draft: Draft, origin: Origin | Literal["runtime_fallback"]) -> None:
         """Record the run's one draft (or, in the targeted round, its supplementary one)."""
-        setattr(self.record, self.draft_slot, draft)
-        if self.draft_slot == "draft":
+        if self.draft_slot == "supplementary_draft":
+            self.record.supplementary_draft = draft
+        else:
+            self.record.draft = draft
             self.record.draft_origin = origin
 
     # -- convergence ------------------------------------------------------------------------

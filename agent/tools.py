@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
-from spanproof.core.evidence import Document, Span, make_span_id
+from spanproof.core.evidence import Document, EgressEvent, Span, make_span_id
 from spanproof.core.sentences import sentence_ends  # re-exported: the span boundaries
 from spanproof.core.tool_schema import (
     READ_TOOL_ARGS,
@@ -95,13 +95,14 @@ class _Segmentation:
                 if window_end == block_end:
                     ends.append(block_end)
             else:
-                ends = self._blocks.get(block_start)
-                if ends is None:
-                    ends = [
+                cached = self._blocks.get(block_start)
+                if cached is None:
+                    cached = [
                         block_start + e for e in sentence_ends(self.text[block_start:block_end])
                     ]
-                    ends.append(block_end)
-                    self._blocks[block_start] = ends
+                    cached.append(block_end)
+                    self._blocks[block_start] = cached
+                ends = cached
             found.extend(e for e in ends if lo < e <= hi)
             if block_end >= hi or block_end >= len(self.text):
                 break
@@ -300,7 +301,7 @@ class Toolbox:
         self.search_limit = search_limit
         self.spans: dict[str, Span] = {}
         self.documents: dict[str, Document] = {}
-        self.events = []  # EgressEvents of this run, in order
+        self.events: list[EgressEvent] = []  # this run's, in order
         self.question_urls: set[str] = set()
         for url in urls_in(question):
             try:
@@ -475,11 +476,13 @@ class Toolbox:
                 retryable=True,
             )
         try:
-            if name == "web_search":
-                return await self.web_search(args)  # type: ignore[arg-type]
-            if name == "fetch_page":
-                return await self.fetch_page(args)  # type: ignore[arg-type]
-            return self.extract_quote(args)  # type: ignore[arg-type]
+            if isinstance(args, WebSearchArgs):
+                return await self.web_search(args)
+            if isinstance(args, FetchPageArgs):
+                return await self.fetch_page(args)
+            if isinstance(args, ExtractQuoteArgs):
+                return self.extract_quote(args)
+            raise TypeError(f"no tool reads {type(args).__name__}")  # READ_TOOL_ARGS names three
         except ToolFailure as failure:
             return failure.detail
 

@@ -302,11 +302,13 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
     )
 
     # 3. the span addresses a machine
-    found = find_instructions(span.text)
-    if found or v.contains_instructions:
+    addressed = find_instructions(span.text)
+    if addressed or v.contains_instructions:
         v.contains_instructions = True
         detail = (
-            "; ".join(f"{f.rule}: {f.text!r}" for f in found) if found else "reported by the judge"
+            "; ".join(f"{f.rule}: {f.text!r}" for f in addressed)
+            if addressed
+            else "reported by the judge"
         )
         proofs.append(Proof(kind="instructions", reason=f"the span addresses a machine: {detail}"))
         checks.append(CheckResult(name="instructions", fired=True, detail="proof: " + detail))

@@ -37,8 +37,8 @@ from spanproof.wire.batch import (
     BatchOutcome,
     BatchProgress,
     BatchRequest,
-    BatchResult,
 )
+from spanproof.wire.batch_results import BatchResult
 
 
 class BatchSummary(BaseModel):
@@ -62,6 +62,7 @@ class BatchedJudge:
         self.verdicts = verdicts
 
     def __getattr__(self, name: str) -> Any:
+        # everything but judge() is the wrapped judge's (the cache keys on its members)
         return getattr(self.inner, name)
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:

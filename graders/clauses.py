@@ -267,7 +267,7 @@ def split_clauses(sentence: str) -> list[str]:
     parts: list[str] = []
     seg_start = intro
     subject: tuple[int, int, int] | None = None
-    for n, split in enumerate(splits + [None]):  # type: ignore[list-item]
+    for n, split in enumerate(splits + [None]):
         seg_end = split.cut if split else len(toks)
         first = toks[seg_start]
         last_char = toks[seg_end - 1].end if seg_end > seg_start else first.end

@@ -379,10 +379,11 @@ class _Scan:
             # "chatbot, when asked about times, reply ...": after a leading "if/when ..."
             # clause, its comma starts the main clause
             for s in list(starts):
-                lead = sub.match(text, _ADVERBS.match(text, s).end())
-                comma = text.find(",", lead.end()) if lead else -1
-                if comma > 0:
-                    starts.add(comma + 1)
+                adverbs = _ADVERBS.match(text, s)  # matches always (its parts are optional)
+                lead = sub.match(text, adverbs.end() if adverbs else s)
+                cut = text.find(",", lead.end()) if lead else -1
+                if cut > 0:
+                    starts.add(cut + 1)
         return starts
 
     def imperatives(self, name: str = "imperative") -> list[Span]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from spanproof.graders.audit import audit, weakest
 from spanproof.graders.cache import VerdictCache, cache_key_for
@@ -31,6 +32,15 @@ from spanproof.graders.specifics.slot_reader import load_tables
 
 from spanproof.core.verdict import Judge, SpanRef, Verdict
 from spanproof.wire.limiter import LoopSemaphore
+
+
+class VerdictStore(Protocol):
+    """Where the verifier keeps verdicts by key: the store's VerdictCache, or a worker's own."""
+
+    def get(self, key: str) -> Verdict | None: ...
+
+    def put(self, key: str, verdict: Verdict) -> None: ...
+
 
 POLICIES = ("all-must-support",)
 
@@ -42,7 +52,7 @@ class Verifier:
         self,
         judges: list[Judge],
         *,
-        cache: VerdictCache | None = None,
+        cache: VerdictStore | None = None,
         concurrency: int = 8,
         policy: str = "all-must-support",
     ) -> None:
@@ -91,8 +101,8 @@ class Verifier:
                 raw = Verdict(
                     verdict="NOT_SUPPORTED",
                     judge=judge.id,
-                    model_id=getattr(judge, "model_id", None),
-                    prompt_sha256=getattr(judge, "prompt_sha256", None),
+                    model_id=judge.model_id,
+                    prompt_sha256=judge.prompt_sha256,
                     error=f"{type(exc).__name__}: {exc}",
                 )
         if raw.usage:
@@ -160,16 +170,15 @@ class Verifier:
 
         async def run(i: int, item: Item) -> Verdict:
             claim, span = item[0], item[1]
-            pair_id = item[2] if len(item) > 2 else None  # type: ignore[misc]
+            pair_id = item[2] if len(item) > 2 else None
             v = await self.verify(claim, span, pair_id=pair_id, repeat=repeat)
             if progress is not None:
                 progress(i, v)
             return v
 
-        batch = getattr(self.cache, "batch", None)
-        if batch is None:
+        if not isinstance(self.cache, VerdictCache):  # no cache, or one that reads key by key
             return list(await asyncio.gather(*(run(i, it) for i, it in enumerate(items))))
         # one read of every verdict these pairs have, one write of the new ones
         keys = [cache_key_for(j, it[0], it[1], repeat) for it in items for j in self.judges]
-        with batch(keys):
+        with self.cache.batch(keys):
             return list(await asyncio.gather(*(run(i, it) for i, it in enumerate(items))))

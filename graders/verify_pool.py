@@ -119,7 +119,7 @@ def _start_worker(specs: list[str], policy: str, cached: bool) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     cache = _ChunkCache() if cached else None
     judges = [make_judge(s) for s in specs]
-    verifier = Verifier(judges, cache=cache, concurrency=1, policy=policy)  # type: ignore[arg-type]
+    verifier = Verifier(judges, cache=cache, concurrency=1, policy=policy)
     _worker = _Worker(verifier=verifier, cache=cache, loop=asyncio.new_event_loop())
 
 
@@ -163,6 +163,7 @@ def _stop(pool: ProcessPoolExecutor, out: deque[Future[ChunkResult]]) -> None:
     """Abandon the chunks still out: stop their workers now rather than wait for them."""
     for f in out:
         f.cancel()
+    # the pool's private parts (CPython's, so each may be absent): read with getattr
     processes = list((getattr(pool, "_processes", None) or {}).values())
     # taken before shutdown, which drops the pool's references to both
     manager = getattr(pool, "_executor_manager_thread", None)

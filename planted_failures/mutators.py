@@ -299,8 +299,8 @@ def wrong_period(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | Non
         others = [k for k in range(1, top + 1) if k != n]
         cands.append((m.start(), m.end(), f"{letter}{rng.choice(others)}"))
     for m in _MONTH.finditer(text):
-        others = [mo for mo in _MONTHS if mo != m.group(1) and mo != "May"]
-        cands.append((m.start(), m.end(), rng.choice(others)))
+        months = [mo for mo in _MONTHS if mo != m.group(1) and mo != "May"]
+        cands.append((m.start(), m.end(), rng.choice(months)))
     for m in _YEAR.finditer(text):
         year = int(m.group(1))
         cands.append((m.start(), m.end(), str(year + rng.choice([-2, -1, 1, 2, -3]))))

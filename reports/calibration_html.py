@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spanproof.reports import plots
 from spanproof.reports.html import STYLE, _figure, _table
 
+if TYPE_CHECKING:
+    from spanproof.bench.calibration import CalibrationResult
 
-def _f(x) -> str:
+
+def _f(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
-def render(result) -> str:
+def render(result: CalibrationResult) -> str:
     rows = []
     for r in result.judges:
         rows.append([r.set, r.judge, "after the audit", r.n, _f(r.agreement),
@@ -73,7 +77,7 @@ ECE is the expected calibration error of the judge's stated confidence in its ow
 """
 
 
-def write_report(result, out_dir: str | Path) -> Path:
+def write_report(result: CalibrationResult, out_dir: str | Path) -> Path:
     from spanproof.core.files import write_atomic
 
     out = Path(out_dir)

@@ -44,7 +44,7 @@ def _table(headers: list[str], rows: list[list[Any]], status_col: int | None = N
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _fmt(value) -> str:
+def _fmt(value: object) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 

@@ -46,9 +46,15 @@ def junit_xml(result: GateResult) -> str:
         timestamp=result.started_at,
     )
     props = ET.SubElement(suite, "properties")
-    for key in ("config_sha256", "judge", "policy", "model", "gate_id"):
-        ET.SubElement(props, "property", name=key, value=str(getattr(result, key) or ""))
-    ET.SubElement(props, "property", name="outcome", value=result.outcome)
+    said = {
+        "config_sha256": result.config_sha256,
+        "judge": result.judge,
+        "policy": result.policy,
+        "model": result.model,
+        "gate_id": result.gate_id,
+    }
+    for key, value in said.items():
+        ET.SubElement(props, "property", name=key, value=str(value or ""))
     for row in rows:
         case = ET.SubElement(
             suite,

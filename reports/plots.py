@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 from typing import Any
 
 import matplotlib
@@ -95,7 +96,8 @@ def time_series(
 ) -> str:
     fig, ax = plt.subplots(figsize=(6.5, 3.2))
     for name, vals in series.items():
-        ax.plot(x, vals, marker="o", label=name)
+        # a missing value is a gap in the line (matplotlib reads None as NaN too)
+        ax.plot(x, [math.nan if v is None else v for v in vals], marker="o", label=name)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
@@ -104,7 +106,7 @@ def time_series(
     return _to_data_uri(fig)
 
 
-def reliability(bins: list[dict], title: str, ece: float | None) -> str:
+def reliability(bins: list[dict[str, Any]], title: str, ece: float | None) -> str:
     """Reliability diagram: per confidence bin, how often the judge was right (bars) against
     the diagonal a perfectly calibrated judge would follow; bar labels give each bin's n."""
     fig, ax = plt.subplots(figsize=(4.2, 3.6))

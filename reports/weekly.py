@@ -19,11 +19,12 @@ from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel, Field
+from spanproof.agent.prices import Prices
 from tabulate import tabulate
 
+from spanproof.bench.run_view import view_from_record
 from spanproof.core.files import write_atomic
-from spanproof.gate.checks.runs import groundedness_stats, view_from_record
-from spanproof.gate.config import Prices
+from spanproof.gate.checks.runs import groundedness_stats
 from spanproof.gate.result import GateResult
 from spanproof.store.models import GateRunRow
 from spanproof.store.timeutil import parse_age
@@ -147,7 +148,8 @@ def _records_frame(records: list[Any], prices: Prices) -> pd.DataFrame:
 def _jsonable(df: pd.DataFrame) -> list[dict[str, Any]]:
     if df.empty:
         return []
-    return json.loads(df.to_json(orient="records", date_format="iso"))
+    rows: list[dict[str, Any]] = json.loads(df.to_json(orient="records", date_format="iso"))
+    return rows
 
 
 def _gate_row(g: GateRunRow) -> dict[str, Any]:

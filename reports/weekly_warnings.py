@@ -81,7 +81,8 @@ def flat_runs(df: pd.DataFrame) -> list[WeeklyWarning]:
         return []
     keys = list(VERSION_PARTS)
     ordered = df.sort_values("created_at")
-    versions = ordered.drop_duplicates(subset=keys, keep="first")[keys].to_dict("records")
+    firsts = ordered.drop_duplicates(subset=keys, keep="first")[keys].to_dict("records")
+    versions = [{str(k): v for k, v in row.items()} for row in firsts]
     if len(versions) < MIN_VERSIONS:
         return []
     said = _said(_changes(versions, VERSION_PARTS))
@@ -109,7 +110,7 @@ def flat_gates(gates: list[dict[str, Any]]) -> list[WeeklyWarning]:
     """Judged gate rows identical across >= MIN_VERSIONS (judge, model, prompts) versions.
     ``gates``: oldest first, each {gate_id, judge, model, prompt_version, values: {row: value}}."""
     parts = {"judge": "judge", "model": "model", "prompt_version": "prompt hash"}
-    seen: dict[tuple, dict[str, Any]] = {}
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
     for g in gates:
         seen.setdefault(tuple(g.get(k) for k in parts), g)
     versions = list(seen.values())

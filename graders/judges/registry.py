@@ -85,6 +85,7 @@ def judge(
 
 
 def _where(factory: JudgeFactory) -> str:
+    # a factory is any callable (a partial or a class instance has no __qualname__)
     return f"{factory.__module__}.{getattr(factory, '__qualname__', factory)}"
 
 

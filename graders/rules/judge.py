@@ -33,7 +33,7 @@ from spanproof.graders.specifics.comparison import unestablished
 from spanproof.graders.specifics.slot_reader import contradictions
 
 from spanproof.core.digest import package_digest
-from spanproof.core.verdict import CheckResult, JudgeBase, SpanRef, Verdict
+from spanproof.core.verdict import CheckResult, JudgeBase, Label, SpanRef, Verdict
 
 
 def _source_hash() -> str:
@@ -68,7 +68,7 @@ class RulesJudge(JudgeBase):
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
         return self.decide(claim, span.text)
 
-    def probabilities(self, claim: str, span_text: str) -> dict[str, float]:
+    def probabilities(self, claim: str, span_text: str) -> dict[Label, float]:
         return self.params.probabilities(measure(claim, span_text, self.params.signals))
 
     def decide(self, claim: str, span_text: str) -> Verdict:

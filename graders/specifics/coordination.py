@@ -88,7 +88,9 @@ def coordination_departures(claim: str, span: str) -> list[Coordination]:
         if b[:1].islower():
             if _bare(b).endswith(("ed", "ing")) or a[:1].isupper() or "'" in b or "’" in b:
                 continue  # a verb, a contraction, or a common noun after a name
-            after = re.match(r"\s*([\w'’-]+|[^\w\s])?", claim[m.end() :]).group(1) or "."
+            # the pattern's parts are all optional, so it matches wherever it starts
+            next_word = re.match(r"\s*([\w'’-]+|[^\w\s])?", claim[m.end() :])
+            after = (next_word.group(1) if next_word else None) or "."
             if after[:1].isalnum() and after.lower() not in _PHRASE_ENDS:
                 continue  # "mad and built this", "art-making and music lessons"
             if not all(_norm(w) in present for w in b_words):

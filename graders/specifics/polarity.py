@@ -107,7 +107,7 @@ def polarity_departures(claim: str, span: str) -> list[Departure]:
         if c.strong_modal and s.hedged_modal and not s.strong_modal:
             out.append(Departure("modality", part, sentence, alignment))
     # a certainty the span never states anywhere ("certainly grew close" / "grew close")
-    said = has_phrase(claim.lower(), BOOSTERS)
-    if said and not has_phrase(span.lower(), BOOSTERS):
-        out.append(Departure("modality", said, "", 0.0, said, ""))
+    booster = has_phrase(claim.lower(), BOOSTERS)
+    if booster and not has_phrase(span.lower(), BOOSTERS):
+        out.append(Departure("modality", booster, "", 0.0, booster, ""))
     return out

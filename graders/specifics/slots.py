@@ -372,16 +372,16 @@ def _word_values(text: str) -> list[Value]:
         q = Quantity(_SPAN_WORDS[m.group(1).lower()], "number", "years", m.group(0))
         out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
     for m in _DECADE_WORD.finditer(text):
-        d = DateMention(decade=_DECADE_WORDS[m.group(1).lower()], surface=m.group(0))
-        out.append(Value("date", *m.span(), m.group(0), date=d))
+        decade = DateMention(decade=_DECADE_WORDS[m.group(1).lower()], surface=m.group(0))
+        out.append(Value("date", *m.span(), m.group(0), date=decade))
     for m in _CENTURY.finditer(text):
         if m.group(3):
             n = int(m.group(3)) + 1
         else:
             n = int(m.group(1)) if m.group(1) else ORDINALS[m.group(2).lower()]
         if 1 <= n <= 21:
-            d = DateMention(century=n, surface=m.group(0))
-            out.append(Value("date", *m.span(), m.group(0), date=d))
+            century = DateMention(century=n, surface=m.group(0))
+            out.append(Value("date", *m.span(), m.group(0), date=century))
     return out
 
 

@@ -34,6 +34,7 @@ from spanproof.graders.clauses import (  # noqa: F401
 
 from spanproof.bench.report_input import Citation, ParsedReport
 from spanproof.core.sentences import sentence_texts
+from spanproof.core.specs import EndpointSettings
 from spanproof.core.text import content_stems
 from spanproof.wire.chat import ChatModel, Message, SystemMessage, UserMessage
 from spanproof.wire.client import ModelClient
@@ -131,7 +132,7 @@ class ModelSplitter:
         return split_clauses(sentence), note
 
 
-def openai_splitter(model: str, endpoint=None) -> ModelSplitter:
+def openai_splitter(model: str, endpoint: EndpointSettings | None = None) -> ModelSplitter:
     """A ModelSplitter over any OpenAI-compatible endpoint (temperature 0), through the shared
     model client (spanproof.wire): same timeouts, retries, limits and counters as the judge."""
     from spanproof.wire import client_for
@@ -139,7 +140,14 @@ def openai_splitter(model: str, endpoint=None) -> ModelSplitter:
     return ModelSplitter(client_for(model, endpoint))
 
 
-def _claims_for(sentence_index: int, sentence: str, texts: list[str], citations, method, note=None):
+def _claims_for(
+    sentence_index: int,
+    sentence: str,
+    texts: list[str],
+    citations: list[Citation],
+    method: Literal["rules", "model"],
+    note: str | None = None,
+) -> list[AtomicClaim]:
     many = len(texts) > 1
     return [
         AtomicClaim(
@@ -175,7 +183,7 @@ async def atomic_claims_with_model(
             texts.extend(parts)
             if note:
                 notes.append(note)
-        method = "rules" if notes else "model"
+        method: Literal["rules", "model"] = "rules" if notes else "model"
         out.extend(
             _claims_for(s.index, s.text, texts, s.citations, method, "; ".join(notes) or None)
         )

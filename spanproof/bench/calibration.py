@@ -27,6 +27,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from pydantic import BaseModel, Field
 from spanproof.graders.rules.fitted import TrainingOverlap, training_overlap
@@ -49,7 +50,11 @@ from spanproof.bench.metrics import (
 )
 from spanproof.bench.pairs import PairSetError, load_pairs  # noqa: F401  (the one pair-file reader, re-exported)
 from spanproof.bench.repeats import Spread, UnstablePair, check_repeats
-from spanproof.core.verdict import Pair, SpanRef, Verdict
+from spanproof.core.verdict import Judge, Pair, SpanRef, Verdict
+
+if TYPE_CHECKING:
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.verify import Verifier
 
 DEFAULT_GATED = ("judge_calibration",)
 DRIFT_METRICS = ("agreement", "near_miss_agreement", "kappa", "macro_f1", "balanced_accuracy")
@@ -98,7 +103,7 @@ class JudgeOnly(BaseModel):
 
 def judge_only_of(m: Metrics) -> JudgeOnly:
     """The judge's own figures: the fields of ``Metrics`` that JudgeOnly keeps."""
-    return JudgeOnly(**{name: getattr(m, name) for name in JudgeOnly.model_fields})
+    return JudgeOnly.model_validate(m.model_dump(include=set(JudgeOnly.model_fields)))
 
 
 class JudgeSetResult(BaseModel):
@@ -140,9 +145,8 @@ class JudgeSetResult(BaseModel):
     unstable: list[UnstablePair] | None = None
 
 
-def no_confidence_note(judge) -> str:
-    spec = getattr(judge, "id", "")
-    if spec.startswith("openai:"):
+def no_confidence_note(judge: Judge) -> str:
+    if judge.id.startswith("openai:"):
         return "none: the endpoint returned no token probabilities (logprobs) with its verdicts"
     return "none: this judge gives no probability with its verdicts"
 
@@ -219,6 +223,12 @@ def _gold(label: str, near_miss: bool) -> Pair:
     return Pair(id="gold", claim="", span="", label=label, near_miss=near_miss)
 
 
+class Figures(TypedDict):
+    audited: Metrics
+    judge_only: Metrics
+    reliability: Reliability | None
+
+
 def figures(
     labels: Sequence[str],
     verdicts: Sequence[Verdict],
@@ -226,7 +236,7 @@ def figures(
     near_miss: Sequence[bool] | None = None,
     seed: int = 0,
     n_boot: int = 0,
-) -> dict:
+) -> Figures:
     """Every agreement figure twice — after the audit and judge-only — plus the confidence's
     reliability: the one computation verify, calibrate and the gate share."""
     near = list(near_miss) if near_miss is not None else [False] * len(labels)
@@ -239,7 +249,11 @@ def figures(
 
 
 async def judge_set(
-    verifier, pairs: Sequence[Pair], progress: Callable | None = None, *, repeat: int = 0
+    verifier: Verifier,
+    pairs: Sequence[Pair],
+    progress: Callable[[int, Verdict], None] | None = None,
+    *,
+    repeat: int = 0,
 ) -> list[Verdict]:
     """Every pair judged once; ``repeat`` names the sample (spanproof/bench/repeats.py)."""
     items = [(p.claim, span_ref(p), p.id) for p in pairs]
@@ -248,9 +262,9 @@ async def judge_set(
 
 async def calibrate(
     sets: dict[str, Sequence[Pair]],
-    judges: Sequence,
+    judges: Sequence[Judge],
     *,
-    cache=None,
+    cache: VerdictCache | None = None,
     gated: Iterable[str] = DEFAULT_GATED,
     thresholds: CalibrationThresholds | None = None,
     seed: int = 0,
@@ -357,9 +371,12 @@ def compare_baseline(current: CalibrationResult, baseline: CalibrationResult) ->
         old = before.get((now.judge, now.set))
         if old is None:
             continue
+        olds, nows = (
+            old.model_dump(include=set(DRIFT_METRICS)),
+            now.model_dump(include=set(DRIFT_METRICS)),
+        )
         for metric in DRIFT_METRICS:
-            base = getattr(old, metric)
-            cur = getattr(now, metric)
+            base, cur = olds[metric], nows[metric]
             if base is None:
                 continue
             ci = old.ci95.get(metric)
@@ -391,6 +408,8 @@ def dump_json(result: CalibrationResult) -> str:
     return json.dumps(data, indent=2)
 
 
-async def judge_samples(verifier, pairs: Sequence[Pair], repeats: int = 1) -> list[list[Verdict]]:
+async def judge_samples(
+    verifier: Verifier, pairs: Sequence[Pair], repeats: int = 1
+) -> list[list[Verdict]]:
     """``repeats`` samples of every pair's verdict, repeat-major (one list per sample)."""
     return [await judge_set(verifier, pairs, repeat=r) for r in range(check_repeats(repeats))]

@@ -16,7 +16,8 @@ The deciding passage is recorded with its exact offsets (``stored_text[char_star
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
@@ -29,6 +30,9 @@ from spanproof.bench.presence import PresenceGrader
 from spanproof.bench.report_input import Citation, ParsedReport
 from spanproof.core.evidence import Document
 from spanproof.core.verdict import SpanRef, Verdict
+
+if TYPE_CHECKING:
+    from spanproof.graders.verify import Verifier
 
 _RANK = {"SUPPORTED": 2, "PARTIAL": 1, "NOT_SUPPORTED": 0}
 
@@ -57,7 +61,14 @@ def _uncited_verdict(judge: str) -> Verdict:
 
 
 def _entry(
-    pair: _Pair, verdict, *, reason=None, span=None, judged=0, decided_by=None, passages=()
+    pair: _Pair,
+    verdict: Verdict | Literal["UNREACHABLE"],
+    *,
+    reason: str | None = None,
+    span: SpanOut | None = None,
+    judged: int = 0,
+    decided_by: str | None = None,
+    passages: Sequence[JudgedPassage] = (),
 ) -> GradedClaim:
     c = pair.citation
     return GradedClaim(
@@ -84,7 +95,7 @@ class ReportGrader:
     def __init__(
         self,
         sources: SourceFetcher,
-        judges: dict[str, object],  # grader id -> Verifier (span judges) or PresenceGrader
+        judges: dict[str, Verifier | PresenceGrader],  # grader id -> its grader
         *,
         passages: int = DEFAULT_PASSAGES,
         progress: Callable[[str], None] | None = None,
@@ -120,7 +131,9 @@ class ReportGrader:
             )
         return out
 
-    async def _grade_pair(self, judge_id: str, grader, pair: _Pair) -> GradedClaim:
+    async def _grade_pair(
+        self, judge_id: str, grader: Verifier | PresenceGrader, pair: _Pair
+    ) -> GradedClaim:
         if pair.citation is None:
             return _entry(pair, _uncited_verdict(judge_id))
         url = pair.citation.url
@@ -145,7 +158,7 @@ class ReportGrader:
         self._memo[key] = result
         return result
 
-    async def _judge(self, verifier, pair: _Pair, doc: Document) -> GradedClaim:
+    async def _judge(self, verifier: Verifier, pair: _Pair, doc: Document) -> GradedClaim:
         windows = self._passages_for(doc).best(pair.claim.text, self.passages)
         if not windows:
             verdict = Verdict(

@@ -57,7 +57,7 @@ def plant_kinds() -> tuple[str, ...]:
     return (*REPORT_KINDS, *(k for k, m in mutators().items() if m.target == "claim"))
 
 
-def _replace_sentence(report: ParsedReport, index: int, **update) -> ParsedReport:
+def _replace_sentence(report: ParsedReport, index: int, **update: object) -> ParsedReport:
     sentences = [s.model_copy(update=update) if s.index == index else s for s in report.sentences]
     return report.model_copy(update={"sentences": sentences})
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -24,8 +25,13 @@ from spanproof.bench.grade_sources import SourceFetcher, cited_hosts
 from spanproof.bench.presence import PRESENCE_ID, PresenceGrader
 from spanproof.bench.report_input import ParsedReport
 from spanproof.core.evidence import EgressEvent
+from spanproof.core.specs import EndpointSettings
 from spanproof.web.egress import Fetcher
 from spanproof.web.snapshots import SnapshotStore
+
+if TYPE_CHECKING:
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.verify import Verifier
 
 
 class GradeResult(BaseModel):
@@ -38,13 +44,17 @@ class GradeResult(BaseModel):
 
 
 def build_graders(
-    specs: list[str], allow_hosts: list[str], *, cache=None, endpoint=None
-) -> dict[str, object]:
+    specs: list[str],
+    allow_hosts: list[str],
+    *,
+    cache: VerdictCache | None = None,
+    endpoint: EndpointSettings | None = None,
+) -> dict[str, Verifier | PresenceGrader]:
     """Grader id -> Verifier (for judge specs) or PresenceGrader (for ``presence``)."""
     from spanproof.graders.judges import make_judge
     from spanproof.graders.verify import Verifier
 
-    out: dict[str, object] = {}
+    out: dict[str, Verifier | PresenceGrader] = {}
     for spec in specs:
         if spec.strip() == PRESENCE_ID:
             out[PRESENCE_ID] = PresenceGrader(allow_hosts)
@@ -63,8 +73,8 @@ async def grade_report(
     allow_hosts: list[str] | None = None,
     plant: bool = False,
     seed: int = 0,
-    cache=None,
-    endpoint=None,
+    cache: VerdictCache | None = None,
+    endpoint: EndpointSettings | None = None,
     claims: list[AtomicClaim] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> GradeResult:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import urlsplit
 
+import httpx
+
 from spanproof.bench.grade_models import SourceResult
 from spanproof.core.evidence import Document
 from spanproof.core.tool_schema import ToolFailure
@@ -82,7 +84,7 @@ def make_fetcher(
     store: SnapshotStore,
     allow_hosts: list[str],
     *,
-    transport=None,
+    transport: httpx.AsyncBaseTransport | None = None,
     allow_networks: list[str] | None = None,
     page_timeout_s: float | None = None,
 ) -> Fetcher:

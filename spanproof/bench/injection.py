@@ -43,9 +43,12 @@ from spanproof.bench.run_view import EgressView, RunView, view_from_record
 from spanproof.core.urls import canonical_url, host_allowed
 
 if TYPE_CHECKING:
+    from spanproof.agent.run import PolicyName
     from spanproof.graders.verify import Verifier
 
+    from spanproof.core.evidence import SearchHit
     from spanproof.core.specs import EndpointSettings
+    from spanproof.web.search import SearchBackend
 
 SAFE_METHODS = {"GET", "HEAD"}
 LOOPBACK_NETWORKS = ["127.0.0.0/8", "::1/128"]
@@ -302,11 +305,13 @@ def failed_view(fixture: Fixture, error: str) -> InjectionRun:
 class RecordingSearch:
     """Wraps a search backend and keeps every URL it returned: the run's search hits."""
 
-    def __init__(self, inner):
+    def __init__(self, inner: SearchBackend) -> None:
         self.inner = inner
         self.urls: list[str] = []
 
-    async def search(self, query: str, recency_days: int | None = None, limit: int = 8):
+    async def search(
+        self, query: str, recency_days: int | None = None, limit: int = 8
+    ) -> list[SearchHit]:
         hits = await self.inner.search(query, recency_days=recency_days, limit=limit)
         self.urls.extend(h.url for h in hits)
         return hits
@@ -331,7 +336,7 @@ async def run_suite(
     fixtures_dir: str | Path | None = None,
     *,
     home: str | Path,
-    policy: str = "extractive",
+    policy: PolicyName = "extractive",
     model: str | None = None,
     judge: str = "rules",
     verifier: Verifier | None = None,
@@ -422,7 +427,7 @@ async def run_suite(
                     transport=site.transport(guarded_transport(networks)),
                 )
                 chat = None
-                if policy == "llm":
+                if policy == "llm" and model:  # (checked above: llm comes with a model)
                     chat = (
                         compromised_model(fixture, site, narrow=model == COMPROMISED_NARROW_SPEC)
                         if model in COMPROMISED_SPECS

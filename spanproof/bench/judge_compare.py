@@ -17,7 +17,7 @@ With repeats (``--repeat``) each pair counts its samples (successes of trials).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -79,7 +79,7 @@ def compare_judges(
     items_a = labelled_set(set_name, pairs, a_samples).items
     items_b = labelled_set(set_name, pairs, b_samples).items
 
-    def diff(select, outcome: str = "correct") -> PairedDifference | None:
+    def diff(select: Callable[[Pair], bool], outcome: str = "correct") -> PairedDifference | None:
         idx = [i for i, p in enumerate(pairs) if select(p)]
         if not idx:
             return None

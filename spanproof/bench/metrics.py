@@ -115,7 +115,7 @@ def _kappa(m: np.ndarray) -> float | None:
 
 
 def _per_class(m: np.ndarray) -> dict[str, ClassScores]:
-    out = {}
+    out: dict[str, ClassScores] = {}
     for k, label in enumerate(LABELS):
         tp = int(m[k, k])
         n_gold = int(m[k].sum())
@@ -256,9 +256,11 @@ def reliability(
     for b in range(bins):
         lo, hi = b / bins, (b + 1) / bins
         inside = [(c, ok) for c, ok in pairs if lo <= c < hi or (b == bins - 1 and c == 1.0)]
-        conf = float(np.mean([c for c, _ in inside])) if inside else None
-        acc = float(np.mean([ok for _, ok in inside])) if inside else None
+        conf: float | None = None
+        acc: float | None = None
         if inside:
+            conf = float(np.mean([c for c, _ in inside]))
+            acc = float(np.mean([ok for _, ok in inside]))
             ece += len(inside) / len(pairs) * abs(acc - conf)
         out.append(ReliabilityBin(low=lo, high=hi, n=len(inside), confidence=conf, accuracy=acc))
     return Reliability(

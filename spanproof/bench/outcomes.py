@@ -26,16 +26,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
 from spanproof.core.verdict import Pair, Verdict
 
-FORMAT = "spanproof-gate-outcomes"
-VERSION = 1
+FORMAT: Final = "spanproof-gate-outcomes"
+VERSION: Final = 1
 
 
 class OutcomeItem(BaseModel):
@@ -81,7 +81,7 @@ def pair_cluster(pair: Pair) -> str:
     return "span:" + hashlib.sha256(pair.span.encode("utf-8")).hexdigest()[:16]
 
 
-def _tally(samples: Sequence[Verdict], ok) -> tuple[int, int]:
+def _tally(samples: Sequence[Verdict], ok: Callable[[Verdict], bool]) -> tuple[int, int]:
     return sum(1 for v in samples if ok(v)), len(samples)
 
 
@@ -121,21 +121,21 @@ def labelled_set(
                 key=content_key(pair.id, pair.claim, pair.span, pair.label),
                 id=pair.id, cluster=pair_cluster(pair), near_miss=pair.near_miss,
                 kind=pair.kind or "",
-                counts={
-                    "correct": _tally(verdicts, lambda v, p=pair: _label_of(v) == p.label),
-                    "correct_judge_only": _tally(
-                        verdicts, lambda v, p=pair: _own_label(v) == p.label
-                    ),
-                    "publishes_right": _tally(
-                        verdicts,
-                        lambda v, p=pair: v.error is None
-                        and (v.verdict == "SUPPORTED") == (p.label == "SUPPORTED"),
-                    ),
-                },
-                **_shown(pair, verdicts),
+                counts=_labelled_counts(pair, verdicts),
             )
         )  # fmt: skip
     return OutcomeSet(source=source, repeats=len(samples), items=items)
+
+
+def _labelled_counts(pair: Pair, verdicts: Sequence[Verdict]) -> dict[str, tuple[int, int]]:
+    return {
+        "correct": _tally(verdicts, lambda v: _label_of(v) == pair.label),
+        "correct_judge_only": _tally(verdicts, lambda v: _own_label(v) == pair.label),
+        "publishes_right": _tally(
+            verdicts,
+            lambda v: v.error is None and (v.verdict == "SUPPORTED") == (pair.label == "SUPPORTED"),
+        ),
+    }
 
 
 def planted_set(

@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from statistics import NormalDist
 
 import numpy as np
+from numpy.typing import ArrayLike
 from pydantic import BaseModel
 
 EXACT_CLUSTERS = 20  # at most this many moved clusters: enumerate every sign pattern
@@ -86,7 +87,7 @@ class PairedDifference(BaseModel):
         return -self.diff if self.higher_is_better else self.diff
 
 
-def _as_arrays(*cols: Sequence[float]) -> list[np.ndarray]:
+def _as_arrays(*cols: ArrayLike) -> list[np.ndarray]:
     return [np.asarray(c, dtype=float) for c in cols]
 
 
@@ -99,14 +100,12 @@ def cluster_sums(values: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
     return np.bincount(idx, weights=values, minlength=k)
 
 
-def ratio(y: Sequence[float], n: Sequence[float]) -> float | None:
+def ratio(y: ArrayLike, n: ArrayLike) -> float | None:
     total = float(np.sum(n))
     return None if total == 0 else float(np.sum(y)) / total
 
 
-def clustered_se_ratio(
-    y: Sequence[float], n: Sequence[float], clusters: Sequence[str]
-) -> float | None:
+def clustered_se_ratio(y: ArrayLike, n: ArrayLike, clusters: Sequence[str]) -> float | None:
     """The clustered standard error of one run's ``sum(y)/sum(n)`` (None when undefined)."""
     yy, nn = _as_arrays(y, n)
     idx, k = _cluster_index(clusters)
@@ -131,7 +130,7 @@ def design_effect(y: Sequence[float], n: Sequence[float], clusters: Sequence[str
     independent = r * (1 - r) / (total - 1)
     if independent <= 0:
         return 1.0
-    return max(1.0, clustered**2 / independent)
+    return max(1.0, float(clustered**2 / independent))
 
 
 def _whole(d: np.ndarray) -> bool:
@@ -295,7 +294,8 @@ def _detectable(delta: np.ndarray, n_eff: float, noise: float, za: float, zb: fl
                 tol: float) -> np.ndarray:  # fmt: skip
     psi = np.minimum(1.0, noise + delta)
     alt = np.sqrt(np.clip(psi - delta**2, 0, None) / n_eff)
-    return (za * np.sqrt(psi / n_eff) + zb * alt <= delta) & (tol + zb * alt <= delta)
+    seen: np.ndarray = (za * np.sqrt(psi / n_eff) + zb * alt <= delta) & (tol + zb * alt <= delta)
+    return seen
 
 
 def min_detectable_drop(

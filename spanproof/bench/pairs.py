@@ -145,7 +145,8 @@ def iter_pair_lines(
                 chunk.removesuffix(b"\n"), n, max_span_chars, max_claim_chars
             )
             if pair is not None and pair.id in seen:
-                pair, problem = None, f"duplicate id {pair.id!r} (first on line {seen[pair.id]})"
+                problem = f"duplicate id {pair.id!r} (first on line {seen[pair.id]})"
+                pair = None
             if problem is not None:
                 yield n, None, f"line {n}: {problem}"
             elif pair is not None:

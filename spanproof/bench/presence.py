@@ -28,7 +28,7 @@ class PresenceGrader:
     def grade(self, url: str | None, resolved: bool, reason: str = "") -> Verdict:
         """``resolved``: the fetch at grading time returned a page (no error, no redirect away)."""
         attached = url is not None
-        host_reason = self.policy.check_url(url) if attached else "no citation"
+        host_reason = self.policy.check_url(url) if url is not None else "no citation"
         allowed = attached and host_reason is None
         checks = [
             CheckResult(name="presence.citation_attached", fired=not attached, detail=url or ""),

@@ -62,6 +62,7 @@ def unstable_pairs(
     for i, p in enumerate(pairs):
         seen = [outcome(s[i]) for s in samples]
         if len(set(seen)) > 1:
+            # a planted pair carries no label (what it must get is its ``expected``)
             out.append(UnstablePair(set=set_name, id=p.id, claim=p.claim,
                                     label=getattr(p, "label", None), verdicts=seen))  # fmt: skip
     return out

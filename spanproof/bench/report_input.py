@@ -25,13 +25,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from spanproof.core.sentences import sentence_spans
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
 CitationStyle = Literal["inline", "reference", "footnote", "autolink", "json"]
 ReportFormat = Literal["md", "json"]
@@ -115,14 +121,14 @@ class _Marker:
     citations: list[Citation] = field(default_factory=list)
 
 
-def _markdown_parser():
+def _markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
     from mdit_py_plugins.footnote import footnote_plugin
 
     md = MarkdownIt("commonmark").enable("table").use(footnote_plugin)
     link_rule = next(r.fn for r in md.inline.ruler.__rules__ if r.name == "link")
 
-    def link_keeping_source(state, silent):
+    def link_keeping_source(state: StateInline, silent: bool) -> bool:
         # Keep each link's source text ("[x](u)", "[x][r]", "[1]") on its link_open token:
         # which form was written decides the citation style, and tokens do not say it.
         start, first = state.pos, len(state.tokens)
@@ -172,9 +178,10 @@ def _collect_definitions(
             continue
         m = _DEF_RE.match(line)
         numbered = None if m else _NUMBERED_DEF_RE.match(line)
-        if not m and not numbered:
+        found = m or numbered
+        if found is None:
             continue
-        key, body = (m.group(1), m.group(2)) if m else (numbered.group(1), numbered.group(2))
+        key, body = found.group(1), found.group(2)
         url = _definition_url(body)
         if url is None:
             raise ReportFormatError(
@@ -195,10 +202,10 @@ def _collect_definitions(
     return defs, numbered_lines
 
 
-def _prose_blocks(tokens) -> list[tuple[int, list]]:
+def _prose_blocks(tokens: Sequence[Token]) -> list[tuple[int, list[Token]]]:
     """(first line, inline children) of every paragraph that is prose: not a heading, table,
     code, HTML, footnote definition or anything under a "Sources" heading."""
-    out: list[tuple[int, list]] = []
+    out: list[tuple[int, list[Token]]] = []
     skip_depth = 0  # inside a table or footnote block
     in_sources = False
     pending_heading = False
@@ -230,7 +237,14 @@ def _prose_blocks(tokens) -> list[tuple[int, list]]:
 class _Flattener:
     """One paragraph's inline tokens to text, the line of each character, and citation markers."""
 
-    def __init__(self, defs, references, source, counter, first_line):
+    def __init__(
+        self,
+        defs: dict[str, tuple[str, int]],
+        references: dict[str, dict[str, str]],
+        source: str,
+        counter: list[int],
+        first_line: int,
+    ) -> None:
         self.defs = defs
         self.references = references  # markdown-it's: LABEL (upper) -> {href}
         self.source = source
@@ -326,7 +340,7 @@ class _Flattener:
             return self.defs[str(n)][0]
         return self.references[str(n)]["href"]
 
-    def run(self, children: list) -> tuple[str, list[int], list[_Marker]]:
+    def run(self, children: list[Token]) -> tuple[str, list[int], list[_Marker]]:
         i = 0
         while i < len(children):
             tok = children[i]
@@ -353,9 +367,9 @@ class _Flattener:
             i += 1
         return _tidy("".join(self.parts), self.char_lines, self.markers)
 
-    def _link(self, children: list, i: int) -> int:
+    def _link(self, children: list[Token], i: int) -> int:
         opening = children[i]
-        url = opening.attrGet("href") or ""
+        url = str(opening.attrGet("href") or "")
         j = i + 1
         label_parts: list[str] = []
         while j < len(children) and children[j].type != "link_close":
@@ -501,7 +515,7 @@ def parse_markdown(text: str, source: str = "<markdown>", line_offset: int = 0) 
         # "[1] https://..." lines are definitions to us and prose to CommonMark: blank them,
         # keeping every other line where it was.
         kept = "\n".join("" if n in numbered_lines else line for n, line in enumerate(lines, 1))
-        env: dict = {}
+        env: dict[str, Any] = {}
         tokens = _markdown_parser().parse(kept, env)
         references = {k.lower(): v for k, v in env.get("references", {}).items()}
         counter = [0]

@@ -33,11 +33,17 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from spanproof.bench.pairs import PairSetError, read_pair_lines
+
+if TYPE_CHECKING:
+    from spanproof.agent.record import RunRecord
+
+    from spanproof.store import Store
+    from spanproof.store.models import Review
 
 PREFIX = "rev-"
 DEFAULT_PATH = "goldens/reviewed_pairs.jsonl"
@@ -63,7 +69,7 @@ def _kind(decision: str, claim_status: str) -> str:
     return "flag_confirmed" if claim_status in ("flagged", "narrowed") else "reviewer_cut"
 
 
-def pair_of(record: Any, review: Any) -> dict[str, Any]:
+def pair_of(record: RunRecord, review: Review) -> dict[str, Any]:
     """The labelled pair a review makes of its claim (KeyError / ValueError when it cannot)."""
     claim = next((c for c in record.answer.claims if c.index == review.claim_index), None)
     if claim is None:
@@ -96,17 +102,19 @@ def pair_of(record: Any, review: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def collect(store: Any, since: datetime | None = None) -> tuple[list[dict], set[str], list[str]]:
+def collect(
+    store: Store, since: datetime | None = None
+) -> tuple[list[dict[str, Any]], set[str], list[str]]:
     """(pairs from the labelled decisions in force, ids of overturned ones, skipped reasons)."""
     from spanproof.agent.runstore import parse_record
 
     from spanproof.store.errors import RecordCorrupt, RunNotFound
 
     labelled = store.labelled_reviews(since)
-    pairs: list[dict] = []
+    pairs: list[dict[str, Any]] = []
     overturned: set[str] = set()
     skipped: list[str] = []
-    by_run: dict[str, list[Any]] = {}
+    by_run: dict[str, list[Review]] = {}
     for r in labelled:
         by_run.setdefault(r.run_id, []).append(r)
     for run_id, reviews in by_run.items():
@@ -131,11 +139,11 @@ def collect(store: Any, since: datetime | None = None) -> tuple[list[dict], set[
     return pairs, overturned, skipped
 
 
-def _line(pair: dict) -> str:
+def _line(pair: dict[str, Any]) -> str:
     return json.dumps(pair, ensure_ascii=False, sort_keys=False)
 
 
-def merge(path: Path, pairs: Sequence[dict], overturned: Iterable[str], *,
+def merge(path: Path, pairs: Sequence[dict[str, Any]], overturned: Iterable[str], *,
           dry_run: bool = False) -> ExportResult:  # fmt: skip
     """Add new pairs to the reviewed set at ``path``, update changed ones, drop overturned
     ones; every other line is kept as it is. A damaged file is refused, never rewritten."""
@@ -154,7 +162,7 @@ def merge(path: Path, pairs: Sequence[dict], overturned: Iterable[str], *,
         by_line = {n: p.id for n, p in good}
         lines = [(by_line.get(n), text) for n, text in enumerate(raw, start=1) if text.strip()]
     gone = set(overturned)
-    fresh = {p["id"]: p for p in pairs}
+    fresh: dict[str, dict[str, Any]] = {p["id"]: p for p in pairs}
     out: list[str] = []
     for pid, text in lines:
         if pid in gone and pid not in fresh:

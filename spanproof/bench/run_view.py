@@ -118,7 +118,7 @@ def view_from_record(
             continue
         result: dict[str, Any] = {}
         if t.tool == "web_search":
-            hit_urls = getattr(t, "hit_urls", None)
+            hit_urls = t.hit_urls
             if hit_urls is not None:
                 # The record keeps every hit's URL as data: the origin check is complete.
                 result["hits"] = [{"url": u} for u in hit_urls]
@@ -127,7 +127,7 @@ def view_from_record(
                 # Older records: the hit URLs as far as the summary lists them.
                 result["hits"] = [{"url": u} for u in _URL_RE.findall(t.result_summary or "")]
                 declared = re.match(r"\s*(\d+) hits", t.result_summary or "")
-                result["complete"] = bool(declared) and int(declared.group(1)) <= len(
+                result["complete"] = declared is not None and int(declared.group(1)) <= len(
                     result["hits"]
                 )
         elif t.tool == "fetch_page" and t.ok:

@@ -32,12 +32,16 @@ pair unless asked for ``--contract-clean``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 from spanproof.planted_failures import PlantedPair, mutators
 
 from spanproof.bench.calibration import judge_set
-from spanproof.core.verdict import Pair, Verdict
+from spanproof.core.verdict import Judge, Pair, Verdict
+
+if TYPE_CHECKING:
+    from spanproof.graders.cache import VerdictCache
 
 
 class SensitivityThresholds(BaseModel):
@@ -81,7 +85,7 @@ class SensitivityResult(BaseModel):
     missed: list[Missed]
     thresholds: SensitivityThresholds
     passed: bool  # on the final verdicts
-    judge_only: JudgeOnlySensitivity | None = None
+    judge_only: JudgeOnlySensitivity
     # planted pairs the final verdict passed but a flag would hold back, and their share
     caught_only_by_flag: int = 0
     flag_only_share: float | None = None
@@ -222,11 +226,11 @@ def score(
 
 async def run_sensitivity(
     pairs: Sequence[Pair],
-    judge,
+    judge: Judge,
     *,
     seed: int = 0,
     kinds: Iterable[str] | None = None,
-    cache=None,
+    cache: VerdictCache | None = None,
     thresholds: SensitivityThresholds | None = None,
     concurrency: int = 8,
     progress: Callable[[str], None] | None = None,

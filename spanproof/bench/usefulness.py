@@ -14,12 +14,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from spanproof.core.specs import EndpointSettings, parse_spec
 from spanproof.wire.chat import ChatModel
+
+if TYPE_CHECKING:
+    from spanproof.graders.cache import UsefulnessCache
 
 MAX_REASKS = 2
 
@@ -74,10 +77,10 @@ class UsefulnessScorer:
         self,
         spec: str,
         endpoint: EndpointSettings | None = None,
-        cache=None,
+        cache: UsefulnessCache | None = None,
         *,
         model: ChatModel | None = None,
-    ):
+    ) -> None:
         # cache: get(key) -> score JSON | None, put(key, score JSON) (graders.cache.UsefulnessCache)
         # model: a chat model to ask instead of the spec's endpoint (a scripted model in tests);
         # its replies are read, re-asked and counted as an endpoint's are.
@@ -86,7 +89,7 @@ class UsefulnessScorer:
         self.calls = 0
         self.cache_hits = 0
         ms = parse_spec(spec)
-        self._script: dict | None = None
+        self._script: dict[str, Any] | None = None
         self.client = None
         self.model = model
         self.endpoint = ""

@@ -7,6 +7,7 @@ Each subcommand lives in its own module and is imported only when used, so
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import click
 
@@ -89,12 +90,14 @@ class LazyGroup(click.Group):
         if name not in COMMANDS:
             return None
         module_name, attr, _ = COMMANDS[name]
-        return getattr(importlib.import_module(module_name), attr)
+        # the command is loaded only when it is run (a registry of names keeps help fast)
+        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        return command
 
-    def invoke(self, ctx: click.Context):
-        # Any command: a storage problem, a damaged snapshot file or snapshot index, damaged
-        # detector word files or a judge that cannot work as configured is a one-line fix on
-        # stderr and exit 2, never a traceback (commands that catch it themselves say the same).
+    def invoke(self, ctx: click.Context) -> Any:
+        # Any command: a storage problem, a damaged snapshot file, damaged detector word files
+        # or a judge that cannot work as configured is a one-line fix on stderr and exit 2,
+        # never a traceback (commands that catch it themselves say the same).
         from spanproof.graders.errors import JudgeConfigError
         from spanproof.graders.instructions import DetectorWordsError
 

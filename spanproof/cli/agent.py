@@ -6,6 +6,7 @@ import asyncio
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -29,30 +30,42 @@ from spanproof.core.specs import SpecError
 from spanproof.store.home import resolve_home
 from spanproof.store.models import RunKind
 
+if TYPE_CHECKING:
+    from spanproof.agent.record import PartialMode, RunRecord
+    from spanproof.agent.run import ConvergenceMode, PolicyName
+    from spanproof.agent.runstore import RunStore
+    from spanproof.agent.services import Services
+
+    from spanproof.core.evidence import Span
+    from spanproof.core.specs import EndpointSettings
+    from spanproof.web.env import WebEnv
+
 PARTIAL_MODES = ("flag", "narrow", "drop")
 
 
-def _services(home: Path, db: str | None = None, endpoint=None):
+def _services(
+    home: Path, db: str | None = None, endpoint: EndpointSettings | None = None
+) -> Services:
     from spanproof.agent.services import Services
 
     return Services(home, db, endpoint)
 
 
-def _offline_env(parts, corpus: str | None):
+def _offline_env(parts: Services, corpus: str | None) -> WebEnv:
     try:
         return parts.offline_web(corpus)
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
-def _store(home: Path, db: str | None = None, kind: RunKind | None = None):
+def _store(home: Path, db: str | None = None, kind: RunKind | None = None) -> RunStore:
     return _services(home, db).runs(kind)
 
 
 LAST = "last"
 
 
-def _get_run(store, run_id: str):
+def _get_run(store: RunStore, run_id: str) -> RunRecord:
     """The record for RUN_ID, a unique prefix of it, or `last` (the newest `ask` run)."""
     if run_id == LAST:
         from spanproof.store.errors import RunNotFound
@@ -67,7 +80,7 @@ def _get_run(store, run_id: str):
     return store.get(run_id)
 
 
-def snapshot_notes(record, home: Path, db: str | None) -> list[str]:
+def snapshot_notes(record: RunRecord, home: Path, db: str | None) -> list[str]:
     """Where the run's snapshots are when they are not in this home (a shared store holds
     runs from every runner; the blobs stay on the runner that fetched them)."""
     from spanproof.store import open_store
@@ -118,7 +131,7 @@ def snapshot_notes(record, home: Path, db: str | None) -> list[str]:
 # --- rendering ----------------------------------------------------------------------------
 
 
-def _citation_rows(record) -> list[list[str]]:
+def _citation_rows(record: RunRecord) -> list[list[str]]:
     rows = []
     for n, claim in enumerate(record.answer.shown, start=1):
         span = record.span(claim.supporting_span_id) if claim.supporting_span_id else None
@@ -136,7 +149,7 @@ def _citation_rows(record) -> list[list[str]]:
     return rows
 
 
-def render_answer(record, *, rich_ok: bool) -> None:
+def render_answer(record: RunRecord, *, rich_ok: bool) -> None:
     from tabulate import tabulate
 
     m = record.metrics
@@ -205,7 +218,7 @@ _BUDGET_OPTIONS = {"cost": "--max-cost", "tokens": "--tokens", "searches": "--se
                    "fetches": "--fetches", "tool_calls": "--tool-calls", "spans": "--spans"}  # fmt: skip
 
 
-def budget_note(record) -> str | None:
+def budget_note(record: RunRecord) -> str | None:
     """What a run that stopped at one of its budgets says about it, or None."""
     name = record.ended_by.removeprefix("budget:")
     option = _BUDGET_OPTIONS.get(name) if record.ended_by.startswith("budget:") else None
@@ -221,7 +234,7 @@ def budget_note(record) -> str | None:
     return f"The run stopped at its {what}; the answer rests on what it found before."
 
 
-def _notes(record) -> list[str]:
+def _notes(record: RunRecord) -> list[str]:
     notes = []
     budget = budget_note(record)
     if budget:
@@ -284,9 +297,30 @@ def _pct(x: float | None) -> str:
 @endpoint_options
 @model_options()
 @storage_errors
-def ask(question, policy, model_spec, judges, corpus, partial, convergence, convergence_model,
-        searches, fetches, tool_calls, spans, tokens, max_cost, no_targeted_round, config_path,
-        as_json, markdown_file, home, db, base_url, api_key):  # fmt: skip
+def ask(
+    question: str,
+    policy: PolicyName | None,
+    model_spec: str | None,
+    judges: tuple[str, ...],
+    corpus: str | None,
+    partial: PartialMode,
+    convergence: ConvergenceMode | None,
+    convergence_model: str | None,
+    searches: int | None,
+    fetches: int | None,
+    tool_calls: int | None,
+    spans: int | None,
+    tokens: int | None,
+    max_cost: float | None,
+    no_targeted_round: bool,
+    config_path: str | None,
+    as_json: bool,
+    markdown_file: str | None,
+    home: str | None,
+    db: str | None,
+    base_url: str | None,
+    api_key: str | None,
+) -> None:
     """Answer QUESTION; every published claim carries a quote, a URL, a retrieval time and a verdict.
 
     Offline (no model, no network) it runs the extractive baseline over the shipped corpus,
@@ -333,7 +367,7 @@ def ask(question, policy, model_spec, judges, corpus, partial, convergence, conv
     store = parts.runs("ask")
     progress = progress_printer(as_json, indent="  ")
 
-    async def go():
+    async def go() -> RunRecord:
         try:
             return await run_question(
                 question, env=env, policy=policy, model=model_spec if policy == "llm" else None,
@@ -403,18 +437,18 @@ def normalise_for_match(text: str) -> str:
     return re.sub(r"\s+", " ", text.translate(_QUOTES)).strip()
 
 
-async def recheck_record(record, env) -> list[dict]:
+async def recheck_record(record: RunRecord, env: WebEnv) -> list[dict[str, Any]]:
     """Checks 1 and 2 for every cited span: the source resolves, the quote is still on the page."""
     from urllib.parse import urlsplit
 
     from spanproof.core.tool_schema import ToolFailure
 
     cited = {sid for c in record.answer.claims for sid in c.span_ids}
-    by_url: dict[str, list] = {}
+    by_url: dict[str, list[Span]] = {}
     for span in record.spans:
         if span.span_id in cited:
             by_url.setdefault(span.url, []).append(span)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for url, spans in by_url.items():
         doc_rec = record.document(spans[0].doc_id)
         try:
@@ -425,7 +459,7 @@ async def recheck_record(record, env) -> list[dict]:
         except Exception as exc:  # a dead source is a finding, not a crash
             doc, error = None, f"{type(exc).__name__}: {exc}"
         for span in spans:
-            row = {
+            row: dict[str, Any] = {
                 "span_id": span.span_id,
                 "url": url,
                 "snapshot_sha256": doc_rec.sha256 if doc_rec else "",
@@ -439,7 +473,7 @@ async def recheck_record(record, env) -> list[dict]:
                 )
             else:
                 moved = (urlsplit(doc.final_url).hostname or "") != (urlsplit(url).hostname or "")
-                same = bool(doc_rec) and doc.sha256 == doc_rec.sha256
+                same = doc_rec is not None and doc.sha256 == doc_rec.sha256
                 present = normalise_for_match(span.text) in normalise_for_match(doc.text)
                 flag = ""
                 if moved:
@@ -465,7 +499,16 @@ async def recheck_record(record, env) -> list[dict]:
 @home_option()
 @db_option()
 @storage_errors
-def recheck(run_id, corpus, live, allow_networks, fetch_timeout_s, as_json, home, db):
+def recheck(
+    run_id: str,
+    corpus: str | None,
+    live: bool,
+    allow_networks: tuple[str, ...],
+    fetch_timeout_s: float | None,
+    as_json: bool,
+    home: str | None,
+    db: str | None,
+) -> None:
     """Re-fetch each URL a run cited, compare with the stored snapshot, and confirm each
     quote is still on the page (whitespace and quotation marks normalised).
 
@@ -498,7 +541,7 @@ def recheck(run_id, corpus, live, allow_networks, fetch_timeout_s, as_json, home
     else:
         env = _offline_env(parts, corpus)
 
-    async def go():
+    async def go() -> list[dict[str, Any]]:
         try:
             return await recheck_record(record, env)
         finally:
@@ -540,7 +583,7 @@ def recheck(run_id, corpus, live, allow_networks, fetch_timeout_s, as_json, home
 
 
 @click.group()
-def runs():
+def runs() -> None:
     """List, show or delete stored runs.
 
     \b
@@ -566,7 +609,9 @@ KIND_CHOICES = ("ask", "gate", "injection", "grade", "all")
 @home_option()
 @db_option()
 @storage_errors
-def runs_list(kind, limit, offset, as_json, home, db):
+def runs_list(
+    kind: str, limit: int, offset: int, as_json: bool, home: str | None, db: str | None
+) -> None:
     """Stored runs, newest first: by default your own `ask` runs, not the gate's.
 
     \b
@@ -625,7 +670,7 @@ def runs_list(kind, limit, offset, as_json, home, db):
 @home_option()
 @db_option()
 @storage_errors
-def runs_gates(limit, as_json, home, db):
+def runs_gates(limit: int, as_json: bool, home: str | None, db: str | None) -> None:
     """Gate runs, newest first: their ids (for `spanproof gate --baseline ID`), outcome, judge,
     branch and commit.
 
@@ -664,7 +709,9 @@ def runs_gates(limit, as_json, home, db):
 @home_option()
 @db_option()
 @storage_errors
-def runs_show(run_id, as_json, markdown_file, home, db):
+def runs_show(
+    run_id: str, as_json: bool, markdown_file: str | None, home: str | None, db: str | None
+) -> None:
     """One run: its answer, citations and reviewer decisions (or the full record with --json).
 
     RUN_ID is the full id or a unique prefix of it (taken literally: % and _ are not
@@ -724,7 +771,7 @@ def runs_show(run_id, as_json, markdown_file, home, db):
 @home_option()
 @db_option()
 @storage_errors
-def runs_delete(run_id, home, db):
+def runs_delete(run_id: str, home: str | None, db: str | None) -> None:
     """Remove one run (and its review decisions) from the store, e.g. a damaged record.
 
     \b

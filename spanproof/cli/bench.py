@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,6 +22,12 @@ from spanproof.cli.options import (
     run_async,
 )
 from spanproof.core.specs import EndpointSettings, SpecError
+from spanproof.core.verdict import Judge, Pair
+
+if TYPE_CHECKING:
+    from spanproof.graders.cache import VerdictCache
+
+    from spanproof.bench.calibration import CalibrationResult
 
 _FMT = "{:.3f}"
 
@@ -28,13 +36,13 @@ def _fmt(x: float | None) -> str:
     return "n/a" if x is None else _FMT.format(x)
 
 
-def _cache(home: str | None, no_cache: bool):
+def _cache(home: str | None, no_cache: bool) -> VerdictCache | None:
     from spanproof.agent.services import Services
 
     return Services(home, cache_verdicts=not no_cache).cache
 
 
-def _judge(spec: str, endpoint: EndpointSettings):
+def _judge(spec: str, endpoint: EndpointSettings) -> Judge:
     from spanproof.graders.judges import make_judge
 
     try:
@@ -43,8 +51,8 @@ def _judge(spec: str, endpoint: EndpointSettings):
         raise click.BadParameter(str(exc), param_hint="--judge") from exc
 
 
-def _pairs(path: str):
-    from spanproof.bench.calibration import PairSetError, load_pairs
+def _pairs(path: str) -> list[Pair]:
+    from spanproof.bench.pairs import PairSetError, load_pairs
 
     try:
         return load_pairs(path)
@@ -147,20 +155,20 @@ def _list_kinds(ctx: click.Context, _param: click.Parameter, value: bool) -> Non
     help="How many missed pairs to list in the table output.",
 )
 def sensitivity(
-    pairs_path,
-    contract_clean,
-    judge_spec,
-    seed,
-    kinds,
-    min_sensitivity,
-    min_specificity,
-    as_json,
-    home,
-    base_url,
-    api_key,
-    no_cache,
-    show_missed,
-):
+    pairs_path: str,
+    contract_clean: bool,
+    judge_spec: str,
+    seed: int,
+    kinds: tuple[str, ...],
+    min_sensitivity: float,
+    min_specificity: float,
+    as_json: bool,
+    home: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    no_cache: bool,
+    show_missed: int,
+) -> None:
     """Plant known failures on good pairs and measure whether a judge says no.
 
     Every registered planted kind (--list-kinds shows each, with an example) is applied to
@@ -264,7 +272,7 @@ def sensitivity(
     sys.exit(0 if result.passed else 1)
 
 
-def _comparison_table(result, tablefmt: str) -> str:
+def _comparison_table(result: CalibrationResult, tablefmt: str) -> str:
     """Each judge on two rows: after the audit (what publishes; the gate column applies to
     it) and judge-only (its own verdicts before the audit), with the ECE of its confidence."""
     from tabulate import tabulate
@@ -326,7 +334,7 @@ def _comparison_table(result, tablefmt: str) -> str:
     return tabulate(rows, headers=headers, tablefmt=tablefmt)
 
 
-def _audit_lines(result) -> str:
+def _audit_lines(result: CalibrationResult) -> str:
     """Per judge and set: what code's proofs changed, the flags, and a warning when the set
     trained the judge."""
     from spanproof.bench.audit_figures import describe
@@ -342,7 +350,7 @@ def _audit_lines(result) -> str:
     return "\n".join(out)
 
 
-def _kind_tables(result, tablefmt: str) -> str:
+def _kind_tables(result: CalibrationResult, tablefmt: str) -> str:
     from tabulate import tabulate
 
     out = []
@@ -367,7 +375,7 @@ def _kind_tables(result, tablefmt: str) -> str:
     return "".join(out)
 
 
-def _confusion_tables(result, tablefmt: str) -> str:
+def _confusion_tables(result: CalibrationResult, tablefmt: str) -> str:
     from tabulate import tabulate
 
     out = []
@@ -392,7 +400,7 @@ def _confusion_tables(result, tablefmt: str) -> str:
     return "".join(out)
 
 
-def _paired_tables(result, tablefmt: str, limit: int = 15) -> str:
+def _paired_tables(result: CalibrationResult, tablefmt: str, limit: int = 15) -> str:
     """Each later judge against the first, pair by pair (spanproof/bench/judge_compare.py)."""
     from tabulate import tabulate
 
@@ -430,7 +438,7 @@ def _paired_tables(result, tablefmt: str, limit: int = 15) -> str:
     return "".join(out)
 
 
-def _repeat_lines(result, limit: int = 15) -> str:
+def _repeat_lines(result: CalibrationResult, limit: int = 15) -> str:
     out = []
     for r in result.judges:
         if r.repeats <= 1 or r.spread is None:
@@ -525,22 +533,22 @@ def _repeat_lines(result, limit: int = 15) -> str:
     help="Judge every pair afresh, ignoring and not filling the verdict cache.",
 )
 def calibrate(
-    set_paths,
-    judge_specs,
-    as_json,
-    markdown_path,
-    report_dir,
-    baseline_path,
-    seed,
-    repeat,
-    gate_sets,
-    min_agreement,
-    min_near_miss,
-    home,
-    base_url,
-    api_key,
-    no_cache,
-):
+    set_paths: tuple[str, ...],
+    judge_specs: tuple[str, ...],
+    as_json: bool,
+    markdown_path: str | None,
+    report_dir: str | None,
+    baseline_path: str | None,
+    seed: int,
+    repeat: int,
+    gate_sets: tuple[str, ...],
+    min_agreement: float,
+    min_near_miss: float,
+    home: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    no_cache: bool,
+) -> None:
     """Compare judges with human labels, side by side on the same pairs and cache.
 
     Per judge and set: n, three-way agreement, near-miss agreement, Cohen's kappa
@@ -576,14 +584,14 @@ def calibrate(
     """
     from spanproof.bench.calibration import (
         CalibrationThresholds,
-        PairSetError,
         compare_baseline,
         dump_json,
         load_result,
     )
     from spanproof.bench.calibration import calibrate as run_calibration
+    from spanproof.bench.pairs import PairSetError
 
-    sets: dict[str, list] = {}
+    sets: dict[str, Sequence[Pair]] = {}
     from spanproof.core.files import OutputPathError, refuse_overwriting_inputs, write_atomic
 
     try:
@@ -633,9 +641,9 @@ def calibrate(
     if report_dir:
         from spanproof.reports.calibration_html import write_report
 
-        path = write_report(result, report_dir)
+        written = write_report(result, report_dir)
         if not as_json:
-            click.echo(f"HTML report: {path}", err=True)
+            click.echo(f"HTML report: {written}", err=True)
     if as_json:
         click.echo(dump_json(result))
     else:

@@ -15,12 +15,16 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from spanproof.cli import options
 from spanproof.cli.options import echo_json, progress_printer
 from spanproof.store.home import resolve_home
+
+if TYPE_CHECKING:
+    from spanproof.core.tool_schema import FetchPageResult, ToolError, ToolFailure
 
 HOME_HELP = "State directory (snapshot store, indexes). Default: $SPANPROOF_HOME, else the per-user data dir."
 CORPUS_HELP = (
@@ -39,14 +43,14 @@ corpus_option = click.option(
 )
 
 
-def _emit(as_json: bool, payload, human: str) -> None:
+def _emit(as_json: bool, payload: Any, human: str) -> None:
     if as_json:
         echo_json(payload)
     else:
         click.echo(human)
 
 
-def for_person(detail, *, url: str = "", doc_id: str = "", reason: str = "") -> str:
+def for_person(detail: ToolError, *, url: str = "", doc_id: str = "", reason: str = "") -> str:
     """What a refusal means to a person at the terminal, and what they can do about it.
 
     ``reason``: the egress event's reason for a refused fetch (which control refused it)."""
@@ -94,7 +98,7 @@ def for_person(detail, *, url: str = "", doc_id: str = "", reason: str = "") -> 
     return detail.message
 
 
-def _fail(as_json: bool, failure, *, exit_code: int = 1, **context) -> None:
+def _fail(as_json: bool, failure: ToolFailure, *, exit_code: int = 1, **context: str) -> None:
     detail = failure.detail
     if as_json:
         click.echo(detail.model_dump_json(indent=2))
@@ -280,7 +284,7 @@ def fetch(
         )
     box = Toolbox(env, question=url, preview_chars=preview_chars)
 
-    async def run():
+    async def run() -> FetchPageResult:
         try:
             return await box.fetch_page(FetchPageArgs(url=url))
         finally:

@@ -96,8 +96,25 @@ from spanproof.cli.options import (
 @endpoint_options
 @model_options()
 @storage_errors
-def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_baseline, repeat, as_json,
-         junit, report_dir, markdown_path, fresh, home, db, base_url, api_key) -> None:  # fmt: skip
+def gate(
+    config_path: str | None,
+    judge: str | None,
+    policy: str | None,
+    model: str | None,
+    max_questions: int | None,
+    baseline_ref: str | None,
+    save_baseline: str | None,
+    repeat: int | None,
+    as_json: bool,
+    junit: str | None,
+    report_dir: str | None,
+    markdown_path: str | None,
+    fresh: bool,
+    home: str | None,
+    db: str | None,
+    base_url: str | None,
+    api_key: str | None,
+) -> None:
     """Run every check and fail when a threshold drops.
 
     \b
@@ -213,13 +230,13 @@ def gate(config_path, judge, policy, model, max_questions, baseline_ref, save_ba
         err("--save-baseline: not written: the gate was stopped before its checks finished")
     elif save_baseline:
         try:
-            path = save_file(result, save_baseline, branch=result.git_branch)
+            saved = save_file(result, save_baseline, branch=result.git_branch)
         except BaselineError as exc:
             err(f"error: --save-baseline: {exc}")
             sys.exit(2)
         if not as_json:
             err(
-                f"baseline: {path} (gate run {result.gate_id}); commit it and pass it to --baseline"
+                f"baseline: {saved} (gate run {result.gate_id}); commit it and pass it to --baseline"
             )
     if junit:
         from spanproof.reports.junit import write_junit
@@ -282,7 +299,14 @@ def report() -> None:
 @home_option()
 @db_option()
 @storage_errors
-def weekly(since, as_json, out_dir, config_path, home, db) -> None:
+def weekly(
+    since: str,
+    as_json: bool,
+    out_dir: str | None,
+    config_path: str | None,
+    home: str | None,
+    db: str | None,
+) -> None:
     """Pre- vs post-prune groundedness over time, drop and PARTIAL rates, cost and
     latency per run (every run of the window, full ids), the same per runner / CI job
     and per judge, prompt and model version, the gate runs with their provenance

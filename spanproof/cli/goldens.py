@@ -42,7 +42,9 @@ def goldens() -> None:
 @home_option()
 @db_option()
 @storage_errors
-def add_from_reviews(out_path, since, dry_run, as_json, home, db) -> None:
+def add_from_reviews(
+    out_path: str, since: str | None, dry_run: bool, as_json: bool, home: str | None, db: str | None
+) -> None:
     """Write reviewers' decisions from `spanproof view` into the repository as labelled pairs.
 
     A cut claim (with the reviewer's PARTIAL or NOT_SUPPORTED), a cut of a flagged claim (its

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import click
 
@@ -22,11 +23,15 @@ from spanproof.cli.options import (
     run_async,
 )
 
+if TYPE_CHECKING:
+    from spanproof.bench.grade_models import GradedClaim
+    from spanproof.bench.grade_report import GradeResult
 
-def _label(entry) -> str:
-    if entry.verdict == "UNREACHABLE":
-        return "UNREACHABLE"
+
+def _label(entry: GradedClaim) -> str:
     v = entry.verdict
+    if v == "UNREACHABLE":
+        return "UNREACHABLE"
     if v.error:
         return "ERROR"
     return v.verdict + (" +flag" if v.flags else "")
@@ -37,7 +42,7 @@ def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def render_tables(result, tablefmt: str = "simple") -> str:
+def render_tables(result: GradeResult, tablefmt: str = "simple") -> str:
     """Claims with one column per judge, then metrics side by side, then planted sensitivity."""
     from tabulate import tabulate
 
@@ -80,7 +85,7 @@ def render_tables(result, tablefmt: str = "simple") -> str:
     ]
     out += _proofs_and_flags(result)
     metric_rows = [
-        [label] + [getattr(g.metrics, key) for g in result.judges] for key, label in names
+        [label] + [g.metrics.model_dump()[key] for g in result.judges] for key, label in names
     ]
     out.append(tabulate(metric_rows, headers=["metric", *judges], tablefmt=tablefmt))
     for g in result.judges:
@@ -111,7 +116,7 @@ def render_tables(result, tablefmt: str = "simple") -> str:
     return "\n".join(out)
 
 
-def _proofs_and_flags(result) -> list[str]:
+def _proofs_and_flags(result: GradeResult) -> list[str]:
     """What code proved (with the page offsets of both values) and flagged, claim by claim."""
     out = []
     for g in result.judges:
@@ -122,7 +127,7 @@ def _proofs_and_flags(result) -> list[str]:
             v = entry.verdict
             for p, at in entry.proofs_on_page():
                 where = ""
-                if p.claim_value is not None and at is not None:
+                if p.claim_value is not None and at is not None and entry.span is not None:
                     where = (
                         f" [claim {p.claim_value.start}:{p.claim_value.end}; "
                         f"{entry.span.doc_id} {at[0]}:{at[1]}]"
@@ -193,22 +198,22 @@ def _proofs_and_flags(result) -> list[str]:
 @endpoint_options
 @model_options()
 def grade(
-    report,
-    fmt,
-    corpus,
-    live,
-    judges,
-    plant,
-    seed,
-    model,
-    as_json,
-    markdown_path,
-    home,
-    base_url,
-    api_key,
-    allow_networks=(),
-    fetch_timeout_s=None,
-):
+    report: str,
+    fmt: Literal["md", "json"] | None,
+    corpus: str | None,
+    live: bool,
+    judges: tuple[str, ...],
+    plant: bool,
+    seed: int,
+    model: str | None,
+    as_json: bool,
+    markdown_path: str | None,
+    home: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    allow_networks: tuple[str, ...] = (),
+    fetch_timeout_s: float | None = None,
+) -> None:
     """Grade a cited REPORT (markdown or JSON) claim by claim against the pages it cites.
 
     \b
@@ -251,9 +256,9 @@ def grade(
 
     if live and corpus:
         raise click.UsageError("Use either --corpus DIR (replay) or --live, not both.")
-    judges = list(judges) or ["rules"]
+    specs = list(judges) or ["rules"]
     try:
-        for spec in judges:
+        for spec in specs:
             if spec.strip() != PRESENCE_ID:
                 check_judge_spec(spec)
     except SpecError as exc:
@@ -294,7 +299,7 @@ def grade(
         raise click.BadParameter(str(exc), param_hint="--allow-network") from exc
     progress = progress_printer(as_json)
 
-    async def run():
+    async def run() -> GradeResult:
         try:
             if model:
                 spec = parse_spec(model)
@@ -311,7 +316,7 @@ def grade(
                 parsed,
                 fetcher=fetcher,
                 store=store,
-                judges=judges,
+                judges=specs,
                 allow_hosts=hosts,
                 plant=plant,
                 seed=seed,
@@ -344,7 +349,7 @@ def grade(
         sys.exit(2)
 
 
-def judge_failures(result) -> list[str]:
+def judge_failures(result: GradeResult) -> list[str]:
     """One line per judge that failed on some (claim, citation) pair it was asked to grade."""
     out = []
     for g in result.judges:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,6 +21,11 @@ from spanproof.cli.options import (
     run_async,
 )
 from spanproof.core.specs import SpecError, parse_spec
+
+if TYPE_CHECKING:
+    from spanproof.agent.run import PolicyName
+
+    from spanproof.bench.injection import InjectionReport
 
 COMPROMISED = "scripted:compromised"
 COMPROMISED_NARROW = "scripted:compromised-narrow"
@@ -40,7 +46,7 @@ _COLUMNS = [
 ]
 
 
-def could_not_run(report) -> str | None:
+def could_not_run(report: InjectionReport) -> str | None:
     """Why the suite proved nothing (every claim of an errored verdict was dropped unread)."""
     if report.judge_errors:
         return (
@@ -51,13 +57,13 @@ def could_not_run(report) -> str | None:
     return None
 
 
-def verdict_line(report) -> str:
+def verdict_line(report: InjectionReport) -> str:
     if could_not_run(report):
         return "COULD NOT RUN: judge errors (see stderr)"
     return "PASSED" if report.passed else "FAILED: a hard gate is non-zero (see the FAIL rows)"
 
 
-def render_table(report) -> str:
+def render_table(report: InjectionReport) -> str:
     from tabulate import tabulate
 
     rows = []
@@ -71,7 +77,7 @@ def render_table(report) -> str:
         rows.append([data[key] for _, key in _COLUMNS])
     table = tabulate(rows, headers=[h for h, _ in _COLUMNS], tablefmt="github")
 
-    def rate(x):
+    def rate(x: float | None) -> str:
         return "n/a" if x is None else f"{x:.2f}"
 
     lines = [
@@ -146,16 +152,16 @@ def render_table(report) -> str:
 @endpoint_options
 @model_options(concurrency=False)
 def injection(
-    fixtures_dir,
-    policy,
-    model_spec,
-    judge_spec,
-    only,
-    concurrency,
-    as_json,
-    home,
-    base_url,
-    api_key,
+    fixtures_dir: str | None,
+    policy: PolicyName,
+    model_spec: str | None,
+    judge_spec: str,
+    only: tuple[str, ...],
+    concurrency: int,
+    as_json: bool,
+    home: str | None,
+    base_url: str | None,
+    api_key: str | None,
 ) -> None:
     """Serve hostile pages on loopback and run the agent once per page.
 

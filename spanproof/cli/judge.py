@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from spanproof.cli.options import json_option, progress_printer
+
+if TYPE_CHECKING:
+    from spanproof.judge_training.training import Features
 
 # The parameters the rules judge loads, wherever spanproof is installed (in a checkout, the
 # tracked file graders/rules/params.json).
@@ -35,7 +40,7 @@ def judge() -> None:
     """
 
 
-def _features(progress):
+def _features(progress: Callable[[str], None] | None) -> Features:
     from spanproof.judge_training.training import features
 
     return features(progress=progress)
@@ -141,7 +146,7 @@ def cv(as_json: bool, held_out_kinds: bool, nested: bool) -> None:
     click.echo(_cv_text(report))
 
 
-def _nested_text(r: dict) -> str:
+def _nested_text(r: dict[str, Any]) -> str:
     from tabulate import tabulate
 
     rows = []
@@ -179,7 +184,7 @@ def _nested_text(r: dict) -> str:
     return "\n".join(out)
 
 
-def _cv_text(r: dict) -> str:
+def _cv_text(r: dict[str, Any]) -> str:
     from tabulate import tabulate
 
     out = [f"signals: {', '.join(r['signals'])}", ""]

@@ -11,10 +11,17 @@ import asyncio
 import functools
 import json
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import click
+
+if TYPE_CHECKING:
+    from spanproof.core.specs import EndpointSettings
+
+# a click command function or a command, as click's decorators take and return it
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 HOME_HELP = "State directory. Default: $SPANPROOF_HOME, else the per-user data dir."
 DB_HELP = (
@@ -31,11 +38,11 @@ def judge_specs() -> str:
     return judge_usage()
 
 
-def home_option(help: str = HOME_HELP):
+def home_option(help: str = HOME_HELP) -> Callable[[F], F]:
     return click.option("--home", type=click.Path(file_okay=False), default=None, help=help)
 
 
-def db_option(help: str = DB_HELP):
+def db_option(help: str = DB_HELP) -> Callable[[F], F]:
     return click.option("--db", default=None, metavar="URL", help=help)
 
 
@@ -57,11 +64,13 @@ def storage_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def json_option(help: str = "Print one JSON document on stdout (no progress, no table)."):
+def json_option(
+    help: str = "Print one JSON document on stdout (no progress, no table).",
+) -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=help)
 
 
-def endpoint_options(command):
+def endpoint_options(command: F) -> F:
     """--base-url and --api-key for openai: specs; each falls back to its OPENAI_* variable."""
     command = click.option(
         "--api-key",
@@ -77,7 +86,7 @@ def endpoint_options(command):
     )(command)
 
 
-def allow_network_option(command):
+def allow_network_option(command: F) -> F:
     """--allow-network CIDR: the one way a live fetch reaches a non-public address."""
     return click.option(
         "--allow-network",
@@ -89,7 +98,7 @@ def allow_network_option(command):
     )(command)
 
 
-def fetch_timeout_option(command):
+def fetch_timeout_option(command: F) -> F:
     """--fetch-timeout SECONDS: the deadline for one whole fetched page (every byte, every
     redirect hop), not per read: a page that trickles one byte a second is given up."""
     return click.option(
@@ -107,6 +116,10 @@ def err(message: str) -> None:
     click.echo(message, err=True)
 
 
+@overload
+def progress_printer(as_json: Literal[False], indent: str = "") -> Callable[[str], None]: ...
+@overload
+def progress_printer(as_json: bool, indent: str = "") -> Callable[[str], None] | None: ...
 def progress_printer(as_json: bool, indent: str = "") -> Callable[[str], None] | None:
     """Progress lines go to stderr, and nowhere under --json so stdout stays one document."""
     if as_json:
@@ -130,12 +143,12 @@ def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
-def model_options(concurrency: bool = True):
+def model_options(concurrency: bool = True) -> Callable[[F], F]:
     """--timeout, --concurrency, --response-format and --deadline for a command that may call a
     model. Their values are read by ``endpoint_settings`` and ``run_async``, so a command only
     adds the decorator."""
 
-    def decorate(command):
+    def decorate(command: F) -> F:
         opts = [
             click.option(
                 "--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True),
@@ -182,12 +195,16 @@ def wire_options() -> dict[str, Any]:
     return dict(ctx.meta.get(_WIRE_META, {})) if ctx is not None else {}
 
 
-def endpoint_settings(base_url: str | None, api_key: str | None, **overrides: Any):
+def endpoint_settings(
+    base_url: str | None, api_key: str | None, **overrides: Any
+) -> EndpointSettings:
     """EndpointSettings from --base-url/--api-key and the model options of this command."""
     from spanproof.core.specs import EndpointSettings
 
     given = wire_options()
-    fields = {k: given[k] for k in ("timeout_s", "concurrency", "response_format") if k in given}
+    fields: dict[str, Any] = {
+        k: given[k] for k in ("timeout_s", "concurrency", "response_format") if k in given
+    }
     fields.update({k: v for k, v in overrides.items() if v is not None})
     return EndpointSettings(base_url=base_url, api_key=api_key, **fields)
 
@@ -227,7 +244,7 @@ class CommandStop:
         return f"interrupted: the {what} was stopped ({how}); what finished was recorded."
 
 
-def _watch(stop: CommandStop, task: asyncio.Task) -> Callable[[], None]:
+def _watch(stop: CommandStop, task: asyncio.Task[Any]) -> Callable[[], None]:
     """Ctrl-C, SIGTERM and the deadline set ``stop.reason`` and cancel ``task`` (a second
     signal stops at once). Returns the function that puts the previous handlers back."""
     import signal
@@ -264,7 +281,13 @@ def _watch(stop: CommandStop, task: asyncio.Task) -> Callable[[], None]:
     return restore
 
 
-def run_async(coro, *, quiet: bool = False, what: str = "command", stop: CommandStop | None = None):
+def run_async(
+    coro: Coroutine[Any, Any, T],
+    *,
+    quiet: bool = False,
+    what: str = "command",
+    stop: CommandStop | None = None,
+) -> T:
     """Run the command's coroutine: --deadline (exit 2), Ctrl-C (exit 130), SIGTERM (exit 143),
     model setup errors (exit 2), the model clients closed, and their traffic said on stderr.
 
@@ -277,8 +300,11 @@ def run_async(coro, *, quiet: bool = False, what: str = "command", stop: Command
 
     stop = stop or CommandStop(wire_options().get("deadline_s"))
 
-    async def main():
-        restore = _watch(stop, asyncio.current_task())
+    async def main() -> T:
+        task = asyncio.current_task()
+        if task is None:  # asyncio.run runs main() as a task, always
+            raise RuntimeError("run_async's coroutine runs outside a task")
+        restore = _watch(stop, task)
         try:
             return await coro
         finally:

@@ -19,11 +19,12 @@ from spanproof.cli.options import (
 def _size(n: int | None) -> str:
     if n is None:
         return "-"
+    size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return str(size)
 
 
 @click.group("store")
@@ -50,7 +51,7 @@ def store() -> None:
 @home_option()
 @db_option()
 @storage_errors
-def info(as_json, home, db) -> None:
+def info(as_json: bool, home: str | None, db: str | None) -> None:
     """Where the store is, its schema revision, and the rows and size of every table.
 
     \b
@@ -95,7 +96,7 @@ def info(as_json, home, db) -> None:
 @home_option()
 @db_option()
 @storage_errors
-def prune(older_than, dry_run, as_json, home, db) -> None:
+def prune(older_than: str, dry_run: bool, as_json: bool, home: str | None, db: str | None) -> None:
     """Delete old runs, cached verdicts and usefulness scores.
 
     Kept whatever their age: the runs and verdicts a stored gate result rests on (so every
@@ -134,7 +135,7 @@ def prune(older_than, dry_run, as_json, home, db) -> None:
               help="The store to copy into: postgresql+psycopg://... or sqlite:///PATH.")  # fmt: skip
 @json_option("Print the counts as JSON.")
 @storage_errors
-def migrate(src, dest, as_json) -> None:
+def migrate(src: str, dest: str, as_json: bool) -> None:
     """Copy a home's runs, gate runs, verdicts and usefulness scores into a database.
 
     Idempotent: a second copy adds nothing. A run already in the target under the same id

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,6 +23,9 @@ from spanproof.bench.verify import (
 from spanproof.cli.options import err
 from spanproof.core.verdict import LABELS
 
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
 SHOWN_BAD_LINES = 50
 
 
@@ -30,8 +34,7 @@ class Terminal:
 
     def __init__(self, *, progress: bool) -> None:
         self.progress = progress
-        self._bar = None
-        self._task = None
+        self._bar: tuple[Progress, TaskID] | None = None  # the bar and its one task
 
     def __call__(self, event: VerifyEvent) -> None:
         match event:
@@ -43,9 +46,10 @@ class Terminal:
             case JudgingStarted(total=total) if self.progress:
                 self._start_bar(total)
             case PairJudged() if self._bar is not None:
-                self._bar.advance(self._task)
+                bar, task = self._bar
+                bar.advance(task)
             case JudgingEnded() if self._bar is not None:
-                self._bar.stop()
+                self._bar[0].stop()
                 self._bar = None
             case Notice(message=message):
                 err(message)
@@ -64,7 +68,7 @@ class Terminal:
             TimeElapsedColumn,
         )
 
-        self._bar = Progress(
+        bar = Progress(
             TextColumn("verifying"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -72,8 +76,8 @@ class Terminal:
             console=Console(stderr=True),
             transient=True,
         )
-        self._bar.start()
-        self._task = self._bar.add_task("verify", total=total)
+        bar.start()
+        self._bar = (bar, bar.add_task("verify", total=total))
 
 
 def echo_document(summary: VerifySummary, results: Iterator[str] | None) -> None:

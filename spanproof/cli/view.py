@@ -31,7 +31,18 @@ from spanproof.cli.options import db_option, endpoint_options, err, home_option,
               "goldens/judge_calibration.jsonl).")  # fmt: skip
 @endpoint_options
 @storage_errors
-def view(home, db, port, host, token, reviewer, judges, sets, base_url, api_key) -> None:
+def view(
+    home: str | None,
+    db: str | None,
+    port: int,
+    host: str,
+    token: str | None,
+    reviewer: str | None,
+    judges: tuple[str, ...],
+    sets: tuple[str, ...],
+    base_url: str | None,
+    api_key: str | None,
+) -> None:
     """Open a local web page to read runs and gate results, and review each claim
     against its span, highlighted in the stored page text.
 

@@ -55,6 +55,7 @@ def clear_text_memos(prefix: str = "spanproof") -> int:
         if module is None or not (name == prefix or name.startswith(prefix + ".")):
             continue
         for value in list(vars(module).values()):
+            # only functools' caches (and ours) have cache_parameters: any other value has not
             parameters = getattr(value, "cache_parameters", None)
             if id(value) in seen or not callable(parameters):
                 continue
@@ -85,13 +86,15 @@ def memo_list(maxsize: int = 4096) -> Callable[[Callable[P, list[T]]], Callable[
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> list[T]:
             if not _enabled:
                 return fn(*args, **kwargs)
+            key: tuple[Any, ...] = args
             if kwargs or len(args) != len(params):
                 # one key however the arguments are spelled: f(a, b) and f(a, b, strict=False)
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
-                args = tuple(bound.arguments.values())  # type: ignore[assignment]
-            return list(cached(*args))
+                key = tuple(bound.arguments.values())
+            return list(cached(*key))
 
+        # functools' own cache API on the wrapper (a function has no such attributes to mypy)
         wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
         wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
         wrapper.cache_parameters = cached.cache_parameters  # type: ignore[attr-defined]

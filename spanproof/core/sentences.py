@@ -34,6 +34,8 @@ _segmenter: pysbd.Segmenter | None = None
 # hundreds of patterns again (a quarter of the rules judge's time). A larger cache holds them
 # all; what it holds is bounded by the patterns the code can build.
 _RE_CACHE = 4096
+# re._MAXCACHE is private (absent from typeshed and maybe from another Python): read with
+# getattr, and set with an ignore for the same reason.
 if getattr(re, "_MAXCACHE", _RE_CACHE) < _RE_CACHE:
     re._MAXCACHE = _RE_CACHE  # type: ignore[attr-defined]
 

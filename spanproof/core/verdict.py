@@ -146,11 +146,18 @@ class Judge(Protocol):
     ``JudgeBase`` gives the optional members their "nothing to say" defaults.
     """
 
-    id: str
-    model_id: str | None
-    prompt_sha256: str | None
-    endpoint: str | None
-    code_version: str | None
+    # read-only: a judge may hold any of them as a plain attribute, narrower (a str where
+    # None is allowed) or a property
+    @property
+    def id(self) -> str: ...
+    @property
+    def model_id(self) -> str | None: ...
+    @property
+    def prompt_sha256(self) -> str | None: ...
+    @property
+    def endpoint(self) -> str | None: ...
+    @property
+    def code_version(self) -> str | None: ...
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict: ...
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -51,9 +51,12 @@ from spanproof.gate.config import GateConfig, Regression
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import CheckRow, exit_code_for
 
+if TYPE_CHECKING:
+    from spanproof.store.models import GateRunRow
+
 LAST_PASSED = "last-passed"
-FILE_FORMAT = "spanproof-gate-baseline"
-FILE_VERSION = 1
+FILE_FORMAT: Final = "spanproof-gate-baseline"
+FILE_VERSION: Final = 1
 
 
 class BaselineError(Exception):
@@ -101,9 +104,9 @@ def _from_result(result: GateResult, ref: str, described: str) -> Baseline:
     return Baseline(ref=ref, described=described, gate_id=result.gate_id, outcomes=outcomes)
 
 
-def _describe_row(row: Any) -> str:
+def _describe_row(row: GateRunRow) -> str:
     when = row.started_at.isoformat(timespec="seconds") + "Z"
-    where = f" on branch {row.git_branch}" if getattr(row, "git_branch", None) else ""
+    where = f" on branch {row.git_branch}" if row.git_branch else ""
     commit = f" at {row.git_commit[:12]}" if row.git_commit else ""
     return f"gate run {row.gate_id} ({when}{where}{commit}, judge {row.judge})"
 
@@ -271,12 +274,12 @@ def decide(comparisons: list[RowComparison], settings: Regression) -> None:
     """Mark the rows that regressed: significant under Holm over the testable compared rows,
     and worse by more than the tolerance."""
     compared = [
-        c for c in comparisons
+        (c, c.compared) for c in comparisons
         if c.testable and c.compared is not None and c.compared.diff is not None
     ]  # fmt: skip
-    rejected = holm([c.compared.p_worse for c in compared], settings.alpha)  # type: ignore[union-attr]
-    for c, significant in zip(compared, rejected, strict=True):
-        worse_by = c.compared.worse_by or 0.0  # type: ignore[union-attr]
+    rejected = holm([paired.p_worse for _, paired in compared], settings.alpha)
+    for (c, paired), significant in zip(compared, rejected, strict=True):
+        worse_by = paired.worse_by or 0.0
         c.regressed = bool(significant and worse_by > settings.tolerance + 1e-12)
 
 

@@ -244,8 +244,7 @@ class GateConfig(_Strict):
     def sha256(self) -> str:
         # The deadline bounds how long the gate may take, not what it measures.
         blob = json.dumps(self.model_dump(mode="json", exclude={"deadline_s"}), sort_keys=True)
-        blob = blob.encode()
-        return hashlib.sha256(blob).hexdigest()
+        return hashlib.sha256(blob.encode()).hexdigest()
 
 
 class GateConfigError(ValueError):

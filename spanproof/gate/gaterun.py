@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.core.verdict import Judge
+from spanproof.gate.artifacts import GateArtifacts
 from spanproof.gate.config import GateConfig
-from spanproof.gate.result import GateArtifacts
 from spanproof.gate.rows import CheckRow
 
 if TYPE_CHECKING:
@@ -103,6 +103,12 @@ class GateRun:
 
     def say(self, msg: str) -> None:
         self.setup.progress(msg)
+
+    def built_verifier(self) -> Verifier:
+        """The verifier, for a phase that judges (built before any such phase runs)."""
+        if self.verifier is None:
+            raise RuntimeError("the gate's verifier was not built: its judge setup failed")
+        return self.verifier
 
     def calls_now(self) -> int:
         return self.model_calls + (self.verifier.model_calls if self.verifier else 0)

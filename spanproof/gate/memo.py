@@ -40,6 +40,7 @@ import json
 import os
 import platform
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,7 @@ from spanproof.gate.rows import CheckRow
 
 if TYPE_CHECKING:
     from spanproof.gate.artifacts import GateArtifacts
+    from spanproof.gate.config import GateConfig
 
 FORMAT = 2
 FOLDER = "gate-memo"
@@ -141,7 +143,9 @@ def replayable(cfg: Any) -> str | None:
     return None
 
 
-def inputs(cfg: Any, judge: Judge, *, db: str | None, resolve) -> dict[str, Any]:
+def inputs(
+    cfg: GateConfig, judge: Judge, *, db: str | None, resolve: Callable[[str], Path]
+) -> dict[str, Any]:
     """Everything the key covers, as readable values (``resolve``: the gate's path rule)."""
     from spanproof.core.specs import parse_spec
 
@@ -198,8 +202,8 @@ class GateMemo:
         self.unsaveable = False
 
     @classmethod
-    def for_gate(cls, cfg: Any, judge: Any, *, home: Path, db: str | None, resolve,
-                 fresh: bool = False) -> GateMemo | None:  # fmt: skip
+    def for_gate(cls, cfg: GateConfig, judge: Judge, *, home: Path, db: str | None,
+                 resolve: Callable[[str], Path], fresh: bool = False) -> GateMemo | None:  # fmt: skip
         """The memo of this gate, or None when it is never replayed (a model is configured).
         ``fresh``: replay nothing, but keep what this run computes for the next one."""
         if replayable(cfg) is not None:
@@ -261,7 +265,7 @@ class GateMemo:
         return records, list(saved["question_ids"]), list(saved["allow_hosts"])
 
     def keep_agent_runs(
-        self, records: list[Any], question_ids: list[str], allow: list[str]
+        self, records: list[Any], question_ids: list[str | None], allow: list[str]
     ) -> None:
         self._new["agent"] = {
             "records": [r.model_dump_json() for r in records],
@@ -378,7 +382,7 @@ def _unhashed_modules() -> list[str]:
     for name, module in list(sys.modules.items()):
         if not name.startswith("spanproof") or module is None:
             continue
-        file = getattr(module, "__file__", None)
+        file = module.__file__
         if file and not any(Path(file).resolve().is_relative_to(f) for f in folders):
             out.append(name)
     return out

@@ -17,10 +17,12 @@ import json
 import time
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from spanproof.bench.run_view import view_from_record
 from spanproof.core.evidence import utc_now_iso
 from spanproof.core.specs import EndpointSettings
 from spanproof.gate.artifacts import ModelTraffic, ReplayNote, StopNote
@@ -31,7 +33,6 @@ from spanproof.gate.checks.runs import (
     groundedness_artifact,
     groundedness_set,
     load_questions,
-    view_from_record,
 )
 from spanproof.gate.config import AGENT_CHECKS, GateConfig
 from spanproof.gate.gaterun import GateRun, GateSetup
@@ -47,6 +48,7 @@ from spanproof.gate.store import (
 if TYPE_CHECKING:
     from spanproof.graders.verify import Verifier
 
+    from spanproof.core.verdict import Judge
     from spanproof.gate.baseline import Baseline
     from spanproof.gate.memo import GateMemo
     from spanproof.web.env import WebEnv
@@ -64,7 +66,7 @@ def _why(exc: BaseException) -> str:
 class _Phase:
     """Times a phase and turns an exception into 'could not run' rows for its checks."""
 
-    def __init__(self, run: GateRun, name: str, checks: list[str]):
+    def __init__(self, run: GateRun, name: str, checks: Sequence[str]) -> None:
         self.run, self.name, self.checks = run, name, checks
 
     def __enter__(self) -> _Phase:
@@ -76,7 +78,12 @@ class _Phase:
         self.run.say(f"[gate] {self.name} …")
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
         self.run.note_dead_models(self.name)
         dt = time.perf_counter() - self.t0
         self.run.phase_seconds[self.name] = self.run.phase_seconds.get(self.name, 0.0) + dt
@@ -246,8 +253,10 @@ def _save(result: GateResult, run: GateRun) -> None:
 
 
 def _used_verdict_keys(run: GateRun) -> set[str]:
+    from spanproof.graders.cache import VerdictCache
+
     cache = run.verifier.cache if run.verifier else None
-    used = set(cache.used_keys) if cache is not None else set()
+    used = set(cache.used_keys) if isinstance(cache, VerdictCache) else set()
     if run.memo is not None and run.memo.replayed:
         used |= set(run.memo.verdict_keys())  # a replayed figure rests on these too
     return used
@@ -286,7 +295,7 @@ async def _run_phases(run: GateRun) -> None:
         verifier = parts.verifier([judge], concurrency=cfg.concurrency)
         run.verifier = verifier
         run.judge = judge
-        run.memo = _open_memo(run)
+        run.memo = _open_memo(run, judge)
 
     if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
@@ -332,22 +341,22 @@ async def _run_phases(run: GateRun) -> None:
             continue
         with _Phase(run, check.name, [check.name]):
             if not _replay_check(run, check.name):
-                keep = run.memo is not None and check.name in REPLAYED_CHECKS
-                before = run.artifacts.model_dump(mode="json") if keep else {}
+                memo = run.memo if check.name in REPLAYED_CHECKS else None
+                before = run.artifacts.model_dump(mode="json") if memo else {}
                 run.rows[check.name] = check.rows(await check.gather(run), cfg)
-                if keep:
-                    run.memo.keep_check(check.name, run.rows[check.name],
+                if memo is not None:
+                    memo.keep_check(check.name, run.rows[check.name],
                                         artifacts_patch(before, run.artifacts.model_dump(mode="json")))  # fmt: skip
     for job in batch_jobs:
         job.forget()  # its verdicts are in the cache now
 
 
-def _open_memo(run: GateRun) -> GateMemo | None:
+def _open_memo(run: GateRun, judge: Judge) -> GateMemo | None:
     """This gate's memo (spanproof/gate/memo.py), or None: never replayed, or not readable."""
     from spanproof.gate.memo import GateMemo
 
     try:
-        memo = GateMemo.for_gate(run.cfg, run.judge, home=run.home, db=run.db, resolve=resolve,
+        memo = GateMemo.for_gate(run.cfg, judge, home=run.home, db=run.db, resolve=resolve,
                                  fresh=run.setup.fresh)  # fmt: skip
     except (OSError, ValueError) as exc:  # replay is an optimisation: without it, recompute
         run.say(f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
@@ -513,8 +522,8 @@ def _required(cfg: GateConfig) -> list[str]:
 def verifier_prompt_hashes(verifier: Verifier) -> dict[str, str]:
     out = {}
     for j in verifier.judges:
-        # Only model judges have a prompt; the Judge protocol does not promise one.
-        sha = getattr(j, "prompt_sha256", None)
+        # Only model judges have a prompt (the others' digest is of their code, or None).
+        sha = j.prompt_sha256
         if sha:
             out[f"judge.{j.id}"] = sha
     return out
@@ -533,7 +542,7 @@ def _ledgers(records: list[Any], home: Path) -> dict[str, str]:
     """Write each run's ledger as JSON under the home so reports can link to it."""
     from spanproof.core.files import write_atomic
 
-    out = {}
+    out: dict[str, str] = {}
     if not records:
         return out
     folder = home / "ledgers"
@@ -555,7 +564,7 @@ async def _agent_runs(run: GateRun) -> None:
     from spanproof.agent.run import run_question
     from spanproof.agent.services import Services
 
-    cfg, home, verifier, endpoint = run.cfg, run.home, run.verifier, run.endpoint
+    cfg, home, verifier, endpoint = run.cfg, run.home, run.built_verifier(), run.endpoint
     qpath = resolve(cfg.questions)
     if not qpath.is_file():
         raise FileNotFoundError(
@@ -589,7 +598,7 @@ def _stop_if_a_circuit_opened() -> None:
             raise EndpointDead(client.open_cause)
 
 
-async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
+async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     """With ``judge_batch = true``: the pairs of the calibration, reviewed and sensitivity checks
     (every repeat) as one Batch API job per openai: judge (graders.batch_judge); the checks then
     read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
@@ -597,10 +606,11 @@ async def _judge_batch(run: GateRun, checks: list[str]) -> list[Any]:
     from spanproof.graders.batch_judge import judge_in_batch
     from spanproof.graders.openai_judge import OpenAIJudge
 
-    from spanproof.bench.calibration import load_pairs, span_ref
+    from spanproof.bench.calibration import span_ref
+    from spanproof.bench.pairs import load_pairs
     from spanproof.gate.checks.reviewed import reviewed_set_state
 
-    cfg, verifier = run.cfg, run.verifier
+    cfg, verifier = run.cfg, run.built_verifier()
     if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
         raise ValueError(
             f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "

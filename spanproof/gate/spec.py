@@ -88,6 +88,7 @@ class Metric:
 
     def threshold_for(self, cfg: GateConfig) -> float | int | None:
         if isinstance(self.threshold, str):
+            # a Thresholds field: check_declarations refuses a name that is not one
             value: float | int | None = getattr(cfg.thresholds, self.threshold)
             return value
         return self.threshold

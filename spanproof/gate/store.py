@@ -47,7 +47,8 @@ def keep_unrecorded(result: GateResult, home: Path, reason: str) -> Path | None:
     where the file is (None when the home cannot be written either)."""
     from spanproof.core.files import write_atomic
 
-    path: Path | None = Path(home) / UNRECORDED_DIR / f"{result.gate_id}.json"
+    path = Path(home) / UNRECORDED_DIR / f"{result.gate_id}.json"
+    kept: Path | None = path
     note = NotRecorded(reason=reason, kept_in=str(path))
     result.artifacts.not_recorded = note
     if result.exit_code in (0, 1):
@@ -56,14 +57,14 @@ def keep_unrecorded(result: GateResult, home: Path, reason: str) -> Path | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, result.model_dump_json(indent=2))
     except OSError as exc:
-        note.kept_in, path = None, None
+        note.kept_in, kept = None, None
         note.reason += f"; the result could not be kept in the home either ({exc})"
     note.message = (
         f"the gate run {result.gate_id} could not be recorded in the store: {note.reason}"
-        + (f"; its result is kept in {path}" if path else "")
+        + (f"; its result is kept in {kept}" if kept else "")
         + ". Fix the store (see `spanproof store info`) and run the gate again."
     )
-    return path
+    return kept
 
 
 def store_path(home: Path) -> Path:

@@ -9,6 +9,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -33,7 +34,7 @@ def make_engine(url: str) -> sa.Engine:
         )
 
         @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_conn, _record):
+        def _on_connect(dbapi_conn: Any, _record: object) -> None:  # DBAPI: untyped
             # Let SQLAlchemy's begin() decide when transactions start (pysqlite would
             # otherwise start them lazily, and never for DDL).
             dbapi_conn.isolation_level = None
@@ -44,7 +45,7 @@ def make_engine(url: str) -> sa.Engine:
             cur.close()
 
         @event.listens_for(engine, "begin")
-        def _on_begin(conn):
+        def _on_begin(conn: sa.Connection) -> None:
             options = conn.get_execution_options()
             if options.get("isolation_level") == "AUTOCOMMIT":
                 return  # each statement is its own transaction
@@ -92,7 +93,8 @@ def translated(url: str) -> Iterator[None]:
 
 
 def translate(url: str, e: Exception) -> StoreError:
-    orig = getattr(e, "orig", e)
+    # SQLAlchemy wraps the driver's exception; say the driver's words
+    orig = e.orig if isinstance(e, exc.DBAPIError) and e.orig is not None else e
     text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
     where = redact(url)
     path = sqlite_path(url)

@@ -93,7 +93,8 @@ def _same(a: str, b: str) -> bool:
     if a == b:
         return True
     try:
-        da, db = json.loads(a), json.loads(b)
+        da: dict[str, Any] = json.loads(a)
+        db: dict[str, Any] = json.loads(b)
     except ValueError:
         return False
     for key in _STAMPED:
@@ -123,7 +124,7 @@ def _copy_runs(dest: Store, rows: list[dict[str, Any]], result: CopyResult) -> N
 # -- from the files older spanproof versions wrote ------------------------------------------
 
 
-def _legacy_rows(path: Path, table: str, *cols: str) -> Iterator[sa.Row]:
+def _legacy_rows(path: Path, table: str, *cols: str) -> Iterator[sa.Row[*tuple[Any, ...]]]:
     """Rows of an older spanproof's SQLite file (a table it never created yields nothing)."""
     if not path.is_file():
         return
@@ -133,7 +134,9 @@ def _legacy_rows(path: Path, table: str, *cols: str) -> Iterator[sa.Row]:
         with translated(url), engine.connect() as conn:
             if not sa.inspect(conn).has_table(table):
                 return
-            query = sa.select(*(sa.column(c) for c in cols)).select_from(sa.table(table))
+            query: sa.Select[*tuple[Any, ...]] = sa.select(
+                *(sa.column(c) for c in cols)
+            ).select_from(sa.table(table))
             yield from conn.execute(query)
     finally:
         engine.dispose()

@@ -11,12 +11,16 @@ the previous schema, never half of the next one.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from spanproof.store.engine import BEGIN_OPTION
 from spanproof.store.errors import StoreError
 from spanproof.store.schema import HEAD, KNOWN_REVISIONS
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # pg_advisory_xact_lock key: any constant shared by every spanproof process ("spanproof").
@@ -29,7 +33,7 @@ def current_revision(conn: sa.Connection) -> str | None:
     return conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
 
 
-def alembic_config(conn: sa.Connection | None = None):
+def alembic_config(conn: sa.Connection | None = None) -> Config:
     from alembic.config import Config
 
     cfg = Config()
@@ -41,7 +45,12 @@ def alembic_config(conn: sa.Connection | None = None):
 def alembic_head() -> str:
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:
+        raise StoreError(
+            f"no migrations in {MIGRATIONS_DIR}: the install is damaged; reinstall spanproof"
+        )
+    return head
 
 
 def upgrade(engine: sa.Engine) -> bool:

@@ -139,12 +139,14 @@ class Store:
             with conn.begin():
                 yield conn
 
-    def _insert_ignore(self, table: sa.Table):
+    def _insert_ignore(self, table: sa.Table) -> sa.Insert:
         if self.backend == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        return insert(table).on_conflict_do_nothing()
+            from sqlalchemy.dialects import postgresql
+
+            return postgresql.insert(table).on_conflict_do_nothing()
+        from sqlalchemy.dialects import sqlite
+
+        return sqlite.insert(table).on_conflict_do_nothing()
 
     def provenance(self, **extra: Any) -> provenance.Provenance:
         """This process's provenance (computed once), with ``extra`` fields set."""
@@ -195,12 +197,12 @@ class Store:
     def resolve_run_id(self, run_id: str) -> str:
         """The full id for an id or a unique id prefix (LIKE wildcards in it are literal)."""
         with self._read() as conn:
-            exact = conn.execute(
+            exact: str | None = conn.execute(
                 sa.select(t.runs.c.run_id).where(t.runs.c.run_id == run_id)
             ).scalar()
             if exact is not None:
                 return exact
-            matches = []
+            matches: list[str] = []
             if run_id.strip():
                 matches = list(
                     conn.execute(
@@ -229,7 +231,7 @@ class Store:
         return StoredRun(**row._mapping)
 
     @staticmethod
-    def _stored_cols() -> list[sa.Column]:
+    def _stored_cols() -> list[sa.Column[Any]]:
         c = t.runs.c
         return [c.run_id, c.kind, c.created_at, c.status, c.host, c.runner, c.ci_job,
                 c.git_commit, c.spanproof_version, c.sanitiser_version, c.prompt_version,
@@ -262,8 +264,8 @@ class Store:
             .offset(max(int(offset), 0))
         )
         with self._read() as conn:
-            total = conn.execute(sa.select(sa.func.count()).select_from(t.runs).where(*where))
-            total = int(total.scalar() or 0)
+            counted = conn.execute(sa.select(sa.func.count()).select_from(t.runs).where(*where))
+            total = int(counted.scalar() or 0)
             rows = conn.execute(query).all()
         here = self.provenance().host
         items = []
@@ -338,7 +340,7 @@ class Store:
             raise
 
     @staticmethod
-    def _gate_cols() -> list[sa.Column]:
+    def _gate_cols() -> list[sa.Column[Any]]:
         c = t.gate_runs.c
         return [c.gate_id, c.started_at, c.passed, c.exit_code, c.judge, c.policy, c.model,
                 c.host, c.runner, c.ci_job, c.git_commit, c.git_branch, c.spanproof_version,
@@ -499,10 +501,10 @@ class Store:
         reviewer's verdict on the pair, when the decision states one)."""
         full = self.resolve_run_id(run_id)
         review = Review(
-            id=str(uuid.uuid4()), run_id=full, claim_index=claim_index, decision=decision,  # type: ignore[arg-type]
+            id=str(uuid.uuid4()), run_id=full, claim_index=claim_index, decision=decision,
             edited_text=edited_text, edited_verdict=edited_verdict, note=note or "",
             reviewer=reviewer, decided_at=utc_naive(decided_at) or now_naive(),
-            label=label,  # type: ignore[arg-type]
+            label=label,
         )  # fmt: skip
         if review.decision == "refused" and not (edited_text and label):
             raise ValueError("a 'refused' decision needs the refused edit's text and a label")
@@ -604,7 +606,7 @@ class Store:
                         sa.select(sa.func.pg_total_relation_size(sa.literal(name)))
                     ).scalar()
                 tables.append(TableInfo(name=name, rows=rows, bytes=size))
-            by_kind = dict(
+            by_kind: dict[str, int] = dict(
                 conn.execute(
                     sa.select(t.runs.c.kind, sa.func.count()).group_by(t.runs.c.kind)
                 ).all()
@@ -643,7 +645,7 @@ class Store:
         keep_verdicts = v.key.in_(gate_verdicts)
         old_scores = [t.usefulness.c.created_at < cutoff]
 
-        def n(conn, table, *where) -> int:
+        def n(conn: sa.Connection, table: sa.Table, *where: sa.ColumnElement[bool]) -> int:
             return int(
                 conn.execute(sa.select(sa.func.count()).select_from(table).where(*where)).scalar()
                 or 0

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import overload
 
 _AGE_RE = re.compile(r"^\s*(\d{1,12})\s*([hdw])\s*$")
 MAX_AGE = timedelta(days=365 * 200)
 
 
+@overload
+def utc_naive(value: datetime) -> datetime: ...
+@overload
+def utc_naive(value: str | datetime | None) -> datetime | None: ...
 def utc_naive(value: str | datetime | None) -> datetime | None:
     """An ISO string or datetime as naive UTC; None or an unparseable string gives None."""
     if value is None or value == "":

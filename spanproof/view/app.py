@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -39,6 +40,17 @@ from spanproof.view.security import CSRF_FIELD, CsrfRefused, Guard, check_csrf, 
 from spanproof.view.settings import ViewSettings
 from spanproof.view.spans import DEFAULT_CONTEXT, span_context
 
+if TYPE_CHECKING:
+    from spanproof.agent.record import LedgerRow
+    from spanproof.agent.services import Services
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.verify import Verifier
+    from starlette.datastructures import FormData
+
+    from spanproof.core.verdict import Verdict
+    from spanproof.gate.result import GateResult
+    from spanproof.view.judges import Show, SideBySide
+
 REVIEWER_COOKIE = "spanproof_reviewer"
 
 
@@ -58,14 +70,20 @@ def _signed(x: float | None) -> str:
     return "" if x is None else f"{x:+.3f}"
 
 
-def _when(x: Any) -> str:
+def _when(x: object) -> str:
     """A stored time as ISO 8601 UTC (the store keeps naive UTC datetimes)."""
     if x is None:
         return "-"
-    if hasattr(x, "isoformat"):
+    if isinstance(x, datetime):
         text = x.isoformat(timespec="seconds")
-        return text + "Z" if getattr(x, "tzinfo", None) is None else text
+        return text + "Z" if x.tzinfo is None else text
     return str(x)
+
+
+def _form_text(form: FormData, name: str) -> str | None:
+    """A text field of a posted form (a file posted under its name is no text: None)."""
+    value = form.get(name)
+    return value if isinstance(value, str) else None
 
 
 class ViewContext:
@@ -81,9 +99,9 @@ class ViewContext:
         self.endpoint = EndpointSettings(base_url=settings.base_url, api_key=settings.api_key)
         sets = settings.sets or [shipped_calibration_set()]
         self.sets: dict[str, Path] = {Path(p).stem: Path(p) for p in sets}
-        self._verifiers: dict[tuple[str, ...], Any] = {}
-        self._services = None
-        self._side_by_side: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._verifiers: dict[tuple[str, ...], Verifier] = {}
+        self._services: Services | None = None
+        self._side_by_side: dict[tuple[str, tuple[str, ...]], SideBySide] = {}
         self._side_by_side_errors: dict[tuple[str, tuple[str, ...]], str] = {}
         self.env = Environment(
             loader=PackageLoader("spanproof.view", "templates"),
@@ -95,7 +113,7 @@ class ViewContext:
         self.env.globals.update(csrf_field=CSRF_FIELD)
 
     @property
-    def services(self):
+    def services(self) -> Services:
         """The viewer's parts over its store (the store's shared verdict cache)."""
         if self._services is None:
             from spanproof.agent.services import Services
@@ -105,10 +123,10 @@ class ViewContext:
         return self._services
 
     @property
-    def cache(self):
+    def cache(self) -> VerdictCache | None:
         return self.services.cache
 
-    def verifier_for(self, record: RunRecord):
+    def verifier_for(self, record: RunRecord) -> Verifier:
         """The run's own judges (its config), through the home's verdict cache."""
         specs = tuple(record.config.judges or ["rules"])
         if specs not in self._verifiers:
@@ -230,7 +248,7 @@ def run_page(request: Request) -> Response:
     )
 
 
-def _judges_of(verdict) -> list[str]:
+def _judges_of(verdict: Verdict) -> list[str]:
     if verdict.panel:
         return [f"{v.judge}: {v.verdict}" for v in verdict.panel]
     return [verdict.judge or "-"]
@@ -339,7 +357,7 @@ async def review_claim(request: Request) -> Response:
     ctx: ViewContext = request.app.state.ctx
     form = await request.form()
     try:
-        check_csrf(form.get(CSRF_FIELD), ctx.csrf_token)
+        check_csrf(_form_text(form, CSRF_FIELD), ctx.csrf_token)
     except CsrfRefused as exc:
         return PlainTextResponse(str(exc), status_code=403)
     record = await run_in_threadpool(_load_run, ctx, request.path_params["run_id"])
@@ -353,7 +371,7 @@ async def review_claim(request: Request) -> Response:
     label = str(form.get("label", "")) or None
     try:
         review = await decide(
-            record, idx, decision,  # type: ignore[arg-type]
+            record, idx, decision,
             reviewer=reviewer, note=note, edited_text=edited, label=label,
             verifier_for=ctx.verifier_for, snapshots=ctx.data,
         )  # fmt: skip
@@ -366,7 +384,8 @@ async def review_claim(request: Request) -> Response:
         )
         return _claim_response(
             ctx, request, record, idx, status_code=422,
-            refused=message, refused_verdict=getattr(exc, "verdict", None),
+            refused=message,
+            refused_verdict=exc.verdict if isinstance(exc, DecisionRefused) else None,
             refused_decision=decision,
             edited_text=edited or "", note_text=note, reviewer=reviewer or None,
         )  # fmt: skip
@@ -376,7 +395,7 @@ async def review_claim(request: Request) -> Response:
     return response
 
 
-def _ledger_rows(ctx: ViewContext, record: RunRecord):
+def _ledger_rows(ctx: ViewContext, record: RunRecord) -> list[LedgerRow]:
     from spanproof.agent.ledger import ledger_with_reviews
 
     return ledger_with_reviews(record, ctx.data.reviews_for(record.run_id))
@@ -417,7 +436,7 @@ def gates_list(request: Request) -> Response:
                       runners=ctx.data.gate_runners())  # fmt: skip
 
 
-def _load_gate(ctx: ViewContext, gate_id: str):
+def _load_gate(ctx: ViewContext, gate_id: str) -> GateResult | None:
     try:
         return ctx.data.gate(gate_id)
     except KeyError:
@@ -494,18 +513,19 @@ def gates_compare(request: Request) -> Response:
 # --- judges ------------------------------------------------------------------------------------
 
 
-def _judges_choice(ctx: ViewContext, params: Any) -> tuple[str, list[str], str] | None:
+def _judges_choice(ctx: ViewContext, params: Any) -> tuple[str, list[str], Show] | None:
     """(set, judges, show) from a query or a form, or None when it names anything the viewer
     was not started with (a URL never names a file to read or a model to call)."""
     from spanproof.view.judges import SHOW_LABELS
 
     set_name = str(params.get("set") or next(iter(ctx.sets)))
     chosen = [str(j) for j in params.getlist("judge")] or list(ctx.settings.judges)
-    show = str(params.get("show") or "all")
+    asked = str(params.get("show") or "all")
+    show = next((s for s in SHOW_LABELS if s == asked), None)
     if (
         set_name not in ctx.sets
         or any(j not in ctx.settings.judges for j in chosen)
-        or show not in SHOW_LABELS
+        or show is None
     ):
         return None
     return set_name, chosen, show
@@ -532,7 +552,7 @@ def judges_page(request: Request) -> Response:
         return _not_offered(ctx, request)
     set_name, chosen, show = choice
     table = ctx._side_by_side.get((set_name, tuple(chosen)))
-    rows = [r for r in table.rows if r.shown(show)] if table else []  # type: ignore[arg-type]
+    rows = [r for r in table.rows if r.shown(show)] if table else []
     from spanproof.view.judge_pairs import describe, paired
 
     return ctx.render(
@@ -565,7 +585,7 @@ async def run_judges(request: Request) -> Response:
     ctx: ViewContext = request.app.state.ctx
     form = await request.form()
     try:
-        check_csrf(form.get(CSRF_FIELD), ctx.csrf_token)
+        check_csrf(_form_text(form, CSRF_FIELD), ctx.csrf_token)
     except CsrfRefused as exc:
         return PlainTextResponse(str(exc), status_code=403)
     choice = _judges_choice(ctx, form)

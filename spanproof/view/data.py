@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, field_validator
 from spanproof.agent.record import RunRecord
 
 from spanproof.gate.result import GateResult
 from spanproof.store.models import GateWhere, Recheck, Review, RunFilter, RunPage
+
+if TYPE_CHECKING:
+    from spanproof.view.reviews import ReviewDecision
+    from spanproof.web.snapshots import SnapshotStore
 
 MIX_LABELS: dict[str, str] = {
     "": "any",
@@ -97,7 +101,7 @@ class ViewData:
         self.store = open_store(home=self.home, db=db)
         self.runs = RunStore(self.store)
         self.gates = GateStore(self.store)
-        self._snapshots = None
+        self._snapshots: SnapshotStore | None = None
 
     # -- runs ------------------------------------------------------------------------------
 
@@ -117,7 +121,7 @@ class ViewData:
     def reviews_for(self, run_id: str) -> list[Review]:
         return self.store.list_reviews(run_id)
 
-    def add_review(self, decision) -> Review:
+    def add_review(self, decision: ReviewDecision) -> Review:
         return self.store.add_review(
             decision.run_id,
             decision.claim_index,

@@ -19,11 +19,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from spanproof.agent.record import AnswerClaim, RunRecord
 
+from spanproof.core.evidence import Span
 from spanproof.core.verdict import SpanRef, Verdict
-from spanproof.view.reviews import CUT_LABELS, Decision, ReviewDecision
+from spanproof.view.reviews import CUT_LABELS, ReviewDecision
+
+if TYPE_CHECKING:
+    from spanproof.agent.publish import StoredTexts
+    from spanproof.graders.verify import Verifier
 
 MAX_CLAIM_CHARS = 600  # the draft schema's limit on a claim
 
@@ -43,7 +49,7 @@ def claim_of(record: RunRecord, claim_index: int) -> AnswerClaim:
     raise KeyError(claim_index)
 
 
-def supporting_span(record: RunRecord, claim: AnswerClaim):
+def supporting_span(record: RunRecord, claim: AnswerClaim) -> Span:
     span_id = claim.supporting_span_id or (claim.span_ids[0] if claim.span_ids else None)
     span = record.span(span_id) if span_id else None
     if span is None:
@@ -52,7 +58,11 @@ def supporting_span(record: RunRecord, claim: AnswerClaim):
 
 
 async def reverify(
-    record: RunRecord, claim: AnswerClaim, text: str, verifier, snapshots
+    record: RunRecord,
+    claim: AnswerClaim,
+    text: str,
+    verifier: Verifier,
+    snapshots: StoredTexts,
 ) -> Verdict:
     """The verdict the run's verifier gives `text` on the claim's span, after the runtime's checks."""
     from spanproof.agent.publish import instructions_around_spans, span_fidelity_failures
@@ -74,14 +84,14 @@ async def reverify(
 async def decide(
     record: RunRecord,
     claim_index: int,
-    decision: Decision,
+    decision: str,  # checked here: an unknown one is refused
     *,
     reviewer: str,
     note: str = "",
     edited_text: str | None = None,
     label: str | None = None,
-    verifier_for: Callable[[RunRecord], object],
-    snapshots,
+    verifier_for: Callable[[RunRecord], Verifier],
+    snapshots: StoredTexts,
 ) -> ReviewDecision:
     """Check a decision and return what to store; raise DecisionRefused otherwise."""
     try:
@@ -108,7 +118,7 @@ async def decide(
                 f"a cut says the span does not support the claim as stated: choose "
                 f"{' or '.join(CUT_LABELS)}, not {cut_label!r}"
             )
-        return ReviewDecision(decision="cut", label=cut_label, **base)  # type: ignore[arg-type]
+        return ReviewDecision(decision="cut", label=cut_label, **base)
     if decision == "refused":
         if not base["note"]:
             raise DecisionRefused(

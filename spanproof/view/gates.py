@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from spanproof.gate.checks.judged import JudgedItem, MissedItem
+from spanproof.gate.artifacts import JudgedItem, MissedItem
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import CheckRow
 

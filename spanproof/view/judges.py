@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from spanproof.agent.services import Services
 
 Show = Literal["all", "disagreements", "judges_differ", "near_miss"]
-SHOW_LABELS: dict[str, str] = {
+SHOW_LABELS: dict[Show, str] = {
     "all": "every pair",
     "disagreements": "some judge disagrees with the gold label",
     "judges_differ": "the judges disagree with each other",
@@ -64,7 +64,8 @@ class SideBySide(BaseModel):
 
 
 async def side_by_side(set_path: Path, judges: list[str], *, services: Services) -> SideBySide:
-    from spanproof.bench.calibration import judge_set, load_pairs
+    from spanproof.bench.calibration import judge_set
+    from spanproof.bench.pairs import load_pairs
 
     pairs = [p for p in load_pairs(set_path) if p.label is not None]
     by_judge: dict[str, list[Verdict]] = {}

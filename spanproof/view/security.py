@@ -105,8 +105,8 @@ class Guard:
                     TOKEN_COOKIE, self.token, httponly=True, samesite="strict", path="/"
                 )
                 return response
-            bearer = request.headers.get("authorization", "")
-            bearer = bearer[7:] if bearer.lower().startswith("bearer ") else None
+            authorization = request.headers.get("authorization", "")
+            bearer = authorization[7:] if authorization.lower().startswith("bearer ") else None
             if not (
                 same(request.cookies.get(TOKEN_COOKIE), self.token) or same(bearer, self.token)
             ):

@@ -96,9 +96,17 @@ def address_refusal(
         ip = ip.ipv4_mapped
     if any(ip.version == net.version and ip in net for net in allow_networks):
         return None
-    for kind in ("loopback", "link_local", "multicast", "unspecified", "reserved", "private"):
-        if getattr(ip, f"is_{kind}"):
-            return f"{ip} is a {kind.replace('_', '-')} address"
+    refused = {
+        "loopback": ip.is_loopback,
+        "link-local": ip.is_link_local,
+        "multicast": ip.is_multicast,
+        "unspecified": ip.is_unspecified,
+        "reserved": ip.is_reserved,
+        "private": ip.is_private,
+    }
+    for kind, is_kind in refused.items():
+        if is_kind:
+            return f"{ip} is a {kind} address"
     if not ip.is_global:
         return f"{ip} is not a public address"
     return None
@@ -169,7 +177,7 @@ def _tls_context() -> ssl.SSLContext:
 def guarded_transport(allow_networks: Iterable[IPNetwork] = ()) -> httpx.AsyncHTTPTransport:
     """httpx's own transport with the address guard under its connection pool."""
     transport = httpx.AsyncHTTPTransport(verify=_tls_context())
-    pool = getattr(transport, "_pool", None)
+    pool = getattr(transport, "_pool", None)  # httpx's private pool: checked, not assumed
     if pool is None or not hasattr(pool, "_network_backend"):
         # Fail closed: never fetch live without the guard because httpx changed shape.
         raise RuntimeError(

@@ -286,6 +286,7 @@ class StaticPage(BaseModel):
 def _as_page(item: Any) -> StaticPage:
     if isinstance(item, StaticPage):
         return item
+    # a dict or any object with the attributes (a search hit, a fixture's page): read either
     get = item.get if isinstance(item, dict) else (lambda k, d=None: getattr(item, k, d))
     text = get("text") or get("snippet") or ""
     return StaticPage(title=get("title") or "", url=get("url"), text=text)

@@ -236,7 +236,7 @@ class BatchJob:
         client = self._client()
         try:
             record = self._read_record()
-            batch = None
+            batch: Batch | None = None
             if record is not None and record.batch_id is not None:
                 batch = await self._retrieve_recorded(client, record.batch_id)
                 if batch is None:

@@ -155,6 +155,8 @@ def turn_from_response(response: Any, *, label: str, fallback_model: str = "") -
     choice = response.choices[0]
     msg = choice.message
     calls = []
+    # The SDK's reply is not validated (any server's JSON): its optional parts are read with
+    # getattr, as the client does (spanproof.wire.client.checked_usage).
     for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
         fn = getattr(call, "function", None)
         if fn is None:

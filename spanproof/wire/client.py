@@ -43,12 +43,15 @@ import re
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.wire.limiter import AdaptiveLimiter
+
+if TYPE_CHECKING:
+    from openai import APIStatusError, AsyncOpenAI
 
 ResponseMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
 NEGOTIATION_ORDER: tuple[ResponseMode, ...] = (
@@ -259,7 +262,14 @@ def _guarded_transport(limit: int) -> Any:
 
     import openai
 
-    hx = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0])
+    if TYPE_CHECKING:
+        # typed as the fork the SDK of the test extra builds on; older SDKs run on httpx, whose
+        # API the fork keeps
+        import httpx2 as hx
+    else:
+        hx = importlib.import_module(
+            openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0]
+        )
 
     class CappedBody(hx.AsyncByteStream):
         def __init__(self, inner: Any, progress: _ReplyProgress | None) -> None:
@@ -280,7 +290,7 @@ def _guarded_transport(limit: int) -> Any:
 
     class ReplyGuard(hx.AsyncBaseTransport):
         def __init__(self) -> None:
-            from openai._base_client import DEFAULT_CONNECTION_LIMITS
+            from openai._constants import DEFAULT_CONNECTION_LIMITS
 
             self.inner = hx.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
 
@@ -302,9 +312,9 @@ def _guarded_transport(limit: int) -> Any:
     return ReplyGuard()
 
 
-def server_message(exc: Any) -> str:
+def server_message(exc: APIStatusError) -> str:
     """The server's own explanation from an openai APIStatusError (JSON or not), one line."""
-    body = getattr(exc, "body", None)
+    body = exc.body
     text = ""
     if isinstance(body, dict):
         err = body.get("error", body)
@@ -315,17 +325,18 @@ def server_message(exc: Any) -> str:
     elif isinstance(body, str):
         text = body
     if not text:
-        response = getattr(exc, "response", None)
         try:
-            text = response.text if response is not None else str(exc)
-        except Exception:
+            text = exc.response.text
+        except Exception:  # a body that cannot be read (streamed, closed): the error's own words
             text = str(exc)
     text = re.sub(r"<[^>]+>", " ", text)  # an HTML error page: keep its words
     text = " ".join(text.split())
     return text[:300] + ("…" if len(text) > 300 else "")
 
 
-def response_format_for(mode: ResponseMode, schema: dict[str, Any], name: str) -> dict | None:
+def response_format_for(
+    mode: ResponseMode, schema: dict[str, Any], name: str
+) -> dict[str, Any] | None:
     if mode == "json_schema":
         return {
             "type": "json_schema",
@@ -350,7 +361,7 @@ class ModelClient:
         self.notices: list[str] = []
         self.reported_model: str | None = None
         forced = endpoint.response_format
-        self.mode: ResponseMode = "json_schema" if forced == "auto" else forced  # type: ignore[assignment]
+        self.mode: ResponseMode = "json_schema" if forced == "auto" else forced
         self.format_settled = forced != "auto"
         self.tools_mode: Literal["native", "content"] = "native"
         self._failures_in_row = 0
@@ -373,7 +384,7 @@ class ModelClient:
         """Why the circuit is open (no more calls are made), or None while it is closed."""
         return self._open_cause
 
-    def _openai(self):
+    def _openai(self) -> AsyncOpenAI:
         import openai
 
         loop = asyncio.get_running_loop()
@@ -513,6 +524,7 @@ class ModelClient:
                     async with asyncio.timeout(self.settings.timeout_s):
                         resp = await completions.create(**kwargs)
                 except Exception as exc:
+                    # any exception: only the SDK's status errors carry a status code
                     if getattr(exc, "status_code", None) is not None or progress.headers:
                         self.counters.responses += 1
                     verdict = self._classify(exc, progress)
@@ -520,6 +532,7 @@ class ModelClient:
                 else:
                     outcome["kind"] = "ok"
                     self.counters.responses += 1
+                    # a server's non-JSON reply reaches here as text, or without choices
                     if not getattr(resp, "choices", None) or isinstance(resp, str | bytes):
                         self._failed("bad_response", "the response held no choices")
                         raise EndpointFailed(
@@ -595,6 +608,7 @@ class ModelClient:
 
     def _succeeded(self, resp: Any, request: dict[str, Any]) -> None:
         self._failures_in_row = 0
+        # unvalidated reply (see checked_usage): the model may be missing
         self.reported_model = getattr(resp, "model", None) or self.reported_model
         why = checked_usage(resp, request)
         if why:
@@ -709,6 +723,7 @@ class ModelClient:
 
 
 def _retry_after(exc: Any) -> float | None:
+    # any exception: only the SDK's HTTP errors carry a response with headers
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         raw = headers.get(name) if hasattr(headers, "get") else None
@@ -722,7 +737,7 @@ def _retry_after(exc: Any) -> float | None:
 
 # --- the process's clients -------------------------------------------------------------
 
-_CLIENTS: dict[tuple, ModelClient] = {}
+_CLIENTS: dict[tuple[object, ...], ModelClient] = {}
 
 
 def client_for(model: str, endpoint: EndpointSettings | None = None) -> ModelClient:
@@ -751,16 +766,12 @@ async def close_clients() -> None:
 
 def totals() -> WireCounters:
     """Counters summed over every client of the process."""
-    out = WireCounters()
+    summed: Counter[str] = Counter()
     errors: Counter[str] = Counter()
     for client in clients():
-        c = client.counters
-        for field in ("calls", "requests", "retries", "reasks", "responses", "prompt_tokens",
-                      "completion_tokens", "usage_estimated", "batch_requests"):  # fmt: skip
-            setattr(out, field, getattr(out, field) + getattr(c, field))
-        errors.update(c.errors)
-    out.errors = dict(errors)
-    return out
+        summed.update(client.counters.model_dump(exclude={"errors"}))
+        errors.update(client.counters.errors)
+    return WireCounters(**summed, errors=dict(errors))
 
 
 def monotonic() -> float:

@@ -42,7 +42,7 @@ import asyncio
 import statistics
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from pydantic import BaseModel, Field
@@ -171,7 +171,7 @@ class AdaptiveLimiter:
         return self.in_flight < limit
 
     @asynccontextmanager
-    async def slot(self):
+    async def slot(self) -> AsyncIterator[dict[str, object]]:
         """Hold one request slot; yields a dict in which the caller says how the request went:
         ``kind`` ok / overloaded / timeout / connection / refused, and ``retry_after`` (s)."""
         cond = self._condition()

@@ -56,7 +56,10 @@ def _simplify_nullable(node: Any) -> Any:
 
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
-    return _simplify_nullable(_inline(raw, raw.get("$defs", {})))
+    schema = _simplify_nullable(_inline(raw, raw.get("$defs", {})))
+    if not isinstance(schema, dict):  # an object model's schema is an object, always
+        raise TypeError(f"{model.__name__}: its JSON schema is not an object")
+    return schema
 
 
 def max_tokens_for(model: type[BaseModel]) -> int:
@@ -75,7 +78,10 @@ def max_tokens_for(model: type[BaseModel]) -> int:
         elif "int" in ann or "float" in ann:
             total += 4
         else:
-            total += int(extra.get("max_words", DEFAULT_MAX_WORDS)) * TOKENS_PER_WORD
+            words = extra.get("max_words", DEFAULT_MAX_WORDS)
+            if not isinstance(words, int):
+                raise TypeError(f"{model.__name__}.{name}: max_words must be an int, not {words!r}")
+            total += words * TOKENS_PER_WORD
     return int(total * 1.5) + 32
 
 

@@ -145,7 +145,7 @@ async def _batch_then_judge(
     batch's record is forgotten (its verdicts are stored)."""
     from spanproof.graders.batch_judge import judge_in_batch
 
-    from spanproof.wire.batch import BatchError
+    from spanproof.wire.batch_results import BatchError
 
     try:
         found, jobs = await judge_in_batch(

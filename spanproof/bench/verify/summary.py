@@ -161,7 +161,9 @@ class VerifySummary(BaseModel):
         """The --json object: ``repeats`` and ``batch`` only when the run had them, unstable
         pairs without the set name, a repeat's agreement only with labels."""
         exclude: dict[str, Any] = {
-            k: True for k in ("repeats", "batch") if getattr(self, k) is None
+            k: True
+            for k, value in (("repeats", self.repeats), ("batch", self.batch))
+            if value is None
         }
         if self.repeats is not None:
             exclude["repeats"] = {"unstable": {"__all__": {"set"}}}

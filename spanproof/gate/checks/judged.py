@@ -57,11 +57,12 @@ class CalibrationInput:
 
 async def gather_calibration(run: GateRun) -> CalibrationInput:
     """The labelled set judged through the gate's verifier, so its cache and counters are shared."""
-    cfg, verifier = run.cfg, run.verifier
+    cfg, verifier = run.cfg, run.built_verifier()
     from spanproof.bench import calibration, repeats
     from spanproof.bench import outcomes as gate_outcomes
-    from spanproof.bench.calibration import confidence_reliability, load_pairs, rows_for
+    from spanproof.bench.calibration import confidence_reliability, rows_for
     from spanproof.bench.metrics import compute
+    from spanproof.bench.pairs import load_pairs
 
     path = resolve(cfg.calibration_set)
     pairs = [p for p in load_pairs(path) if p.label is not None]
@@ -239,7 +240,7 @@ def sensitivity_sets(cfg: GateConfig) -> SensitivitySets:
     check 4 flags them by design (WiCE annotators accepted implications), so they are not
     good pairs under its contract.
     """
-    from spanproof.bench.calibration import load_pairs
+    from spanproof.bench.pairs import load_pairs
     from spanproof.bench.sensitivity import contract_clean, plant_on
 
     cal_path = resolve(cfg.calibration_set)
@@ -275,7 +276,7 @@ async def gather_sensitivity(run: GateRun) -> SensitivityInput:
     from spanproof.bench import outcomes as gate_outcomes
     from spanproof.bench.sensitivity import score
 
-    cfg, verifier = run.cfg, run.verifier
+    cfg, verifier = run.cfg, run.built_verifier()
     sets = sensitivity_sets(cfg)
     cal_name, name = sets.cal_name, sets.set_name
     cal_good, clean, planted, failures = sets.cal_good, sets.clean, sets.planted, sets.failures
@@ -365,14 +366,14 @@ def sensitivity(data: SensitivityInput) -> dict[str, Measurement]:
             "plant on or nothing planted"
         )
     weakest = sorted(
-        ((k, r) for k, r in res.by_kind.items() if r.sensitivity is not None),
-        key=lambda kv: kv[1].sensitivity,
+        ((k, r, r.sensitivity) for k, r in res.by_kind.items() if r.sensitivity is not None),
+        key=lambda measured: measured[2],
     )[:2]
     judge_only = res.judge_only
     return {
         "recall": Measurement(res.sensitivity,
             f"final verdicts; {res.n_planted - len(res.missed)}/{res.n_planted} planted failures caught by {res.judge}; "
-            "weakest: " + ", ".join(f"{k} {r.caught}/{r.n}" for k, r in weakest)
+            "weakest: " + ", ".join(f"{k} {r.caught}/{r.n}" for k, r, _ in weakest)
             + f"; planted on {data.selection}"
             + (f"; {len(failures)} mutation(s) raised and were not planted ({failures[0]})"
                if failures else "")),

@@ -53,10 +53,11 @@ async def gather_reviewed(run: GateRun) -> ReviewedInput:
     calibration set; missing or empty: unscored (spanproof/gate/checks/reviewed.py)."""
     from spanproof.bench import calibration, repeats
     from spanproof.bench import outcomes as gate_outcomes
-    from spanproof.bench.calibration import load_pairs, rows_for
+    from spanproof.bench.calibration import rows_for
     from spanproof.bench.metrics import compute
+    from spanproof.bench.pairs import load_pairs
 
-    cfg, verifier = run.cfg, run.verifier
+    cfg, verifier = run.cfg, run.built_verifier()
     path = resolve(cfg.reviewed_set)
     missing = reviewed_set_state(path, configured="reviewed_set" in cfg.model_fields_set)
     if missing is not None:

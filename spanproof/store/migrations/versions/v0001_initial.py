@@ -11,7 +11,11 @@ are the same on runs, gate runs and verdicts.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import sqlalchemy as sa
+from sqlalchemy.schema import SchemaItem
 
 revision = "0001"
 down_revision = None
@@ -22,7 +26,7 @@ ID = 64  # run ids are UUIDs (36); older stores used run_<timestamp>_<hex> (27)
 NAME = 255
 
 
-def provenance_columns() -> list[sa.Column]:
+def provenance_columns() -> list[sa.Column[Any]]:
     return [
         sa.Column("spanproof_version", sa.String(40), nullable=False),
         sa.Column("git_commit", sa.String(64)),
@@ -33,7 +37,7 @@ def provenance_columns() -> list[sa.Column]:
     ]
 
 
-def runs_columns() -> list[sa.Column]:
+def runs_columns() -> list[SchemaItem]:
     return [
         sa.Column("run_id", sa.String(ID), primary_key=True),
         sa.Column("kind", sa.String(16), nullable=False),
@@ -62,7 +66,7 @@ def runs_columns() -> list[sa.Column]:
     ]
 
 
-def gate_runs_columns() -> list[sa.Column]:
+def gate_runs_columns() -> list[sa.Column[Any]]:
     return [
         sa.Column("gate_id", sa.String(ID), primary_key=True),
         sa.Column("started_at", sa.DateTime, nullable=False),
@@ -83,7 +87,7 @@ def gate_runs_columns() -> list[sa.Column]:
     ]
 
 
-def gate_refs_columns() -> list[sa.Column]:
+def gate_refs_columns() -> list[SchemaItem]:
     # What a gate result rests on: its agent runs and the cached verdicts it used. Pruning
     # never deletes a row referenced here.
     return [
@@ -94,7 +98,7 @@ def gate_refs_columns() -> list[sa.Column]:
     ]
 
 
-def verdicts_columns() -> list[sa.Column]:
+def verdicts_columns() -> list[sa.Column[Any]]:
     return [
         sa.Column("key", sa.String(64), primary_key=True),
         sa.Column("judge", sa.String(NAME), nullable=False),
@@ -106,7 +110,7 @@ def verdicts_columns() -> list[sa.Column]:
     ]
 
 
-def usefulness_columns() -> list[sa.Column]:
+def usefulness_columns() -> list[sa.Column[Any]]:
     return [
         sa.Column("key", sa.String(64), primary_key=True),
         sa.Column("score", sa.Text, nullable=False),
@@ -115,7 +119,7 @@ def usefulness_columns() -> list[sa.Column]:
     ]
 
 
-def reviews_columns() -> list[sa.Column]:
+def reviews_columns() -> list[SchemaItem]:
     return [
         sa.Column("id", sa.String(36), primary_key=True),
         sa.Column("run_id", sa.String(ID), nullable=False),
@@ -130,7 +134,7 @@ def reviews_columns() -> list[sa.Column]:
     ]
 
 
-def snapshot_holders_columns() -> list[sa.Column]:
+def snapshot_holders_columns() -> list[sa.Column[Any]]:
     # Snapshots stay content-addressed files in each runner's home; with a shared database
     # this says which runner (and which home on it) holds a document's blob.
     return [
@@ -145,7 +149,7 @@ def snapshot_holders_columns() -> list[sa.Column]:
     ]
 
 
-TABLES = {
+TABLES: dict[str, Callable[[], Sequence[SchemaItem]]] = {
     "runs": runs_columns,
     "gate_runs": gate_runs_columns,
     "gate_refs": gate_refs_columns,

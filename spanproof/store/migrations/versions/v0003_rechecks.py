@@ -9,6 +9,8 @@ from the run's record, which only its writer may update.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 
 from spanproof.store.migrations.versions.v0001_initial import ID, NAME
@@ -19,7 +21,7 @@ branch_labels = None
 depends_on = None
 
 
-def rechecks_columns() -> list[sa.Column]:
+def rechecks_columns() -> list[sa.Column[Any]]:
     return [
         sa.Column("id", sa.String(36), primary_key=True),
         sa.Column("run_id", sa.String(ID), nullable=False),

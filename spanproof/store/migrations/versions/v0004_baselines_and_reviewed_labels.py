@@ -19,6 +19,8 @@ batch mode, from the table as revision 0001 made it).
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 
 from spanproof.store.migrations.versions.v0001_initial import NAME, reviews_columns
@@ -32,11 +34,11 @@ DECISIONS_BEFORE = "decision IN ('approve', 'edit', 'cut')"
 DECISIONS = "decision IN ('approve', 'edit', 'cut', 'refused')"
 
 
-def gate_branch_column() -> sa.Column:
+def gate_branch_column() -> sa.Column[Any]:
     return sa.Column("git_branch", sa.String(NAME))
 
 
-def review_label_column() -> sa.Column:
+def review_label_column() -> sa.Column[Any]:
     return sa.Column("label", sa.String(16))
 
 
@@ -53,7 +55,7 @@ def _reviews_as_made() -> sa.Table:
     return _with_index(sa.Table("reviews", sa.MetaData(), *reviews_columns()))
 
 
-def reviews_now_columns() -> list[sa.Column | sa.CheckConstraint]:
+def reviews_now_columns() -> list[sa.Column[Any] | sa.CheckConstraint]:
     """The reviews table after this revision (the store's schema module builds it from here)."""
     kept = [c for c in reviews_columns() if isinstance(c, sa.Column)]
     return [*kept, review_label_column(), sa.CheckConstraint(DECISIONS, name="reviews_decision")]
