@@ -52,6 +52,7 @@ def junit_xml(result: GateResult) -> str:
         "policy": result.policy,
         "model": result.model,
         "gate_id": result.gate_id,
+        "outcome": result.outcome,
     }
     for key, value in said.items():
         ET.SubElement(props, "property", name=key, value=str(value or ""))

@@ -122,6 +122,7 @@ def labelled_set(
                 id=pair.id, cluster=pair_cluster(pair), near_miss=pair.near_miss,
                 kind=pair.kind or "",
                 counts=_labelled_counts(pair, verdicts),
+                **_shown(pair, verdicts),
             )
         )  # fmt: skip
     return OutcomeSet(source=source, repeats=len(samples), items=items)
