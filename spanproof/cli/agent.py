@@ -781,7 +781,7 @@ def signoff_line(standing: SignOff, run_id: str) -> str:
         else ""
     )
     if standing.signable:
-        return f"Not signed{again}; every claim is decided: `spanproof runs sign {run_id} --reviewer NAME`."
+        return f"Not signed{again}; nothing stands in the way: `spanproof runs sign {run_id} --reviewer NAME`."
     return f"Waiting for sign-off{again}: " + "; ".join(standing.waiting_on) + "."
 
 
