@@ -69,7 +69,14 @@ def set_by(record_verdict) -> str:
     return record_verdict.judge or "judge"
 
 
+def citation_numbers(record: RunRecord) -> dict[int, int]:
+    """claim index -> the number the answer cites it by ([1] is the first claim shown), so the
+    ledger, the viewer and `runs show` number claims as the answer does."""
+    return {c.index: n for n, c in enumerate(record.answer.shown, start=1)}
+
+
 def build_ledger(record: RunRecord) -> list[LedgerRow]:
+    number = citation_numbers(record)
     rows = []
     for claim in record.answer.claims:
         span_id = claim.supporting_span_id or (claim.span_ids[0] if claim.span_ids else None)
@@ -95,6 +102,7 @@ def build_ledger(record: RunRecord) -> list[LedgerRow]:
                 needs_human=claim.needs_human,
                 reviewer_decision=None,
                 claim_index=claim.index,
+                citation=number.get(claim.index),
             )
         )
     return rows
@@ -125,6 +133,7 @@ def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> lis
         if r.decision != "refused":  # a refused edit kept for the bench is never in force
             latest[r.claim_index] = r
     indexes = [c.index for c in record.answer.claims]
+    number = citation_numbers(record)
     rows = []
     for n, row in enumerate(record.ledger or build_ledger(record)):
         index = (
@@ -135,7 +144,8 @@ def ledger_with_reviews(record: RunRecord, reviews: Iterable[ReviewLike]) -> lis
             else None
         )
         review = latest.get(index) if index is not None else None
-        update: dict = {"claim_index": index}
+        citation = number.get(index) if index is not None else None
+        update: dict = {"claim_index": index, "citation": citation}
         if review is not None:
             update |= {
                 "reviewer_decision": review.decision,
@@ -161,7 +171,8 @@ def reviewed_answer(record: RunRecord, reviews: Iterable[ReviewLike]) -> RunReco
     cut claim's sentence is struck from the answer text). Reviews come oldest first."""
     latest: dict[int, ReviewLike] = {}
     for r in reviews:
-        latest[r.claim_index] = r
+        if r.decision != "refused":  # a refused edit kept for the bench is never in force
+            latest[r.claim_index] = r
     if not latest:
         return record
     answer = record.answer.model_copy(deep=True)
@@ -206,9 +217,11 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
     from tabulate import tabulate
 
     ledger = record.ledger if rows is None else rows
+    # Numbered as the answer cites them ([1] is the first claim shown); a dropped claim has no
+    # number in the answer, so it is marked as dropped rather than given one.
     table = [
         [
-            i,
+            f"[{r.citation}]" if r.citation is not None else "dropped",
             md(r.claim),
             md(r.quote[:200] + ("…" if len(r.quote) > 200 else "")),
             md(r.url),
@@ -222,7 +235,7 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
             _look_cell(r),
             _review_cell(r),
         ]
-        for i, r in enumerate(ledger, start=1)
+        for r in ledger
     ]
     headers = [
         "#",
@@ -242,11 +255,20 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
     return tabulate(table, headers=headers, tablefmt="github")
 
 
+def signature_line(rows: list[LedgerRow]) -> str:
+    """The run's signature as the ledger's rows carry it, or "" when it is not signed."""
+    signed = next((r for r in rows if r.signed_by), None)
+    return f"_Signed by {md(signed.signed_by)} at {signed.signed_at}._" if signed else ""
+
+
 def answer_markdown(record: RunRecord) -> str:
     """The brief (answer, citations, gaps) and the claim ledger, as one markdown document."""
     a = record.answer
     m = record.metrics
     out = [f"# {md(record.question)}", ""]
+    signed = signature_line(record.ledger)
+    if signed:
+        out += [signed, ""]
     if a.label:
         out += [f"_{md(a.label)}_", ""]
     out += [md(a.summary), ""]

@@ -268,6 +268,10 @@ class LedgerRow(BaseModel):
     reviewed_at: str | None = None
     review_note: str | None = None
     edited_text: str | None = None  # the reviewer's edit, which the verifier supported
+    citation: int | None = None  # the answer's [n] for this claim; None when it is not shown
+    # The run's signature in force (spanproof.agent.signoff), the same on every row of a run.
+    signed_by: str | None = None
+    signed_at: str | None = None
 
 
 class Metrics(BaseModel):

@@ -1,7 +1,12 @@
 """The weekly report, built from the run store alone (records, never live objects).
 
-Pre- vs post-prune groundedness over time (plot and table), drop and PARTIAL
-rates, cost and latency per run (every run in the window, full ids), the same
+One kind of run at a time: the team's own `ask` runs by default, or the gate's (or the
+injection suite's, or `grade`'s) on their own (``kind``), so a gate's forty agent runs never
+move the team's figures; the report says how many runs of the other kinds the window holds.
+Pre- vs post-prune groundedness per day (plot and table), flagged claims, reviewer
+decisions, the review backlog and the runs signed or waiting (reports/weekly_review.py), drop
+and PARTIAL rates, cost and latency per run (every run in the JSON; the newest
+``RUNS_SHOWN`` in HTML and markdown, so the page stays readable), the same
 figures per runner / CI job and per prompt/model version (so a shared store
 shows which machine or which prompt moved a number), the gate runs with their
 provenance, and the runs with the largest drop rates. The window is selected in
@@ -12,7 +17,8 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,14 +26,18 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, Field
 from spanproof.agent.prices import Prices
+from spanproof.reports.weekly_review import ReviewPart, review_part
 from tabulate import tabulate
 
 from spanproof.bench.run_view import view_from_record
 from spanproof.core.files import write_atomic
 from spanproof.gate.checks.runs import groundedness_stats
 from spanproof.gate.result import GateResult
-from spanproof.store.models import GateRunRow
+from spanproof.store.models import RUN_KINDS, GateRunRow, Review, Signature
 from spanproof.store.timeutil import parse_age
+
+RUNS_SHOWN = 50  # per-run rows in HTML and markdown (the newest); the JSON has every run
+KINDS = (*RUN_KINDS, "all")
 
 
 def parse_since(text: str) -> timedelta:
@@ -99,7 +109,10 @@ class WeeklyReport(BaseModel):
     since: str
     period_start: str
     period_end: str
+    kind: str = "ask"  # the kind of run the figures are over, or "all"
     n_runs: int
+    # Runs of the other kinds in the window, left out of every figure (`--kind` shows them).
+    other_kinds: dict[str, int] = Field(default_factory=dict)
     totals: dict[str, Any] = Field(default_factory=dict)
     over_time: list[dict[str, Any]] = Field(default_factory=list)  # one row per day
     runs: list[dict[str, Any]] = Field(default_factory=list)
@@ -107,37 +120,12 @@ class WeeklyReport(BaseModel):
     runners: list[dict[str, Any]] = Field(default_factory=list)  # per runner and CI job
     top_drop: list[dict[str, Any]] = Field(default_factory=list)
     gate_runs: list[dict[str, Any]] = Field(default_factory=list)
-    # Reviewer decisions in force on the period's published claims: the human check on the grader.
-    review: dict[str, Any] = Field(default_factory=dict)
+    # Flagged claims, reviewer decisions in force on the period's published claims (the human
+    # check on the grader), the review backlog and the runs signed or waiting.
+    review: ReviewPart | None = None
     # A figure flat through prompt / model / judge changes (probably blind), a PARTIAL spike
     # (reports/weekly_warnings.py).
     warnings: list[dict[str, Any]] = Field(default_factory=list)
-
-
-def review_totals(records: list[Any], reviews: Mapping[str, Iterable[Any]]) -> dict[str, Any]:
-    """Published claims, how many a reviewer decided, and the share a reviewer cut.
-
-    The decision in force per claim is the latest; a decision on a claim the verifier
-    dropped is not counted (it was never published).
-    """
-    published = 0
-    decided: dict[str, int] = {"approve": 0, "edit": 0, "cut": 0}
-    for record in records:
-        shown = {c.index for c in record.answer.claims if c.status != "dropped"}
-        published += len(shown)
-        latest: dict[int, Any] = {}
-        for r in reviews.get(record.run_id, []):  # oldest first, as the store lists them
-            if r.decision != "refused":  # a refused edit kept for the bench is never in force
-                latest[r.claim_index] = r
-        for index, r in latest.items():
-            if index in shown and r.decision in decided:
-                decided[r.decision] += 1
-    return {
-        "published_claims": published,
-        "reviewed": sum(decided.values()),
-        **decided,
-        "cut_share": decided["cut"] / published if published else None,
-    }
 
 
 def _records_frame(records: list[Any], prices: Prices) -> pd.DataFrame:
@@ -189,12 +177,23 @@ def build_weekly(
     since: str = "7d",
     now: datetime | None = None,
     prices: Prices | None = None,
-    reviews: Mapping[str, Iterable[Any]] | None = None,
+    reviews: Mapping[str, Sequence[Review]] | None = None,
+    signatures: Mapping[str, Sequence[Signature]] | None = None,
+    kind: str = "ask",
+    other_kinds: Mapping[str, int] | None = None,
 ) -> WeeklyReport:
-    """The report over ``records`` and ``gate_runs`` created in the window (the store
-    selects them in SQL; anything outside the window passed here is left out)."""
+    """The report over the ``kind`` runs of ``records`` and the ``gate_runs`` created in the
+    window (the store selects them in SQL; anything outside the window passed here is left
+    out). Runs of other kinds are only counted, with ``other_kinds`` (what the caller left
+    out without parsing)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind of run {kind!r}; use one of {', '.join(KINDS)}")
     start, now = window(since, now)
     prices = prices or Prices()
+    others = Counter(other_kinds or {})
+    if kind != "all":
+        others.update(r.kind for r in records if r.kind != kind)
+        records = [r for r in records if r.kind == kind]
     df = _records_frame(records, prices)
     if not df.empty:
         df = df[(df["created_at"] >= start) & (df["created_at"] <= now)].sort_values("created_at")
@@ -203,7 +202,9 @@ def build_weekly(
         since=since,
         period_start=start.isoformat(timespec="seconds"),
         period_end=now.isoformat(timespec="seconds"),
+        kind=kind,
         n_runs=len(df),
+        other_kinds=dict(sorted(others.items())),
     )
     naive_start, naive_now = start.replace(tzinfo=None), now.replace(tzinfo=None)
     gates = [g for g in (gate_runs or []) if naive_start <= _naive(g.started_at) <= naive_now]
@@ -212,7 +213,8 @@ def build_weekly(
     if df.empty:
         return report
     in_window = set(df["run_id"])
-    report.review = review_totals([r for r in records if r.run_id in in_window], reviews or {})
+    ordered = sorted((r for r in records if r.run_id in in_window), key=lambda r: r.created_at)
+    report.review = review_part(ordered, reviews or {}, signatures or {})
     claims = df["drafted"].sum()
     published = df["published"].sum()
     # Rates pooled over claims (not a mean of per-run rates, which would weight a one-claim run like a ten-claim one).
@@ -319,7 +321,9 @@ def _f(v: Any, digits: int = 3) -> str:
     return str(v)
 
 
-def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
+def _tables(report: WeeklyReport, fmt: str, cap: int | None = None) -> list[tuple[str, str]]:
+    """(title, table) of each section; ``cap`` keeps the newest rows of the long lists (the
+    per-run table, the flagged claims), saying how many the JSON holds."""
     out: list[tuple[str, str]] = []
     if report.warnings:
         out.append(
@@ -348,20 +352,8 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                    if t.get("runs_with_free_parts") else ""),
             )
         )  # fmt: skip
-        rv = report.review
-        if rv:
-            out.append(
-                (
-                    "Human review (share of published claims a reviewer cut)",
-                    tabulate(
-                        [[rv["published_claims"], rv["reviewed"], rv["approve"], rv["edit"], rv["cut"],
-                          _f(rv["cut_share"])]],
-                        headers=["published", "reviewed", "approved", "edited", "cut", "cut share"],
-                        tablefmt=fmt,
-                        disable_numparse=True,
-                    ),
-                )
-            )  # fmt: skip
+        if report.review is not None:
+            out += _review_tables(report.review, fmt, cap)
         out.append(
             (
                 "Groundedness over time",
@@ -374,14 +366,21 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
                 ),
             )
         )  # fmt: skip
+        runs = report.runs if cap is None else report.runs[-cap:]
+        title = (
+            f"Cost and latency per run (all {len(runs)}, oldest first)"
+            if len(runs) == len(report.runs)
+            else f"Cost and latency per run (the newest {len(runs)} of {len(report.runs)}, oldest first; "
+            "weekly.json and --json have every run)"
+        )
         out.append(
             (
-                f"Cost and latency per run (all {len(report.runs)}, oldest first)",
+                title,
                 tabulate(
                     [[r["run_id"], r["kind"], r["created_at"][:16], r["runner"], r["drafted"], _f(r["pre_prune"]),
                       _f(r["post_prune"]), _f(r["drop_rate"]), _f(r["cost_usd"], 4), _f(r["wall_s"], 3),
                       _f(r["verify_share_of_time"], 2)]
-                     for r in report.runs],
+                     for r in runs],
                     headers=["run", "kind", "created", "runner", "claims", "pre", "post", "drop", "cost $", "phase s",
                              "verify share"],
                     tablefmt=fmt,
@@ -444,47 +443,120 @@ def _tables(report: WeeklyReport, fmt: str) -> list[tuple[str, str]]:
     return out
 
 
-def weekly_text(report: WeeklyReport, fmt: str = "simple") -> str:
-    head = f"Weekly report {report.period_start} .. {report.period_end}: {report.n_runs} runs"
-    parts = [head]
-    for title, table in _tables(report, fmt):
+def _review_tables(rv: ReviewPart, fmt: str, cap: int | None) -> list[tuple[str, str]]:
+    out = [
+        (
+            "Human review (share of published claims a reviewer cut)",
+            tabulate(
+                [[rv.published_claims, rv.reviewed, rv.approve, rv.edit, rv.cut, _f(rv.cut_share)]],
+                headers=["published", "reviewed", "approved", "edited", "cut", "cut share"],
+                tablefmt=fmt,
+                disable_numparse=True,
+            ),
+        ),
+        (
+            "Review backlog and sign-off",
+            tabulate(
+                [[len(rv.flagged), rv.flagged_undecided, rv.undecided_claims, rv.runs_signed,
+                  len(rv.runs_waiting)]],
+                headers=["flagged claims", "flagged, undecided", "claims awaiting a decision",
+                         "runs signed", "runs waiting"],
+                tablefmt=fmt,
+                disable_numparse=True,
+            ),
+        ),
+    ]  # fmt: skip
+    if rv.flagged:
+        flagged = rv.flagged if cap is None else rv.flagged[-cap:]
+        more = (
+            "" if len(flagged) == len(rv.flagged) else f": the newest {len(flagged)} (JSON has all)"
+        )
+        out.append((
+            f"Flagged claims, needs a look ({len(rv.flagged)}{more})",
+            tabulate(
+                [[f.run_id, f"[{f.citation}]", f.claim[:100], "; ".join(f.flags)[:160], f.status,
+                  f"{f.decision} by {f.reviewer}" if f.decision else "waiting"] for f in flagged],
+                headers=["run", "claim", "text", "needs a look", "status", "decision"],
+                tablefmt=fmt,
+                disable_numparse=True,
+            ),
+        ))  # fmt: skip
+    blocked = [w for w in rv.runs_waiting if w.waiting_on]
+    ready = len(rv.runs_waiting) - len(blocked)
+    if rv.runs_waiting:
+        # the runs a reviewer must decide something on are listed; the runs ready to sign are
+        # counted (the JSON lists every one)
+        shown = blocked if cap is None else blocked[-cap:]
+        more = "" if len(shown) == len(blocked) else f", the newest {len(shown)} shown"
+        table = tabulate(
+            [[w.run_id, w.created_at[:16], w.question, "; ".join(w.waiting_on)] for w in shown],
+            headers=["run", "created", "question", "waiting on"],
+            tablefmt=fmt,
+            disable_numparse=True,
+        ) if shown else "No run waits on a decision."  # fmt: skip
+        out.append((
+            f"Runs waiting for a signature ({len(rv.runs_waiting)}: {len(blocked)} on a decision"
+            f"{more}, {ready} ready to sign)",
+            table,
+        ))  # fmt: skip
+    return out
+
+
+def _headline(report: WeeklyReport) -> str:
+    what = "runs of every kind" if report.kind == "all" else f"{report.kind} runs"
+    head = f"{report.period_start} .. {report.period_end}: {report.n_runs} {what}"
+    if report.other_kinds:
+        left = ", ".join(f"{n} {k}" for k, n in report.other_kinds.items())
+        head += f" (left out: {left}; see them with --kind)"
+    return head
+
+
+def weekly_text(report: WeeklyReport, fmt: str = "simple", cap: int | None = None) -> str:
+    parts = [f"Weekly report {_headline(report)}"]
+    for title, table in _tables(report, fmt, cap):
         parts.append(f"\n{title}\n{table}" if fmt == "simple" else f"\n### {title}\n\n{table}")
     return "\n".join(parts) + "\n"
 
 
 def weekly_markdown(report: WeeklyReport) -> str:
-    return "## spanproof weekly report\n\n" + weekly_text(report, fmt="github")
+    return "## spanproof weekly report\n\n" + weekly_text(report, fmt="github", cap=RUNS_SHOWN)
 
 
 def weekly_plot(report: WeeklyReport) -> str | None:
-    if not report.runs:
+    """Pre- vs post-prune groundedness per day, pooled over the day's claims (one point per day,
+    so a burst of runs in one minute is one point, not a vertical line)."""
+    if not report.over_time:
         return None
     from spanproof.reports import plots
 
-    xs = [r["created_at"][:16].replace("T", " ") for r in report.runs]
-    return plots.time_series(
-        xs,
-        {"pre-prune SUPPORTED": [r["pre_prune"] for r in report.runs],
-         "published (post-prune)": [r["post_prune"] for r in report.runs]},
-        "groundedness per run, pre vs post prune",
-        "share SUPPORTED",
-    )  # fmt: skip
+    days = report.over_time
+    return plots.pre_post_by_day(
+        [d["day"] for d in days],
+        pre=[d["pre_prune"] for d in days],
+        post=[d["post_prune"] for d in days],
+        runs=[d["runs"] for d in days],
+        title=f"groundedness per day, {_headline(report).split(': ', 1)[1].split(' (')[0]}",
+    )
 
 
 def weekly_html(report: WeeklyReport) -> str:
     from spanproof.reports.html import STYLE
 
     body = []
-    for title, table in _tables(report, "html"):
+    for title, table in _tables(report, "html", RUNS_SHOWN):
         body.append(
             f"<h2>{html.escape(title)}</h2>{table if table.startswith('<table') else html.escape(table)}"
         )
     plot = weekly_plot(report)
-    img = f'<img alt="groundedness over time" src="{plot}">' if plot else ""
+    img = (
+        f'<img id="groundedness-chart" alt="pre- vs post-prune groundedness per day" src="{plot}">'
+        if plot
+        else ""
+    )
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>spanproof weekly report</title>'
         f"<style>{STYLE}</style></head><body><h1>spanproof weekly report</h1>"
-        f"<p>{html.escape(report.period_start)} .. {html.escape(report.period_end)}: {report.n_runs} runs</p>"
+        f"<p>{html.escape(_headline(report))}</p>"
         f"{img}{''.join(body)}</body></html>\n"
     )
 

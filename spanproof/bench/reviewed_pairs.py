@@ -59,6 +59,33 @@ class ExportResult(BaseModel):
     written: bool = False
 
 
+REVIEWED_SET = Path("goldens") / "reviewed_pairs.jsonl"
+
+
+class NoRepository(ValueError):
+    """No repository with a goldens/ folder at or above the working directory."""
+
+
+def repository_reviewed_set(start: Path) -> Path:
+    """The reviewed set of the repository ``start`` is in: ``goldens/reviewed_pairs.jsonl`` at
+    the root of the nearest enclosing git repository, which must keep a ``goldens/`` folder.
+    Never a ``goldens/`` made where one happens to stand: NoRepository says what to do."""
+    here = start.resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            if (folder / "goldens").is_dir():
+                return folder / REVIEWED_SET
+            raise NoRepository(
+                f"the repository at {folder} has no goldens/ folder: run this in the checkout "
+                "whose gate reads the reviewed set, or say where to write it with --out FILE"
+            )
+    raise NoRepository(
+        f"{here} is not inside a git repository, so there is no repository goldens/ to add to: "
+        "run this in the checkout whose gate reads the reviewed set, or say where to write it "
+        "with --out FILE"
+    )
+
+
 def _when(dt: datetime) -> str:
     return dt.isoformat(timespec="seconds") + ("Z" if dt.tzinfo is None else "")
 

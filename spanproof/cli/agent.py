@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from spanproof.agent.run import ConvergenceMode, PolicyName
     from spanproof.agent.runstore import RunStore
     from spanproof.agent.services import Services
+    from spanproof.agent.signoff import SignOff
 
     from spanproof.core.evidence import Span
     from spanproof.core.specs import EndpointSettings
@@ -727,14 +728,16 @@ def runs_show(
     """
     import json
 
-    from spanproof.agent.ledger import answer_markdown, ledger_with_reviews, reviewed_answer
+    from spanproof.agent.ledger import answer_markdown, reviewed_answer
+    from spanproof.agent.signoff import signed_ledger
 
     home_dir = resolve_home(home)
     store = _store(home_dir, db)
     record = _get_run(store, run_id)
     reviews = store.store.list_reviews(record.run_id)
-    reviewed = reviewed_answer(record, reviews)
-    reviewed = reviewed.model_copy(update={"ledger": ledger_with_reviews(record, reviews)})
+    signatures = store.store.signatures([record.run_id]).get(record.run_id, [])
+    ledger, standing = signed_ledger(record, reviews, signatures)
+    reviewed = reviewed_answer(record, reviews).model_copy(update={"ledger": ledger})
     if markdown_file:
         from spanproof.core.files import write_atomic
 
@@ -744,11 +747,13 @@ def runs_show(
     if as_json:
         payload = json.loads(reviewed.model_dump_json())
         payload["reviews"] = [r.model_dump(mode="json") for r in reviews]
+        payload["signoff"] = standing.model_dump(mode="json")
         echo_json(payload)
         return
     render_answer(reviewed, rich_ok=sys.stdout.isatty())
     for note in snapshot_notes(record, home_dir, db):
         err(note)
+    click.echo(f"\n{signoff_line(standing, record.run_id)}")
     if reviews:
         from tabulate import tabulate
 
@@ -764,6 +769,52 @@ def runs_show(
                 headers=["when", "claim", "decision", "reviewer", "edited text", "note"],
             )
         )  # fmt: skip
+
+
+def signoff_line(standing: SignOff, run_id: str) -> str:
+    """One line saying who signed the run, or what it waits for and how to sign it."""
+    if standing.state == "signed":
+        return f"Signed by {standing.signed_by} at {standing.signed_at}."
+    again = (
+        " (a decision was recorded after the last signature)"
+        if standing.superseded_by_decision
+        else ""
+    )
+    if standing.signable:
+        return f"Not signed{again}; nothing stands in the way: `spanproof runs sign {run_id} --reviewer NAME`."
+    return f"Waiting for sign-off{again}: " + "; ".join(standing.waiting_on) + "."
+
+
+@runs.command("sign")
+@click.argument("run_id")
+@click.option("--reviewer", required=True, help="Who signs (the name recorded with the signature).")
+@home_option()
+@db_option()
+@storage_errors
+def runs_sign(run_id: str, reviewer: str, home: str | None, db: str | None) -> None:
+    """Sign a run's brief: you vouch for it as it stands.
+
+    Allowed only when every claim left in the brief is SUPPORTED with no flag, or carries
+    your team's decision (approve, edit or cut, made in `spanproof view`); otherwise exit 2
+    naming the claims to decide. A decision recorded later puts the run back to waiting.
+    The signature shows in `runs show`, the ledger exports and `report weekly`.
+
+    \b
+    Examples:
+      spanproof runs sign 3f2a9c1e --reviewer "Ada Lovelace"
+      spanproof runs sign last --reviewer ada
+    """
+    from spanproof.agent.signoff import SignRefused, sign
+
+    store = _store(resolve_home(home), db)
+    record = _get_run(store, run_id)
+    try:
+        signature = sign(store.store, record, reviewer)
+    except SignRefused as exc:
+        err(f"error: {exc}")
+        sys.exit(2)
+    click.echo(f"signed run {record.run_id} as {signature.reviewer} at "
+               f"{signature.signed_at.isoformat(timespec='seconds')}Z")  # fmt: skip
 
 
 @runs.command("delete")

@@ -276,13 +276,22 @@ def report() -> None:
 
     \b
     Examples:
-      spanproof report weekly                    # the last 7 days, every kind of run
+      spanproof report weekly                    # the last 7 days of the team's `ask` runs
+      spanproof report weekly --kind gate        # the gates' own agent runs, on their own
       spanproof report weekly --since 30d --out out/weekly
     """
 
 
 @report.command("weekly")
 @click.option("--since", default="7d", show_default=True, help="Window: 24h, 7d, 2w, 90d ...")
+@click.option(
+    "--kind",
+    type=click.Choice(["ask", "gate", "injection", "grade", "all"]),
+    default="ask",
+    show_default=True,
+    help="Which runs the figures are over: the team's `ask` runs, the agent runs a gate made, "
+    "the injection suite's, `grade`'s, or all of them together.",
+)
 @json_option("Print the report as JSON.")
 @click.option(
     "--out",
@@ -301,16 +310,21 @@ def report() -> None:
 @storage_errors
 def weekly(
     since: str,
+    kind: str,
     as_json: bool,
     out_dir: str | None,
     config_path: str | None,
     home: str | None,
     db: str | None,
 ) -> None:
-    """Pre- vs post-prune groundedness over time, drop and PARTIAL rates, cost and
-    latency per run (every run of the window, full ids), the same per runner / CI job
-    and per judge, prompt and model version, the gate runs with their provenance
-    (runner, CI job, commit, versions), and the largest drop rates.
+    """Pre- vs post-prune groundedness per day, flagged claims, reviewer decisions, the
+    review backlog and the runs signed or waiting, drop and PARTIAL rates, cost and latency
+    per run (every run in --json and weekly.json; the newest 50 in HTML and markdown), the
+    same per runner / CI job and per judge, prompt and model version, the gate runs with
+    their provenance (runner, CI job, commit, versions), and the largest drop rates.
+
+    The figures are over one kind of run: the team's `ask` runs unless --kind says
+    otherwise (the headline counts the runs of other kinds it left out).
 
     Works on a store with zero, one or many runs; with a shared --db it covers every
     runner that writes to it.
@@ -318,9 +332,12 @@ def weekly(
     \b
     Examples:
       spanproof report weekly
+      spanproof report weekly --kind gate
       spanproof report weekly --since 30d --out out/weekly
       spanproof report weekly --db postgresql+psycopg://ci:PASS@db.internal/spanproof --json
     """
+    from collections import Counter
+
     from spanproof.agent.runstore import parse_record
     from spanproof.reports.weekly import build_weekly, weekly_text, window, write_weekly
 
@@ -334,10 +351,15 @@ def weekly(
         err(str(exc))
         sys.exit(2)
     store = open_store(home=home, db=db)
-    records = [parse_record(r.run_id, r.record) for r in store.runs_between(start, now)]
+    stored = store.runs_between(start, now)
+    # Runs of another kind are only counted (the headline names them), never parsed.
+    others: Counter[str] = Counter(r.kind for r in stored if kind not in ("all", r.kind))
+    records = [parse_record(r.run_id, r.record) for r in stored if kind in ("all", r.kind)]
     gates = store.gate_runs_between(start, now)
     reviews = {r.run_id: store.list_reviews(r.run_id) for r in records}
-    rep = build_weekly(records, gates, since=since, now=now, prices=cfg.prices, reviews=reviews)
+    signatures = store.signatures([r.run_id for r in records])
+    rep = build_weekly(records, gates, since=since, now=now, prices=cfg.prices, reviews=reviews,
+                       signatures=signatures, kind=kind, other_kinds=others)  # fmt: skip
     if out_dir:
         paths = write_weekly(rep, out_dir)
         if not as_json:

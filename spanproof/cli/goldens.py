@@ -31,10 +31,11 @@ def goldens() -> None:
 @click.option(
     "--out",
     "out_path",
-    default="goldens/reviewed_pairs.jsonl",
-    show_default=True,
+    default=None,
     type=click.Path(dir_okay=False),
-    help="The reviewed set to add to (the gate's reviewed_set); created when missing.",
+    help="The reviewed set to add to (the gate's reviewed_set); created when missing. Default: "
+    "goldens/reviewed_pairs.jsonl at the root of the git repository you are in (exit 2 "
+    "outside one, or when it has no goldens/ folder).",
 )
 @click.option("--since", default=None, help="Only decisions made in this window: 7d, 30d, 2w ...")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
@@ -43,7 +44,12 @@ def goldens() -> None:
 @db_option()
 @storage_errors
 def add_from_reviews(
-    out_path: str, since: str | None, dry_run: bool, as_json: bool, home: str | None, db: str | None
+    out_path: str | None,
+    since: str | None,
+    dry_run: bool,
+    as_json: bool,
+    home: str | None,
+    db: str | None,
 ) -> None:
     """Write reviewers' decisions from `spanproof view` into the repository as labelled pairs.
 
@@ -58,22 +64,34 @@ def add_from_reviews(
 
     \b
     Exit codes: 0 done (also when there was nothing new); 2 could not run (the store
-    cannot be read, or the reviewed set has bad lines: nothing is written).
+    cannot be read, the reviewed set has bad lines, or without --out you are not in a
+    repository that keeps a goldens/ folder: nothing is written).
 
     \b
     Examples:
       spanproof goldens add-from-reviews
       spanproof goldens add-from-reviews --since 7d --dry-run
+      spanproof goldens add-from-reviews --out ../bench/goldens/reviewed_pairs.jsonl
       spanproof goldens add-from-reviews --db postgresql+psycopg://ci:PASS@db.internal/spanproof
     """
     from datetime import UTC, datetime
     from pathlib import Path
 
     from spanproof.bench.pairs import PairSetError
-    from spanproof.bench.reviewed_pairs import collect, merge
+    from spanproof.bench.reviewed_pairs import (
+        NoRepository,
+        collect,
+        merge,
+        repository_reviewed_set,
+    )
     from spanproof.store import open_store
     from spanproof.store.timeutil import parse_age
 
+    try:
+        out = Path(out_path) if out_path else repository_reviewed_set(Path.cwd())
+    except NoRepository as exc:
+        err(f"error: {exc}")
+        sys.exit(2)
     start = None
     if since:
         try:
@@ -84,7 +102,7 @@ def add_from_reviews(
     store = open_store(home=home, db=db)
     pairs, overturned, skipped = collect(store, start)
     try:
-        result = merge(Path(out_path), pairs, overturned, dry_run=dry_run)
+        result = merge(out, pairs, overturned, dry_run=dry_run)
     except PairSetError as exc:
         err(f"error: {exc}")
         sys.exit(2)
@@ -94,7 +112,7 @@ def add_from_reviews(
         return
     verb = "would add" if dry_run else "added"
     click.echo(
-        f"{out_path}: {verb} {len(result.added)}, updated {len(result.updated)}, removed "
+        f"{out}: {verb} {len(result.added)}, updated {len(result.updated)}, removed "
         f"{len(result.removed)} overturned, {len(result.unchanged)} unchanged"
         + ("" if result.written or dry_run else " (nothing to write)")
     )

@@ -169,6 +169,7 @@ def migrate(src: str, dest: str, as_json: bool) -> None:
             f"gate runs {r.gate_runs_copied} copied, {r.gate_runs_already_there} already there; "
             f"verdicts {r.verdicts_copied} copied, {r.verdicts_already_there} already there; "
             f"usefulness scores {r.usefulness_copied}, reviews {r.reviews_copied}, "
+            f"signatures {r.signatures_copied}, "
             f"snapshot locations {r.snapshot_holders_copied} copied"
         )
     if result.runs_unreadable:

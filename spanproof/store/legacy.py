@@ -81,6 +81,9 @@ def _copy_store(src: Store, dest: Store, result: CopyResult) -> None:
             "usefulness", list(src.rows("usefulness"))
         )
         result.reviews_copied += dest.insert_rows_ignore("reviews", list(src.rows("reviews")))
+        result.signatures_copied += dest.insert_rows_ignore(
+            "signatures", list(src.rows("signatures"))
+        )
         dest.insert_rows_ignore("rechecks", list(src.rows("rechecks")))
         result.snapshot_holders_copied += dest.insert_rows_ignore(
             "snapshot_holders", list(src.rows("snapshot_holders"))

@@ -136,6 +136,16 @@ class Review(BaseModel):
     label: Literal["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"] | None = None
 
 
+class Signature(BaseModel):
+    """A reviewer vouching for a run's brief as it stands (``spanproof.agent.signoff`` says
+    when a run may be signed and whether a signature is still in force)."""
+
+    id: str
+    run_id: str
+    reviewer: str = Field(min_length=1, max_length=100)
+    signed_at: datetime
+
+
 class Recheck(BaseModel):
     """One cited span as `spanproof recheck` found it (checks 1 and 2)."""
 
@@ -200,4 +210,5 @@ class CopyResult(BaseModel):
     verdicts_already_there: int = 0
     usefulness_copied: int = 0
     reviews_copied: int = 0
+    signatures_copied: int = 0
     snapshot_holders_copied: int = 0

@@ -13,12 +13,14 @@ from spanproof.store.migrations.versions import v0001_initial as v1
 from spanproof.store.migrations.versions import v0002_wider_version_columns as v2
 from spanproof.store.migrations.versions import v0003_rechecks as v3
 from spanproof.store.migrations.versions import v0004_baselines_and_reviewed_labels as v4
+from spanproof.store.migrations.versions import v0005_signatures as v5
 
 KNOWN_REVISIONS = (
     "0001",
     "0002",
     "0003",
     "0004",
+    "0005",
 )  # every revision, oldest first; a test checks them against Alembic
 HEAD = KNOWN_REVISIONS[-1]
 
@@ -31,7 +33,8 @@ usefulness = sa.Table("usefulness", metadata, *v1.usefulness_columns())
 reviews = sa.Table("reviews", metadata, *v4.reviews_now_columns())
 snapshot_holders = sa.Table("snapshot_holders", metadata, *v1.snapshot_holders_columns())
 rechecks = sa.Table("rechecks", metadata, *v3.rechecks_columns())
-for _name, _table, _cols in [*v1.INDEXES, *v3.INDEXES, *v4.INDEXES]:
+signatures = sa.Table("signatures", metadata, *v5.signatures_columns())
+for _name, _table, _cols in [*v1.INDEXES, *v3.INDEXES, *v4.INDEXES, *v5.INDEXES]:
     sa.Index(_name, *(metadata.tables[_table].c[c] for c in _cols))
 for (_table, _column), (_old, _new) in v2.WIDENED.items():
     metadata.tables[_table].c[_column].type = sa.String(_new)

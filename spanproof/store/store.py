@@ -43,6 +43,7 @@ from spanproof.store.models import (
     RunFilter,
     RunPage,
     RunSummary,
+    Signature,
     SnapshotHolder,
     StoredRun,
     StoreInfo,
@@ -299,9 +300,11 @@ class Store:
                 yield row.run_id, row.record
 
     def delete_run(self, run_id: str) -> str:
-        """Delete one run, its reviews and rechecks; the full id is required (no prefixes)."""
+        """Delete one run, its reviews, signatures and rechecks; the full id is required (no
+        prefixes)."""
         with self._write() as conn:
             conn.execute(sa.delete(t.reviews).where(t.reviews.c.run_id == run_id))
+            conn.execute(sa.delete(t.signatures).where(t.signatures.c.run_id == run_id))
             conn.execute(sa.delete(t.rechecks).where(t.rechecks.c.run_id == run_id))
             gone = conn.execute(sa.delete(t.runs).where(t.runs.c.run_id == run_id)).rowcount
         if gone != 1:
@@ -530,6 +533,32 @@ class Store:
         with self._read() as conn:
             return [Review(**r._mapping) for r in conn.execute(query.order_by(c.decided_at, c.id))]
 
+    # -- signatures (a reviewer vouching for a run's brief) --------------------------------
+
+    def add_signature(
+        self, run_id: str, *, reviewer: str, signed_at: datetime | None = None
+    ) -> Signature:
+        """Record a reviewer's signature on a run; the caller checks the acceptance rule
+        (``spanproof.agent.signoff``) first. Appended, never edited."""
+        signature = Signature(
+            id=str(uuid.uuid4()), run_id=self.resolve_run_id(run_id), reviewer=reviewer.strip(),
+            signed_at=utc_naive(signed_at) or now_naive(),
+        )  # fmt: skip
+        with self._write() as conn:
+            conn.execute(sa.insert(t.signatures).values(**signature.model_dump()))
+        return signature
+
+    def signatures(self, run_ids: Sequence[str]) -> dict[str, list[Signature]]:
+        """Every signature on each of ``run_ids``, oldest first (runs never signed are absent)."""
+        c = t.signatures.c
+        out: dict[str, list[Signature]] = {}
+        with self._read() as conn:
+            for chunk in _chunks(list(run_ids)):
+                query = sa.select(t.signatures).where(c.run_id.in_(chunk))
+                for row in conn.execute(query.order_by(c.signed_at, c.id)):
+                    out.setdefault(row.run_id, []).append(Signature(**row._mapping))
+        return out
+
     # -- rechecks (``spanproof recheck``'s findings) -----------------------------------------
 
     def add_rechecks(self, run_id: str, rows: Iterable[Recheck]) -> list[Recheck]:
@@ -633,12 +662,12 @@ class Store:
 
     def prune(self, cutoff: datetime, *, dry_run: bool = False) -> PruneResult:
         """Delete runs, verdicts and usefulness scores created before ``cutoff``, except runs
-        and verdicts a gate result references and runs that carry a review."""
+        and verdicts a gate result references and runs that carry a review or a signature."""
         cutoff = utc_naive(cutoff)
         r, v, g = t.runs.c, t.verdicts.c, t.gate_refs.c
         gate_runs = sa.select(g.ref).where(g.ref_kind == "run")
         gate_verdicts = sa.select(g.ref).where(g.ref_kind == "verdict")
-        reviewed = sa.select(t.reviews.c.run_id)
+        reviewed = sa.union(sa.select(t.reviews.c.run_id), sa.select(t.signatures.c.run_id))
         old_runs = [r.created_at < cutoff]
         keep_runs = sa.or_(r.run_id.in_(gate_runs), r.run_id.in_(reviewed))
         old_verdicts = [v.created_at < cutoff]

@@ -222,6 +222,15 @@ def run_page(request: Request) -> Response:
     record = _load_run(ctx, request.path_params["run_id"])
     if record is None:
         return _not_found(ctx, request, f"No run {request.path_params['run_id']!r} in this store.")
+    return _run_response(ctx, request, record, signed=request.query_params.get("signed"))
+
+
+def _run_response(
+    ctx: ViewContext, request: Request, record: RunRecord, status_code: int = 200, **extra: Any
+) -> Response:
+    from spanproof.agent.ledger import citation_numbers, reviewed_answer
+    from spanproof.agent.signoff import sign_off
+
     reviews = ctx.data.reviews_for(record.run_id)
     m = record.metrics
     b = record.config.budgets
@@ -239,13 +248,41 @@ def run_page(request: Request) -> Response:
     return ctx.render(
         request,
         "run.html",
+        status_code=status_code,
         title=record.question,
-        record=record,
+        # the answer and ledger as a reader now sees them: accepted edits and cuts applied
+        record=reviewed_answer(record, reviews),
+        number=citation_numbers(record),
         latest=latest_by_claim(reviews),
         reviews=reviews,
+        standing=sign_off(record, reviews, ctx.data.signatures_for(record.run_id)),
         budget=used,
         refusals=refusals,
+        **extra,
     )
+
+
+async def sign_run(request: Request) -> Response:
+    """A reviewer signs the run's brief, when the ledger's acceptance rule allows it."""
+    from spanproof.agent.signoff import SignRefused
+
+    ctx: ViewContext = request.app.state.ctx
+    form = await request.form()
+    try:
+        check_csrf(_form_text(form, CSRF_FIELD), ctx.csrf_token)
+    except CsrfRefused as exc:
+        return PlainTextResponse(str(exc), status_code=403)
+    record = await run_in_threadpool(_load_run, ctx, request.path_params["run_id"])
+    if record is None:
+        return _not_found(ctx, request, "No such run.")
+    reviewer = str(form.get("reviewer", "")).strip()
+    try:
+        await run_in_threadpool(ctx.data.sign, record, reviewer)
+    except (SignRefused, ValidationError) as exc:
+        return _run_response(ctx, request, record, status_code=422, sign_refused=str(exc))
+    response = RedirectResponse(f"/runs/{record.run_id}?signed=1#signoff", status_code=303)
+    response.set_cookie(REVIEWER_COOKIE, reviewer, httponly=True, samesite="strict", path="/")
+    return response
 
 
 def _judges_of(verdict: Verdict) -> list[str]:
@@ -314,17 +351,27 @@ def _claim_response(
     status_code: int = 200,
     **extra: Any,
 ) -> Response:
+    from spanproof.agent.ledger import citation_numbers, reviewed_answer
+
+    all_reviews = ctx.data.reviews_for(record.run_id)
+    # the claim as a reader now sees it: an accepted edit's wording is the claim's
+    record = reviewed_answer(record, all_reviews)
     try:
         view = _claim_view(ctx, record, claim_index, _context_param(request))
     except KeyError:
         return _not_found(ctx, request, f"Run {record.run_id} has no claim {claim_index}.")
-    reviews = [r for r in ctx.data.reviews_for(record.run_id) if r.claim_index == claim_index]
+    number = citation_numbers(record).get(claim_index)
+    reviews = [r for r in all_reviews if r.claim_index == claim_index]
     in_force_now = [r for r in reviews if in_force(r)]
     return ctx.render(
         request,
         "claim.html",
         status_code=status_code,
-        title=f"Claim {claim_index} of {record.run_id}",
+        # named as the answer cites it; a dropped claim has no number in the answer
+        title=f"Claim [{number}] of {record.run_id}"
+        if number
+        else f"Dropped claim of {record.run_id}",
+        number=number,
         record=record,
         reviews=reviews,
         latest=in_force_now[-1] if in_force_now else None,
@@ -396,9 +443,13 @@ async def review_claim(request: Request) -> Response:
 
 
 def _ledger_rows(ctx: ViewContext, record: RunRecord) -> list[LedgerRow]:
-    from spanproof.agent.ledger import ledger_with_reviews
+    """The ledger as exported: reviewer decisions and the signature in force on each row."""
+    from spanproof.agent.signoff import signed_ledger
 
-    return ledger_with_reviews(record, ctx.data.reviews_for(record.run_id))
+    rows, _ = signed_ledger(
+        record, ctx.data.reviews_for(record.run_id), ctx.data.signatures_for(record.run_id)
+    )
+    return rows
 
 
 def ledger_json(request: Request) -> Response:
@@ -415,13 +466,16 @@ def ledger_json(request: Request) -> Response:
 
 def ledger_markdown(request: Request) -> Response:
     from spanproof.agent.ledger import ledger_markdown as render
+    from spanproof.agent.ledger import signature_line
 
     ctx: ViewContext = request.app.state.ctx
     record = _load_run(ctx, request.path_params["run_id"])
     if record is None:
         return _not_found(ctx, request, "No such run.")
+    rows = _ledger_rows(ctx, record)
+    signed = signature_line(rows) or "_Not signed._"
     return PlainTextResponse(
-        render(record, rows=_ledger_rows(ctx, record)) + "\n",
+        f"{signed}\n\n{render(record, rows=rows)}\n",
         media_type="text/markdown; charset=utf-8",
         headers={"content-disposition": f'attachment; filename="{record.run_id}.ledger.md"'},
     )
@@ -540,18 +594,26 @@ def _not_offered(ctx: ViewContext, request: Request) -> Response:
     )  # fmt: skip
 
 
-def judges_page(request: Request) -> Response:
+async def judges_page(request: Request) -> Response:
     """What the judges said on a set. A GET never runs a judge (any web page can make a browser
     send one: an <img> pointing here must not spend model calls); it shows the verdicts this
-    viewer already has, else the button that runs them (a POST with the CSRF token)."""
-    from spanproof.view.judges import SHOW_LABELS
+    viewer already has or the verdict cache holds for every pair, else the button that runs
+    them (a POST with the CSRF token)."""
+    from spanproof.view.judges import SHOW_LABELS, all_cached, side_by_side
 
     ctx: ViewContext = request.app.state.ctx
     choice = _judges_choice(ctx, request.query_params)
     if choice is None:
         return _not_offered(ctx, request)
     set_name, chosen, show = choice
-    table = ctx._side_by_side.get((set_name, tuple(chosen)))
+    key = (set_name, tuple(chosen))
+    path = ctx.sets[set_name]
+    if key not in ctx._side_by_side and await run_in_threadpool(
+        all_cached, path, chosen, services=ctx.services
+    ):
+        # every verdict is cached: reading them calls no judge
+        ctx._side_by_side[key] = await side_by_side(path, chosen, services=ctx.services)
+    table = ctx._side_by_side.get(key)
     rows = [r for r in table.rows if r.shown(show)] if table else []
     from spanproof.view.judge_pairs import describe, paired
 
@@ -619,6 +681,7 @@ def create_app(settings: ViewSettings, data: ViewData | None = None) -> Starlett
             Route("/runs/{run_id}", run_page),
             Route("/runs/{run_id}/ledger.json", ledger_json),
             Route("/runs/{run_id}/ledger.md", ledger_markdown),
+            Route("/runs/{run_id}/sign", sign_run, methods=["POST"]),
             Route("/runs/{run_id}/claims/{claim_index}", claim_page),
             Route("/runs/{run_id}/claims/{claim_index}/review", review_claim, methods=["POST"]),
             Route("/gates", gates_list),

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, field_validator
 from spanproof.agent.record import RunRecord
 
 from spanproof.gate.result import GateResult
-from spanproof.store.models import GateWhere, Recheck, Review, RunFilter, RunPage
+from spanproof.store.models import GateWhere, Recheck, Review, RunFilter, RunPage, Signature
 
 if TYPE_CHECKING:
     from spanproof.view.reviews import ReviewDecision
@@ -132,6 +132,15 @@ class ViewData:
             note=decision.note,
             label=decision.label,
         )
+
+    def signatures_for(self, run_id: str) -> list[Signature]:
+        return self.store.signatures([run_id]).get(run_id, [])
+
+    def sign(self, record: RunRecord, reviewer: str) -> Signature:
+        """Sign the run when the ledger's acceptance rule allows it; SignRefused otherwise."""
+        from spanproof.agent.signoff import sign
+
+        return sign(self.store, record, reviewer)
 
     def rechecks_for(self, run_id: str) -> list[Recheck]:
         return self.store.list_rechecks(run_id)

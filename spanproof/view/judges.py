@@ -2,7 +2,8 @@
 
 Only sets and judges named when the viewer was started can be run from a page (a URL
 never names a file to read or a model to call). Verdicts go through the home's verdict
-cache, so opening the page twice judges nothing twice.
+cache, so opening the page twice judges nothing twice, and a set whose every verdict is
+already cached (by `calibrate`, the gate or another viewer) is shown without asking.
 """
 
 from __future__ import annotations
@@ -76,3 +77,19 @@ async def side_by_side(set_path: Path, judges: list[str], *, services: Services)
         JudgedRow(pair=p, verdicts={j: by_judge[j][i] for j in judges}) for i, p in enumerate(pairs)
     ]
     return SideBySide(set_name=set_path.stem, judges=judges, rows=rows)
+
+
+def all_cached(set_path: Path, judges: list[str], *, services: Services) -> bool:
+    """Does the verdict cache hold every judge's verdict on every labelled pair of the set?
+    Then showing the set calls no judge (the page may show it on a GET)."""
+    from spanproof.graders.cache import cache_key_for
+
+    from spanproof.bench.calibration import span_ref
+    from spanproof.bench.pairs import load_pairs
+
+    if services.cache is None:
+        return False
+    pairs = [p for p in load_pairs(set_path) if p.label is not None]
+    built = services.judges(judges)
+    keys = {cache_key_for(j, p.claim, span_ref(p)) for p in pairs for j in built}
+    return bool(keys) and len(services.store.get_verdicts(sorted(keys))) == len(keys)

@@ -67,6 +67,7 @@ def fresh_clone(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     directory is the repository root as far as the README's relative paths go."""
     root = tmp_path / "clone"
     root.mkdir()
+    (root / ".git").mkdir()  # a clone is a git repository (`goldens add-from-reviews` looks)
     (root / "goldens").symlink_to(REPO / "goldens")
     # the repository's own config: `spanproof gate` reads its committed baseline from it
     (root / "pyproject.toml").symlink_to(REPO / "pyproject.toml")

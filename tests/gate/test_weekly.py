@@ -6,6 +6,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from click.testing import CliRunner
 from spanproof.agent.record import AnswerClaim
 from spanproof.agent.runstore import RunStore
@@ -48,7 +49,9 @@ def _variant(record, run_id: str, days_ago: float, dropped: int):
 def test_zero_runs(tmp_path):
     result = _weekly(tmp_path)
     assert (
-        result.exit_code == 0 and "0 runs" in result.output and "No runs between" in result.output
+        result.exit_code == 0
+        and "0 ask runs" in result.output
+        and "No runs between" in result.output
     )
     data = json.loads(_weekly(tmp_path, "--json").output)
     assert data["n_runs"] == 0 and data["runs"] == [] and data["over_time"] == []
@@ -162,3 +165,68 @@ def test_one_run_far_above_the_others_partial_rate_is_a_spike(tmp_path, real_run
     url = rec.span(rec.answer.claims[0].span_ids[0]) or rec.spans[0]
     assert "4 of them cite" in spike["message"] and "over-mined" in spike["message"]
     assert url.url.split("//")[1].split("/")[0] in spike["message"]
+
+
+def _lines(days, pre, post, runs):
+    from spanproof.reports.plots import pre_post_figure
+
+    fig = pre_post_figure(days, pre=pre, post=post, runs=runs, title="t")
+    lines = {line.get_label().split(":")[0]: line for line in fig.axes[0].get_lines()}
+    return lines["pre-prune"], lines["post-prune"]
+
+
+def test_the_chart_keeps_both_series_visible_when_they_are_equal():
+    pre, post = _lines(["2026-12-01", "2026-12-02"], [1.0, 0.9], [1.0, 0.9], [3, 2])
+    # equal values: the two series are drawn apart, in their own style, so neither hides
+    assert list(pre.get_ydata()) == list(post.get_ydata())
+    assert all(a < b for a, b in zip(pre.get_xdata(), post.get_xdata(), strict=True))
+    assert pre.get_linestyle() != post.get_linestyle() and pre.get_marker() != post.get_marker()
+    assert pre.get_color() != post.get_color()
+
+
+def test_runs_of_one_minute_are_one_point_of_the_day_not_a_vertical_line(tmp_path, real_run):
+    rec, _, _ = real_run
+    store = RunStore(store_path(tmp_path))
+    for i in range(6):  # six runs within one minute: three all SUPPORTED, three with one dropped
+        store.save(_variant(rec, f"run_{i}", 0.1 + i / 10000, dropped=i % 2))
+    data = json.loads(_weekly(tmp_path, "--json").output)
+    (day,) = data["over_time"]
+    assert day["runs"] == 6 and day["pre_prune"] == pytest.approx(15 / 18)
+    pre, post = _lines([day["day"]], [day["pre_prune"]], [day["post_prune"]], [day["runs"]])
+    assert len(pre.get_xdata()) == 1 and len(post.get_xdata()) == 1
+    out = tmp_path / "out"
+    assert _weekly(tmp_path, "--out", str(out)).exit_code == 0
+    assert 'id="groundedness-chart"' in (out / "weekly.html").read_text()
+
+
+def test_flagged_claims_decisions_backlog_and_signatures_are_in_the_report(tmp_path, real_run):
+    from spanproof.core.verdict import Flag
+    from spanproof.store import open_store
+
+    rec, _, _ = real_run
+    store = RunStore(store_path(tmp_path))
+    flagged = _variant(rec, "run_flagged", 1, dropped=1)
+    flagged.answer.claims[1].verdict.flags = [Flag(kind="number", reason="number not stated: 12")]
+    flagged.answer.claims[1].status = "flagged"
+    store.save(flagged)
+    store.save(_variant(rec, "run_clean", 2, dropped=0))
+    store.save(_variant(rec, "run_signed", 3, dropped=0))
+    shared = open_store(home=tmp_path)
+    shared.add_signature("run_signed", reviewer="ann")
+    text = _weekly(tmp_path).output
+    assert "Runs waiting for a signature (2: 1 on a decision, 1 ready to sign)" in text
+    data = json.loads(_weekly(tmp_path, "--json").output)["review"]
+    (claim,) = data["flagged"]
+    assert claim["run_id"] == "run_flagged" and claim["citation"] == 1
+    assert claim["decision"] is None and data["flagged_undecided"] == 1
+    assert data["undecided_claims"] == 1 and data["runs_signed"] == 1
+    waiting = {w["run_id"]: w["waiting_on"] for w in data["runs_waiting"]}
+    assert waiting == {"run_flagged": ["claim [1] has no decision (needs a look: number not "
+                                       "stated: 12)"], "run_clean": []}  # fmt: skip
+    shared.add_review("run_flagged", 1, "approve", reviewer="ann")
+    data = json.loads(_weekly(tmp_path, "--json").output)["review"]
+    assert data["flagged"][0]["decision"] == "approve" and data["flagged_undecided"] == 0
+    assert data["approve"] == 1 and data["undecided_claims"] == 0
+    text = _weekly(tmp_path).output
+    assert "Flagged claims, needs a look (1)" in text and "approve by ann" in text
+    assert "Runs waiting for a signature (2: 0 on a decision, 2 ready to sign)" in text

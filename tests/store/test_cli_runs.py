@@ -48,18 +48,39 @@ def test_runs_list_shows_the_users_own_runs_by_default_not_the_gates(tmp_path):
     assert everything["total"] == 33 and {r["kind"] for r in everything["items"]} == {"ask", "gate"}
 
 
-def test_weekly_report_lists_every_run_of_the_window_with_its_full_id(tmp_path):
-    asks, gates = _fill(tmp_path, asks=11, gates=70)  # more than the 25 it used to cut to
-    text = CliRunner().invoke(cli, ["report", "weekly", "--home", str(tmp_path)])
+def test_weekly_report_is_over_ask_runs_by_default_and_every_kind_with_kind_all(tmp_path):
+    asks, gates = _fill(tmp_path, asks=11, gates=70)
+    runner = CliRunner()
+    text = runner.invoke(cli, ["report", "weekly", "--home", str(tmp_path)])
     assert text.exit_code == 0, text.output
-    assert all(run_id in text.output for run_id in asks + gates)
-    assert "Cost and latency per run (all 81, oldest first)" in text.output
-    data = json.loads(
-        CliRunner().invoke(cli, ["report", "weekly", "--json", "--home", str(tmp_path)]).stdout
-    )
-    assert data["n_runs"] == 81 and len(data["runs"]) == 81
-    assert {r["kind"] for r in data["runs"]} == {"ask", "gate"}
-    assert data["runners"] and data["runners"][0]["runs"] == 81
+    assert all(run_id in text.output for run_id in asks)
+    assert not any(run_id in text.output for run_id in gates)
+    assert "11 ask runs (left out: 70 gate; see them with --kind)" in text.output
+    data = json.loads(runner.invoke(cli, ["report", "weekly", "--json", "--home",
+                                          str(tmp_path)]).stdout)  # fmt: skip
+    assert data["kind"] == "ask" and data["n_runs"] == 11 and data["other_kinds"] == {"gate": 70}
+    assert data["totals"]["runs"] == 11 and data["runners"][0]["runs"] == 11
+    gate = json.loads(runner.invoke(cli, ["report", "weekly", "--kind", "gate", "--json",
+                                          "--home", str(tmp_path)]).stdout)  # fmt: skip
+    assert {r["run_id"] for r in gate["runs"]} == set(gates) and gate["other_kinds"] == {"ask": 11}
+    every = runner.invoke(cli, ["report", "weekly", "--kind", "all", "--home", str(tmp_path)])
+    assert all(run_id in every.output for run_id in asks + gates)
+    assert "Cost and latency per run (all 81, oldest first)" in every.output
+    bad = runner.invoke(cli, ["report", "weekly", "--kind", "gates", "--home", str(tmp_path)])
+    assert bad.exit_code == 2 and "'gates' is not one of" in bad.output
+
+
+def test_weekly_html_caps_the_per_run_table_and_the_json_keeps_every_run(tmp_path):
+    asks, _ = _fill(tmp_path, asks=60, gates=0)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["report", "weekly", "--out", str(out), "--home", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    page = (out / "weekly.html").read_text()
+    # the newest 50 of 60 (created an hour apart, asks[0] the newest)
+    assert all(i in page for i in asks[:50]) and not any(i in page for i in asks[50:])
+    assert "the newest 50 of 60" in page and "weekly.json and --json have every run" in page
+    assert len(json.loads((out / "weekly.json").read_text())["runs"]) == 60
+    assert "the newest 50 of 60" in (out / "weekly.md").read_text()
 
 
 def test_store_info_and_prune_from_the_command_line(tmp_path):

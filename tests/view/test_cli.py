@@ -38,8 +38,9 @@ def test_weekly_report_counts_the_share_of_published_claims_a_reviewer_cut(tmp_p
     res = CliRunner().invoke(cli, ["report", "weekly", "--json", "--home", str(tmp_path)])
     assert res.exit_code == 0, res.output
     review = json.loads(res.stdout)["review"]
-    assert review == {"published_claims": 1, "reviewed": 1, "approve": 0, "edit": 0, "cut": 1,
-                      "cut_share": 1.0}  # fmt: skip
+    counts = {k: review[k] for k in ("published_claims", "reviewed", "approve", "edit", "cut")}
+    assert counts == {"published_claims": 1, "reviewed": 1, "approve": 0, "edit": 0, "cut": 1}
+    assert review["cut_share"] == 1.0
     text = CliRunner().invoke(cli, ["report", "weekly", "--home", str(tmp_path)]).output
     assert "share of published claims a reviewer cut" in text
 
