@@ -604,6 +604,7 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
     forget once done."""
     from spanproof.graders.batch_judge import judge_in_batch
+    from spanproof.graders.judges import unwrap
     from spanproof.graders.openai_judge import OpenAIJudge
 
     from spanproof.bench.calibration import span_ref
@@ -611,7 +612,7 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     from spanproof.gate.checks.reviewed import reviewed_set_state
 
     cfg, verifier = run.cfg, run.built_verifier()
-    if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
+    if not any(isinstance(unwrap(j), OpenAIJudge) for j in verifier.judges):
         raise ValueError(
             f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "
             f'{verifier.id}; set judge = "openai:MODEL" or judge_batch = false'
