@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from pydantic import BaseModel, Field
+from spanproof.graders.judges import spec_of
 from spanproof.graders.rules.fitted import TrainingOverlap, training_overlap
 
 from spanproof.bench.audit_figures import (
@@ -38,6 +39,7 @@ from spanproof.bench.audit_figures import (
     code_changes,
     flag_figures,
 )
+from spanproof.bench.coverage import Coverage, covered
 from spanproof.bench.judge_compare import JudgeComparison, compare_judges
 from spanproof.bench.metrics import (
     ClassScores,
@@ -146,7 +148,7 @@ class JudgeSetResult(BaseModel):
 
 
 def no_confidence_note(judge: Judge) -> str:
-    if judge.id.startswith("openai:"):
+    if spec_of(judge).startswith("openai:"):
         return "none: the endpoint returned no token probabilities (logprobs) with its verdicts"
     return "none: this judge gives no probability with its verdicts"
 
@@ -165,6 +167,8 @@ class CalibrationResult(BaseModel):
     drift: list[DriftFlag] | None = Field(default=None)
     # Each later judge against the first, pair by pair on each set (spanproof/bench/judge_compare.py).
     comparisons: list[JudgeComparison] = Field(default_factory=list)
+    # With ``cover``: per set, the pairs every judge covers (kept) and the others (left out)
+    coverage: list[Coverage] = Field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -272,12 +276,16 @@ async def calibrate(
     concurrency: int = 8,
     progress: Callable[[str], None] | None = None,
     repeat: int = 1,
+    cover: bool = False,
 ) -> CalibrationResult:
     """Judge every labelled pair of every set with every judge; one result per (judge, set).
 
     ``repeat``: judge every pair that many times (spanproof/bench/repeats.py); figures are then means
     over the samples. With two judges or more, each later judge is compared with the first,
-    pair by pair (``CalibrationResult.comparisons``)."""
+    pair by pair (``CalibrationResult.comparisons``). A pair some judge cannot answer (a
+    scripted judge's file lacks it) raises UncoveredPairs before anything is judged, unless
+    ``cover``: then every set is cut to the pairs every judge covers
+    (spanproof/bench/coverage.py) and ``CalibrationResult.coverage`` says what was left out."""
     from spanproof.graders.verify import Verifier
 
     from spanproof.bench.repeats import pooled, spread, unstable_pairs
@@ -287,6 +295,10 @@ async def calibrate(
     results: list[JudgeSetResult] = []
     samples_of: dict[tuple[str, str], list[list[Verdict]]] = {}
     labelled = {name: [p for p in ps if p.label is not None] for name, ps in sets.items()}
+    covers: list[Coverage] = []
+    for name, ps in labelled.items():
+        labelled[name], c = covered(name, ps, judges, cover=cover)
+        covers.append(c)
     for judge in judges:
         verifier = Verifier([judge], cache=cache, concurrency=concurrency)
         for set_name, pairs in labelled.items():
@@ -320,7 +332,7 @@ async def calibrate(
                 confidence_note=None if rel is not None else no_confidence_note(judge),
                 code_changes=code_changes([p.label for p in every_pair], verdicts),
                 flags=flag_figures([p.label for p in every_pair], verdicts),
-                fitted_on=training_overlap([judge.id], [(p.claim, p.span) for p in pairs]),
+                fitted_on=training_overlap([spec_of(judge)], [(p.claim, p.span) for p in pairs]),
                 first_error=next((v.error for v in verdicts if v.error), None),
             )
             if repeat > 1:
@@ -344,7 +356,9 @@ async def calibrate(
         for j in judges[1:] if j.id != judges[0].id
         for name, pairs in labelled.items() if pairs
     ]  # fmt: skip
-    return CalibrationResult(judges=results, comparisons=comparisons)
+    return CalibrationResult(
+        judges=results, comparisons=comparisons, coverage=covers if cover else []
+    )
 
 
 def load_result(path: str | Path) -> CalibrationResult:
@@ -405,6 +419,8 @@ def dump_json(result: CalibrationResult) -> str:
                 judge.pop(key, None)
     if not result.comparisons:
         data.pop("comparisons")
+    if not result.coverage:
+        data.pop("coverage")
     return json.dumps(data, indent=2)
 
 

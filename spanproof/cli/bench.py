@@ -404,14 +404,15 @@ def _paired_tables(result: CalibrationResult, tablefmt: str, limit: int = 15) ->
     """Each later judge against the first, pair by pair (spanproof/bench/judge_compare.py)."""
     from tabulate import tabulate
 
-    from spanproof.bench.judge_compare import describe
+    from spanproof.bench.judge_compare import binary_lines, describe
 
     out = []
     for c in result.comparisons:
         out.append(f"paired comparison on {c.set} ({c.n} pairs): {c.b} minus {c.a}\n")
+        out += [f"  {line}\n" for line in binary_lines(c)]
         out.append(
-            f"  agreement: {describe(c.agreement)}; {c.only_a_right} pairs only {c.a} got "
-            f"right, {c.only_b_right} only {c.b}\n"
+            f"  agreement (three-way): {describe(c.agreement)}; {c.only_a_right} pairs only "
+            f"{c.a} got right, {c.only_b_right} only {c.b}\n"
         )
         if c.near_miss is not None:
             out.append(
@@ -436,6 +437,31 @@ def _paired_tables(result: CalibrationResult, tablefmt: str, limit: int = 15) ->
                                                 "claim"], tablefmt=tablefmt))  # fmt: skip
         out.append("\n\n")
     return "".join(out)
+
+
+def _coverage_lines(result: CalibrationResult, limit: int = 10) -> str:
+    """With --cover: per set, the pairs kept and left out, and which judge lacks each."""
+    out = []
+    for c in result.coverage:
+        out.append(c.summary())
+        out += [f"  left out {p.id}: no verdict from {', '.join(p.missing_from)}"
+                for p in c.left_out[:limit]]  # fmt: skip
+        if len(c.left_out) > limit:
+            out.append(f"  ... and {len(c.left_out) - limit} more (--json lists all)")
+    return "\n".join(out) + ("\n\n" if out else "")
+
+
+def _distinct_names(judges: Sequence[Judge]) -> None:
+    """Each judge's name (its spec, or NAME= given to it) heads its rows: two alike cannot."""
+    seen: set[str] = set()
+    for j in judges:
+        if j.id in seen:
+            raise click.BadParameter(
+                f"two judges are called {j.id!r}: give each its own name, e.g. "
+                f"--judge a={j.id} --judge b=...",
+                param_hint="--judge",
+            )
+        seen.add(j.id)
 
 
 def _repeat_lines(result: CalibrationResult, limit: int = 15) -> str:
@@ -505,6 +531,13 @@ def _repeat_lines(result: CalibrationResult, limit: int = 15) -> str:
     "their spread; pairs whose verdict changes are listed as unstable. Each sample is cached.",
 )
 @click.option(
+    "--cover",
+    is_flag=True,
+    help="Compare the judges on the pairs every judge covers: a scripted judge answers only the "
+    "pairs its file holds, and without --cover a pair one lacks is an error before anything is "
+    "judged. The pairs kept and left out (and which judge lacks each) are reported.",
+)
+@click.option(
     "--gate-set",
     "gate_sets",
     multiple=True,
@@ -541,6 +574,7 @@ def calibrate(
     baseline_path: str | None,
     seed: int,
     repeat: int,
+    cover: bool,
     gate_sets: tuple[str, ...],
     min_agreement: float,
     min_near_miss: float,
@@ -607,6 +641,7 @@ def calibrate(
         sets[name] = _pairs(path)
     endpoint = endpoint_settings(base_url, api_key)
     judges = [_judge(s, endpoint) for s in judge_specs]
+    _distinct_names(judges)
     thresholds = CalibrationThresholds(agreement=min_agreement, near_miss_agreement=min_near_miss)
     result = run_async(
         run_calibration(
@@ -618,6 +653,7 @@ def calibrate(
             seed=seed,
             progress=progress_printer(as_json),
             repeat=repeat,
+            cover=cover,
         ),
         quiet=as_json,
         what="calibration",
@@ -630,6 +666,7 @@ def calibrate(
     if markdown_path:
         md = (
             "# Judge calibration\n\n"
+            + _coverage_lines(result)
             + _comparison_table(result, "github")
             + "\n\n"
             + _confusion_tables(result, "github")
@@ -647,6 +684,7 @@ def calibrate(
     if as_json:
         click.echo(dump_json(result))
     else:
+        click.echo(_coverage_lines(result), nl=False)
         click.echo(_comparison_table(result, "github"))
         click.echo("")
         click.echo(_confusion_tables(result, "simple"))
