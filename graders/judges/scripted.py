@@ -110,7 +110,7 @@ class ScriptedJudge(JudgeBase):
         if not self.path.is_file():
             raise SpecError(
                 f"Script file {str(self.path)!r} for scripted:{path} does not exist - "
-                "give the path of a .json or .jsonl file of verdicts (format: the docstring of spanproof.graders.judges.scripted)."
+                "give the path of a .json or .jsonl file of verdicts (format: `spanproof verify --help`)."
             )
         raw = self.path.read_bytes()
         # The script's hash stands in for a prompt hash: edit the script and the cache misses.
@@ -173,7 +173,7 @@ class ScriptedJudge(JudgeBase):
 
 @judge(
     "scripted",
-    summary="replays verdicts from a .json/.jsonl file (format: the docstring of spanproof.graders.judges.scripted)",
+    summary="replays verdicts from a .json/.jsonl file (format: `spanproof verify --help`)",
     argument="<path>",
     local=True,
     deterministic=True,

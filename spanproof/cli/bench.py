@@ -11,6 +11,7 @@ import click
 
 from spanproof.cli.options import (
     HOME_HELP,
+    SCRIPTED_FORMAT_HELP,
     endpoint_options,
     endpoint_settings,
     err,
@@ -83,7 +84,7 @@ def _list_kinds(ctx: click.Context, _param: click.Parameter, value: bool) -> Non
     ctx.exit(0)
 
 
-@click.command()
+@click.command(epilog=SCRIPTED_FORMAT_HELP)
 @click.option(
     "--pairs",
     "pairs_path",
@@ -480,7 +481,7 @@ def _repeat_lines(result: CalibrationResult, limit: int = 15) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-@click.command()
+@click.command(epilog=SCRIPTED_FORMAT_HELP)
 @click.option(
     "--set",
     "set_paths",
@@ -615,6 +616,13 @@ def calibrate(
       spanproof calibrate --set goldens/judge_calibration.jsonl --report out/calibration
       spanproof calibrate --set goldens/judge_calibration.jsonl --judge rules --judge blind
       spanproof calibrate --set goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
+      spanproof calibrate --set goldens/wice_dev_pairs.jsonl --cover \\
+        --judge t5=scripted:t5-3b-anli.dev.jsonl --judge t5-wice=scripted:t5-3b-anli-wice.dev.jsonl
+
+    With --cover, only the pairs every judge covers are judged (a scripted judge answers only
+    its file's pairs); the pairs left out are listed with the judge that lacks each. A judge
+    that never says PARTIAL on a set is binary: the comparison's headline is then
+    SUPPORTED-vs-rest balanced accuracy, with TPR and TNR, each paired with its interval.
     """
     from spanproof.bench.calibration import (
         CalibrationThresholds,

@@ -406,7 +406,7 @@ def _allow_hosts(env: WebEnv | None) -> list[str]:
 
 def _models_of(cfg: GateConfig, check: str) -> set[str]:
     """The openai: model names a check calls (the deterministic agent checks call none)."""
-    from spanproof.core.specs import SpecError, parse_spec
+    from spanproof.core.specs import SpecError, parse_named_spec
 
     if check in AGENT_CHECKS:
         return set()
@@ -419,7 +419,7 @@ def _models_of(cfg: GateConfig, check: str) -> set[str]:
     names = set()
     for spec in specs:
         try:
-            parsed = parse_spec(spec) if spec else None
+            parsed = parse_named_spec(spec).spec if spec else None
         except SpecError:
             continue
         if parsed is not None and parsed.kind == "openai" and parsed.name:
