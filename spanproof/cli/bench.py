@@ -207,10 +207,13 @@ def sensitivity(
             thresholds=thresholds,
             progress=progress_printer(as_json),
             only_contract_clean=contract_clean,
+            set_name=Path(pairs_path).stem,
         ),
         quiet=as_json,
         what="sensitivity run",
     )
+    if result.fitted_on is not None:
+        err(result.fitted_on.warning())  # on stderr, so --json still warns
     if as_json:
         click.echo(result.model_dump_json(indent=2))
     else:
@@ -250,7 +253,12 @@ def sensitivity(
             )  # fmt: skip
         )
         click.echo(
-            f"\njudge {result.judge}, final verdicts: sensitivity {_fmt(result.sensitivity)} "
+            f"\nset {result.set} ({result.n_pairs} pairs): planted on {result.n_originals} "
+            f"{'contract-clean ' if contract_clean else ''}SUPPORTED originals, "
+            f"{result.n_planted} planted variants"
+        )
+        click.echo(
+            f"judge {result.judge}, final verdicts: sensitivity {_fmt(result.sensitivity)} "
             f"(>= {thresholds.sensitivity}), specificity {_fmt(result.specificity)} on "
             f"{result.n_originals} originals (>= {thresholds.specificity})"
             f" -> {'PASS' if result.passed else 'FAIL'} (thresholds apply to the final verdicts: "
