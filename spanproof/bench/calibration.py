@@ -109,7 +109,8 @@ def judge_only_of(m: Metrics) -> JudgeOnly:
 
 
 class JudgeSetResult(BaseModel):
-    judge: str
+    judge: str  # its name (NAME=SPEC), else its spec
+    spec: str | None = None  # the spec of a judge given a name (left out of --json otherwise)
     set: str
     n: int
     agreement: float | None
@@ -314,6 +315,7 @@ async def calibrate(
             rel = confidence_reliability([p.label for p in every_pair], verdicts)
             result = JudgeSetResult(
                 judge=judge.id,
+                spec=spec_of(judge) if spec_of(judge) != judge.id else None,
                 set=set_name,
                 n=m.n,
                 agreement=m.agreement,
@@ -414,6 +416,8 @@ def dump_json(result: CalibrationResult) -> str:
     if result.drift is None:
         data.pop("drift")
     for judge in data["judges"]:
+        if judge.get("spec") is None:
+            judge.pop("spec")
         if judge.get("repeats", 1) == 1:  # the published schema, unless --repeat was asked for
             for key in ("repeats", "spread", "unstable"):
                 judge.pop(key, None)

@@ -108,6 +108,10 @@ def test_binary_judges_are_compared_on_balanced_accuracy_with_tpr_and_tnr(tmp_pa
     data = _run(tmp_path, "--set", str(pairs), "--judge", a, "--judge", b)
     (c,) = data["comparisons"]
     assert (c["a"], c["b"]) == ("all-yes", "b")  # the names, not the specs
+    assert [(r["judge"], r["spec"]) for r in data["judges"]] == [
+        ("all-yes", a.split("=", 1)[1]),
+        ("b", b.split("=", 1)[1]),
+    ]  # the spec beside the name, for provenance
     assert c["a_binary"] and c["b_binary"]
     ba = c["binary"]["balanced_accuracy"]
     # A: (1 + 0) / 2; B: (1 + 5/6) / 2, as the per-judge table's balanced accuracy says
