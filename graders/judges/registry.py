@@ -12,7 +12,8 @@ A spec names a judge as ``NAME`` or ``NAME:ARGUMENT`` (``spanproof.core.specs`` 
 and knows no judge); this registry says whether NAME is a judge and whether it takes an
 argument. ``LABEL=SPEC`` gives the judge a name of its own (``t5=scripted:t5.jsonl``): the
 judge built is a ``NamedJudge``, whose ``id`` (what verdicts, tables, files and pages say) is
-the name, while the verdict cache keys on the spec, so renaming a judge costs no model call. The built-in judges are the modules of this package (one module a judge); another
+the name, while the verdict cache keys on the spec, so renaming a judge costs no model call.
+The built-in judges are the modules of this package (one module a judge); another
 distribution adds its own through the entry-point group ``spanproof.judges``, each entry point
 naming a module (or an object in one) whose import declares judges.
 

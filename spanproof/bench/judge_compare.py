@@ -186,10 +186,11 @@ def binary_lines(c: JudgeComparison) -> list[str]:
     binary = [name for name, b in ((c.a, c.a_binary), (c.b, c.b_binary)) if b]
     lines = []
     if binary:
+        what = "binary judges" if len(binary) > 1 else "a binary judge"
         lines.append(
-            f"{' and '.join(binary)} never said PARTIAL here ({'binary judges' if len(binary) > 1 else 'a binary judge'}): "
-            "the headline is SUPPORTED-vs-rest balanced accuracy (three-way agreement counts "
-            "every PARTIAL pair against a judge that does not say it)"
+            f"{' and '.join(binary)} never said PARTIAL here ({what}): the headline is "
+            "SUPPORTED-vs-rest balanced accuracy (three-way agreement counts every PARTIAL "
+            "pair against a judge that does not say it)"
         )
     for side, b in (("final", c.binary), ("judge-only", c.binary_judge_only)):
         if b is None:

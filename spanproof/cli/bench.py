@@ -418,11 +418,13 @@ def _paired_tables(result: CalibrationResult, tablefmt: str, limit: int = 15) ->
     out = []
     for c in result.comparisons:
         out.append(f"paired comparison on {c.set} ({c.n} pairs): {c.b} minus {c.a}\n")
-        out += [f"  {line}\n" for line in binary_lines(c)]
-        out.append(
+        agreement = (
             f"  agreement (three-way): {describe(c.agreement)}; {c.only_a_right} pairs only "
             f"{c.a} got right, {c.only_b_right} only {c.b}\n"
         )
+        binary = [f"  {line}\n" for line in binary_lines(c)]
+        # the headline first: balanced accuracy when a judge is binary, else agreement
+        out += [*binary, agreement] if c.headline == "balanced_accuracy" else [agreement, *binary]
         if c.near_miss is not None:
             out.append(
                 f"  near-miss agreement: {describe(c.near_miss)}; {c.near_miss_only_a_right} "

@@ -200,6 +200,7 @@ def test_an_empty_question_is_a_usage_error(tmp_path):
 
 def test_an_unanswered_question_prints_no_empty_citation_table(capsys):
     from spanproof.agent.record import RunConfig, RunRecord
+
     from spanproof.cli.agent import NO_CITATIONS, render_answer
 
     record = RunRecord(run_id="r", question="Q?", config=RunConfig(policy="extractive"))

@@ -195,3 +195,14 @@ def test_the_html_report_shows_the_comparison_and_the_pairs_that_differ(tmp_path
     assert "Pairs where the verdicts differ (4)" in page  # p5..p8: B said NOT_SUPPORTED
     for pid in ("p5", "p6", "p7", "p8"):
         assert f"<td>{pid}</td>" in page
+
+
+def test_judges_that_both_say_partial_keep_three_way_agreement_as_the_headline(tmp_path):
+    pairs, a, b = _files(tmp_path, b_wrong={1})
+    script = json.loads((tmp_path / "a.json").read_text())
+    script["p2"]["verdict"] = "PARTIAL"
+    (tmp_path / "a.json").write_text(json.dumps(script))
+    res = CliRunner().invoke(calibrate, ["--set", str(pairs), "--judge", a, "--judge", b,
+                                         "--home", str(tmp_path / "h")])  # fmt: skip
+    assert "never said PARTIAL" not in res.stdout
+    assert res.stdout.index("agreement (three-way)") < res.stdout.index("balanced accuracy")
