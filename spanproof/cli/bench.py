@@ -687,6 +687,11 @@ def calibrate(
             + _coverage_lines(result)
             + _comparison_table(result, "github")
             + "\n\n"
+            + "".join(
+                f"{r.judge} on {r.set}: {r.fitted_on.warning()}\n\n"
+                for r in result.judges
+                if r.fitted_on is not None
+            )  # fmt: skip
             + _confusion_tables(result, "github")
             + _kind_tables(result, "github")
             + _paired_tables(result, "github")

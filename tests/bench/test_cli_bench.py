@@ -188,3 +188,16 @@ def test_sensitivity_names_its_set_and_warns_when_the_pairs_trained_the_judge(tm
     assert "judge mine, final verdicts" in res.stdout
     res = runner.invoke(cli, [*args, "--judge", "blind"])  # the blind judge was fitted on nothing
     assert "trained" not in res.stderr
+
+
+def test_calibrate_markdown_says_when_the_pairs_trained_a_named_rules_judge(tmp_path, runner):
+    lines = (ROOT / "goldens" / "wice_dev_pairs.jsonl").read_text().splitlines()[:5]
+    pairs = tmp_path / "five.jsonl"
+    pairs.write_text("\n".join(lines) + "\n")
+    md = tmp_path / "cal.md"
+    args = ["calibrate", "--set", str(pairs), "--markdown", str(md), "--home", str(tmp_path / "h")]
+    res = runner.invoke(cli, [*args, "--judge", "mine=rules"])
+    assert res.exit_code == 0, res.output
+    assert "mine on five: warning: these pairs trained the rules judge" in md.read_text()
+    runner.invoke(cli, [*args, "--judge", "blind"])
+    assert "trained" not in md.read_text()
