@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel
 from spanproof.graders.cache import cache_key_for
 from spanproof.graders.judges.context import current_repeat
+from spanproof.graders.judges.registry import NamedJudge, unwrap
 from spanproof.graders.openai_judge import OpenAIJudge
 
 from spanproof.core.verdict import SpanRef, Verdict
@@ -134,7 +135,8 @@ async def judge_in_batch(
     (``job.forget()``) once the verdicts are stored."""
     say = say or (lambda _m: None)
     summaries, jobs = [], []
-    for i, judge in enumerate(verifier.judges):
+    for i, given in enumerate(verifier.judges):
+        judge = unwrap(given)  # a named judge is batched as the judge it names
         if not isinstance(judge, OpenAIJudge):
             continue
         pending: dict[str, tuple[str, SpanRef]] = {}
@@ -146,7 +148,7 @@ async def judge_in_batch(
                     continue
                 pending[key] = (claim, span)
         if not pending:
-            summaries.append(BatchSummary(judge=judge.id))
+            summaries.append(BatchSummary(judge=given.id))
             continue
         requests = [BatchRequest(custom_id=key, body=judge.request_body(claim, span))
                     for key, (claim, span) in pending.items()]  # fmt: skip
@@ -163,14 +165,15 @@ async def judge_in_batch(
                        counters=judge.client.counters, progress=show, notice=say)  # fmt: skip
         outcome: BatchOutcome = await job.run()
         verdicts = {key: verdict_from(judge, outcome.results[key]) for key in pending}
-        verifier.judges[i] = BatchedJudge(judge, verdicts)
+        batched = BatchedJudge(judge, verdicts)
+        verifier.judges[i] = NamedJudge(given.id, batched) if given is not judge else batched
         errors = sum(1 for v in verdicts.values() if v.error)
         say(
             f"batch {outcome.batch_id} {outcome.status}: {len(pending)} requests, "
             f"{len(pending) - errors} verdicts, {errors} errors"
         )
         summaries.append(BatchSummary(
-            judge=judge.id, batch_id=outcome.batch_id, status=outcome.status,
+            judge=given.id, batch_id=outcome.batch_id, status=outcome.status,
             resumed=outcome.resumed, requests=len(pending), failed=errors,
             record=outcome.record_path,
         ))  # fmt: skip

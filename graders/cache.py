@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spanproof.graders.judges.registry import spec_of
+
 from spanproof.core.verdict import Judge, SpanRef, Verdict
 
 if TYPE_CHECKING:
@@ -68,8 +70,9 @@ def cache_key_for(judge: Judge, claim: str, span: SpanRef, repeat: int = 0) -> s
     """The key of ``judge``'s verdict on (claim, span), from what the judge says about itself
     (the members the Judge protocol declares; ``repeat``: which sample, when the same pair is
     judged several times)."""
+    # the spec, not the name a user gave the judge: a renamed judge gives the same verdicts
     return cache_key(
-        judge.id,
+        spec_of(judge),
         judge.model_id,
         judge.prompt_sha256,
         claim,

@@ -90,7 +90,9 @@ class Verifier:
             hit = self.cache.get(key)
             if hit is not None:
                 self.cache_hits += 1
-                return audit(claim, span, hit.model_copy(update={"usage": None}))
+                # the name it is given now (the cache keys on the spec, not on the name)
+                hit = hit.model_copy(update={"usage": None, "judge": judge.id})
+                return audit(claim, span, hit)
         async with self._semaphore():
             self.model_calls += 1
             try:

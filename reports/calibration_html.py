@@ -1,6 +1,7 @@
-"""A self-contained HTML page for `spanproof calibrate --report DIR`: the comparison table
-(audited and judge-only), confusion matrices and, for each judge that states a confidence,
-its reliability diagram with the expected calibration error."""
+"""A self-contained HTML page for `spanproof calibrate --report DIR`: the figures table
+(audited and judge-only), the judges compared pair by pair (reports/judge_compare_html.py),
+confusion matrices and, for each judge that states a confidence, its reliability diagram with
+the expected calibration error."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from spanproof.reports import plots
 from spanproof.reports.html import STYLE, _figure, _table
+from spanproof.reports.judge_compare_html import comparison_section, coverage_section
 
 if TYPE_CHECKING:
     from spanproof.bench.calibration import CalibrationResult
@@ -61,6 +63,9 @@ def render(result: CalibrationResult) -> str:
             )
         else:
             notes.append(f"{r.judge} on {r.set}: confidence {r.confidence_note or 'none'}")
+    warnings = [f"{r.judge} on {r.set}: {r.fitted_on.warning()}" for r in result.judges
+                if r.fitted_on is not None]  # fmt: skip
+    trained = "".join(f"<p class=FAIL>{html.escape(w)}</p>" for w in warnings)
     note_html = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>spanproof judge calibration</title>
@@ -69,7 +74,10 @@ def render(result: CalibrationResult) -> str:
 <p>Each judge twice: <b>after the audit</b> (what publishes; the thresholds apply to these
 rows) and <b>judge only</b> (the judge's own verdicts before the code audit: what it read).
 ECE is the expected calibration error of the judge's stated confidence in its own verdict.</p>
+{coverage_section(result)}
 {_table(headers, rows, status_col=None)}
+{trained}
+{comparison_section(result)}
 <h2>Plots</h2>
 {"".join(figs)}
 {f"<ul>{note_html}</ul>" if notes else ""}

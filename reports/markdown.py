@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from tabulate import tabulate
 
-from spanproof.core.specs import SpecError, parse_spec
+from spanproof.core.specs import SpecError, parse_named_spec
 from spanproof.gate.comparison import MovedItem
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import CheckRow
@@ -97,7 +97,7 @@ def _judge_summary(spec: str) -> str:
     from spanproof.graders.judges import judge_kind
 
     try:
-        return judge_kind(parse_spec(spec).kind).summary
+        return judge_kind(parse_named_spec(spec).spec.kind).summary
     except SpecError:
         return spec
 

@@ -6,21 +6,27 @@ another distribution, through the ``spanproof.judges`` entry points) with a clas
 from spanproof.graders.judges.registry import (
     ENTRY_POINT_GROUP,
     JudgeKind,
+    NamedJudge,
     check_judge_spec,
     judge,
     judge_kind,
     judge_kinds,
     judge_usage,
     make_judge,
+    spec_of,
+    unwrap,
 )
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "JudgeKind",
+    "NamedJudge",
     "check_judge_spec",
     "judge",
     "judge_kind",
     "judge_kinds",
     "judge_usage",
     "make_judge",
+    "spec_of",
+    "unwrap",
 ]

@@ -10,7 +10,10 @@ A judge is declared by decorating the function that builds it::
 
 A spec names a judge as ``NAME`` or ``NAME:ARGUMENT`` (``spanproof.core.specs`` reads the form,
 and knows no judge); this registry says whether NAME is a judge and whether it takes an
-argument. The built-in judges are the modules of this package (one module a judge); another
+argument. ``LABEL=SPEC`` gives the judge a name of its own (``t5=scripted:t5.jsonl``): the
+judge built is a ``NamedJudge``, whose ``id`` (what verdicts, tables, files and pages say) is
+the name, while the verdict cache keys on the spec, so renaming a judge costs no model call.
+The built-in judges are the modules of this package (one module a judge); another
 distribution adds its own through the entry-point group ``spanproof.judges``, each entry point
 naming a module (or an object in one) whose import declares judges.
 
@@ -29,8 +32,8 @@ from dataclasses import dataclass
 
 from spanproof.graders.errors import JudgeConfigError
 
-from spanproof.core.specs import EndpointSettings, ModelSpec, SpecError, parse_spec
-from spanproof.core.verdict import Judge
+from spanproof.core.specs import EndpointSettings, ModelSpec, SpecError, parse_named_spec
+from spanproof.core.verdict import Judge, JudgeBase, SpanRef, Verdict
 
 ENTRY_POINT_GROUP = "spanproof.judges"
 
@@ -144,8 +147,9 @@ def judge_kind(name: str) -> JudgeKind:
 
 
 def check_judge_spec(spec: str | ModelSpec) -> tuple[ModelSpec, JudgeKind]:
-    """The spec parsed and the judge it names, or SpecError saying how to write it."""
-    ms = spec if isinstance(spec, ModelSpec) else parse_spec(spec)
+    """The spec parsed (without the name ``NAME=`` gives it) and the judge it names, or
+    SpecError saying how to write it."""
+    ms = spec if isinstance(spec, ModelSpec) else parse_named_spec(spec).spec
     kind = judge_kind(ms.kind)
     if kind.argument is not None and not ms.name:
         raise SpecError(f"the {kind.name} judge needs an argument: write {kind.usage}.")
@@ -155,6 +159,38 @@ def check_judge_spec(spec: str | ModelSpec) -> tuple[ModelSpec, JudgeKind]:
 
 
 def make_judge(spec: str | ModelSpec, *, endpoint: EndpointSettings | None = None) -> Judge:
-    """Build the judge a spec names. Raises SpecError for a spec that names no judge."""
+    """Build the judge a spec names (a ``NamedJudge`` for ``NAME=SPEC``). Raises SpecError for
+    a spec that names no judge."""
+    name = None if isinstance(spec, ModelSpec) else parse_named_spec(spec).name
     ms, kind = check_judge_spec(spec)
-    return kind.build(ms.name, endpoint or EndpointSettings())
+    built = kind.build(ms.name, endpoint or EndpointSettings())
+    return built if name is None else NamedJudge(name, built)
+
+
+class NamedJudge(JudgeBase):
+    """A judge under the name its user gave it: ``id`` is the name (verdicts, tables and pages
+    say it), ``spec`` the spec it was built from (the verdict cache and anything that reads
+    what kind of judge it is use that, through ``spec_of`` and ``unwrap``)."""
+
+    def __init__(self, name: str, inner: Judge) -> None:
+        self.id = name
+        self.inner = inner
+        self.spec = inner.id
+        self.model_id = inner.model_id
+        self.prompt_sha256 = inner.prompt_sha256
+        self.endpoint = inner.endpoint
+        self.code_version = inner.code_version
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        verdict = await self.inner.judge(claim, span)
+        return verdict.model_copy(update={"judge": self.id})
+
+
+def unwrap(judge: Judge) -> Judge:
+    """The judge itself, whatever name it was given (to ask what kind of judge it is)."""
+    return judge.inner if isinstance(judge, NamedJudge) else judge
+
+
+def spec_of(judge: Judge) -> str:
+    """The spec a judge was built from, whatever name it was given."""
+    return unwrap(judge).id

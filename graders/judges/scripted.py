@@ -88,6 +88,19 @@ def _check_sampling(entry: dict[str, Any], where: str) -> None:
         raise SpecError(f"{where}: flip_to must be a verdict label")
 
 
+def missing_message(judge_id: str, path: Path, key: str, pair_id: str | None, claim: str) -> str:
+    """Why a scripted judge cannot answer, and what to do instead (a published judge's file
+    is not the user's to edit: the fix is the pairs it is given, or a script of one's own)."""
+    who = f"pair {pair_id!r}" if pair_id else f"the claim {claim[:60]!r}"
+    entry = f'"id": "{pair_id}"' if pair_id else f'"key": "{key}"'
+    return (
+        f"the scripted judge {judge_id} has no verdict for {who} in {path}: it replays only the "
+        "verdicts its file holds. Judge the pairs it covers (`calibrate --cover` keeps the pairs "
+        f"every judge covers), or give a script of your own with an entry {{{entry}, "
+        '"verdict": ...} (the format: `spanproof verify --help`).'
+    )
+
+
 class ScriptedJudge(JudgeBase):
     """Replays verdicts from a script file (format in the module docstring)."""
 
@@ -97,7 +110,7 @@ class ScriptedJudge(JudgeBase):
         if not self.path.is_file():
             raise SpecError(
                 f"Script file {str(self.path)!r} for scripted:{path} does not exist - "
-                "give the path of a .json or .jsonl file of verdicts (format: the docstring of spanproof.graders.judges.scripted)."
+                "give the path of a .json or .jsonl file of verdicts (format: `spanproof verify --help`)."
             )
         raw = self.path.read_bytes()
         # The script's hash stands in for a prompt hash: edit the script and the cache misses.
@@ -136,18 +149,23 @@ class ScriptedJudge(JudgeBase):
             return [(None, v) for v in data]
         raise SpecError(f"{self.path}: expected a JSON object or list of verdict entries.")
 
-    async def judge(self, claim: str, span: SpanRef) -> Verdict:
-        key = content_key(claim, span.text)
-        pair_id = current_pair_id.get()
+    def _entry(self, key: str, pair_id: str | None) -> dict[str, Any] | None:
         entry = self._by_key.get(key)
         if entry is None and pair_id is not None:
             entry = self._by_id.get(pair_id)
+        return entry
+
+    def covers(self, claim: str, span_text: str, pair_id: str | None) -> bool:
+        """Whether the script holds a verdict for this pair (asked before judging, so a
+        comparison can keep the pairs every judge covers)."""
+        return self._entry(content_key(claim, span_text), pair_id) is not None
+
+    async def judge(self, claim: str, span: SpanRef) -> Verdict:
+        key = content_key(claim, span.text)
+        pair_id = current_pair_id.get()
+        entry = self._entry(key, pair_id)
         if entry is None:
-            who = f"pair {pair_id!r}" if pair_id else f"claim {claim[:60]!r}"
-            raise ScriptMissing(
-                f"{self.id} has no verdict for {who} (content key {key}). Add an entry with "
-                f'"id": {pair_id!r} or "key": "{key}" to {self.path}.'
-            )
+            raise ScriptMissing(missing_message(self.id, self.path, key, pair_id, claim))
         fields = {k: entry[k] for k in _VERDICT_FIELDS if k in entry}
         fields["verdict"] = _sampled_label(entry, key, current_repeat.get())
         return Verdict(**fields, judge=self.id, prompt_sha256=self.prompt_sha256)
@@ -155,7 +173,7 @@ class ScriptedJudge(JudgeBase):
 
 @judge(
     "scripted",
-    summary="replays verdicts from a .json/.jsonl file (format: the docstring of spanproof.graders.judges.scripted)",
+    summary="replays verdicts from a .json/.jsonl file (format: `spanproof verify --help`)",
     argument="<path>",
     local=True,
     deterministic=True,

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 from spanproof.graders.rules.model import load_params
 
+from spanproof.core.specs import ModelSpec, SpecError, parse_named_spec
+
 
 def pair_key(claim: str, span: str) -> str:
     return hashlib.sha256(f"{claim}\0{span}".encode()).hexdigest()[:16]
@@ -41,12 +43,20 @@ class TrainingOverlap(BaseModel):
         )
 
 
+def _is_rules(spec: str) -> bool:
+    """Whether a judge spec (``rules``, or a name given to it: ``mine=rules``) is the rules judge."""
+    try:
+        return parse_named_spec(spec).spec == ModelSpec(kind="rules")
+    except SpecError:
+        return False
+
+
 class OverlapCount:
     """``training_overlap`` one pair at a time, for a pair file read in one pass."""
 
     def __init__(self, judges: Iterable[str]) -> None:
         self.pairs = self.trained = 0
-        fitted = load_params().fitted_on if any(j == "rules" for j in judges) else None
+        fitted = load_params().fitted_on if any(map(_is_rules, judges)) else None
         self._fitted = fitted
         self._keys = set(fitted.pair_keys) if fitted is not None else set()
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from pydantic import BaseModel, Field
+from spanproof.graders.judges import spec_of
 from spanproof.graders.rules.fitted import TrainingOverlap, training_overlap
 
 from spanproof.bench.audit_figures import (
@@ -38,6 +39,7 @@ from spanproof.bench.audit_figures import (
     code_changes,
     flag_figures,
 )
+from spanproof.bench.coverage import Coverage, covered
 from spanproof.bench.judge_compare import JudgeComparison, compare_judges
 from spanproof.bench.metrics import (
     ClassScores,
@@ -107,7 +109,8 @@ def judge_only_of(m: Metrics) -> JudgeOnly:
 
 
 class JudgeSetResult(BaseModel):
-    judge: str
+    judge: str  # its name (NAME=SPEC), else its spec
+    spec: str | None = None  # the spec of a judge given a name (left out of --json otherwise)
     set: str
     n: int
     agreement: float | None
@@ -146,7 +149,7 @@ class JudgeSetResult(BaseModel):
 
 
 def no_confidence_note(judge: Judge) -> str:
-    if judge.id.startswith("openai:"):
+    if spec_of(judge).startswith("openai:"):
         return "none: the endpoint returned no token probabilities (logprobs) with its verdicts"
     return "none: this judge gives no probability with its verdicts"
 
@@ -165,6 +168,8 @@ class CalibrationResult(BaseModel):
     drift: list[DriftFlag] | None = Field(default=None)
     # Each later judge against the first, pair by pair on each set (spanproof/bench/judge_compare.py).
     comparisons: list[JudgeComparison] = Field(default_factory=list)
+    # With ``cover``: per set, the pairs every judge covers (kept) and the others (left out)
+    coverage: list[Coverage] = Field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -272,12 +277,16 @@ async def calibrate(
     concurrency: int = 8,
     progress: Callable[[str], None] | None = None,
     repeat: int = 1,
+    cover: bool = False,
 ) -> CalibrationResult:
     """Judge every labelled pair of every set with every judge; one result per (judge, set).
 
     ``repeat``: judge every pair that many times (spanproof/bench/repeats.py); figures are then means
     over the samples. With two judges or more, each later judge is compared with the first,
-    pair by pair (``CalibrationResult.comparisons``)."""
+    pair by pair (``CalibrationResult.comparisons``). A pair some judge cannot answer (a
+    scripted judge's file lacks it) raises UncoveredPairs before anything is judged, unless
+    ``cover``: then every set is cut to the pairs every judge covers
+    (spanproof/bench/coverage.py) and ``CalibrationResult.coverage`` says what was left out."""
     from spanproof.graders.verify import Verifier
 
     from spanproof.bench.repeats import pooled, spread, unstable_pairs
@@ -287,6 +296,10 @@ async def calibrate(
     results: list[JudgeSetResult] = []
     samples_of: dict[tuple[str, str], list[list[Verdict]]] = {}
     labelled = {name: [p for p in ps if p.label is not None] for name, ps in sets.items()}
+    covers: list[Coverage] = []
+    for name, ps in labelled.items():
+        labelled[name], c = covered(name, ps, judges, cover=cover)
+        covers.append(c)
     for judge in judges:
         verifier = Verifier([judge], cache=cache, concurrency=concurrency)
         for set_name, pairs in labelled.items():
@@ -302,6 +315,7 @@ async def calibrate(
             rel = confidence_reliability([p.label for p in every_pair], verdicts)
             result = JudgeSetResult(
                 judge=judge.id,
+                spec=spec_of(judge) if spec_of(judge) != judge.id else None,
                 set=set_name,
                 n=m.n,
                 agreement=m.agreement,
@@ -320,7 +334,7 @@ async def calibrate(
                 confidence_note=None if rel is not None else no_confidence_note(judge),
                 code_changes=code_changes([p.label for p in every_pair], verdicts),
                 flags=flag_figures([p.label for p in every_pair], verdicts),
-                fitted_on=training_overlap([judge.id], [(p.claim, p.span) for p in pairs]),
+                fitted_on=training_overlap([spec_of(judge)], [(p.claim, p.span) for p in pairs]),
                 first_error=next((v.error for v in verdicts if v.error), None),
             )
             if repeat > 1:
@@ -344,7 +358,9 @@ async def calibrate(
         for j in judges[1:] if j.id != judges[0].id
         for name, pairs in labelled.items() if pairs
     ]  # fmt: skip
-    return CalibrationResult(judges=results, comparisons=comparisons)
+    return CalibrationResult(
+        judges=results, comparisons=comparisons, coverage=covers if cover else []
+    )
 
 
 def load_result(path: str | Path) -> CalibrationResult:
@@ -400,11 +416,15 @@ def dump_json(result: CalibrationResult) -> str:
     if result.drift is None:
         data.pop("drift")
     for judge in data["judges"]:
+        if judge.get("spec") is None:
+            judge.pop("spec")
         if judge.get("repeats", 1) == 1:  # the published schema, unless --repeat was asked for
             for key in ("repeats", "spread", "unstable"):
                 judge.pop(key, None)
     if not result.comparisons:
         data.pop("comparisons")
+    if not result.coverage:
+        data.pop("coverage")
     return json.dumps(data, indent=2)
 
 

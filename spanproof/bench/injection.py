@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 from spanproof.adversarial_fixtures.manifest import Fixture, contains_marker
+from spanproof.graders.errors import JudgeConfigError
 
 from spanproof.bench.run_view import EgressView, RunView, view_from_record
 from spanproof.core.urls import canonical_url, host_allowed
@@ -447,8 +448,11 @@ async def run_suite(
                         convergence="off" if model in COMPROMISED_SPECS else None,
                     )
                 except Exception as exc:  # a crashed run proves nothing: it fails the suite
-                    if endpoint_dead(exc):
-                        raise  # every later run would crash the same way: the suite cannot run
+                    if endpoint_dead(exc) or isinstance(exc, JudgeConfigError):
+                        # every later run would crash the same way (a dead endpoint; a judge
+                        # set up wrong, e.g. a scripted judge with no verdict for the agent's
+                        # claims): the suite cannot run, and says why once
+                        raise
                     view = failed_view(fixture, f"{type(exc).__name__}: {exc}")
                 else:
                     # The agent stores a run whose model failed as failed: a dead endpoint fails

@@ -9,7 +9,11 @@ set (spanproof/bench/paired_stats.py does the arithmetic):
   clustered by source page and a paired test (two-sided: neither judge is the baseline);
 - per pair kind, how many pairs only A got right, only B got right, and where their verdicts
   differ at all;
-- the pairs where the two judges' audited verdicts differ.
+- the pairs where the two judges' audited verdicts differ;
+- the same on SUPPORTED vs rest (spanproof/bench/binary_compare.py): balanced accuracy, TPR
+  and TNR, each paired. A judge that never says PARTIAL on the set is *binary*; with one, the
+  headline is balanced accuracy, since three-way agreement counts every PARTIAL pair against
+  a judge that cannot say it.
 
 ``calibrate --judge A --judge B`` prints it, and the viewer's judges page shows the same.
 With repeats (``--repeat``) each pair counts its samples (successes of trials).
@@ -21,7 +25,8 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
-from spanproof.bench.outcomes import labelled_set
+from spanproof.bench.binary_compare import BinaryComparison, Tally, compare_binary
+from spanproof.bench.outcomes import labelled_set, pair_cluster
 from spanproof.bench.paired_stats import PairedDifference, paired_difference
 from spanproof.core.verdict import Pair, Verdict
 
@@ -61,10 +66,38 @@ class JudgeComparison(BaseModel):
     near_miss_only_b_right: int = 0
     by_kind: list[KindCounts] = Field(default_factory=list)
     differing: list[DifferingPair] = Field(default_factory=list)
+    # SUPPORTED vs rest, after the audit and judge-only; a judge is binary when its own label
+    # was never PARTIAL here, and then the headline is balanced accuracy
+    binary: BinaryComparison | None = None
+    binary_judge_only: BinaryComparison | None = None
+    a_binary: bool = False
+    b_binary: bool = False
+
+    @property
+    def headline(self) -> str:
+        """The figure to read first: "balanced_accuracy" when either judge is binary."""
+        return "balanced_accuracy" if self.a_binary or self.b_binary else "agreement"
 
 
 def _outcome(v: Verdict) -> str:
     return "ERROR" if v.error else v.verdict
+
+
+def _binary_right(
+    pairs: Sequence[Pair], samples: Sequence[Sequence[Verdict]], *, judge_only: bool
+) -> list[Tally]:
+    """Per pair: samples right on SUPPORTED vs rest (an error is wrong), of how many."""
+
+    def right(p: Pair, v: Verdict) -> bool:
+        said = (v.judge_verdict or v.verdict) if judge_only else v.verdict
+        return v.error is None and (said == "SUPPORTED") == (p.label == "SUPPORTED")
+
+    return [(sum(right(p, s[i]) for s in samples), len(samples)) for i, p in enumerate(pairs)]
+
+
+def is_binary(samples: Sequence[Sequence[Verdict]]) -> bool:
+    """The judge's own label was never PARTIAL (it cannot, or did not, say it on this set)."""
+    return not any((v.judge_verdict or v.verdict) == "PARTIAL" for s in samples for v in s)
 
 
 def compare_judges(
@@ -89,6 +122,14 @@ def compare_judges(
             [c[0] for c in yb], [c[1] for c in yb], [c[0] for c in ya], [c[1] for c in ya],
             [items_a[i].cluster for i in idx],
         )  # fmt: skip
+
+    def binary(*, judge_only: bool) -> BinaryComparison:
+        return compare_binary(
+            [p.label == "SUPPORTED" for p in pairs],
+            _binary_right(pairs, a_samples, judge_only=judge_only),
+            _binary_right(pairs, b_samples, judge_only=judge_only),
+            [pair_cluster(p) for p in pairs],
+        )
 
     kinds: dict[str, KindCounts] = {}
     differing = []
@@ -125,6 +166,8 @@ def compare_judges(
         only_b_right=sum(sb > sa for sa, sb, _ in shares),
         near_miss_only_a_right=sum(sa > sb for sa, sb, nm in shares if nm),
         near_miss_only_b_right=sum(sb > sa for sa, sb, nm in shares if nm),
+        binary=binary(judge_only=False), binary_judge_only=binary(judge_only=True),
+        a_binary=is_binary(a_samples), b_binary=is_binary(b_samples),
     )  # fmt: skip
 
 
@@ -134,3 +177,35 @@ def describe(d: PairedDifference | None) -> str:
         return "n/a"
     ci = f" [{d.ci_low:+.3f}, {d.ci_high:+.3f}]" if d.ci_low is not None else ""
     return f"{d.diff:+.3f}{ci}, {d.test} p={d.p_two_sided:.2g} (two-sided)"
+
+
+def binary_lines(c: JudgeComparison) -> list[str]:
+    """The SUPPORTED-vs-rest comparison in words, headline first: which judge is binary,
+    balanced accuracy with TPR and TNR after the audit and judge-only (every line says B
+    minus A, its interval and its test)."""
+    binary = [name for name, b in ((c.a, c.a_binary), (c.b, c.b_binary)) if b]
+    lines = []
+    if binary:
+        what = "binary judges" if len(binary) > 1 else "a binary judge"
+        lines.append(
+            f"{' and '.join(binary)} never said PARTIAL here ({what}): the headline is "
+            "SUPPORTED-vs-rest balanced accuracy (three-way agreement counts every PARTIAL "
+            "pair against a judge that does not say it)"
+        )
+    for side, b in (("final", c.binary), ("judge-only", c.binary_judge_only)):
+        if b is None:
+            continue
+        ba = b.balanced_accuracy
+        lines.append(
+            f"balanced accuracy ({side}): {c.a} {_rate(ba.baseline)}, {c.b} {_rate(ba.current)}; "
+            f"{c.b} minus {c.a} {describe(ba)}"
+        )
+        for what, d, n in (("TPR", b.tpr, b.n_supported), ("TNR", b.tnr, b.n_rest)):
+            if d is not None:
+                lines.append(f"  {what} on {n} {'SUPPORTED' if what == 'TPR' else 'other'} pairs: "
+                             f"{_rate(d.baseline)} -> {_rate(d.current)}, {describe(d)}")  # fmt: skip
+    return lines
+
+
+def _rate(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"

@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
+from spanproof.graders.judges import spec_of
+from spanproof.graders.rules.fitted import TrainingOverlap, training_overlap
 from spanproof.planted_failures import PlantedPair, mutators
 
 from spanproof.bench.calibration import judge_set
@@ -75,6 +77,10 @@ class JudgeOnlySensitivity(BaseModel):
 
 class SensitivityResult(BaseModel):
     judge: str
+    # which set the figures come from (the pair file's stem) and how many pairs it held: the
+    # same judge has other figures on other sets (the gate plants on another selection)
+    set: str = ""
+    n_pairs: int = 0
     selection: str = "every SUPPORTED pair"
     n_excluded: int = 0  # SUPPORTED pairs not planted on (see `contract_clean`)
     n_originals: int
@@ -90,6 +96,8 @@ class SensitivityResult(BaseModel):
     caught_only_by_flag: int = 0
     flag_only_share: float | None = None
     originals_flagged: int = 0  # untouched originals passed SUPPORTED with a flag
+    # Set when the originals trained the rules judge: its figures on them are fitted
+    fitted_on: TrainingOverlap | None = None
 
 
 CONTRACT_CLEAN = "contract-clean SUPPORTED pairs (claim specifics all in the span)"
@@ -235,9 +243,11 @@ async def run_sensitivity(
     concurrency: int = 8,
     progress: Callable[[str], None] | None = None,
     only_contract_clean: bool = False,
+    set_name: str = "",
 ) -> SensitivityResult:
     """Plant every applicable mutator on every SUPPORTED pair (or, with `only_contract_clean`,
-    on the `contract_clean` ones); judge originals and variants."""
+    on the `contract_clean` ones); judge originals and variants. The result names the set
+    (``set_name``), its size, and whether its originals trained the judge."""
     from spanproof.graders.verify import Verifier
 
     supported = [p for p in pairs if p.label == "SUPPORTED"]
@@ -267,4 +277,6 @@ async def run_sensitivity(
     if only_contract_clean:
         result.selection = CONTRACT_CLEAN
         result.n_excluded = len(supported) - len(originals)
+    result.set, result.n_pairs = set_name, len(pairs)
+    result.fitted_on = training_overlap([spec_of(judge)], [(p.claim, p.span) for p in originals])
     return result

@@ -150,6 +150,9 @@ def _citation_rows(record: RunRecord) -> list[list[str]]:
     return rows
 
 
+NO_CITATIONS = "Citations: none (no claim was drafted)."
+
+
 def render_answer(record: RunRecord, *, rich_ok: bool) -> None:
     from tabulate import tabulate
 
@@ -187,13 +190,14 @@ def render_answer(record: RunRecord, *, rich_ok: bool) -> None:
             console.print()
             for gap in a.gaps:
                 console.print(f"[dim]- {escape(gap)}[/dim]")
+        rows = _citation_rows(record)
         table = Table(title="Citations", show_lines=True)
         for name in headers:
             # URLs and times are citations: never truncate them, wrap instead.
             table.add_column(name, overflow="fold", ratio=4 if name == "quote" else None)
-        for row in _citation_rows(record):
+        for row in rows:
             table.add_row(*(escape(cell) for cell in row))
-        console.print(table)
+        console.print(table if rows else f"[dim]{NO_CITATIONS}[/dim]")
         console.print(f"[dim]{metrics_line}[/dim]")
         console.print(
             f"[dim]run {record.run_id} ({record.status}); `spanproof runs show {record.run_id}`[/dim]"
@@ -209,8 +213,10 @@ def render_answer(record: RunRecord, *, rich_ok: bool) -> None:
     lines += _notes(record)
     if a.gaps:
         lines += [""] + [f"- {g}" for g in a.gaps]
-    lines += ["", tabulate(_citation_rows(record), headers=headers, tablefmt="simple"), "", metrics_line,
-              f"run {record.run_id} ({record.status})"]  # fmt: skip
+    rows = _citation_rows(record)
+    # no claim, no table: a header over nothing reads as a table that failed to print
+    cited = tabulate(rows, headers=headers, tablefmt="simple") if rows else NO_CITATIONS
+    lines += ["", cited, "", metrics_line, f"run {record.run_id} ({record.status})"]
     click.echo("\n".join(lines))
 
 

@@ -11,6 +11,7 @@ import click
 
 from spanproof.cli.options import (
     HOME_HELP,
+    SCRIPTED_FORMAT_HELP,
     endpoint_options,
     endpoint_settings,
     err,
@@ -83,7 +84,7 @@ def _list_kinds(ctx: click.Context, _param: click.Parameter, value: bool) -> Non
     ctx.exit(0)
 
 
-@click.command()
+@click.command(epilog=SCRIPTED_FORMAT_HELP)
 @click.option(
     "--pairs",
     "pairs_path",
@@ -206,10 +207,13 @@ def sensitivity(
             thresholds=thresholds,
             progress=progress_printer(as_json),
             only_contract_clean=contract_clean,
+            set_name=Path(pairs_path).stem,
         ),
         quiet=as_json,
         what="sensitivity run",
     )
+    if result.fitted_on is not None:
+        err(result.fitted_on.warning())  # on stderr, so --json still warns
     if as_json:
         click.echo(result.model_dump_json(indent=2))
     else:
@@ -249,7 +253,12 @@ def sensitivity(
             )  # fmt: skip
         )
         click.echo(
-            f"\njudge {result.judge}, final verdicts: sensitivity {_fmt(result.sensitivity)} "
+            f"\nset {result.set} ({result.n_pairs} pairs): planted on {result.n_originals} "
+            f"{'contract-clean ' if contract_clean else ''}SUPPORTED originals, "
+            f"{result.n_planted} planted variants"
+        )
+        click.echo(
+            f"judge {result.judge}, final verdicts: sensitivity {_fmt(result.sensitivity)} "
             f"(>= {thresholds.sensitivity}), specificity {_fmt(result.specificity)} on "
             f"{result.n_originals} originals (>= {thresholds.specificity})"
             f" -> {'PASS' if result.passed else 'FAIL'} (thresholds apply to the final verdicts: "
@@ -404,15 +413,18 @@ def _paired_tables(result: CalibrationResult, tablefmt: str, limit: int = 15) ->
     """Each later judge against the first, pair by pair (spanproof/bench/judge_compare.py)."""
     from tabulate import tabulate
 
-    from spanproof.bench.judge_compare import describe
+    from spanproof.bench.judge_compare import binary_lines, describe
 
     out = []
     for c in result.comparisons:
         out.append(f"paired comparison on {c.set} ({c.n} pairs): {c.b} minus {c.a}\n")
-        out.append(
-            f"  agreement: {describe(c.agreement)}; {c.only_a_right} pairs only {c.a} got "
-            f"right, {c.only_b_right} only {c.b}\n"
+        agreement = (
+            f"  agreement (three-way): {describe(c.agreement)}; {c.only_a_right} pairs only "
+            f"{c.a} got right, {c.only_b_right} only {c.b}\n"
         )
+        binary = [f"  {line}\n" for line in binary_lines(c)]
+        # the headline first: balanced accuracy when a judge is binary, else agreement
+        out += [*binary, agreement] if c.headline == "balanced_accuracy" else [agreement, *binary]
         if c.near_miss is not None:
             out.append(
                 f"  near-miss agreement: {describe(c.near_miss)}; {c.near_miss_only_a_right} "
@@ -438,6 +450,31 @@ def _paired_tables(result: CalibrationResult, tablefmt: str, limit: int = 15) ->
     return "".join(out)
 
 
+def _coverage_lines(result: CalibrationResult, limit: int = 10) -> str:
+    """With --cover: per set, the pairs kept and left out, and which judge lacks each."""
+    out = []
+    for c in result.coverage:
+        out.append(c.summary())
+        out += [f"  left out {p.id}: no verdict from {', '.join(p.missing_from)}"
+                for p in c.left_out[:limit]]  # fmt: skip
+        if len(c.left_out) > limit:
+            out.append(f"  ... and {len(c.left_out) - limit} more (--json lists all)")
+    return "\n".join(out) + ("\n\n" if out else "")
+
+
+def _distinct_names(judges: Sequence[Judge]) -> None:
+    """Each judge's name (its spec, or NAME= given to it) heads its rows: two alike cannot."""
+    seen: set[str] = set()
+    for j in judges:
+        if j.id in seen:
+            raise click.BadParameter(
+                f"two judges are called {j.id!r}: give each its own name, e.g. "
+                f"--judge a={j.id} --judge b=...",
+                param_hint="--judge",
+            )
+        seen.add(j.id)
+
+
 def _repeat_lines(result: CalibrationResult, limit: int = 15) -> str:
     out = []
     for r in result.judges:
@@ -454,7 +491,7 @@ def _repeat_lines(result: CalibrationResult, limit: int = 15) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-@click.command()
+@click.command(epilog=SCRIPTED_FORMAT_HELP)
 @click.option(
     "--set",
     "set_paths",
@@ -505,6 +542,13 @@ def _repeat_lines(result: CalibrationResult, limit: int = 15) -> str:
     "their spread; pairs whose verdict changes are listed as unstable. Each sample is cached.",
 )
 @click.option(
+    "--cover",
+    is_flag=True,
+    help="Compare the judges on the pairs every judge covers: a scripted judge answers only the "
+    "pairs its file holds, and without --cover a pair one lacks is an error before anything is "
+    "judged. The pairs kept and left out (and which judge lacks each) are reported.",
+)
+@click.option(
     "--gate-set",
     "gate_sets",
     multiple=True,
@@ -541,6 +585,7 @@ def calibrate(
     baseline_path: str | None,
     seed: int,
     repeat: int,
+    cover: bool,
     gate_sets: tuple[str, ...],
     min_agreement: float,
     min_near_miss: float,
@@ -581,6 +626,13 @@ def calibrate(
       spanproof calibrate --set goldens/judge_calibration.jsonl --report out/calibration
       spanproof calibrate --set goldens/judge_calibration.jsonl --judge rules --judge blind
       spanproof calibrate --set goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
+      spanproof calibrate --set goldens/wice_dev_pairs.jsonl --cover \\
+        --judge t5=scripted:t5-3b-anli.dev.jsonl --judge t5-wice=scripted:t5-3b-anli-wice.dev.jsonl
+
+    With --cover, only the pairs every judge covers are judged (a scripted judge answers only
+    its file's pairs); the pairs left out are listed with the judge that lacks each. A judge
+    that never says PARTIAL on a set is binary: the comparison's headline is then
+    SUPPORTED-vs-rest balanced accuracy, with TPR and TNR, each paired with its interval.
     """
     from spanproof.bench.calibration import (
         CalibrationThresholds,
@@ -607,6 +659,7 @@ def calibrate(
         sets[name] = _pairs(path)
     endpoint = endpoint_settings(base_url, api_key)
     judges = [_judge(s, endpoint) for s in judge_specs]
+    _distinct_names(judges)
     thresholds = CalibrationThresholds(agreement=min_agreement, near_miss_agreement=min_near_miss)
     result = run_async(
         run_calibration(
@@ -618,6 +671,7 @@ def calibrate(
             seed=seed,
             progress=progress_printer(as_json),
             repeat=repeat,
+            cover=cover,
         ),
         quiet=as_json,
         what="calibration",
@@ -630,8 +684,14 @@ def calibrate(
     if markdown_path:
         md = (
             "# Judge calibration\n\n"
+            + _coverage_lines(result)
             + _comparison_table(result, "github")
             + "\n\n"
+            + "".join(
+                f"{r.judge} on {r.set}: {r.fitted_on.warning()}\n\n"
+                for r in result.judges
+                if r.fitted_on is not None
+            )  # fmt: skip
             + _confusion_tables(result, "github")
             + _kind_tables(result, "github")
             + _paired_tables(result, "github")
@@ -647,6 +707,7 @@ def calibrate(
     if as_json:
         click.echo(dump_json(result))
     else:
+        click.echo(_coverage_lines(result), nl=False)
         click.echo(_comparison_table(result, "github"))
         click.echo("")
         click.echo(_confusion_tables(result, "simple"))

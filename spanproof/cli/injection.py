@@ -20,7 +20,7 @@ from spanproof.cli.options import (
     progress_printer,
     run_async,
 )
-from spanproof.core.specs import SpecError, parse_spec
+from spanproof.core.specs import SpecError, parse_named_spec
 
 if TYPE_CHECKING:
     from spanproof.agent.run import PolicyName
@@ -205,7 +205,7 @@ def injection(
             check_chat_spec(model_spec)
         check_judge_spec(judge_spec)
         needs_endpoint = any(
-            s and s not in BUILT_IN and parse_spec(s).kind == "openai"
+            s and s not in BUILT_IN and parse_named_spec(s).spec.kind == "openai"
             for s in (model_spec, judge_spec)
         )
         if needs_endpoint:

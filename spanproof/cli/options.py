@@ -32,10 +32,26 @@ DB_HELP = (
 
 
 def judge_specs() -> str:
-    """The judge specs the registry knows, for help text (built-ins and installed plug-ins)."""
+    """The judge specs the registry knows, for help text (built-ins and installed plug-ins),
+    and how to name one."""
     from spanproof.graders.judges import judge_usage
 
-    return judge_usage()
+    return f"{judge_usage()}; NAME=SPEC names it in every table (t5=scripted:t5.jsonl)"
+
+
+# The scripted judge's file format, for the help of the commands that judge labelled pairs
+# (graders/judges/scripted.py reads it; README "Scripted judges" says the same).
+SCRIPTED_FORMAT_HELP = """\b
+Scripted judges (scripted:FILE): a .jsonl file, one verdict a line, or a .json list of them
+or object of them keyed by pair id. Each entry says which pair it answers by "id" (the pair
+file's id), "key" (sha256 of claim + "\\n" + span, hex) or "claim" and "span", and gives
+"verdict" (SUPPORTED | PARTIAL | NOT_SUPPORTED) with, optionally, "quote_used" (needed for a
+SUPPORTED verdict to pass the audit), "unsupported_element", "confidence", "by_repeat" or
+"flip_rate" (samples for --repeat). E.g.
+  {"id": "wice-dev02986", "verdict": "NOT_SUPPORTED", "quote_used": ""}
+A scripted judge answers only the pairs its file holds: any other pair is an error
+(calibrate --cover compares judges on the pairs every judge covers instead).
+"""
 
 
 def home_option(help: str = HOME_HELP) -> Callable[[F], F]:

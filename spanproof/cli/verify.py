@@ -11,6 +11,7 @@ from spanproof.graders.verify_pool import POOL_MIN_PAIRS
 
 from spanproof.cli.options import (
     HOME_HELP,
+    SCRIPTED_FORMAT_HELP,
     endpoint_options,
     endpoint_settings,
     err,
@@ -78,7 +79,9 @@ without --batch.
 \b
 --repeat N: the verdict written for a pair is its least favourable sample (NOT_SUPPORTED <
 PARTIAL < SUPPORTED; an error sample makes it an error), with the samples and "unstable".
-""",
+
+"""
+    + SCRIPTED_FORMAT_HELP,
 )
 @click.option(
     "--pairs",
@@ -94,7 +97,8 @@ PARTIAL < SUPPORTED; an error sample makes it an error), with the samples and "u
     envvar="SPANPROOF_JUDGE",
     default=("rules",),
     show_default=True,
-    help="Judge spec: rules, blind, openai:<model>, scripted:<path>. Repeat for a panel.",
+    help="Judge spec: rules, blind, openai:<model>, scripted:<path>; NAME=SPEC names it "
+    "(t5=scripted:t5.jsonl). Repeat for a panel.",
 )
 @click.option(
     "--policy",

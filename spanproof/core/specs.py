@@ -1,4 +1,5 @@
-"""The one parser for model and judge spec strings: ``KIND`` or ``KIND:ARGUMENT``.
+"""The one parser for model and judge spec strings: ``KIND`` or ``KIND:ARGUMENT``, and for a
+judge given a name of its own, ``NAME=KIND[:ARGUMENT]``.
 
 It reads the form only and knows no names: which kinds exist is said where they are consumed
 (judges: ``spanproof.graders.judges``; agent models: ``spanproof.agent.chat``; the report
@@ -42,6 +43,40 @@ def parse_spec(text: str) -> ModelSpec:
             "openai:gpt-4o-mini, scripted:verdicts.jsonl."
         )
     return ModelSpec(kind=form.group("kind"), name=(form.group("name") or "").strip())
+
+
+# A judge's name: what tables, files and pages call it instead of its spec (a scripted judge's
+# spec is a whole path). A name holds no colon, so the first "=" before any colon is the name's:
+# "scripted:a=b.jsonl" is a spec whose path holds "=", "t5=scripted:a.jsonl" is a named one.
+_NAMED = re.compile(r"(?P<label>[^:=]*)=(?P<spec>.*)", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+
+class NamedSpec(BaseModel, frozen=True):
+    """A spec with the name it was given (``NAME=SPEC``), or with none."""
+
+    name: str | None
+    spec: ModelSpec
+
+    @property
+    def label(self) -> str:
+        """What to call it: its name, else its spec."""
+        return self.name or str(self.spec)
+
+
+def parse_named_spec(text: str) -> NamedSpec:
+    """``NAME=SPEC`` or ``SPEC``; SpecError (saying how to write it) for a bad name or spec."""
+    raw = (text or "").strip()
+    named = _NAMED.fullmatch(raw)
+    if named is None:
+        return NamedSpec(name=None, spec=parse_spec(raw))
+    label = named.group("label").strip()
+    if not _NAME.fullmatch(label):
+        raise SpecError(
+            f"Cannot read the name {label!r} in {text!r}: write NAME=SPEC with a NAME of up to 40 "
+            "letters, digits, '-', '_' or '.', e.g. t5=scripted:verdicts.jsonl."
+        )
+    return NamedSpec(name=label, spec=parse_spec(named.group("spec")))
 
 
 ResponseFormatChoice = Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"]

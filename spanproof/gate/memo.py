@@ -147,7 +147,7 @@ def inputs(
     cfg: GateConfig, judge: Judge, *, db: str | None, resolve: Callable[[str], Path]
 ) -> dict[str, Any]:
     """Everything the key covers, as readable values (``resolve``: the gate's path rule)."""
-    from spanproof.core.specs import parse_spec
+    from spanproof.core.specs import parse_named_spec
 
     # every setting that names a file or folder (questions, the sets, fixtures, a corpus ...):
     # its bytes, whichever setting a later version adds
@@ -155,7 +155,7 @@ def inputs(
     for name, value in cfg:
         if isinstance(value, str) and value and resolve(value).exists():
             files[name] = tree_sha256(resolve(value))
-    spec = parse_spec(cfg.judge)
+    spec = parse_named_spec(cfg.judge).spec
     if spec.kind == "scripted":
         files["scripted_judge"] = tree_sha256(Path(spec.name))
     wice = os.environ.get("SPANPROOF_WICE_DEV")

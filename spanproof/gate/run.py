@@ -406,7 +406,7 @@ def _allow_hosts(env: WebEnv | None) -> list[str]:
 
 def _models_of(cfg: GateConfig, check: str) -> set[str]:
     """The openai: model names a check calls (the deterministic agent checks call none)."""
-    from spanproof.core.specs import SpecError, parse_spec
+    from spanproof.core.specs import SpecError, parse_named_spec
 
     if check in AGENT_CHECKS:
         return set()
@@ -419,7 +419,7 @@ def _models_of(cfg: GateConfig, check: str) -> set[str]:
     names = set()
     for spec in specs:
         try:
-            parsed = parse_spec(spec) if spec else None
+            parsed = parse_named_spec(spec).spec if spec else None
         except SpecError:
             continue
         if parsed is not None and parsed.kind == "openai" and parsed.name:
@@ -604,6 +604,7 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     read its verdicts through the verifier as usual (audited, cached). Returns the jobs to
     forget once done."""
     from spanproof.graders.batch_judge import judge_in_batch
+    from spanproof.graders.judges import unwrap
     from spanproof.graders.openai_judge import OpenAIJudge
 
     from spanproof.bench.calibration import span_ref
@@ -611,7 +612,7 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     from spanproof.gate.checks.reviewed import reviewed_set_state
 
     cfg, verifier = run.cfg, run.built_verifier()
-    if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
+    if not any(isinstance(unwrap(j), OpenAIJudge) for j in verifier.judges):
         raise ValueError(
             f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "
             f'{verifier.id}; set judge = "openai:MODEL" or judge_batch = false'

@@ -34,9 +34,9 @@ class RunIdConflict(StoreError):
 
 
 class RunNotFound(StoreError, KeyError):
-    """No run has this id (or id prefix). A KeyError too, for callers that look ids up."""
-
-    exit_code = 1
+    """No run has this id (or id prefix). A KeyError too, for callers that look ids up.
+    Exit 2, as for any argument that names nothing: 1 is kept for a run found wanting (a
+    recheck whose quote is gone), which a script must be able to tell from a typo."""
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""

@@ -624,12 +624,13 @@ class Store:
         tables = []
         with self._read() as conn:
             revision = migrate.current_revision(conn)
+            sqlite_sizes = _sqlite_table_bytes(conn) if self.backend == "sqlite" else {}
             for name in t.TABLE_NAMES:
                 table = t.metadata.tables[name]
                 rows = int(
                     conn.execute(sa.select(sa.func.count()).select_from(table)).scalar() or 0
                 )
-                size = None
+                size = sqlite_sizes.get(name)
                 if self.backend == "postgresql":
                     size = conn.execute(
                         sa.select(sa.func.pg_total_relation_size(sa.literal(name)))
@@ -796,3 +797,18 @@ def corrupt_message(run_id: str, why: str) -> str:
         f"run {run_id}'s stored record cannot be read ({why}). The other runs are fine; "
         f"remove this one with `spanproof runs delete {run_id}` (or restore the store from a backup)."
     )
+
+
+def _sqlite_table_bytes(conn: sa.Connection) -> dict[str, int]:
+    """Each table's pages with its indexes, in bytes, from SQLite's ``dbstat`` table; empty
+    when this SQLite was built without it (sizes then show as unknown, never as zero)."""
+    try:
+        rows = conn.execute(
+            sa.text(
+                "SELECT m.tbl_name, SUM(d.pgsize) FROM dbstat AS d "
+                "JOIN sqlite_master AS m ON m.name = d.name GROUP BY m.tbl_name"
+            )
+        ).all()
+    except sa.exc.OperationalError:
+        return {}
+    return {str(name): int(size) for name, size in rows}

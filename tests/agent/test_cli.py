@@ -75,7 +75,7 @@ def test_runs_list_and_show(asked):
     as_json = runner.invoke(cli, ["runs", "show", record["run_id"], "--json", "--home", str(home)])
     assert json.loads(as_json.output)["run_id"] == record["run_id"]
     missing = runner.invoke(cli, ["runs", "show", "run_nope", "--home", str(home)])
-    assert missing.exit_code != 0 and "runs list" in missing.output
+    assert missing.exit_code == 2 and "runs list" in missing.output
 
 
 def test_recheck_confirms_quotes_and_flags_a_tampered_one(asked):
@@ -196,3 +196,15 @@ def test_recheck_live_flags_a_page_that_changed(httpserver, tmp_path):
 def test_an_empty_question_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(cli, ["ask", "  ", "--home", str(tmp_path)])
     assert result.exit_code == 2 and "QUESTION is empty" in result.output
+
+
+def test_an_unanswered_question_prints_no_empty_citation_table(capsys):
+    from spanproof.agent.record import RunConfig, RunRecord
+
+    from spanproof.cli.agent import NO_CITATIONS, render_answer
+
+    record = RunRecord(run_id="r", question="Q?", config=RunConfig(policy="extractive"))
+    for rich_ok in (False, True):
+        render_answer(record, rich_ok=rich_ok)
+        out = capsys.readouterr().out
+        assert NO_CITATIONS in out and "retrieved" not in out  # no header over nothing

@@ -39,8 +39,10 @@ def test_sensitivity_blind_fails_with_exit_1_and_quiet_json(tmp_path, runner):
     assert set(data) == {
         "judge", "selection", "n_excluded", "n_originals", "n_planted", "sensitivity",
         "specificity", "by_kind", "missed", "thresholds", "passed", "judge_only",
-        "caught_only_by_flag", "flag_only_share", "originals_flagged",
+        "caught_only_by_flag", "flag_only_share", "originals_flagged", "set", "n_pairs",
+        "fitted_on",
     }  # fmt: skip
+    assert (data["set"], data["n_pairs"]) == ("good", len(GOOD)) and data["fitted_on"] is None
     assert data["selection"] == "every SUPPORTED pair" and data["n_excluded"] == 0
     # the canary reads nothing: judge-only it catches no planted failure at all
     assert data["judge_only"]["sensitivity"] == 0.0 and data["judge_only"]["specificity"] == 1.0
@@ -174,3 +176,28 @@ def test_shipped_calibration_set_is_well_formed():
         for p in pairs:
             if p.source and "wice_id" in p.source:
                 assert all(pages[p.source["wice_id"]][i] in p.span for i in p.source["sentences"])
+
+
+def test_sensitivity_names_its_set_and_warns_when_the_pairs_trained_the_judge(tmp_path, runner):
+    # the WiCE development pairs trained the rules judge, under any name given to it
+    wice = str(ROOT / "goldens" / "wice_dev_pairs.jsonl")
+    args = ["sensitivity", "--pairs", wice, "--kind", "drift_number", "--home", str(tmp_path / "h")]
+    res = runner.invoke(cli, [*args, "--judge", "mine=rules"])
+    assert "these pairs trained the rules judge" in res.stderr, res.stderr
+    assert "set wice_dev_pairs (349 pairs): planted on 115 SUPPORTED originals" in res.stdout
+    assert "judge mine, final verdicts" in res.stdout
+    res = runner.invoke(cli, [*args, "--judge", "blind"])  # the blind judge was fitted on nothing
+    assert "trained" not in res.stderr
+
+
+def test_calibrate_markdown_says_when_the_pairs_trained_a_named_rules_judge(tmp_path, runner):
+    lines = (ROOT / "goldens" / "wice_dev_pairs.jsonl").read_text().splitlines()[:5]
+    pairs = tmp_path / "five.jsonl"
+    pairs.write_text("\n".join(lines) + "\n")
+    md = tmp_path / "cal.md"
+    args = ["calibrate", "--set", str(pairs), "--markdown", str(md), "--home", str(tmp_path / "h")]
+    res = runner.invoke(cli, [*args, "--judge", "mine=rules"])
+    assert res.exit_code == 0, res.output
+    assert "mine on five: warning: these pairs trained the rules judge" in md.read_text()
+    runner.invoke(cli, [*args, "--judge", "blind"])
+    assert "trained" not in md.read_text()

@@ -136,7 +136,7 @@ async def test_sensitivity_json_schema_and_cache_reuse(tmp_path):
     assert keys == {
         "judge", "selection", "n_excluded", "n_originals", "n_planted", "sensitivity", "specificity", "by_kind", "missed",
         "thresholds", "passed", "judge_only", "caught_only_by_flag", "flag_only_share",
-        "originals_flagged",
+        "originals_flagged", "set", "n_pairs", "fitted_on",
     }  # fmt: skip
     assert set(first.missed[0].model_dump()) == {"id", "kind", "claim", "verdict"}
     assert len(cache) > 0

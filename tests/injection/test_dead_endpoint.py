@@ -24,3 +24,18 @@ def test_a_dead_model_endpoint_stops_the_injection_suite_at_once(tmp_path):
     # three calls proved it dead; the 43 pages did not each try again
     assert "errors: connection 3;" in traffic
     assert "runs crashed" not in result.output
+
+
+def test_a_scripted_judge_without_the_agents_claims_stops_the_suite_with_one_clear_error(
+    tmp_path,
+):
+    # a published judge's verdicts on pairs of a set: none of them is an agent's claim here
+    script = tmp_path / "judge.jsonl"
+    script.write_text('{"id": "wice-dev00001", "verdict": "SUPPORTED"}\n')
+    result = CliRunner().invoke(cli, [
+        "injection", "--judge", f"anchor=scripted:{script}", "--home", str(tmp_path / "h"),
+    ])  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "has no verdict for the claim" in result.stderr
+    assert "runs crashed" not in result.output and '"id": None' not in result.output
+    assert result.stderr.count("has no verdict") == 1  # said once, not once a page

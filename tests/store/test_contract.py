@@ -239,6 +239,10 @@ def test_info_counts_rows_and_sizes(db_url):
     assert counts["runs"] == 1 and set(counts) == set(schema.TABLE_NAMES)
     assert info.runs_by_kind["gate"] == 1 and info.revision == schema.HEAD
     assert info.total_bytes and info.total_bytes > 0
+    sizes = {t.name: t.bytes for t in info.tables}
+    # every table's size, not "-" (SQLite from dbstat, PostgreSQL from its relation sizes)
+    assert all(isinstance(b, int) for b in sizes.values()), sizes
+    assert sizes["runs"] > 0 and sum(sizes.values()) <= info.total_bytes
     assert "@" not in info.url or ":***@" in info.url or "spanproof@" in info.url
 
 

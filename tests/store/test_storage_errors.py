@@ -164,7 +164,7 @@ def test_runs_show_percent_does_not_resolve_to_the_newest_run(tmp_path):
     runner = CliRunner()
     for pattern in ("%", "_", "%%", "_" * 8):
         result = runner.invoke(cli, ["runs", "show", pattern, "--json", "--home", str(tmp_path)])
-        assert result.exit_code == 1 and run_id not in result.output, pattern
+        assert result.exit_code == 2 and run_id not in result.output, pattern
         assert "no run" in result.output
     ok = runner.invoke(cli, ["runs", "show", run_id[:8], "--json", "--home", str(tmp_path)])
     assert ok.exit_code == 0 and json.loads(ok.stdout)["run_id"] == run_id

@@ -25,6 +25,7 @@ from spanproof.agent.services import Services
 from spanproof.graders.audit import weakest
 from spanproof.graders.batch_judge import BatchSummary
 from spanproof.graders.errors import JudgeConfigError
+from spanproof.graders.judges import unwrap
 from spanproof.graders.openai_judge import OpenAIJudge
 from spanproof.graders.verify import Item, Verifier
 from spanproof.graders.verify_stream import counters_of
@@ -61,7 +62,7 @@ def verify_sampled(
     items: list[Item] = [p.pair.item() for p in pairs]
     batches: list[BatchSummary] | None = None
     if request.batch:
-        if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
+        if not any(isinstance(unwrap(j), OpenAIJudge) for j in verifier.judges):
             ids = ", ".join(j.id for j in verifier.judges)
             raise VerifyFailed(f"--batch sends the requests of openai: judges, and no judge here "
                                f"is one ({ids}); add --judge openai:MODEL or drop --batch")  # fmt: skip
