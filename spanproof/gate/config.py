@@ -149,6 +149,15 @@ class GateConfig(_Strict):
         None, description="offline corpus dir; unset = the shipped corpus"
     )
     concurrency: int = Field(8, ge=1, le=64, description="most model requests in flight")
+    # Runs side by side share each endpoint's one adaptive window (spanproof.wire.limiter): a
+    # server computing one request at a time still sees at most two, however many runs wait.
+    runs_in_flight: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="agent runs side by side (golden questions, injection pages); "
+        "unset = concurrency",
+    )
     timeout_s: float = Field(180.0, gt=0, description="seconds to wait for one model reply")
     # A gate that waits on a stuck server must still end, record what finished and say so.
     deadline_s: float = Field(
@@ -241,9 +250,17 @@ class GateConfig(_Strict):
             raise ValueError(str(exc)) from None
         return value
 
+    @property
+    def runs_at_once(self) -> int:
+        """How many agent runs go side by side: ``runs_in_flight``, else ``concurrency``."""
+        return self.runs_in_flight or self.concurrency
+
     def sha256(self) -> str:
-        # The deadline bounds how long the gate may take, not what it measures.
-        blob = json.dumps(self.model_dump(mode="json", exclude={"deadline_s"}), sort_keys=True)
+        # The deadline and the runs side by side bound how long the gate takes, not what it
+        # measures (each run is the same run whichever order the runs finish in).
+        blob = json.dumps(
+            self.model_dump(mode="json", exclude={"deadline_s", "runs_in_flight"}), sort_keys=True
+        )
         return hashlib.sha256(blob.encode()).hexdigest()
 
 

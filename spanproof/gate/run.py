@@ -29,6 +29,7 @@ from spanproof.gate.artifacts import ModelTraffic, ReplayNote, StopNote
 from spanproof.gate.checks import declared_checks
 from spanproof.gate.checks.judged import sensitivity_sets
 from spanproof.gate.checks.runs import (
+    GoldenQuestion,
     cost_artifact,
     groundedness_artifact,
     groundedness_set,
@@ -46,6 +47,7 @@ from spanproof.gate.store import (
 )
 
 if TYPE_CHECKING:
+    from spanproof.agent.record import RunRecord
     from spanproof.graders.verify import Verifier
 
     from spanproof.core.verdict import Judge
@@ -559,10 +561,14 @@ def _ledgers(records: list[Any], home: Path) -> dict[str, str]:
 
 
 async def _agent_runs(run: GateRun) -> None:
-    """Answer the golden questions; fills the run's views, records and questions as runs finish
-    (so an interrupted gate still records the runs that completed)."""
+    """Answer the golden questions, ``runs_in_flight`` side by side (spanproof.core.side_by_side);
+    fills the run's views, records and progress lines in question order as runs finish (so an
+    interrupted gate still records every run that completed, and a dead endpoint stops them all
+    with one cause)."""
     from spanproof.agent.run import run_question
     from spanproof.agent.services import Services
+
+    from spanproof.core.side_by_side import run_side_by_side
 
     cfg, home, verifier, endpoint = run.cfg, run.home, run.built_verifier(), run.endpoint
     qpath = resolve(cfg.questions)
@@ -577,16 +583,22 @@ async def _agent_runs(run: GateRun) -> None:
     allow = env.allow_hosts
     run.env = env
     run.questions.update({q.id: q for q in golden})
-    for i, q in enumerate(golden, 1):
-        _stop_if_a_circuit_opened()
-        record = await run_question(
+
+    async def answer(_: int, q: GoldenQuestion) -> RunRecord:
+        return await run_question(
             q.question, env=env, policy=cfg.policy, model=cfg.model, verifier=verifier, store=store,
             endpoint=endpoint,
         )  # fmt: skip
+
+    def keep(i: int, record: RunRecord) -> None:
+        q = golden[i]
         run.records.append(record)
         run.views.append(view_from_record(record, question_id=q.id, allow_hosts=allow))
-        run.say(f"[gate]   {i}/{len(golden)} {q.id}: {record.status}, "
+        run.say(f"[gate]   {i + 1}/{len(golden)} {q.id}: {record.status}, "
              f"{record.metrics.claims_published} published, {record.metrics.claims_dropped} dropped")  # fmt: skip
+
+    await run_side_by_side(golden, answer, in_flight=cfg.runs_at_once, on_done=keep,
+                           check=_stop_if_a_circuit_opened)  # fmt: skip
 
 
 def _stop_if_a_circuit_opened() -> None:
