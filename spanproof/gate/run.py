@@ -45,6 +45,7 @@ from spanproof.gate.store import (
     GateStore,
     keep_unrecorded,
 )
+from spanproof.gate.subset import SUBSET_EXIT, Subset
 
 if TYPE_CHECKING:
     from spanproof.agent.record import RunRecord
@@ -171,6 +172,7 @@ async def run_gate(
     baseline: Baseline | None = None,
     stop: Callable[[], str | None] | None = None,
     fresh: bool = False,
+    subset: Subset | None = None,
 ) -> GateResult:
     """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
 
@@ -192,6 +194,9 @@ async def run_gate(
     A deterministic gate (local judge, extractive policy) whose inputs all match a complete
     earlier run in this home replays that run's agent runs and its calibration, reviewed,
     sensitivity and injection measurements (graders.memo.py); ``fresh`` recomputes them.
+
+    ``subset``: the checks ``cfg`` no longer lists because --only / --skip left them out
+    (``spanproof.gate.subset.choose``); the result says so and is never a pass.
     """
     if baseline is None and cfg.baseline:
         baseline = resolve_baseline(cfg.baseline, home, db)
@@ -205,6 +210,7 @@ async def run_gate(
     except (asyncio.CancelledError, KeyboardInterrupt):
         reason = (stop() if stop is not None else None) or "interrupt"
         result = _result(run, t0, started, config_source, stopped=reason)
+        _mark_subset(result, subset)
         if record:
             _save(result, run)
         if result.artifacts.not_recorded is None:
@@ -215,9 +221,21 @@ async def run_gate(
     result = _result(run, t0, started, config_source)
     _keep_memo(run, result)
     _finish(result, cfg, baseline)
+    _mark_subset(result, subset)
     if record:
         _save(result, run)
     return result
+
+
+def _mark_subset(result: GateResult, subset: Subset | None) -> None:
+    """A subset's result: its left-out checks as NOT TESTED rows, and never a pass."""
+    if subset is None:
+        return
+    result.subset = subset
+    result.checks.extend(subset.rows())
+    if result.exit_code == 0:
+        result.exit_code = SUBSET_EXIT
+    result.passed = False
 
 
 def resolve_baseline(ref: str, home: Path, db: str | None = None) -> Baseline:
