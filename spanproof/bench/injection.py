@@ -325,6 +325,9 @@ def _all_markers(fixtures: list[Fixture]) -> list[str]:
 
 def _stop_if_a_circuit_opened() -> None:
     from spanproof.wire import CircuitOpen, clients
+    from spanproof.wire.spend import refuse_if_spent
+
+    refuse_if_spent()  # a caller's dollar cap (spanproof gate --max-cost) is spent
 
     for client in clients():
         if client.open_cause:

@@ -110,6 +110,16 @@ from spanproof.cli.options import (
     "runs_in_flight.",
 )
 @click.option(
+    "--max-cost",
+    "max_cost",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="USD",
+    help="Dollars the whole gate may spend on model calls (agent, judge, rubric), priced by "
+    "the price table; once spent no further call is made and the gate stops, exit 2, with "
+    "what finished recorded. With a model, the gate prints its estimate first. Config key: "
+    "max_cost_usd.",
+)
+@click.option(
     "--fresh",
     is_flag=True,
     help="Recompute every phase, even those an offline rerun with nothing changed replays.",
@@ -135,6 +145,7 @@ def gate(
     only: tuple[str, ...],
     skip: tuple[str, ...],
     runs_in_flight: int | None,
+    max_cost: float | None,
     fresh: bool,
     home: str | None,
     db: str | None,
@@ -217,7 +228,7 @@ def gate(
                  "concurrency": wire.get("concurrency"), "timeout_s": wire.get("timeout_s"),
                  "response_format": wire.get("response_format"), "baseline": baseline_ref,
                  "repeat": repeat, "deadline_s": wire.get("deadline_s"),
-                 "runs_in_flight": runs_in_flight}  # fmt: skip
+                 "runs_in_flight": runs_in_flight, "max_cost_usd": max_cost}  # fmt: skip
     try:
         cfg, source = load_config(config_path, overrides=overrides)
         cfg, subset = choose(cfg, only, skip)

@@ -44,6 +44,11 @@ Rate = float  # documented via Field bounds below
 DEFAULT_DEADLINE_S = 3600.0
 
 
+# Keys that bound how long the gate takes and what it spends, not what it measures (each run
+# is the same run whichever order the runs finish in): a config's digest leaves them out.
+_HOW_NOT_WHAT = {"deadline_s", "runs_in_flight", "max_cost_usd"}
+
+
 class _Strict(BaseModel):
     # strict: `forbidden_actions = true` is not 1 and `sensitivity = "0.9"` is not 0.9; a
     # config whose types are wrong is refused, never coerced into a gate that checks less.
@@ -163,6 +168,12 @@ class GateConfig(_Strict):
     deadline_s: float = Field(
         DEFAULT_DEADLINE_S, gt=0, description="seconds after which the whole gate stops (exit 2)"
     )
+    max_cost_usd: float | None = Field(
+        None,
+        gt=0,
+        description="dollars every model call of the gate may spend together, by the price "
+        "table; once spent the gate stops (exit 2). Unset: no cap",
+    )
     response_format: Literal[
         "auto", "json_schema", "json_object_schema", "json_object", "prompt"
     ] = Field("auto", description="structured output mode for openai: models; auto negotiates")
@@ -256,11 +267,7 @@ class GateConfig(_Strict):
         return self.runs_in_flight or self.concurrency
 
     def sha256(self) -> str:
-        # The deadline and the runs side by side bound how long the gate takes, not what it
-        # measures (each run is the same run whichever order the runs finish in).
-        blob = json.dumps(
-            self.model_dump(mode="json", exclude={"deadline_s", "runs_in_flight"}), sort_keys=True
-        )
+        blob = json.dumps(self.model_dump(mode="json", exclude=_HOW_NOT_WHAT), sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
 

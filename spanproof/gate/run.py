@@ -18,6 +18,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 
     from spanproof.core.verdict import Judge
     from spanproof.gate.baseline import Baseline
+    from spanproof.gate.estimate import SpendEstimate
     from spanproof.gate.memo import GateMemo
     from spanproof.web.env import WebEnv
 
@@ -88,6 +90,7 @@ class _Phase:
         tb: TracebackType | None,
     ) -> bool:
         self.run.note_dead_models(self.name)
+        spent = _cap_spent()
         dt = time.perf_counter() - self.t0
         self.run.phase_seconds[self.name] = self.run.phase_seconds.get(self.name, 0.0) + dt
         calls = self.run.calls_now() - self.calls0
@@ -98,6 +101,13 @@ class _Phase:
         reached = _server_responses() - self.responses0
         for check in self.checks:
             self.run.phase_errors[check] = self.run.phase_errors.get(check, 0) + errors
+        if spent and not isinstance(exc, KeyboardInterrupt | SystemExit | asyncio.CancelledError):
+            # What this phase measured after the cap refused its calls is not a measurement.
+            self.run.cost_spent = self.run.cost_spent or f"{self.name}: {spent}"
+            self.run.say(f"[gate] {self.name} stopped: {spent}")
+            for check in self.checks:
+                self.run.failed_phase[check] = f"{self.name}: {spent}"
+            return True
         if exc is None and calls and errors >= calls and not hits and not reached:
             # No judge call reached anything: an unreachable or misconfigured judge, not a
             # measurement. Cache hits and answers from the server count as reached, so a warm
@@ -128,6 +138,12 @@ class _Phase:
         if _caused_by_store(exc):
             self.run.store_lost = f"the store could not be reached in {self.name} ({_why(exc)})"
         return True
+
+
+def _cap_spent() -> str | None:
+    from spanproof.wire.spend import cap_spent
+
+    return cap_spent()
 
 
 def _server_responses() -> int:
@@ -206,7 +222,8 @@ async def run_gate(
                       fresh=fresh, **({"progress": progress} if progress else {}))  # fmt: skip
     run = GateRun(setup)
     try:
-        await _run_phases(run)
+        with _spend_cap(cfg):
+            await _run_phases(run)
     except (asyncio.CancelledError, KeyboardInterrupt):
         reason = (stop() if stop is not None else None) or "interrupt"
         result = _result(run, t0, started, config_source, stopped=reason)
@@ -225,6 +242,17 @@ async def run_gate(
     if record:
         _save(result, run)
     return result
+
+
+def _spend_cap(cfg: GateConfig) -> AbstractContextManager[None]:
+    """``max_cost_usd``: every model call of the gate together, priced by its price table."""
+    from spanproof.gate.estimate import spent_usd
+    from spanproof.wire.spend import spend_cap
+
+    if cfg.max_cost_usd is None:
+        return nullcontext()
+    before = spent_usd(cfg.prices)  # the process may have spent before this gate began
+    return spend_cap(cfg.max_cost_usd, lambda: spent_usd(cfg.prices) - before)
 
 
 def _mark_subset(result: GateResult, subset: Subset | None) -> None:
@@ -316,6 +344,9 @@ async def _run_phases(run: GateRun) -> None:
         run.verifier = verifier
         run.judge = judge
         run.memo = _open_memo(run, judge)
+
+    if verifier is not None:
+        _say_cost_estimate(run)
 
     if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
@@ -455,6 +486,8 @@ def _dead_for(run: GateRun, check: str) -> str | None:
     if check in AGENT_CHECKS:
         return None
     needed = _models_of(run.cfg, check)
+    if run.cost_spent and needed:
+        return f"the gate's model calls stopped in {run.cost_spent}"
     for model in sorted(needed & set(run.dead_models)):
         return f"the model endpoint was proved dead in {run.dead_models[model]}"
     if run.dead_endpoint and needed:
@@ -620,8 +653,12 @@ async def _agent_runs(run: GateRun) -> None:
 
 
 def _stop_if_a_circuit_opened() -> None:
-    """A run whose model endpoint is dead fails at once; so would every run after it."""
+    """A run whose model endpoint is dead fails at once; so would every run after it (and so
+    would every run after the gate's --max-cost is spent)."""
     from spanproof.wire import clients
+    from spanproof.wire.spend import refuse_if_spent
+
+    refuse_if_spent()
 
     for client in clients():
         if client.open_cause:
@@ -637,8 +674,6 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     from spanproof.graders.openai_judge import OpenAIJudge
 
     from spanproof.bench.calibration import span_ref
-    from spanproof.bench.pairs import load_pairs
-    from spanproof.gate.checks.reviewed import reviewed_set_state
 
     cfg, verifier = run.cfg, run.built_verifier()
     if not any(isinstance(j, OpenAIJudge) for j in verifier.judges):
@@ -646,6 +681,21 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
             f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "
             f'{verifier.id}; set judge = "openai:MODEL" or judge_batch = false'
         )
+    pairs = _judged_pairs(cfg, checks)
+    summaries, jobs = await judge_in_batch(
+        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=run.home,
+        poll_s=cfg.batch_poll_s, say=lambda m: run.say(f"[gate] {m}"),
+        repeats=cfg.repeat, max_output_mb=cfg.batch_max_output_mb,
+    )  # fmt: skip
+    run.artifacts.judge_batch = summaries
+    return jobs
+
+
+def _judged_pairs(cfg: GateConfig, checks: Sequence[str]) -> list[Any]:
+    """The pairs the calibration, reviewed and sensitivity checks of ``checks`` judge (once)."""
+    from spanproof.bench.pairs import load_pairs
+    from spanproof.gate.checks.reviewed import reviewed_set_state
+
     pairs: list[Any] = []
     if "calibration" in checks:
         pairs += [p for p in load_pairs(resolve(cfg.calibration_set)) if p.label is not None]
@@ -657,10 +707,38 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     if "sensitivity" in checks:
         sets = sensitivity_sets(cfg)
         pairs += sets.originals + [p.as_pair() for p in sets.planted]
-    summaries, jobs = await judge_in_batch(
-        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=run.home,
-        poll_s=cfg.batch_poll_s, say=lambda m: run.say(f"[gate] {m}"),
-        repeats=cfg.repeat, max_output_mb=cfg.batch_max_output_mb,
-    )  # fmt: skip
-    run.artifacts.judge_batch = summaries
-    return jobs
+    return pairs
+
+
+def _say_cost_estimate(run: GateRun) -> None:
+    """With a model that costs money, the most the gate may spend, before it spends any."""
+    from spanproof.agent.prices import is_offline_model
+
+    cfg = run.cfg
+    models = [cfg.model if cfg.policy == "llm" else None, cfg.judge, cfg.usefulness_model]
+    if all(is_offline_model(m) for m in models):
+        return
+    try:
+        found = _estimate(cfg)
+    except (OSError, ValueError) as exc:  # an input that cannot be read: its phase says so
+        run.say(f"[gate] note: no cost estimate ({_why(exc)})")
+        return
+    run.artifacts.cost_estimate = found
+    run.say(f"[gate] {found.line(cfg.max_cost_usd)}")
+
+
+def _estimate(cfg: GateConfig) -> SpendEstimate:
+    from spanproof.agent.prices import is_offline_model
+
+    from spanproof.gate.estimate import estimate
+
+    questions = len(load_questions(resolve(cfg.questions), cfg.max_questions))
+    pages = 0
+    if "injection" in cfg.checks:
+        from spanproof.adversarial_fixtures.manifest import load_fixtures
+
+        pages = len(load_fixtures(cfg.injection_fixtures))
+    pairs = []
+    if not is_offline_model(cfg.judge):
+        pairs = [(p.claim, p.span) for p in _judged_pairs(cfg, cfg.checks)]
+    return estimate(cfg, questions=questions, pages=pages, pairs=pairs)
