@@ -80,6 +80,7 @@ class _Phase:
         self.hits0 = self.run.hits_now()
         self.responses0 = _server_responses()
         self.errors0 = self.run.verifier_errors()
+        self.spent0 = _cap_spent()
         self.run.say(f"[gate] {self.name} …")
         return self
 
@@ -101,7 +102,8 @@ class _Phase:
         reached = _server_responses() - self.responses0
         for check in self.checks:
             self.run.phase_errors[check] = self.run.phase_errors.get(check, 0) + errors
-        if spent and not isinstance(exc, KeyboardInterrupt | SystemExit | asyncio.CancelledError):
+        crossed = spent and not self.spent0
+        if crossed and not isinstance(exc, KeyboardInterrupt | SystemExit | asyncio.CancelledError):
             # What this phase measured after the cap refused its calls is not a measurement.
             self.run.cost_spent = self.run.cost_spent or f"{self.name}: {spent}"
             self.run.say(f"[gate] {self.name} stopped: {spent}")
@@ -712,17 +714,14 @@ def _judged_pairs(cfg: GateConfig, checks: Sequence[str]) -> list[Any]:
 
 def _say_cost_estimate(run: GateRun) -> None:
     """With a model that costs money, the most the gate may spend, before it spends any."""
-    from spanproof.agent.prices import is_offline_model
-
     cfg = run.cfg
-    models = [cfg.model if cfg.policy == "llm" else None, cfg.judge, cfg.usefulness_model]
-    if all(is_offline_model(m) for m in models):
-        return
     try:
         found = _estimate(cfg)
     except (OSError, ValueError) as exc:  # an input that cannot be read: its phase says so
         run.say(f"[gate] note: no cost estimate ({_why(exc)})")
         return
+    if not found.calls:
+        return  # offline: nothing costs money
     run.artifacts.cost_estimate = found
     run.say(f"[gate] {found.line(cfg.max_cost_usd)}")
 
