@@ -714,14 +714,16 @@ def _judged_pairs(cfg: GateConfig, checks: Sequence[str]) -> list[Any]:
 
 def _say_cost_estimate(run: GateRun) -> None:
     """With a model that costs money, the most the gate may spend, before it spends any."""
+    from spanproof.agent.prices import is_offline_model
+
     cfg = run.cfg
+    if all(is_offline_model(m) for m in (cfg.model, cfg.judge, cfg.usefulness_model)):
+        return  # offline: nothing costs money
     try:
         found = _estimate(cfg)
     except (OSError, ValueError) as exc:  # an input that cannot be read: its phase says so
         run.say(f"[gate] note: no cost estimate ({_why(exc)})")
         return
-    if not found.calls:
-        return  # offline: nothing costs money
     run.artifacts.cost_estimate = found
     run.say(f"[gate] {found.line(cfg.max_cost_usd)}")
 
