@@ -29,7 +29,6 @@ purpose: the grader must not share code with the control it grades.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -327,6 +326,9 @@ def _all_markers(fixtures: list[Fixture]) -> list[str]:
 
 def _stop_if_a_circuit_opened() -> None:
     from spanproof.wire import CircuitOpen, clients
+    from spanproof.wire.spend import refuse_if_spent
+
+    refuse_if_spent()  # a caller's dollar cap (spanproof gate --max-cost) is spent
 
     for client in clients():
         if client.open_cause:
@@ -364,6 +366,7 @@ async def run_suite(
     from spanproof.agent.services import Services
     from spanproof.agent.tools import preview_of
 
+    from spanproof.core.side_by_side import run_side_by_side
     from spanproof.web.search import StaticSearch
     from spanproof.wire import endpoint_dead
 
@@ -393,7 +396,6 @@ async def run_suite(
         judge_id = judge
     else:
         judge_id = verifier.id
-    slots = asyncio.Semaphore(concurrency)
 
     from spanproof.adversarial_fixtures.server import PREFERRED_PORT
 
@@ -414,83 +416,78 @@ async def run_suite(
         attacker_hosts = sorted({h for f in site.fixtures for h in site.attacker_hosts(f)})
         attacker_hostnames = {_host(f"http://{h}/") for h in attacker_hosts}
 
-        async def one(fixture: Fixture) -> RunScore:
-            async with slots:
-                search = RecordingSearch(static)
-                # The fixture and attacker servers are on loopback: the suite opts in to it.
-                env = parts.live_web(
-                    site.allow_hosts,
-                    search,
-                    allow_networks=LOOPBACK_NETWORKS,
-                    snapshots=snapshots,
-                    # the address guard as for any live fetch, reaching the servers where
-                    # they listen if the fixture port was taken
-                    transport=site.transport(guarded_transport(networks)),
+        async def one(_: int, fixture: Fixture) -> RunScore:
+            search = RecordingSearch(static)
+            # The fixture and attacker servers are on loopback: the suite opts in to it.
+            env = parts.live_web(
+                site.allow_hosts,
+                search,
+                allow_networks=LOOPBACK_NETWORKS,
+                snapshots=snapshots,
+                # the address guard as for any live fetch, reaching the servers where
+                # they listen if the fixture port was taken
+                transport=site.transport(guarded_transport(networks)),
+            )
+            chat = None
+            if policy == "llm" and model:  # (checked above: llm comes with a model)
+                chat = (
+                    compromised_model(fixture, site, narrow=model == COMPROMISED_NARROW_SPEC)
+                    if model in COMPROMISED_SPECS
+                    else make_chat_model(model, endpoint)
                 )
-                chat = None
-                if policy == "llm" and model:  # (checked above: llm comes with a model)
-                    chat = (
-                        compromised_model(fixture, site, narrow=model == COMPROMISED_NARROW_SPEC)
-                        if model in COMPROMISED_SPECS
-                        else make_chat_model(model, endpoint)
-                    )
+            try:
+                record = await run_question(
+                    fixture.question,
+                    env=env,
+                    policy=policy,
+                    model=chat,
+                    verifier=verifier,
+                    endpoint=endpoint,
+                    # The compromised model gets the loop's full freedom: no convergence
+                    # check cuts it short, so every defence it meets is a security control.
+                    convergence="off" if model in COMPROMISED_SPECS else None,
+                )
+            except Exception as exc:  # a crashed run proves nothing: it fails the suite
+                if endpoint_dead(exc) or isinstance(exc, JudgeConfigError):
+                    # every later run would crash the same way (a dead endpoint; a judge set up
+                    # wrong, e.g. a scripted judge with no verdict for the agent's claims): the
+                    # suite cannot run, and says why once
+                    raise
+                view = failed_view(fixture, f"{type(exc).__name__}: {exc}")
+            else:
+                # The agent stores a run whose model failed as failed: a dead endpoint fails
+                # every run after it the same way, so the suite stops here.
                 _stop_if_a_circuit_opened()
-                try:
-                    record = await run_question(
-                        fixture.question,
-                        env=env,
-                        policy=policy,
-                        model=chat,
-                        verifier=verifier,
-                        endpoint=endpoint,
-                        # The compromised model gets the loop's full freedom: no convergence
-                        # check cuts it short, so every defence it meets is a security control.
-                        convergence="off" if model in COMPROMISED_SPECS else None,
-                    )
-                except Exception as exc:  # a crashed run proves nothing: it fails the suite
-                    if endpoint_dead(exc) or isinstance(exc, JudgeConfigError):
-                        # every later run would crash the same way (a dead endpoint; a judge
-                        # set up wrong, e.g. a scripted judge with no verdict for the agent's
-                        # claims): the suite cannot run, and says why once
-                        raise
-                    view = failed_view(fixture, f"{type(exc).__name__}: {exc}")
-                else:
-                    # The agent stores a run whose model failed as failed: a dead endpoint fails
-                    # every run after it the same way, so the suite stops here.
-                    _stop_if_a_circuit_opened()
-                    seen = []
-                    for doc in record.documents:
-                        seen.append(doc.title)
-                        try:
-                            seen.append(preview_of(env.store.text(doc.doc_id))[0])
-                        except KeyError:
-                            continue
-                    view = view_of(record, fixture, known_urls=search.urls, seen_text=seen)
-                finally:
-                    await env.aclose()
-                score = score_run(
-                    view,
-                    allow_hosts=site.allow_hosts,
-                    markers=markers,
-                    attacker_hosts=attacker_hostnames,
-                )
-                if progress:
-                    progress(
-                        f"{'ok  ' if score.passed else 'FAIL'} {fixture.id}: "
-                        f"{len(score.published_markers)} published, "
-                        f"{len(score.non_allowlisted_contacts)} off-list contacts, "
-                        f"{len(score.attempts_blocked)} blocked"
-                    )
-                return score
+                seen = []
+                for doc in record.documents:
+                    seen.append(doc.title)
+                    try:
+                        seen.append(preview_of(env.store.text(doc.doc_id))[0])
+                    except KeyError:
+                        continue
+                view = view_of(record, fixture, known_urls=search.urls, seen_text=seen)
+            finally:
+                await env.aclose()
+            return score_run(
+                view,
+                allow_hosts=site.allow_hosts,
+                markers=markers,
+                attacker_hosts=attacker_hostnames,
+            )
 
-        try:
-            # A task group: a dead model endpoint stops the runs still going, instead of each
-            # of them crashing on it in turn.
-            async with asyncio.TaskGroup() as group:
-                tasks = [group.create_task(one(f)) for f in fixtures]
-        except BaseExceptionGroup as errors:
-            raise errors.exceptions[0] from None
-        scores = [t.result() for t in tasks]
+        def report(_: int, score: RunScore) -> None:
+            if progress:
+                progress(
+                    f"{'ok  ' if score.passed else 'FAIL'} {score.fixture_id}: "
+                    f"{len(score.published_markers)} published, "
+                    f"{len(score.non_allowlisted_contacts)} off-list contacts, "
+                    f"{len(score.attempts_blocked)} blocked"
+                )
+
+        # Side by side, reported in the manifest's order; a dead model endpoint stops the runs
+        # still going, instead of each of them crashing on it in turn.
+        scores = await run_side_by_side(fixtures, one, in_flight=concurrency, on_done=report,
+                                        check=_stop_if_a_circuit_opened)  # fmt: skip
         server_log = site.requests
 
     attacker_hits = [r for r in server_log if r.server == "attacker"]

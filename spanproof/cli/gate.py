@@ -87,6 +87,39 @@ from spanproof.cli.options import (
     help="Write the markdown summary here (also appended to $GITHUB_STEP_SUMMARY when set).",
 )
 @click.option(
+    "--only",
+    "only",
+    multiple=True,
+    metavar="CHECK",
+    help="A quick loop: run only this check (repeat for more). Left-out checks show as NOT "
+    "TESTED; a subset never passes (exit 3 when all it ran passed) and is never a baseline.",
+)
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="CHECK",
+    help="A quick loop: run every check but this one (repeat for more); as --only, never a pass.",
+)
+@click.option(
+    "--runs-in-flight",
+    "runs_in_flight",
+    type=click.IntRange(1, 64),
+    help="Agent runs side by side (golden questions, injection pages), each run's model calls "
+    "inside the endpoint's one adaptive window. Default: --concurrency. Config key: "
+    "runs_in_flight.",
+)
+@click.option(
+    "--max-cost",
+    "max_cost",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="USD",
+    help="Dollars the whole gate may spend on model calls (agent, judge, rubric), priced by "
+    "the price table; once spent no further call is made and the gate stops, exit 2, with "
+    "what finished recorded. With a model, the gate prints its estimate first. Config key: "
+    "max_cost_usd.",
+)
+@click.option(
     "--fresh",
     is_flag=True,
     help="Recompute every phase, even those an offline rerun with nothing changed replays.",
@@ -109,6 +142,10 @@ def gate(
     junit: str | None,
     report_dir: str | None,
     markdown_path: str | None,
+    only: tuple[str, ...],
+    skip: tuple[str, ...],
+    runs_in_flight: int | None,
+    max_cost: float | None,
     fresh: bool,
     home: str | None,
     db: str | None,
@@ -131,7 +168,8 @@ def gate(
     significantly worse than the baseline by more than the tolerance; 2 the gate
     could not run (bad config, missing input, unreachable judge, the store lost, a
     --baseline that names no usable run, --deadline reached; default deadline_s 3600
-    in the config) - the message says what to do; 130 interrupted (Ctrl-C); 143
+    in the config) - the message says what to do; 3 every check of a subset
+    (--only / --skip) passed, which is not a gate pass; 130 interrupted (Ctrl-C); 143
     stopped by SIGTERM (how CI cancels a job). However it ends, the checks that
     finished are recorded with the run, the others are marked, and --junit /
     --markdown / --report are written. A model endpoint that a phase proves dead
@@ -162,6 +200,7 @@ def gate(
       spanproof gate --baseline last-passed           # the newest passing run on this branch
       spanproof gate --judge openai:gpt-4o-mini --repeat 3   # judge each pair 3 times
       spanproof gate --fresh                          # recompute every phase, replay nothing
+      spanproof gate --only calibration --only sensitivity   # a quick loop: exit 3, never a pass
       spanproof gate --db postgresql+psycopg://ci:PASS@db.internal/spanproof   # a team's shared store
     """
     from spanproof.reports.markdown import markdown_summary, terminal_table
@@ -170,6 +209,7 @@ def gate(
     from spanproof.core.specs import EndpointSettings
     from spanproof.gate.config import GateConfigError, load_config
     from spanproof.gate.run import run_gate
+    from spanproof.gate.subset import choose
     from spanproof.store.home import resolve_home
 
     try:
@@ -187,11 +227,16 @@ def gate(
     overrides = {"judge": judge, "policy": policy, "model": model, "max_questions": max_questions,
                  "concurrency": wire.get("concurrency"), "timeout_s": wire.get("timeout_s"),
                  "response_format": wire.get("response_format"), "baseline": baseline_ref,
-                 "repeat": repeat, "deadline_s": wire.get("deadline_s")}  # fmt: skip
+                 "repeat": repeat, "deadline_s": wire.get("deadline_s"),
+                 "runs_in_flight": runs_in_flight, "max_cost_usd": max_cost}  # fmt: skip
     try:
         cfg, source = load_config(config_path, overrides=overrides)
+        cfg, subset = choose(cfg, only, skip)
     except GateConfigError as exc:
         err(str(exc))
+        sys.exit(2)
+    if subset is not None and save_baseline:
+        err("error: --save-baseline: a baseline is a whole gate run; drop --only / --skip")
         sys.exit(2)
     home_dir = resolve_home(home)
     if db:
@@ -221,7 +266,7 @@ def gate(
     stop = CommandStop(cfg.deadline_s)
     result = run_async(
         run_gate(cfg, home=home_dir, config_source=source, progress=progress, endpoint=endpoint,
-                 db=db, baseline=baseline, stop=stop, fresh=fresh),
+                 db=db, baseline=baseline, stop=stop, fresh=fresh, subset=subset),
         quiet=as_json,
         what="gate",
         stop=stop,
@@ -262,6 +307,8 @@ def gate(
         if replayed:
             phases = ", ".join(sorted(replayed.phases))
             click.echo(f"replayed: {phases} (nothing they read changed; --fresh recomputes)")
+    if subset is not None:
+        err(f"note: {subset.note()}")
     if stop.reason:
         err(stop.message("gate"))
     not_recorded = result.artifacts.not_recorded

@@ -26,6 +26,7 @@ from spanproof.bench.metrics import Reliability
 from spanproof.bench.outcomes import GateOutcomes, OutcomeSet
 from spanproof.bench.repeats import RepeatsNote
 from spanproof.gate.comparison import BaselineReport
+from spanproof.gate.estimate import SpendEstimate
 from spanproof.wire.client import WireCounters
 
 # ---------------------------------------------------------------- each check's part
@@ -202,6 +203,8 @@ class GateArtifacts(BaseModel):
     repeats: RepeatsNote | None = None
     baseline: BaselineReport | None = None
     model_traffic: ModelTraffic | None = None
+    # the most a gate with models may spend, said before its agent runs (gate/estimate.py)
+    cost_estimate: SpendEstimate | None = None
     stopped: StopNote | None = None
     replayed: ReplayNote | None = None
     errors: list[str] | None = None  # tracebacks of the phases that failed

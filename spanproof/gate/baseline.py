@@ -94,6 +94,11 @@ class Baseline(BaseModel):
 
 
 def _from_result(result: GateResult, ref: str, described: str) -> Baseline:
+    if result.subset is not None:
+        raise BaselineError(
+            f"gate run {result.gate_id} ran a subset ({result.subset.asked}), not the whole "
+            "gate; compare with a full run (`spanproof runs gates` lists them)"
+        )
     outcomes = result.artifacts.outcomes
     if outcomes is None or not outcomes.sets:
         raise BaselineError(
@@ -191,6 +196,11 @@ def save_file(result: GateResult, path: str | Path, *, branch: str | None = None
     from spanproof.core.files import write_atomic
     from spanproof.store.provenance import git_commit
 
+    if result.subset is not None:
+        raise BaselineError(
+            f"this gate run ran a subset ({result.subset.asked}); a baseline is a whole gate "
+            "run: run it without --only / --skip"
+        )
     outcomes = result.artifacts.outcomes
     if outcomes is None or not outcomes.sets:
         raise BaselineError(

@@ -44,6 +44,11 @@ Rate = float  # documented via Field bounds below
 DEFAULT_DEADLINE_S = 3600.0
 
 
+# Keys that bound how long the gate takes and what it spends, not what it measures (each run
+# is the same run whichever order the runs finish in): a config's digest leaves them out.
+_HOW_NOT_WHAT = {"deadline_s", "runs_in_flight", "max_cost_usd"}
+
+
 class _Strict(BaseModel):
     # strict: `forbidden_actions = true` is not 1 and `sensitivity = "0.9"` is not 0.9; a
     # config whose types are wrong is refused, never coerced into a gate that checks less.
@@ -149,10 +154,25 @@ class GateConfig(_Strict):
         None, description="offline corpus dir; unset = the shipped corpus"
     )
     concurrency: int = Field(8, ge=1, le=64, description="most model requests in flight")
+    # Runs side by side share each endpoint's one adaptive window (spanproof.wire.limiter): a
+    # server computing one request at a time still sees at most two, however many runs wait.
+    runs_in_flight: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="agent runs side by side (golden questions, injection pages); "
+        "unset = concurrency",
+    )
     timeout_s: float = Field(180.0, gt=0, description="seconds to wait for one model reply")
     # A gate that waits on a stuck server must still end, record what finished and say so.
     deadline_s: float = Field(
         DEFAULT_DEADLINE_S, gt=0, description="seconds after which the whole gate stops (exit 2)"
+    )
+    max_cost_usd: float | None = Field(
+        None,
+        gt=0,
+        description="dollars every model call of the gate may spend together, by the price "
+        "table; once spent the gate stops (exit 2). Unset: no cap",
     )
     response_format: Literal[
         "auto", "json_schema", "json_object_schema", "json_object", "prompt"
@@ -241,9 +261,13 @@ class GateConfig(_Strict):
             raise ValueError(str(exc)) from None
         return value
 
+    @property
+    def runs_at_once(self) -> int:
+        """How many agent runs go side by side: ``runs_in_flight``, else ``concurrency``."""
+        return self.runs_in_flight or self.concurrency
+
     def sha256(self) -> str:
-        # The deadline bounds how long the gate may take, not what it measures.
-        blob = json.dumps(self.model_dump(mode="json", exclude={"deadline_s"}), sort_keys=True)
+        blob = json.dumps(self.model_dump(mode="json", exclude=_HOW_NOT_WHAT), sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
 

@@ -83,6 +83,7 @@ class GateRun:
     dead_endpoint: str | None = None
     dead_models: dict[str, str] = field(default_factory=dict)  # model -> "phase: cause"
     store_lost: str | None = None  # a phase could not reach the store: the later ones stop too
+    cost_spent: str | None = None  # "phase: why" the gate's --max-cost stopped its model calls
 
     # the setup, read as the run's own (every check reads the config)
     @property

@@ -10,8 +10,9 @@ from pydantic import BaseModel, Field
 from spanproof.core.evidence import utc_now_iso
 from spanproof.gate.artifacts import GateArtifacts
 from spanproof.gate.rows import CheckRow
+from spanproof.gate.subset import SUBSET_EXIT, Subset
 
-Outcome = Literal["PASSED", "FAILED", "REGRESSED", "COULD NOT RUN", "STOPPED"]
+Outcome = Literal["PASSED", "PASSED A SUBSET", "FAILED", "REGRESSED", "COULD NOT RUN", "STOPPED"]
 
 
 class GateResult(BaseModel):
@@ -38,6 +39,8 @@ class GateResult(BaseModel):
     git_branch: str | None = None
     ledgers: dict[str, str] = Field(default_factory=dict)  # run_id -> ledger path
     artifacts: GateArtifacts = Field(default_factory=GateArtifacts)
+    # The checks a quick loop (--only / --skip) left out: never a full pass (spanproof/gate/subset.py)
+    subset: Subset | None = None
 
     @property
     def outcome(self) -> Outcome:
@@ -51,6 +54,8 @@ class GateResult(BaseModel):
             return "FAILED"
         if any(r.status == "regressed" for r in self.checks):
             return "REGRESSED"
+        if self.exit_code == SUBSET_EXIT and self.subset is not None:
+            return "PASSED A SUBSET"
         return "PASSED" if self.exit_code == 0 else "FAILED"
 
     def public(self) -> dict[str, Any]:
@@ -82,6 +87,12 @@ class GateResult(BaseModel):
             "model_calls_by_phase": self.phase_model_calls,
             "config_sha256": self.config_sha256,
             "gate_id": self.gate_id,
+            # A quick loop's subset (--only / --skip): what it left out; absent for a full gate.
+            **(
+                {"left_out": self.subset.left_out, "subset": self.subset.asked}
+                if self.subset
+                else {}
+            ),  # fmt: skip
             # Against a baseline (--baseline) and over repeats (--repeat); absent otherwise.
             **(
                 {"baseline": self.artifacts.baseline.model_dump(mode="json")}

@@ -18,6 +18,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from spanproof.gate.artifacts import ModelTraffic, ReplayNote, StopNote
 from spanproof.gate.checks import declared_checks
 from spanproof.gate.checks.judged import sensitivity_sets
 from spanproof.gate.checks.runs import (
+    GoldenQuestion,
     cost_artifact,
     groundedness_artifact,
     groundedness_set,
@@ -44,12 +46,15 @@ from spanproof.gate.store import (
     GateStore,
     keep_unrecorded,
 )
+from spanproof.gate.subset import SUBSET_EXIT, Subset
 
 if TYPE_CHECKING:
+    from spanproof.agent.record import RunRecord
     from spanproof.graders.verify import Verifier
 
     from spanproof.core.verdict import Judge
     from spanproof.gate.baseline import Baseline
+    from spanproof.gate.estimate import SpendEstimate
     from spanproof.gate.memo import GateMemo
     from spanproof.web.env import WebEnv
 
@@ -75,6 +80,7 @@ class _Phase:
         self.hits0 = self.run.hits_now()
         self.responses0 = _server_responses()
         self.errors0 = self.run.verifier_errors()
+        self.spent0 = _cap_spent()
         self.run.say(f"[gate] {self.name} …")
         return self
 
@@ -85,6 +91,7 @@ class _Phase:
         tb: TracebackType | None,
     ) -> bool:
         self.run.note_dead_models(self.name)
+        spent = _cap_spent()
         dt = time.perf_counter() - self.t0
         self.run.phase_seconds[self.name] = self.run.phase_seconds.get(self.name, 0.0) + dt
         calls = self.run.calls_now() - self.calls0
@@ -95,6 +102,14 @@ class _Phase:
         reached = _server_responses() - self.responses0
         for check in self.checks:
             self.run.phase_errors[check] = self.run.phase_errors.get(check, 0) + errors
+        crossed = spent and not self.spent0
+        if crossed and not isinstance(exc, KeyboardInterrupt | SystemExit | asyncio.CancelledError):
+            # What this phase measured after the cap refused its calls is not a measurement.
+            self.run.cost_spent = self.run.cost_spent or f"{self.name}: {spent}"
+            self.run.say(f"[gate] {self.name} stopped: {spent}")
+            for check in self.checks:
+                self.run.failed_phase[check] = f"{self.name}: {spent}"
+            return True
         if exc is None and calls and errors >= calls and not hits and not reached:
             # No judge call reached anything: an unreachable or misconfigured judge, not a
             # measurement. Cache hits and answers from the server count as reached, so a warm
@@ -125,6 +140,12 @@ class _Phase:
         if _caused_by_store(exc):
             self.run.store_lost = f"the store could not be reached in {self.name} ({_why(exc)})"
         return True
+
+
+def _cap_spent() -> str | None:
+    from spanproof.wire.spend import cap_spent
+
+    return cap_spent()
 
 
 def _server_responses() -> int:
@@ -169,6 +190,7 @@ async def run_gate(
     baseline: Baseline | None = None,
     stop: Callable[[], str | None] | None = None,
     fresh: bool = False,
+    subset: Subset | None = None,
 ) -> GateResult:
     """Run every enabled check; never raises for a check that cannot run (it becomes an error row).
 
@@ -190,6 +212,9 @@ async def run_gate(
     A deterministic gate (local judge, extractive policy) whose inputs all match a complete
     earlier run in this home replays that run's agent runs and its calibration, reviewed,
     sensitivity and injection measurements (graders.memo.py); ``fresh`` recomputes them.
+
+    ``subset``: the checks ``cfg`` no longer lists because --only / --skip left them out
+    (``spanproof.gate.subset.choose``); the result says so and is never a pass.
     """
     if baseline is None and cfg.baseline:
         baseline = resolve_baseline(cfg.baseline, home, db)
@@ -199,10 +224,12 @@ async def run_gate(
                       fresh=fresh, **({"progress": progress} if progress else {}))  # fmt: skip
     run = GateRun(setup)
     try:
-        await _run_phases(run)
+        with _spend_cap(cfg):
+            await _run_phases(run)
     except (asyncio.CancelledError, KeyboardInterrupt):
         reason = (stop() if stop is not None else None) or "interrupt"
         result = _result(run, t0, started, config_source, stopped=reason)
+        _mark_subset(result, subset)
         if record:
             _save(result, run)
         if result.artifacts.not_recorded is None:
@@ -213,9 +240,32 @@ async def run_gate(
     result = _result(run, t0, started, config_source)
     _keep_memo(run, result)
     _finish(result, cfg, baseline)
+    _mark_subset(result, subset)
     if record:
         _save(result, run)
     return result
+
+
+def _spend_cap(cfg: GateConfig) -> AbstractContextManager[None]:
+    """``max_cost_usd``: every model call of the gate together, priced by its price table."""
+    from spanproof.gate.estimate import spent_usd
+    from spanproof.wire.spend import spend_cap
+
+    if cfg.max_cost_usd is None:
+        return nullcontext()
+    before = spent_usd(cfg.prices)  # the process may have spent before this gate began
+    return spend_cap(cfg.max_cost_usd, lambda: spent_usd(cfg.prices) - before)
+
+
+def _mark_subset(result: GateResult, subset: Subset | None) -> None:
+    """A subset's result: its left-out checks as NOT TESTED rows, and never a pass."""
+    if subset is None:
+        return
+    result.subset = subset
+    result.checks.extend(subset.rows())
+    if result.exit_code == 0:
+        result.exit_code = SUBSET_EXIT
+    result.passed = False
 
 
 def resolve_baseline(ref: str, home: Path, db: str | None = None) -> Baseline:
@@ -296,6 +346,9 @@ async def _run_phases(run: GateRun) -> None:
         run.verifier = verifier
         run.judge = judge
         run.memo = _open_memo(run, judge)
+
+    if verifier is not None:
+        _say_cost_estimate(run)
 
     if enabled & {*AGENT_CHECKS, "usefulness"} and verifier is not None:
         scored = ["usefulness"] if (cfg.usefulness_model or cfg.model) else []
@@ -435,6 +488,8 @@ def _dead_for(run: GateRun, check: str) -> str | None:
     if check in AGENT_CHECKS:
         return None
     needed = _models_of(run.cfg, check)
+    if run.cost_spent and needed:
+        return f"the gate's model calls stopped in {run.cost_spent}"
     for model in sorted(needed & set(run.dead_models)):
         return f"the model endpoint was proved dead in {run.dead_models[model]}"
     if run.dead_endpoint and needed:
@@ -559,10 +614,14 @@ def _ledgers(records: list[Any], home: Path) -> dict[str, str]:
 
 
 async def _agent_runs(run: GateRun) -> None:
-    """Answer the golden questions; fills the run's views, records and questions as runs finish
-    (so an interrupted gate still records the runs that completed)."""
+    """Answer the golden questions, ``runs_in_flight`` side by side (spanproof.core.side_by_side);
+    fills the run's views, records and progress lines in question order as runs finish (so an
+    interrupted gate still records every run that completed, and a dead endpoint stops them all
+    with one cause)."""
     from spanproof.agent.run import run_question
     from spanproof.agent.services import Services
+
+    from spanproof.core.side_by_side import run_side_by_side
 
     cfg, home, verifier, endpoint = run.cfg, run.home, run.built_verifier(), run.endpoint
     qpath = resolve(cfg.questions)
@@ -577,21 +636,31 @@ async def _agent_runs(run: GateRun) -> None:
     allow = env.allow_hosts
     run.env = env
     run.questions.update({q.id: q for q in golden})
-    for i, q in enumerate(golden, 1):
-        _stop_if_a_circuit_opened()
-        record = await run_question(
+
+    async def answer(_: int, q: GoldenQuestion) -> RunRecord:
+        return await run_question(
             q.question, env=env, policy=cfg.policy, model=cfg.model, verifier=verifier, store=store,
             endpoint=endpoint,
         )  # fmt: skip
+
+    def keep(i: int, record: RunRecord) -> None:
+        q = golden[i]
         run.records.append(record)
         run.views.append(view_from_record(record, question_id=q.id, allow_hosts=allow))
-        run.say(f"[gate]   {i}/{len(golden)} {q.id}: {record.status}, "
+        run.say(f"[gate]   {i + 1}/{len(golden)} {q.id}: {record.status}, "
              f"{record.metrics.claims_published} published, {record.metrics.claims_dropped} dropped")  # fmt: skip
+
+    await run_side_by_side(golden, answer, in_flight=cfg.runs_at_once, on_done=keep,
+                           check=_stop_if_a_circuit_opened)  # fmt: skip
 
 
 def _stop_if_a_circuit_opened() -> None:
-    """A run whose model endpoint is dead fails at once; so would every run after it."""
+    """A run whose model endpoint is dead fails at once; so would every run after it (and so
+    would every run after the gate's --max-cost is spent)."""
     from spanproof.wire import clients
+    from spanproof.wire.spend import refuse_if_spent
+
+    refuse_if_spent()
 
     for client in clients():
         if client.open_cause:
@@ -608,8 +677,6 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     from spanproof.graders.openai_judge import OpenAIJudge
 
     from spanproof.bench.calibration import span_ref
-    from spanproof.bench.pairs import load_pairs
-    from spanproof.gate.checks.reviewed import reviewed_set_state
 
     cfg, verifier = run.cfg, run.built_verifier()
     if not any(isinstance(unwrap(j), OpenAIJudge) for j in verifier.judges):
@@ -617,6 +684,21 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
             f"judge_batch = true sends an openai: judge's requests as a batch, and the judge is "
             f'{verifier.id}; set judge = "openai:MODEL" or judge_batch = false'
         )
+    pairs = _judged_pairs(cfg, checks)
+    summaries, jobs = await judge_in_batch(
+        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=run.home,
+        poll_s=cfg.batch_poll_s, say=lambda m: run.say(f"[gate] {m}"),
+        repeats=cfg.repeat, max_output_mb=cfg.batch_max_output_mb,
+    )  # fmt: skip
+    run.artifacts.judge_batch = summaries
+    return jobs
+
+
+def _judged_pairs(cfg: GateConfig, checks: Sequence[str]) -> list[Any]:
+    """The pairs the calibration, reviewed and sensitivity checks of ``checks`` judge (once)."""
+    from spanproof.bench.pairs import load_pairs
+    from spanproof.gate.checks.reviewed import reviewed_set_state
+
     pairs: list[Any] = []
     if "calibration" in checks:
         pairs += [p for p in load_pairs(resolve(cfg.calibration_set)) if p.label is not None]
@@ -628,10 +710,37 @@ async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:
     if "sensitivity" in checks:
         sets = sensitivity_sets(cfg)
         pairs += sets.originals + [p.as_pair() for p in sets.planted]
-    summaries, jobs = await judge_in_batch(
-        verifier, [(p.claim, span_ref(p), p.id) for p in pairs], state_dir=run.home,
-        poll_s=cfg.batch_poll_s, say=lambda m: run.say(f"[gate] {m}"),
-        repeats=cfg.repeat, max_output_mb=cfg.batch_max_output_mb,
-    )  # fmt: skip
-    run.artifacts.judge_batch = summaries
-    return jobs
+    return pairs
+
+
+def _say_cost_estimate(run: GateRun) -> None:
+    """With a model that costs money, the most the gate may spend, before it spends any."""
+    from spanproof.agent.prices import is_offline_model
+
+    cfg = run.cfg
+    if all(is_offline_model(m) for m in (cfg.model, cfg.judge, cfg.usefulness_model)):
+        return  # offline: nothing costs money
+    try:
+        found = _estimate(cfg)
+    except (OSError, ValueError) as exc:  # an input that cannot be read: its phase says so
+        run.say(f"[gate] note: no cost estimate ({_why(exc)})")
+        return
+    run.artifacts.cost_estimate = found
+    run.say(f"[gate] {found.line(cfg.max_cost_usd)}")
+
+
+def _estimate(cfg: GateConfig) -> SpendEstimate:
+    from spanproof.agent.prices import is_offline_model
+
+    from spanproof.gate.estimate import estimate
+
+    questions = len(load_questions(resolve(cfg.questions), cfg.max_questions))
+    pages = 0
+    if "injection" in cfg.checks:
+        from spanproof.adversarial_fixtures.manifest import load_fixtures
+
+        pages = len(load_fixtures(cfg.injection_fixtures))
+    pairs = []
+    if not is_offline_model(cfg.judge):
+        pairs = [(p.claim, p.span) for p in _judged_pairs(cfg, cfg.checks)]
+    return estimate(cfg, questions=questions, pages=pages, pairs=pairs)

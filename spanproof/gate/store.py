@@ -12,6 +12,7 @@ from pathlib import Path
 
 from spanproof.gate.artifacts import NotRecorded
 from spanproof.gate.result import GateResult
+from spanproof.gate.subset import SUBSET_EXIT
 from spanproof.store import Store, open_store, store_for_url
 from spanproof.store.columns import gate_provenance, gate_values
 
@@ -51,7 +52,7 @@ def keep_unrecorded(result: GateResult, home: Path, reason: str) -> Path | None:
     kept: Path | None = path
     note = NotRecorded(reason=reason, kept_in=str(path))
     result.artifacts.not_recorded = note
-    if result.exit_code in (0, 1):
+    if result.exit_code in (0, 1, SUBSET_EXIT):  # a gate that finished, unrecorded
         result.exit_code, result.passed = 2, False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

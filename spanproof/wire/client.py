@@ -49,6 +49,7 @@ from pydantic import BaseModel, Field
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.wire.limiter import AdaptiveLimiter
+from spanproof.wire.spend import refuse_if_spent
 
 if TYPE_CHECKING:
     from openai import APIStatusError, AsyncOpenAI
@@ -502,6 +503,7 @@ class ModelClient:
         """One chat completion (``model`` and the client settings filled in), with retries."""
         if self._open_cause:
             raise CircuitOpen(self._open_cause)
+        refuse_if_spent()
         kwargs.setdefault("model", self.model)
         kwargs.setdefault("stream", False)
         self.counters.calls += 1

@@ -407,6 +407,7 @@ async def gather_injection(run: GateRun) -> InjectionReport:
         model=cfg.model,
         verifier=run.verifier,
         endpoint=run.endpoint,
+        concurrency=cfg.runs_at_once,
         progress=relay,
     )
     run.artifacts.injection = InjectionArtifact(
