@@ -75,6 +75,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from spanproof.core.prefilter import Guarded, guarded
+from spanproof.core.text import block_at
 
 WORDS_DIR = Path(__file__).parent / "speech_acts"
 
@@ -705,13 +706,6 @@ def _find(text: str) -> tuple[Finding, ...]:
     return tuple(out)
 
 
-def _block_at(text: str, pos: int) -> tuple[int, int]:
-    """The blank-line-separated block that holds position `pos`."""
-    a = text.rfind("\n\n", 0, pos)
-    b = text.find("\n\n", pos)
-    return (0 if a < 0 else a + 2), (len(text) if b < 0 else b)
-
-
 def _points(text: str) -> bool:
     """Does the text point at neighbouring text ("the notice below", "the figure above")?"""
     revealed = reveal(text)
@@ -730,14 +724,14 @@ def instructions_near(text: str, start: int, end: int) -> list[Finding]:
     people?") and is read joined to them, and a neighbour on either side that prescribes and
     points at neighbouring text ("... should be the service notice in the next paragraph").
     A prescription elsewhere on the page does not reach a span it does not point at."""
-    a, _ = _block_at(text, start)
-    _, b = _block_at(text, max(start, end - 1))
+    a, _ = block_at(text, start)
+    _, b = block_at(text, max(start, end - 1))
     own = text[a:b]
     found = find_instructions(own)
     if found:
         return found
     if a >= 2:
-        before = text[slice(*_block_at(text, a - 2))]
+        before = text[slice(*block_at(text, a - 2))]
         sentences = _fold_stable_sentences(before)
         if sentences and _opens(sentences[-1]):
             found = find_instructions(f"{before}\n\n{own}")
@@ -746,7 +740,7 @@ def instructions_near(text: str, start: int, end: int) -> list[Finding]:
         if found:
             return found
     if b + 2 <= len(text):
-        after = text[slice(*_block_at(text, b + 2))]
+        after = text[slice(*block_at(text, b + 2))]
         if _points(after):
             return find_instructions(after)
     return []
