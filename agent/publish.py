@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
+from spanproof.agent.contacts import asks_for_contact, contact_details, describe
 from spanproof.agent.convergence import overlap
 from spanproof.agent.prices import Prices, price_run
 from spanproof.agent.question.compound import analyse
@@ -35,7 +36,9 @@ from spanproof.agent.relevance import (
     off_question,
     question_subquestions,
 )
+from spanproof.agent.slot_conflicts import FetchedPage, SlotConflict, slot_conflicts
 
+from spanproof.core.evidence import Span
 from spanproof.core.verdict import SpanRef, Verdict
 
 if TYPE_CHECKING:
@@ -44,6 +47,8 @@ from spanproof.wire.chat import Usage
 
 NARROW_TEMPLATE = "{text} (The cited source does not establish: {element}.)"
 NO_ANSWER = "I could not source an answer to this question from the pages I read."
+# the reason of a claim held back because its sources state two values for one of its slots
+SOURCES_DISAGREE = "held for review: sources disagree"
 
 
 def combine(verdicts: list[tuple[str, Verdict]]) -> tuple[Verdict, str | None]:
@@ -185,6 +190,17 @@ async def verify_draft(
         if subq is None:
             subq = subquestion_of(claim.text, record.subquestions)
         look = needs_look(verdict)
+        if status != "dropped":
+            status, reason, look = _contacts_rule(record.question, claim.text, status, reason, look)
+        if status != "dropped" and snapshots is not None and supporting is not None:
+            conflicts = _conflicts(record, snapshots, claim.text, spans[supporting])
+            if conflicts:
+                said = "; ".join(c.describe() for c in conflicts)
+                status, reason, look = "dropped", f"{SOURCES_DISAGREE}: {said}", said
+                record.needs_human = True
+                record.needs_human_reason = (
+                    record.needs_human_reason or (f"claim {offset + ci + 1}: {said}"[:300])
+                )
         out.append(
             AnswerClaim(
                 needs_human=look is not None,
@@ -215,6 +231,41 @@ async def verify_draft(
         )
     )
     return out
+
+
+def _contacts_rule(
+    question: str, claim: str, status: str, reason: str, look: str | None
+) -> tuple[str, str, str | None]:
+    """(status, reason, needs_human reason) for a claim that states contact details: dropped
+    unless the question asks for them, and then shown flagged for a person to check."""
+    contacts = contact_details(claim)
+    if not contacts:
+        return status, reason, look
+    said = describe(contacts)
+    if not asks_for_contact(question):
+        return "dropped", f"contact details the question did not ask for: {said}", look
+    why = f"states contact details ({said}); a person checks them before anyone uses them"
+    return "flagged", f"{reason}; {why}" if reason else why, f"{look}; {why}" if look else why
+
+
+def _conflicts(
+    record: RunRecord, snapshots: StoredTexts, claim: str, span: Span
+) -> list[SlotConflict]:
+    """Other values for the claim's slots on the page that holds its span and on the run's
+    other fetched pages (agent.slot_conflicts)."""
+    doc_id = span.doc_id
+    pages: dict[str, FetchedPage] = {}
+    for d in record.documents:
+        if d.doc_id in pages:
+            continue
+        try:
+            pages[d.doc_id] = FetchedPage(d.doc_id, d.url, snapshots.text(d.doc_id))
+        except KeyError:
+            continue  # span fidelity reports a page the store lost
+    own = pages.get(doc_id)
+    if own is None:
+        return []
+    return slot_conflicts(claim, span.text, own, [p for p in pages.values() if p.doc_id != doc_id])
 
 
 class StoredTexts(Protocol):
@@ -340,6 +391,12 @@ def finish_answer(record: RunRecord, label: str = "") -> Answer:
             answer.gaps.append(
                 f"Not sourced: {sq} (the claims shown for it hold no {missing_answer(analysed[i])})"
             )
+    disagreeing = [c.index + 1 for c in answer.claims if c.reason.startswith(SOURCES_DISAGREE)]
+    if disagreeing:
+        answer.gaps.append(
+            "The source disagrees with itself (or with another source) on what claim(s) "
+            f"{', '.join(map(str, disagreeing))} state: held back for a person to review."
+        )
     dropped = [c for c in answer.claims if c.status == "dropped"]
     if dropped:
         answer.gaps.append(
