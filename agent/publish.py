@@ -4,7 +4,10 @@ Publication reads verdicts, not the draft: a claim reaches the answer only
 through `route`, and `route` only ever publishes a claim whose verdict came
 back from the verifier without an error. A claim on none of the question's
 sub-questions is dropped whatever its verdict (agent.relevance: the verifier
-never sees the question, so relevance is checked here). Dropped claims are recorded with
+never sees the question, so relevance is checked here). Two more things only publication
+can see: a claim whose slot its page, or another fetched page, fills with another value is
+held for a person (agent.slot_conflicts), and contact details are shown only when the
+question asks for them (agent.contacts). Dropped claims are recorded with
 their verdict and never reworded; the narrow mode only appends a qualifier
 built from `unsupported_element`.
 """
@@ -180,6 +183,7 @@ async def verify_draft(
         by_claim.setdefault(ci, []).append((sid, v))
     out = []
     asked = question_subquestions(record.question, record.subquestions)
+    pages = fetched_pages(record, snapshots) if snapshots is not None else {}
     for ci, claim in enumerate(draft.claims):
         verdict, supporting = combine(by_claim[ci])
         status, text, reason = route(claim.text, verdict, partial)
@@ -192,8 +196,8 @@ async def verify_draft(
         look = needs_look(verdict)
         if status != "dropped":
             status, reason, look = _contacts_rule(record.question, claim.text, status, reason, look)
-        if status != "dropped" and snapshots is not None and supporting is not None:
-            conflicts = _conflicts(record, snapshots, claim.text, spans[supporting])
+        if status != "dropped" and supporting is not None:
+            conflicts = _conflicts(pages, claim.text, spans[supporting])
             if conflicts:
                 said = "; ".join(c.describe() for c in conflicts)
                 status, reason, look = "dropped", f"{SOURCES_DISAGREE}: {said}", said
@@ -248,24 +252,25 @@ def _contacts_rule(
     return "flagged", f"{reason}; {why}" if reason else why, f"{look}; {why}" if look else why
 
 
-def _conflicts(
-    record: RunRecord, snapshots: StoredTexts, claim: str, span: Span
-) -> list[SlotConflict]:
-    """Other values for the claim's slots on the page that holds its span and on the run's
-    other fetched pages (agent.slot_conflicts)."""
-    doc_id = span.doc_id
+def fetched_pages(record: RunRecord, snapshots: StoredTexts) -> dict[str, FetchedPage]:
+    """doc_id -> the stored text of every page the run fetched."""
     pages: dict[str, FetchedPage] = {}
     for d in record.documents:
-        if d.doc_id in pages:
-            continue
         try:
-            pages[d.doc_id] = FetchedPage(d.doc_id, d.url, snapshots.text(d.doc_id))
+            pages.setdefault(d.doc_id, FetchedPage(d.doc_id, d.url, snapshots.text(d.doc_id)))
         except KeyError:
             continue  # span fidelity reports a page the store lost
-    own = pages.get(doc_id)
+    return pages
+
+
+def _conflicts(pages: dict[str, FetchedPage], claim: str, span: Span) -> list[SlotConflict]:
+    """Other values for the claim's slots on the page that holds its span and on the run's
+    other fetched pages (agent.slot_conflicts)."""
+    own = pages.get(span.doc_id)
     if own is None:
         return []
-    return slot_conflicts(claim, span.text, own, [p for p in pages.values() if p.doc_id != doc_id])
+    others = [p for p in pages.values() if p.doc_id != own.doc_id]
+    return slot_conflicts(claim, span.text, own, others)
 
 
 class StoredTexts(Protocol):
