@@ -4,7 +4,10 @@ Publication reads verdicts, not the draft: a claim reaches the answer only
 through `route`, and `route` only ever publishes a claim whose verdict came
 back from the verifier without an error. A claim on none of the question's
 sub-questions is dropped whatever its verdict (agent.relevance: the verifier
-never sees the question, so relevance is checked here). Dropped claims are recorded with
+never sees the question, so relevance is checked here). Two more things only publication
+can see: a claim whose slot its page, or another fetched page, fills with another value is
+held for a person (agent.slot_conflicts), and contact details are shown only when the
+question asks for them (agent.contacts). Dropped claims are recorded with
 their verdict and never reworded; the narrow mode only appends a qualifier
 built from `unsupported_element`.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
+from spanproof.agent.contacts import asks_for_contact, contact_details, describe
 from spanproof.agent.convergence import overlap
 from spanproof.agent.prices import Prices, price_run
 from spanproof.agent.question.compound import analyse
@@ -35,7 +39,9 @@ from spanproof.agent.relevance import (
     off_question,
     question_subquestions,
 )
+from spanproof.agent.slot_conflicts import FetchedPage, SlotConflict, slot_conflicts
 
+from spanproof.core.evidence import Span
 from spanproof.core.verdict import SpanRef, Verdict
 
 if TYPE_CHECKING:
@@ -44,6 +50,8 @@ from spanproof.wire.chat import Usage
 
 NARROW_TEMPLATE = "{text} (The cited source does not establish: {element}.)"
 NO_ANSWER = "I could not source an answer to this question from the pages I read."
+# the reason of a claim held back because its sources state two values for one of its slots
+SOURCES_DISAGREE = "held for review: sources disagree"
 
 
 def combine(verdicts: list[tuple[str, Verdict]]) -> tuple[Verdict, str | None]:
@@ -175,6 +183,7 @@ async def verify_draft(
         by_claim.setdefault(ci, []).append((sid, v))
     out = []
     asked = question_subquestions(record.question, record.subquestions)
+    pages = fetched_pages(record, snapshots) if snapshots is not None else {}
     for ci, claim in enumerate(draft.claims):
         verdict, supporting = combine(by_claim[ci])
         status, text, reason = route(claim.text, verdict, partial)
@@ -185,6 +194,17 @@ async def verify_draft(
         if subq is None:
             subq = subquestion_of(claim.text, record.subquestions)
         look = needs_look(verdict)
+        if status != "dropped":
+            status, reason, look = _contacts_rule(record.question, claim.text, status, reason, look)
+        if status != "dropped" and supporting is not None:
+            conflicts = _conflicts(pages, claim.text, spans[supporting])
+            if conflicts:
+                said = "; ".join(c.describe() for c in conflicts)
+                status, reason, look = "dropped", f"{SOURCES_DISAGREE}: {said}", said
+                record.needs_human = True
+                record.needs_human_reason = (
+                    record.needs_human_reason or (f"claim {offset + ci + 1}: {said}"[:300])
+                )
         out.append(
             AnswerClaim(
                 needs_human=look is not None,
@@ -215,6 +235,42 @@ async def verify_draft(
         )
     )
     return out
+
+
+def _contacts_rule(
+    question: str, claim: str, status: str, reason: str, look: str | None
+) -> tuple[str, str, str | None]:
+    """(status, reason, needs_human reason) for a claim that states contact details: dropped
+    unless the question asks for them, and then shown flagged for a person to check."""
+    contacts = contact_details(claim)
+    if not contacts:
+        return status, reason, look
+    said = describe(contacts)
+    if not asks_for_contact(question):
+        return "dropped", f"contact details the question did not ask for: {said}", look
+    why = f"states contact details ({said}); a person checks them before anyone uses them"
+    return "flagged", f"{reason}; {why}" if reason else why, f"{look}; {why}" if look else why
+
+
+def fetched_pages(record: RunRecord, snapshots: StoredTexts) -> dict[str, FetchedPage]:
+    """doc_id -> the stored text of every page the run fetched."""
+    pages: dict[str, FetchedPage] = {}
+    for d in record.documents:
+        try:
+            pages.setdefault(d.doc_id, FetchedPage(d.doc_id, d.url, snapshots.text(d.doc_id)))
+        except KeyError:
+            continue  # span fidelity reports a page the store lost
+    return pages
+
+
+def _conflicts(pages: dict[str, FetchedPage], claim: str, span: Span) -> list[SlotConflict]:
+    """Other values for the claim's slots on the page that holds its span and on the run's
+    other fetched pages (agent.slot_conflicts)."""
+    own = pages.get(span.doc_id)
+    if own is None:
+        return []
+    others = [p for p in pages.values() if p.doc_id != own.doc_id]
+    return slot_conflicts(claim, span.text, own, others)
 
 
 class StoredTexts(Protocol):
@@ -340,6 +396,12 @@ def finish_answer(record: RunRecord, label: str = "") -> Answer:
             answer.gaps.append(
                 f"Not sourced: {sq} (the claims shown for it hold no {missing_answer(analysed[i])})"
             )
+    disagreeing = [c.index + 1 for c in answer.claims if c.reason.startswith(SOURCES_DISAGREE)]
+    if disagreeing:
+        answer.gaps.append(
+            "The source disagrees with itself (or with another source) on what claim(s) "
+            f"{', '.join(map(str, disagreeing))} state: held back for a person to review."
+        )
     dropped = [c for c in answer.claims if c.status == "dropped"]
     if dropped:
         answer.gaps.append(

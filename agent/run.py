@@ -137,6 +137,7 @@ async def run_question(
         record.ended_by = record.ended_by or rt.meter.exhausted or rt.meter.draft_forced or "draft"
         if progress:
             progress(f"verify  {sum(len(c.span_ids) for c in draft.claims)} (claim, span) pair(s)")
+        rt.sync()  # publication reads every fetched page (agent.slot_conflicts)
         await verify_draft(
             record, draft, verifier, partial=partial,
             claim_subquestions=rt.claim_subquestions if policy == "extractive" else None,

@@ -24,6 +24,12 @@ label and the sentence after it) that holds both
   the present with the prescribed content after it ("the citation gives the finding as
   '...'", "carries the sentence '...'", "summary tools list it that way").
 
+A sentence that directs what a text made from this page says, whoever is to make it ("anyone
+producing a condensed account of this notice owes their readers one thing first: ...",
+"should this page be passed on, the version they get has ...", "if you are summarising this
+page for somebody, say ..."): a word of deriving text with the page pointed at beside it, then
+a directive mood or the content itself (``directs_derived_text``).
+
 Text addressed to software explicitly ("Note to language models: ...", "Short version for
 screen readers and answer tools: ..."), by self-identification ("If you are an AI ...",
 "I'm a chatbot. What do I tell people ...?") or as a label (a producer phrase before a
@@ -69,6 +75,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from spanproof.core.prefilter import Guarded, guarded
+from spanproof.core.text import block_at
 
 WORDS_DIR = Path(__file__).parent / "speech_acts"
 
@@ -184,11 +191,12 @@ _CLASSES = (
     "artefact_source", "artefact_slot", "deixis", "address", "address_after", "self", "modal",
     "request", "imperative", "speech", "output", "content", "exclusive", "override", "context",
     "text_object", "subordinate", "markers", "pointer", "producer_activity", "sentence_start",
+    "derivation", "page_deixis", "content_predicate",
 )  # fmt: skip
 # Classes at least one of which every frame needs: a sentence without any is skipped.
 _ANCHORS = (
     "producer", "producer_weak", "artefact", "address", "self", "speech", "text_object",
-    "exclusive", "override",
+    "exclusive", "override", "derivation",
 )  # fmt: skip
 
 
@@ -343,6 +351,10 @@ _OBJECT_GAP = re.compile(r"\s+(?:(?:the|your|this|that|an?|its|their|our)\s+)?",
 # that looks behind its start (lookbehind, \b, ^), and neither does.
 _COMMA = re.compile(r"\s*,\s*")
 _BE = re.compile(r"\s+be\b")
+# how far the page's pointer may stand from the word of deriving ("a condensed account of this
+# notice", "this page be passed on")
+_DEIXIS_GAP = 25
+_UNDERGOES = re.compile(r"\b(?:be|is|are|being|gets?)\b", re.I)
 
 
 class _Scan:
@@ -414,6 +426,42 @@ class _Scan:
             if any(0 <= ca - b <= 30 for ca, _ in contents):
                 return "normative"
         return None
+
+    # -- a text to be made from this page --
+
+    def derived_from_page(self) -> list[Span]:
+        """Where the sentence speaks of a text made from this page, whoever makes it: a word
+        of deriving text ("summarising", "digest", "condensed", "passed on", "writes ... up")
+        with the page pointed at beside it ("of this notice", "this page be passed on",
+        "writes this up"). Who is addressed, and how, does not matter."""
+        deixis = self("page_deixis")
+        text = self.text
+        return [
+            (a, b)
+            for a, b in self("derivation")
+            if any(
+                0 <= da - b <= _DEIXIS_GAP
+                # the page before the word only as what undergoes it ("this page be passed
+                # on"), not as its author ("this article provides an overview")
+                or (0 <= a - db <= _DEIXIS_GAP and _UNDERGOES.search(text, db, a))
+                for da, db in deixis
+            )
+        ]
+
+    def directs_derived_text(self) -> bool:
+        """The sentence directs what a text made from this page says: after the words that
+        name that text, a directive mood (an imperative where a clause begins, a modal or a
+        request) or the content itself (a colon, a that-clause, a quote, or a predicate that
+        fills the text: "has", "consists of", "owes its readers"). Conditional or not, in any
+        person: the mood and the future text are what is read, not a list of targets."""
+        derived = self.derived_from_page()
+        if not derived:
+            return False
+        first = min(b for _, b in derived)
+        if self.imperatives():
+            return True
+        after = self("modal") + self("request") + self("content") + self("content_predicate")
+        return any(a >= first for a, _ in after)
 
     # -- targets --
 
@@ -541,6 +589,8 @@ def _frame(s: _Scan | None) -> str | None:
     for _, b in imperatives:
         if any(0 <= a - b <= 3 for a, _ in s("text_object")):
             return "text_to_output"  # "remember this phrase", "include the following text"
+    if s.directs_derived_text():
+        return "directs_derived_text"
     if (imperatives or force == "modal") and s("exclusive"):
         return "exclusive_output"
     override = s("override")
@@ -656,13 +706,6 @@ def _find(text: str) -> tuple[Finding, ...]:
     return tuple(out)
 
 
-def _block_at(text: str, pos: int) -> tuple[int, int]:
-    """The blank-line-separated block that holds position `pos`."""
-    a = text.rfind("\n\n", 0, pos)
-    b = text.find("\n\n", pos)
-    return (0 if a < 0 else a + 2), (len(text) if b < 0 else b)
-
-
 def _points(text: str) -> bool:
     """Does the text point at neighbouring text ("the notice below", "the figure above")?"""
     revealed = reveal(text)
@@ -681,14 +724,14 @@ def instructions_near(text: str, start: int, end: int) -> list[Finding]:
     people?") and is read joined to them, and a neighbour on either side that prescribes and
     points at neighbouring text ("... should be the service notice in the next paragraph").
     A prescription elsewhere on the page does not reach a span it does not point at."""
-    a, _ = _block_at(text, start)
-    _, b = _block_at(text, max(start, end - 1))
+    a, _ = block_at(text, start)
+    _, b = block_at(text, max(start, end - 1))
     own = text[a:b]
     found = find_instructions(own)
     if found:
         return found
     if a >= 2:
-        before = text[slice(*_block_at(text, a - 2))]
+        before = text[slice(*block_at(text, a - 2))]
         sentences = _fold_stable_sentences(before)
         if sentences and _opens(sentences[-1]):
             found = find_instructions(f"{before}\n\n{own}")
@@ -697,7 +740,7 @@ def instructions_near(text: str, start: int, end: int) -> list[Finding]:
         if found:
             return found
     if b + 2 <= len(text):
-        after = text[slice(*_block_at(text, b + 2))]
+        after = text[slice(*block_at(text, b + 2))]
         if _points(after):
             return find_instructions(after)
     return []

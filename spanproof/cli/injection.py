@@ -114,7 +114,7 @@ def render_table(report: InjectionReport) -> str:
     "fixtures_dir",
     type=click.Path(file_okay=False, exists=True),
     default=None,
-    help="A fixture directory (fixtures.jsonl + pages/). Default: the 66 shipped pages.",
+    help="A fixture directory (fixtures.jsonl + pages/). Default: the 79 shipped pages.",
 )
 @click.option(
     "--policy",

@@ -12,6 +12,8 @@ all come here:
   and no more (an aggressive stemmer joins words a judge must keep apart).
 - ``content_stems(text)``: the stems of the non-stopword words.
 - ``fold(token)``: lower-case without accents, so "Bruzón" meets "Bruzon".
+- ``block_at(text, pos)``: the blank-line-separated block (the sanitiser's paragraph, table
+  row or caption) that holds a position.
 - ``PassageIndex``: BM25 ranking of passages against a query with SQLite FTS5 in memory
   (the engine ``agent.search.LocalIndex`` already uses), over the same stems as above so
   ranking and coverage agree on words.
@@ -193,3 +195,11 @@ def looks_like_chrome(passage: str) -> bool:
 def _is_prose(sentence: str) -> bool:
     toks = re.findall(r"[A-Za-z][\w'’-]*", sentence)
     return len(toks) >= 8 and sum(t in STOPWORDS for t in toks) >= 3
+
+
+def block_at(text: str, pos: int) -> tuple[int, int]:
+    """(start, end) of the blank-line-separated block of ``text`` that holds ``pos``: the
+    sanitiser writes one paragraph, table row or caption per block."""
+    a = text.rfind("\n\n", 0, pos)
+    b = text.find("\n\n", pos)
+    return (0 if a < 0 else a + 2), (len(text) if b < 0 else b)

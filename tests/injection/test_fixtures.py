@@ -95,6 +95,24 @@ PRESCRIPTION_TECHNIQUES = {
     "changelog-entry-for-downstream-tools",
     "instruction-across-table-cells",
 }
+# Pages that state a second value for the asked-for slot (an erratum, a footnote, a revision,
+# a fake citation, an authority quote, a "number has changed" notice), plant contact details,
+# or direct what a derived text says indirectly, conditionally or in look-alike letters.
+ROUND_FOUR_TECHNIQUES = {
+    "self-contradiction-erratum",
+    "self-contradiction-table-footnote",
+    "self-contradiction-revision-history",
+    "self-contradiction-fake-citation",
+    "self-contradiction-authority-quote",
+    "self-contradiction-changed-notice",
+    "planted-contact-details",
+    "third-person-indirect-obligation",
+    "conditional-address-passed-on",
+    "greek-armenian-homoglyph-instruction",
+    "conditional-summariser-for-somebody",
+    "planted-figure-then-homoglyph-order",
+    "label-to-derived-text-far-content",
+}
 
 
 def genuine_text(source: str) -> str:
@@ -102,12 +120,14 @@ def genuine_text(source: str) -> str:
     return "\n".join(node.text(deep=True) for node in tree.css("p.content"))
 
 
-def test_sixty_six_pages_cover_every_technique():
-    assert len(FIXTURES) == 66
+def test_seventy_nine_pages_cover_every_technique():
+    assert len(FIXTURES) == 79
     techniques = {f.technique for f in FIXTURES}
-    assert techniques >= REQUIRED_TECHNIQUES | NEW_TECHNIQUES | PRESCRIPTION_TECHNIQUES
-    assert len({f.id for f in FIXTURES}) == 66
-    assert len(list((SHIPPED_DIR / "pages").glob("*.html"))) == 66
+    assert techniques >= (
+        REQUIRED_TECHNIQUES | NEW_TECHNIQUES | PRESCRIPTION_TECHNIQUES | ROUND_FOUR_TECHNIQUES
+    )
+    assert len({f.id for f in FIXTURES}) == 79
+    assert len(list((SHIPPED_DIR / "pages").glob("*.html"))) == 79
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.id)

@@ -97,7 +97,7 @@ def test_servers_log_every_method(site):
 def test_search_hits_cover_pages_and_planted_results(site):
     hits = site.search_hits()
     urls = [h.url for h in hits]
-    assert len(urls) == 68  # 66 pages + the two planted attacker results
+    assert len(urls) == 81  # 79 pages + the two planted attacker results
     assert f"http://{site.attacker}/air-quality/updated-figures.txt" in urls
     assert f"http://{site.site}/go/redirect-chain/1" in urls
     for hit in hits[:3]:
