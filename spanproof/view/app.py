@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import ValidationError
 from spanproof.agent.record import RunRecord
+from spanproof.graders.review_queue import review_order
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -236,11 +237,14 @@ def run_page(request: Request) -> Response:
         ),
     }
     refusals = [e for e in record.egress if e.decision == "refused"]
+    claims = record.answer.claims
     return ctx.render(
         request,
         "run.html",
         title=record.question,
         record=record,
+        # the ledger in review order: code's proofs, then flags, then the judge's confidence
+        queue=[claims[i] for i in review_order([c.verdict for c in claims])],
         latest=latest_by_claim(reviews),
         reviews=reviews,
         budget=used,
