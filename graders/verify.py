@@ -87,7 +87,8 @@ class Verifier:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self._slots = LoopSemaphore(concurrency)
-        load_tables()  # once per process, here rather than inside the first pair's audit
+        if findings is None:  # else the tables are read where the findings are computed
+            load_tables()  # once per process, here rather than inside the first pair's audit
 
     @property
     def id(self) -> str:
