@@ -15,9 +15,9 @@ seconds of CPU, which is why the audit of a model judge's verdicts runs in worke
 
 ``--before`` is a git revision installed (not editable) into a temporary directory; the other
 side is this checkout as installed. Rounds alternate the two sides, so both see the same
-machine load; the medians are printed with the CPU the command and its children used, and the
-verdict rows of the two sides' first rounds are compared (a change here is speed only). Exit 1
-when the rows differ, when the after side's median wall time is over ``--target`` (1.5) times
+machine load; the medians are printed with the CPU of the command's main process (the event
+loop driving the calls) and of its worker processes, and the verdict rows of the two sides'
+first rounds are compared (a change here is speed only). Exit 1 when the rows differ, when the after side's median wall time is over ``--target`` (1.5) times
 the ideal, or when either side's command fails. The wall time is only as good as the machine
 is idle: the load average is printed with it.
 """
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -48,6 +47,17 @@ def make_pairs(n: int, out: Path) -> None:
                     "--n", str(n), "--out", str(out)], check=True, capture_output=True)  # fmt: skip
 
 
+# The command, reporting at exit the CPU of its own process and of its worker processes.
+COMMAND = (
+    "import atexit, json, resource, sys\n"
+    "def _cpu():\n"
+    "    r = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]\n"
+    "    print(json.dumps([x.ru_utime + x.ru_stime for x in r]), file=sys.stderr)\n"
+    "atexit.register(_cpu)\n"
+    "from spanproof.cli import main; main()\n"
+)
+
+
 def run_command(
     site: Path | None, pairs: Path, work: Path, latency: float, concurrency: int
 ) -> dict:
@@ -58,22 +68,20 @@ def run_command(
         env["PYTHONPATH"] = str(site)
     home = Path(tempfile.mkdtemp(dir=work))
     with ServerProcess(Shape("fixed", latency)) as server:
-        cmd = [sys.executable, "-c", "from spanproof.cli import main; main()", "verify",
+        cmd = [sys.executable, "-c", COMMAND, "verify",
                "--pairs", str(pairs), "--judge", "openai:bench-judge", "--base-url",
                server.base_url, "--api-key", "local", "--no-cache", "--home", str(home),
                "--concurrency", str(concurrency), "--json", "--out", str(home / "v.jsonl")]  # fmt: skip
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=work)
         wall = time.perf_counter() - t0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         slept = server.stats()["slept"]
     if proc.returncode != 0:
         raise SystemExit(f"error: verify exited {proc.returncode}:\n{proc.stderr[-3000:]}")
     summary = json.loads(proc.stdout)
     rows = (home / "v.jsonl").read_text(encoding="utf-8")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "requests": len(slept),
+    main_cpu, workers_cpu = json.loads(proc.stderr.strip().splitlines()[-1])
+    return {"wall": wall, "main_cpu": main_cpu, "workers_cpu": workers_cpu, "requests": len(slept),
             "scheduled_ideal": schedule_ideal(slept, concurrency),
             "errors": summary.get("errors", summary.get("judge_errors")), "rows": rows}  # fmt: skip
 
@@ -108,13 +116,14 @@ def main(argv: list[str] | None = None) -> int:
         wall = statistics.median(x["wall"] for x in r)
         ratio[side] = wall / ideal
         rows.append([label, f"{wall:.2f}", f"{ratio[side]:.2f}",
-                     f"{statistics.median(x['cpu'] for x in r):.2f}",
+                     f"{statistics.median(x['main_cpu'] for x in r):.2f}",
+                     f"{statistics.median(x['workers_cpu'] for x in r):.2f}",
                      f"{statistics.median(x['scheduled_ideal'] for x in r):.2f}",
                      r[0]["requests"], r[0]["errors"]])  # fmt: skip
     print(f"spanproof verify, {args.n} pairs, openai judge at {args.latency * 1000:.0f} ms a reply, "
           f"--concurrency {args.concurrency}; ideal {ideal:.3f} s; median of {args.rounds} a "
           f"side; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    print(tabulate(rows, headers=["version", "wall s", "wall / ideal", "CPU s (command + workers)",
+    print(tabulate(rows, headers=["version", "wall s", "wall / ideal", "CPU s main process", "CPU s workers",
                                   "ideal of the latencies slept", "requests", "judge errors"]))  # fmt: skip
     same = runs["before"][0]["rows"] == runs["after"][0]["rows"]
     print(f"verdict rows of the two sides identical: {'yes' if same else 'NO'}")
