@@ -19,6 +19,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from spanproof.agent.record import LedgerRow, RunRecord
+from spanproof.graders.review_queue import review_order
 
 _PRIMARY_SUFFIX = re.compile(
     r"(\.gov|\.gov\.[a-z]{2}|\.gouv\.[a-z]{2}|\.gob\.[a-z]{2}|\.mil|\.int|\.edu|\.edu\.[a-z]{2}|\.ac\.[a-z]{2})$"
@@ -76,9 +77,12 @@ def citation_numbers(record: RunRecord) -> dict[int, int]:
 
 
 def build_ledger(record: RunRecord) -> list[LedgerRow]:
+    """One row per drafted claim, in review order (``graders.review_queue``: code's proofs,
+    then flags, then the judge's confidence), so a reviewer reads the likeliest wrong first."""
     number = citation_numbers(record)
     rows = []
-    for claim in record.answer.claims:
+    claims = record.answer.claims
+    for claim in (claims[i] for i in review_order([c.verdict for c in claims])):
         span_id = claim.supporting_span_id or (claim.span_ids[0] if claim.span_ids else None)
         span = record.span(span_id) if span_id else None
         doc = record.document(span.doc_id) if span else None

@@ -30,7 +30,7 @@ from spanproof.store.store import Store, open_store
 if TYPE_CHECKING:
     import httpx
     from spanproof.graders.cache import VerdictCache
-    from spanproof.graders.verify import Verifier
+    from spanproof.graders.verify import FindingsSource, Verifier
 
     from spanproof.web.env import WebEnv
     from spanproof.web.search import SearchBackend
@@ -85,12 +85,15 @@ class Services:
         *,
         concurrency: int = 8,
         policy: str = "all-must-support",
+        findings: FindingsSource | None = None,
     ) -> Verifier:
-        """A verifier over ``judges`` (specs or judges already built), through the cache."""
+        """A verifier over ``judges`` (specs or judges already built), through the cache;
+        ``findings``: where the audit's costly part is computed (graders.audit_pool)."""
         from spanproof.graders.verify import Verifier
 
         built = [self.judges([j])[0] if isinstance(j, str) else j for j in judges]
-        return Verifier(built, cache=self.cache, concurrency=concurrency, policy=policy)
+        return Verifier(built, cache=self.cache, concurrency=concurrency, policy=policy,
+                        findings=findings)  # fmt: skip
 
     def runs(self, kind: RunKind | None = None) -> RunStore:
         """The run store; ``kind`` (ask, gate, injection, grade) is stamped on what it saves."""

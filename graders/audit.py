@@ -62,6 +62,7 @@ audit a stored figure came from.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from spanproof.graders.instructions import find_instructions
@@ -124,8 +125,15 @@ def _evidence_keys(text: str) -> set[str]:
     return _keys(text) | {w for w in words(text) if w.isdigit()}
 
 
-def quote_problem(quote: str, span_text: str, claim: str, verdict: Label = "PARTIAL") -> str | None:
-    """Why ``quote`` is not evidence for ``verdict`` on ``claim`` in this span, or None."""
+def quote_problem(
+    quote: str,
+    span_text: str,
+    claim: str,
+    verdict: Label = "PARTIAL",
+    best: str | None = None,
+) -> str | None:
+    """Why ``quote`` is not evidence for ``verdict`` on ``claim`` in this span, or None.
+    ``best``: the span's best quote for the claim, when already known (``best_window``)."""
     if not quote_in_span(quote, span_text):
         return f"quote_used is not in the span: {quote[:120]!r}"
     words = content_stems(quote)
@@ -145,17 +153,20 @@ def quote_problem(quote: str, span_text: str, claim: str, verdict: Label = "PART
         # numbers count, however short ("$2 million" holds "2"): a value is the claim's content
         wanted = _evidence_keys(claim)
         held = len(wanted & _evidence_keys(quote))
-        best = len(wanted & _evidence_keys(best_window(claim, span_text)))
-        if held < QUOTE_SHARE_OF_BEST * best:
+        window = best if best is not None else best_window(claim, span_text)
+        most = len(wanted & _evidence_keys(window))
+        if held < QUOTE_SHARE_OF_BEST * most:
             return (
                 f"quote_used {quote[:80]!r} holds {held} of the claim's content words where the "
-                f"span's best {MAX_QUOTE_WORDS}-word quote holds {best}: it points at a topic, "
+                f"span's best {MAX_QUOTE_WORDS}-word quote holds {most}: it points at a topic, "
                 "not at where the span states the claim"
             )
     return None
 
 
-def _quote_proof(v: Verdict, base: Label, claim: str, span: str) -> tuple[Proof | None, str]:
+def _quote_proof(
+    v: Verdict, base: Label, claim: str, span: str, best: str
+) -> tuple[Proof | None, str]:
     """(the quote's proof or None, the check's detail)."""
     if v.quote_used is None or not v.quote_used.strip():
         if base == "SUPPORTED" and v.error is None:
@@ -163,7 +174,7 @@ def _quote_proof(v: Verdict, base: Label, claim: str, span: str) -> tuple[Proof 
                 "proof: SUPPORTED without a quote_used"
             )
         return None, "no quote given"
-    problem = quote_problem(v.quote_used, span, claim, base)
+    problem = quote_problem(v.quote_used, span, claim, base, best)
     verbatim = quote_in_span(v.quote_used, span)
     # A quote that is not in the span lowers any verdict; a quote that is not evidence only
     # matters when the verdict rests on it (SUPPORTED or PARTIAL).
@@ -261,7 +272,35 @@ def _findings(claim: str, span: str) -> tuple[tuple[Proof, ...], tuple[Flag, ...
     return tuple(proofs), tuple(_specific_flags(claim, span, proven) + _wording_flags(claim, span))
 
 
-def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
+@dataclass(frozen=True, slots=True)
+class PairFindings:
+    """Everything the audit reads from a (claim, span) pair whatever the verdict: the costly
+    part, computed once per pair, in this process or in a worker's (graders.audit_pool)."""
+
+    proofs: tuple[Proof, ...]  # the contradictions code proves
+    flags: tuple[Flag, ...]  # every flag found, shipped or not
+    addressed: str | None  # the span's words addressed to a machine, by rule; None if none
+    best_quote: str  # the span's best quote for the claim (graders.quoting.best_window)
+
+
+def pair_findings(claim: str, span_text: str) -> PairFindings:
+    proofs, flags = _findings(claim, span_text)
+    addressed = find_instructions(span_text)
+    return PairFindings(
+        proofs=proofs,
+        flags=flags,
+        addressed="; ".join(f"{f.rule}: {f.text!r}" for f in addressed) if addressed else None,
+        best_quote=best_window(claim, span_text),
+    )
+
+
+def audit(
+    claim: str, span: SpanRef, verdict: Verdict, found: PairFindings | None = None
+) -> Verdict:
+    """``verdict`` audited: its proofs and flags, its final verdict (module doc). ``found``:
+    the pair's findings when already computed (``pair_findings``); else computed here."""
+    if found is None:
+        found = pair_findings(claim, span.text)
     v = verdict.model_copy(deep=True)
     if v.judge_verdict is None and v.error is None:
         v.judge_verdict = v.verdict
@@ -270,14 +309,14 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
     proofs: list[Proof] = []
 
     # 1. the quote is really in the span, and is evidence
-    quote, detail = _quote_proof(v, base, claim, span.text)
+    quote, detail = _quote_proof(v, base, claim, span.text, found.best_quote)
     checks.append(CheckResult(name="quote_in_span", fired=quote is not None, detail=detail))
     if quote is not None:
         proofs.append(quote)
 
     # 2. a value the span states otherwise in the same role; 4-5. what a person should look at
-    contradictions, found = findings(claim, span.text)
-    flags = [f for f in found if f.kind not in UNSHIPPED_FLAGS]
+    contradictions = [p.model_copy() for p in found.proofs]
+    flags = [f.model_copy() for f in found.flags if f.kind not in UNSHIPPED_FLAGS]
     proofs += contradictions
     checks.append(
         _check(
@@ -302,14 +341,9 @@ def audit(claim: str, span: SpanRef, verdict: Verdict) -> Verdict:
     )
 
     # 3. the span addresses a machine
-    addressed = find_instructions(span.text)
-    if addressed or v.contains_instructions:
+    if found.addressed or v.contains_instructions:
         v.contains_instructions = True
-        detail = (
-            "; ".join(f"{f.rule}: {f.text!r}" for f in addressed)
-            if addressed
-            else "reported by the judge"
-        )
+        detail = found.addressed or "reported by the judge"
         proofs.append(Proof(kind="instructions", reason=f"the span addresses a machine: {detail}"))
         checks.append(CheckResult(name="instructions", fired=True, detail="proof: " + detail))
     else:

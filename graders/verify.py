@@ -8,6 +8,9 @@
   ``prompt_tokens`` / ``completion_tokens`` sum ``Verdict.usage`` of live calls only.
 - Pairs are independent and run concurrently; at most ``concurrency`` judge calls are in
   flight at once.
+- With a ``findings`` source (graders.audit_pool: worker processes), the audit's costly,
+  verdict-independent part is asked for as each pair starts and computed there while the
+  pair's judges answer; the audit then applies it to each verdict, with the same result.
 - A judge that raises is turned into an explicit error verdict (NOT_SUPPORTED with ``error``
   set) — never a pass and never dropped — except a JudgeConfigError (e.g. a scripted judge
   with no entry for a pair), which propagates because it is a setup mistake, not a result.
@@ -24,7 +27,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from spanproof.graders.audit import audit, weakest
+from spanproof.graders.audit import PairFindings, audit, weakest
 from spanproof.graders.cache import VerdictCache, cache_key_for
 from spanproof.graders.errors import JudgeConfigError
 from spanproof.graders.judges.context import current_pair_id, current_repeat
@@ -32,6 +35,13 @@ from spanproof.graders.specifics.slot_reader import load_tables
 
 from spanproof.core.verdict import Judge, SpanRef, Verdict
 from spanproof.wire.limiter import LoopSemaphore
+
+
+class FindingsSource(Protocol):
+    """Where the verifier gets a pair's findings (graders.audit.pair_findings) from, when not
+    computing them itself: the audit's worker processes (graders.audit_pool)."""
+
+    async def findings(self, claim: str, span_text: str) -> PairFindings: ...
 
 
 class VerdictStore(Protocol):
@@ -55,6 +65,7 @@ class Verifier:
         cache: VerdictStore | None = None,
         concurrency: int = 8,
         policy: str = "all-must-support",
+        findings: FindingsSource | None = None,
     ) -> None:
         if not judges:
             raise ValueError("Verifier needs at least one judge (e.g. make_judge('rules')).")
@@ -66,6 +77,9 @@ class Verifier:
         self.cache = cache
         self.concurrency = concurrency
         self.policy = policy
+        # with a source, each pair's findings are asked for as the pair starts, so they are
+        # computed elsewhere while its judges are answering
+        self.findings = findings
         self.model_calls = 0
         self.cache_hits = 0
         self.errors = 0
@@ -73,7 +87,8 @@ class Verifier:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self._slots = LoopSemaphore(concurrency)
-        load_tables()  # once per process, here rather than inside the first pair's audit
+        if findings is None:  # else the tables are read where the findings are computed
+            load_tables()  # once per process, here rather than inside the first pair's audit
 
     @property
     def id(self) -> str:
@@ -84,7 +99,14 @@ class Verifier:
         # One semaphore per event loop, so a Verifier can serve several asyncio.run() calls.
         return self._slots.get()
 
-    async def _one(self, judge: Judge, claim: str, span: SpanRef, repeat: int = 0) -> Verdict:
+    async def _one(
+        self,
+        judge: Judge,
+        claim: str,
+        span: SpanRef,
+        repeat: int = 0,
+        found: asyncio.Future[PairFindings] | None = None,
+    ) -> Verdict:
         key = cache_key_for(judge, claim, span, repeat)
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -92,7 +114,7 @@ class Verifier:
                 self.cache_hits += 1
                 # the name it is given now (the cache keys on the spec, not on the name)
                 hit = hit.model_copy(update={"usage": None, "judge": judge.id})
-                return audit(claim, span, hit)
+                return audit(claim, span, hit, await found if found is not None else None)
         async with self._semaphore():
             self.model_calls += 1
             try:
@@ -114,7 +136,7 @@ class Verifier:
             self.errors += 1
         elif self.cache is not None:
             self.cache.put(key, raw)
-        return audit(claim, span, raw)
+        return audit(claim, span, raw, await found if found is not None else None)
 
     async def verify(
         self, claim: str, span: SpanRef, *, pair_id: str | None = None, repeat: int = 0
@@ -123,13 +145,20 @@ class Verifier:
         cached under its own key, so ``--repeat N`` asks a non-deterministic judge N times."""
         token = current_pair_id.set(pair_id)
         rtoken = current_repeat.set(repeat)
+        found = None
+        if self.findings is not None:
+            found = asyncio.ensure_future(self.findings.findings(claim, span.text))
         try:
             verdicts = list(
-                await asyncio.gather(*(self._one(j, claim, span, repeat) for j in self.judges))
+                await asyncio.gather(
+                    *(self._one(j, claim, span, repeat, found) for j in self.judges)
+                )
             )
         finally:
             current_repeat.reset(rtoken)
             current_pair_id.reset(token)
+            if found is not None and not found.done():
+                found.cancel()  # a judge raised (a setup mistake): nobody will read it
         if len(verdicts) == 1:
             return verdicts[0]
         return self._combine(verdicts)

@@ -17,6 +17,11 @@ entry or just a label string (``{"p1": "PARTIAL"}``). A content key is tried bef
 id. A pair with no entry raises ``ScriptMissing`` naming the pair — a script that runs out
 fails loudly rather than inventing a verdict.
 
+A published judge that states its probability that the pair is SUPPORTED (an NLI model's
+entailment probability, as the WiCE anchor judges publish it) gives it as ``"score"``; with no
+``confidence`` of its own, the verdict's confidence (the judge's probability for its own label)
+is then ``score`` for SUPPORTED and ``1 - score`` for NOT_SUPPORTED (PARTIAL reads none).
+
 A judge that is not deterministic (an LLM on a server that batches requests) is scripted
 with one of two optional fields, read when a pair is judged several times (``--repeat``):
 
@@ -74,6 +79,13 @@ def _sampled_label(entry: dict[str, Any], key: str, repeat: int) -> str:
     return entry["verdict"]
 
 
+def _confidence_from_score(label: str, score: float | None) -> float | None:
+    """The confidence in ``label`` of a judge whose ``score`` is P(SUPPORTED) (module doc)."""
+    if score is None or label == "PARTIAL":
+        return None
+    return score if label == "SUPPORTED" else 1.0 - score
+
+
 def _check_sampling(entry: dict[str, Any], where: str) -> None:
     by_repeat = entry.get("by_repeat")
     if by_repeat is not None and (
@@ -104,6 +116,9 @@ def missing_message(judge_id: str, path: Path, key: str, pair_id: str | None, cl
 class ScriptedJudge(JudgeBase):
     """Replays verdicts from a script file (format in the module docstring)."""
 
+    # verdicts cached before ``score`` was read carry no confidence: a new version misses them
+    code_version = "scripted-score"
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.id = f"scripted:{path}"
@@ -124,6 +139,14 @@ class ScriptedJudge(JudgeBase):
                 raise SpecError(f"{self.path}: entry {key or entry!r} has no 'verdict' field.")
             Verdict.model_validate({k: entry[k] for k in _VERDICT_FIELDS if k in entry})
             _check_sampling(entry, f"{self.path}: entry {key or entry.get('id')!r}")
+            score = entry.get("score")
+            if score is not None and (
+                isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1
+            ):
+                raise SpecError(
+                    f"{self.path}: entry {key or entry.get('id')!r}: score must be the judge's "
+                    "probability that the pair is SUPPORTED, a number between 0 and 1"
+                )
             if key is not None:
                 if len(key) == 64 and all(c in "0123456789abcdef" for c in key):
                     self._by_key[key] = entry
@@ -168,6 +191,8 @@ class ScriptedJudge(JudgeBase):
             raise ScriptMissing(missing_message(self.id, self.path, key, pair_id, claim))
         fields = {k: entry[k] for k in _VERDICT_FIELDS if k in entry}
         fields["verdict"] = _sampled_label(entry, key, current_repeat.get())
+        if "confidence" not in fields:
+            fields["confidence"] = _confidence_from_score(fields["verdict"], entry.get("score"))
         return Verdict(**fields, judge=self.id, prompt_sha256=self.prompt_sha256)
 
 

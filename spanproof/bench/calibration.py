@@ -51,6 +51,7 @@ from spanproof.bench.metrics import (
     reliability,
 )
 from spanproof.bench.pairs import PairSetError, load_pairs  # noqa: F401  (the one pair-file reader, re-exported)
+from spanproof.bench.queue_figures import QueueFigures, queue_figures
 from spanproof.bench.repeats import Spread, UnstablePair, check_repeats
 from spanproof.core.verdict import Judge, Pair, SpanRef, Verdict
 
@@ -134,6 +135,9 @@ class JudgeSetResult(BaseModel):
     # labels (graders.audit_figures); thresholds apply to the final verdicts only.
     code_changes: CodeChanges | None = None
     flags: FlagFigures | None = None
+    # The review queue (proofs, then flags, then the judge's confidence): the share of the
+    # pairs labelled not SUPPORTED in its first 10% and 20% (spanproof/bench/queue_figures.py).
+    review_queue: QueueFigures | None = None
     # Set when the set holds pairs the rules judge was fitted on: its figures there are fitted.
     fitted_on: TrainingOverlap | None = None
     # Agreement per pair kind (e.g. scope_creep, modality_slip): where a judge falls short.
@@ -334,6 +338,7 @@ async def calibrate(
                 confidence_note=None if rel is not None else no_confidence_note(judge),
                 code_changes=code_changes([p.label for p in every_pair], verdicts),
                 flags=flag_figures([p.label for p in every_pair], verdicts),
+                review_queue=queue_figures([p.label for p in every_pair], verdicts),
                 fitted_on=training_overlap([spec_of(judge)], [(p.claim, p.span) for p in pairs]),
                 first_error=next((v.error for v in verdicts if v.error), None),
             )

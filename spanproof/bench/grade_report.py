@@ -42,6 +42,23 @@ class GradeResult(BaseModel):
     egress: list[EgressEvent] = Field(default_factory=list)
     planted: PlantedSummary | None = None
 
+    def review_order(self) -> list[int]:
+        """The claims' indexes in review order (``graders.review_queue``): each (claim,
+        citation) pair placed by the judge that ranks it most likely wrong; an unreachable
+        source, which no judge could read, first."""
+        from spanproof.graders.review_queue import review_key
+
+        if not self.judges:
+            return []
+
+        def key(k: int) -> tuple[int, int, float]:
+            return min(
+                review_key(None if isinstance(c.verdict, str) else c.verdict)
+                for c in (g.claims[k] for g in self.judges)
+            )
+
+        return sorted(range(len(self.judges[0].claims)), key=key)
+
 
 def build_graders(
     specs: list[str],

@@ -347,6 +347,7 @@ def _audit_lines(result: CalibrationResult) -> str:
     """Per judge and set: what code's proofs changed, the flags, and a warning when the set
     trained the judge."""
     from spanproof.bench.audit_figures import describe
+    from spanproof.bench.queue_figures import describe_queue
 
     out = []
     for r in result.judges:
@@ -355,6 +356,8 @@ def _audit_lines(result: CalibrationResult) -> str:
             out.append("  " + r.fitted_on.warning())
         if r.code_changes is not None and r.flags is not None:
             out += ["  " + line for line in describe(r.code_changes, r.flags)]
+        if r.review_queue is not None:
+            out.append("  " + describe_queue(r.review_queue))
         out.append("")
     return "\n".join(out)
 

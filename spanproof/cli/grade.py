@@ -43,13 +43,15 @@ def _short(text: str, n: int) -> str:
 
 
 def render_tables(result: GradeResult, tablefmt: str = "simple") -> str:
-    """Claims with one column per judge, then metrics side by side, then planted sensitivity."""
+    """Claims in review order with one column per judge, then metrics side by side, then
+    planted sensitivity."""
     from tabulate import tabulate
 
     judges = [g.judge for g in result.judges]
     rows = []
     first = result.judges[0]
-    for k, entry in enumerate(first.claims):
+    for k in result.review_order():
+        entry = first.claims[k]
         url = entry.url or "(uncited)"
         scope = {"paragraph": "para", "sentence": "sent"}.get(entry.scope or "", "-")
         row = [entry.id, _short(entry.text, 60), _short(url.split("://", 1)[-1], 38), scope]
@@ -57,7 +59,8 @@ def render_tables(result: GradeResult, tablefmt: str = "simple") -> str:
         rows.append(row)
     out = [
         f"Report: {result.report} ({result.format}); {first.metrics.claims} atomic claims, "
-        f"{first.metrics.citations} (claim, citation) pairs, {first.metrics.uncited_claims} uncited",
+        f"{first.metrics.citations} (claim, citation) pairs, {first.metrics.uncited_claims} uncited; "
+        "in review order (code's proofs, then flags, then the judges' confidence)",
         tabulate(
             rows,
             headers=["claim", "text", "cited", "scope", *judges],

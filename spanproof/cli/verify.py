@@ -44,9 +44,10 @@ judge was fitted on says so, with its cross-validated figure. Verdicts are cache
 
 \b
 Files of any size: pairs are read and verdict rows written as a stream (memory holds a
-window of pairs, not the file). Local judges (rules, blind, scripted) judge in one worker
-process per core once a file has 1000 pairs or more (--workers to choose); the rows are the
-same as in one process. A run stopped half way (Ctrl-C, --deadline) keeps the rows judged so
+window of pairs, not the file). Once a file has 1000 pairs or more, every core works (--workers
+to choose): local judges (rules, blind, scripted) judge in one worker process per core; a model
+judge's calls stay in this process and the code audit of its verdicts runs in the worker
+processes while the calls are in flight. The rows are the same as in one process. A run stopped half way (Ctrl-C, --deadline) keeps the rows judged so
 far in OUT.partial and their verdicts in the cache.
 
 \b
@@ -134,8 +135,8 @@ PARTIAL < SUPPORTED; an error sample makes it an error), with the samples and "u
     "--workers",
     type=click.IntRange(1, 64),
     default=None,
-    help="Processes judging at once with local judges (rules, blind, scripted). Default: one "
-    f"per core for {POOL_MIN_PAIRS} pairs or more, else 1.",
+    help="Worker processes: judging with local judges (rules, blind, scripted), auditing a "
+    f"model judge's verdicts. Default: one per core for {POOL_MIN_PAIRS} pairs or more, else 1.",
 )
 @click.option(
     "--repeat",

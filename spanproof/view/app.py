@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import ValidationError
 from spanproof.agent.record import RunRecord
+from spanproof.graders.review_queue import review_order
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -245,14 +246,18 @@ def _run_response(
         ),
     }
     refusals = [e for e in record.egress if e.decision == "refused"]
+    shown = reviewed_answer(record, reviews)
+    claims = shown.answer.claims
     return ctx.render(
         request,
         "run.html",
         status_code=status_code,
         title=record.question,
         # the answer and ledger as a reader now sees them: accepted edits and cuts applied
-        record=reviewed_answer(record, reviews),
+        record=shown,
         number=citation_numbers(record),
+        # the ledger in review order: code's proofs, then flags, then the judge's confidence
+        queue=[claims[i] for i in review_order([c.verdict for c in claims])],
         latest=latest_by_claim(reviews),
         reviews=reviews,
         standing=sign_off(record, reviews, ctx.data.signatures_for(record.run_id)),

@@ -8,8 +8,10 @@ inlined) and to llama.cpp's grammar conversion.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -55,6 +57,13 @@ def _simplify_nullable(node: Any) -> Any:
 
 
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema, inlined, for a ``json_schema`` response format; a copy of
+    its own for every caller (pydantic builds a schema in milliseconds: once per model)."""
+    return copy.deepcopy(_strict_schema(model))
+
+
+@lru_cache(maxsize=64)
+def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
     schema = _simplify_nullable(_inline(raw, raw.get("$defs", {})))
     if not isinstance(schema, dict):  # an object model's schema is an object, always
@@ -62,6 +71,7 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
+@lru_cache(maxsize=64)
 def max_tokens_for(model: type[BaseModel]) -> int:
     """A completion budget from the schema's size: keys, enum values and each string's word cap.
 

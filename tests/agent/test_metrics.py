@@ -161,3 +161,16 @@ async def test_verify_draft_marks_a_flagged_claim_needs_human_with_the_reason():
 
     row = build_ledger(record)[0]
     assert row.needs_human and row.flags and row.set_by == "blind"
+
+
+def test_the_ledger_is_in_review_order_the_likeliest_wrong_first():
+    from spanproof.agent.ledger import build_ledger
+
+    from spanproof.core.verdict import Flag
+
+    record = record_with(["SUPPORTED", "PARTIAL", "SUPPORTED", "NOT_SUPPORTED", "ERROR"], "flag")
+    flagged = record.answer.claims[2].verdict
+    flagged.flags = [Flag(kind="number", reason="number the span does not state: 12")]
+    order = [row.claim_index for row in build_ledger(record)]
+    # the error, then the flag, then the judge's reading, least supported first
+    assert order == [4, 2, 3, 1, 0]

@@ -181,7 +181,8 @@ async def test_calibration_blind_fails_and_oracle_passes_gated_set():
     assert keys == {
         "judge", "set", "n", "agreement", "near_miss_agreement", "kappa", "macro_f1",
         "balanced_accuracy", "per_class", "confusion", "errors", "ci95", "passed",
-        "judge_only", "confidence", "confidence_note", "code_changes", "flags", "fitted_on",
+        "judge_only", "confidence", "confidence_note", "code_changes", "flags", "review_queue",
+        "fitted_on",
     }  # fmt: skip
 
 

@@ -268,3 +268,19 @@ async def test_redirect_to_another_cited_host_is_still_unreachable(httpserver, t
     first, second = result.judges[0].claims
     assert first.label == "UNREACHABLE" and "REDIRECTED_AWAY" in first.reason
     assert second.label == "SUPPORTED"
+
+
+async def test_the_claim_table_is_in_review_order(tmp_path):
+    from spanproof.graders.review_queue import review_key
+
+    from spanproof.cli.grade import render_tables
+
+    result, _ = await _grade(parse_report(BRIEFING), tmp_path, transport=_offline())
+    claims = {c.id: c for c in result.judges[0].claims}
+    lines = render_tables(result).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("-------")) + 1
+    shown = [line.split()[0] for line in lines[start : start + len(claims)]]
+    assert sorted(shown) == sorted(claims)
+    verdicts = [claims[i].verdict for i in shown]
+    keys = [review_key(None if isinstance(v, str) else v) for v in verdicts]
+    assert keys == sorted(keys) and keys[0] < keys[-1]  # flagged NOT_SUPPORTED before SUPPORTED

@@ -87,6 +87,25 @@ async def test_scripted_judge_object_form(tmp_path):
     assert [v.verdict for v in got] == ["NOT_SUPPORTED", "PARTIAL"]
 
 
+async def test_a_scripted_score_is_the_judges_confidence_in_its_own_label(tmp_path):
+    # a published NLI judge's entailment probability (the WiCE anchor judges' "score")
+    path = _script(
+        tmp_path,
+        [
+            {"id": "p1", "verdict": "SUPPORTED", "score": 0.8},
+            {"id": "p2", "verdict": "NOT_SUPPORTED", "score": 0.25},
+            {"id": "p3", "verdict": "NOT_SUPPORTED", "score": 0.25, "confidence": 0.6},
+            {"id": "p4", "verdict": "PARTIAL", "score": 0.5},
+        ],
+    )
+    judge = ScriptedJudge(path)
+    got = await Verifier([judge]).verify_many([("a", SPAN, f"p{i}") for i in range(1, 5)])
+    assert [v.confidence for v in got] == [0.8, 0.75, 0.6, None]
+    bad = _script(tmp_path, [{"id": "p1", "verdict": "SUPPORTED", "score": 7}], "bad.jsonl")
+    with pytest.raises(SpecError, match="score must be"):
+        ScriptedJudge(bad)
+
+
 async def test_audit_quote_not_in_span_becomes_not_supported(tmp_path):
     claim = "Support stood at roughly a third of voters."
     path = _script(

@@ -149,15 +149,6 @@ def test_cli_workers_and_one_process_write_the_same_file_and_document(tmp_path):
     assert res.stdout.rstrip("\n") == json.dumps(doc, ensure_ascii=False)
 
 
-def test_workers_apply_to_local_judges_only(tmp_path):
-    pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text("".join(json.dumps(r) + "\n" for r in _wice(3)))
-    res = _verify(["--pairs", str(pairs), "--judge", "openai:some-model", "--workers", "2",
-                   "--api-key", "local", "--base-url", "http://127.0.0.1:9/v1"],
-                  tmp_path / "home")  # fmt: skip
-    assert res.exit_code == 2 and "--workers applies to local judges" in res.output
-
-
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_ctrl_c_keeps_what_finished_and_leaves_no_worker_behind(tmp_path, sig, code):
     rows = _wice(120)

@@ -182,6 +182,36 @@ def test_decisions_persist_and_reach_the_ledger_exports(tmp_path):
     assert run_page.count('class="cut"') >= 1 and "ann" in run_page  # the log keeps both
 
 
+def test_the_run_pages_ledger_is_in_review_order(tmp_path):
+    from spanproof.agent.record import Answer, AnswerClaim
+
+    from spanproof.core.verdict import Proof, Verdict
+
+    def claim(i: int, verdict: Verdict) -> AnswerClaim:
+        return AnswerClaim(index=i, text=f"claim number {i}", draft_text=f"claim number {i}",
+                           span_ids=[], verdict=verdict, status="published")  # fmt: skip
+
+    proof = Proof(kind="contradiction", reason="the span says 750")
+    record = RunRecord(
+        run_id="run_queue",
+        question="q",
+        config=RunConfig(policy="extractive"),
+        answer=Answer(
+            claims=[
+                claim(0, Verdict(verdict="SUPPORTED", judge_verdict="SUPPORTED")),
+                claim(
+                    1, Verdict(verdict="NOT_SUPPORTED", judge_verdict="SUPPORTED", proofs=[proof])
+                ),
+                claim(2, Verdict(verdict="PARTIAL", judge_verdict="PARTIAL")),
+            ]
+        ),
+    )
+    RunStore.default(tmp_path).save(record)
+    client, _ = _client(tmp_path)
+    page = client.get(f"/runs/{record.run_id}").text
+    assert re.findall(r'id="claim-row-(\d+)"', page) == ["1", "2", "0"]
+
+
 def test_a_recheck_result_is_shown_with_its_span(tmp_path):
     data, record = _hostile(tmp_path)
     span = record.spans[0]

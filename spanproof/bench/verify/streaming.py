@@ -1,5 +1,6 @@
 """`verify` judging a pair file as a stream: each pair read back from the scan's spool, judged
-in this process or in worker processes (local judges on a large file), its row written and
+in this process or in worker processes (local judges on a large file; a model judge's calls
+stay here and the audit of its verdicts goes to worker processes), its row written and
 counted as soon as the rows before it are; memory holds a window of pairs.
 
 A run that stops half way (Ctrl-C, SIGTERM, --deadline, a worker that died) keeps what
@@ -15,6 +16,7 @@ from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
 from functools import partial
 
 from spanproof.agent.services import Services
+from spanproof.graders.audit_pool import AuditPool
 from spanproof.graders.verify_pool import (
     POOL_MIN_PAIRS,
     PoolJudging,
@@ -53,17 +55,17 @@ def verify_streamed(
 ) -> VerifyOutcome:
     local = runs_locally(request.judges)
     workers = request.workers
-    if workers and workers > 1 and not local:
-        raise VerifyFailed(
-            "--workers applies to local judges (rules, blind, scripted); a model judge's calls "
-            "already run side by side in one process (--concurrency)."
-        )
     if workers is None:
-        workers = default_workers() if local and scan.count >= POOL_MIN_PAIRS else 1
-    verifier = parts.verifier(judges, concurrency=request.concurrency, policy=request.policy)
+        workers = default_workers() if scan.count >= POOL_MIN_PAIRS else 1
+    # Local judges: whole pairs are judged in worker processes. Model judges: their calls stay
+    # on this event loop (they wait, they do not compute) and the audit's costly part goes to
+    # worker processes, computed while each pair's call is in flight.
+    auditors = AuditPool(workers) if workers > 1 and not local else None
+    verifier = parts.verifier(judges, concurrency=request.concurrency, policy=request.policy,
+                              findings=auditors)  # fmt: skip
     pool = None
     judging: Judging
-    if workers > 1:
+    if workers > 1 and local:
         pool = PoolJudging(list(request.judges), judges, policy=request.policy,
                            cache=parts.cache, workers=workers)  # fmt: skip
         judging = pool.stream
@@ -72,13 +74,18 @@ def verify_streamed(
 
     rows = Rows(request.out, keep=request.keep_rows)
     tally = Tally(keep_for_metrics=scan.all_labelled)
+    finished = False
     try:
         runner(judge_stream(scan.pairs, judging, rows, tally, emit, total=scan.count))
+        finished = True
     except WorkerCrashed as exc:
         raise VerifyFailed(str(exc), stopped=_stop(rows, tally, scan.count)) from exc
     except BaseException:
         emit(_stop(rows, tally, scan.count))
         raise
+    finally:
+        if auditors is not None:
+            auditors.close(finished=finished)
     rows.commit()
 
     summary = summarize(

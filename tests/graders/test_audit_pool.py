@@ -1,0 +1,85 @@
+"""The audit of a model judge's verdicts in worker processes: the same findings and the same
+rows as auditing on the event loop; a worker that dies stops the run, never a verdict
+without its audit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from spanproof.graders.audit import pair_findings
+from spanproof.graders.audit_pool import AuditPool
+from spanproof.graders.verify_pool import WorkerCrashed
+
+from spanproof.cli import cli
+from tests.wire.server import ChatServer, honest_judge
+
+ROOT = Path(__file__).resolve().parents[2]
+WICE = ROOT / "goldens" / "wice_dev_pairs.jsonl"
+
+
+def _wice(n: int) -> list[dict]:
+    return [json.loads(line) for line in WICE.read_text().splitlines()[:n]]
+
+
+def test_workers_find_what_this_process_finds():
+    rows = _wice(40)
+    pool = AuditPool(2)
+
+    async def all_findings():
+        return await asyncio.gather(*(pool.findings(r["claim"], r["span"]) for r in rows))
+
+    try:
+        found = asyncio.run(all_findings())
+    finally:
+        pool.close()
+    here = [pair_findings(r["claim"], r["span"]) for r in rows]
+    assert found == here
+    assert any(f.flags for f in here)  # the comparison covers real findings
+    assert pool.done == len(rows)
+
+
+def test_a_model_judges_rows_are_the_same_audited_in_workers(tmp_path):
+    rows = _wice(60)
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    outputs = []
+    with ChatServer(honest_judge) as server:  # SUPPORTED with a real quote, every pair
+        for workers in ("1", "2"):
+            out = tmp_path / f"v{workers}.jsonl"
+            res = CliRunner().invoke(cli, [
+                "verify", "--pairs", str(pairs), "--judge", "openai:bench-judge", "--base-url",
+                server.base_url, "--api-key", "local", "--no-cache", "--workers", workers,
+                "--home", str(tmp_path / f"home{workers}"), "--out", str(out), "--json",
+            ])  # fmt: skip
+            assert res.exit_code == 0, res.output
+            outputs.append(out.read_text())
+    assert outputs[0] == outputs[1]
+    verdicts = [json.loads(line) for line in outputs[0].splitlines()]
+    assert len(verdicts) == len(rows)
+    # the audit ran: code lowered some of the judge's SUPPORTED verdicts and flagged others
+    assert any(v["proofs"] and v["verdict"] != "SUPPORTED" for v in verdicts)
+    assert any(v["flags"] for v in verdicts)
+
+
+def test_a_dead_audit_worker_is_an_error_not_a_verdict():
+    pool = AuditPool(1)
+    row = _wice(1)[0]
+
+    async def kill_then_ask():
+        await pool.findings(row["claim"], row["span"])  # the worker is up
+        for process in list(pool._pool._processes.values()):
+            os.kill(process.pid, signal.SIGKILL)
+        await asyncio.sleep(0.5)
+        return await pool.findings(row["claim"], row["span"])
+
+    try:
+        with pytest.raises(WorkerCrashed, match="audit worker process stopped"):
+            asyncio.run(kill_then_ask())
+    finally:
+        pool.close(finished=False)
