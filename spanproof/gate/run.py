@@ -274,6 +274,8 @@ def _keep_memo(run: GateRun, result: GateResult) -> None:
         memo.save(result.gate_id, sorted(_used_verdict_keys(run)))
     except OSError as exc:  # a memo not written only costs a recomputation next time
         run.say(f"[gate] note: could not keep this run for replay: {exc}")
+    # what the memo holds now, so the next run can tell it was not edited since
+    result.artifacts.memo = memo.digests() or None
     if memo.note:
         run.say(f"[gate] note: {memo.note}")
 
@@ -289,7 +291,7 @@ async def _run_phases(run: GateRun) -> None:
     ):
         from spanproof.agent.services import Services
 
-        parts = Services(home, run.db, endpoint)
+        parts = Services(home, run.db, endpoint, read_cached_verdicts=not _fresh_verdicts(run))
         judge = parts.judges([cfg.judge])[0]
         run.judge_ids = [judge.id]
         verifier = parts.verifier([judge], concurrency=cfg.concurrency)
@@ -351,6 +353,15 @@ async def _run_phases(run: GateRun) -> None:
         job.forget()  # its verdicts are in the cache now
 
 
+def _fresh_verdicts(run: GateRun) -> bool:
+    """``--fresh`` with a local judge recomputes every verdict too (a cached one would carry a
+    figure nobody measured in this run); a model judge's cached verdicts are kept, each one
+    was paid for and its key names the model and prompt."""
+    from spanproof.graders.judges import check_judge_spec
+
+    return run.setup.fresh and check_judge_spec(run.cfg.judge)[1].local
+
+
 def _open_memo(run: GateRun, judge: Judge) -> GateMemo | None:
     """This gate's memo (spanproof/gate/memo.py), or None: never replayed, or not readable."""
     from spanproof.gate.memo import GateMemo
@@ -361,6 +372,11 @@ def _open_memo(run: GateRun, judge: Judge) -> GateMemo | None:
     except (OSError, ValueError) as exc:  # replay is an optimisation: without it, recompute
         run.say(f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
         return None
+    if memo is not None:
+        from spanproof.store import open_store
+
+        memo.check_origin(open_store(home=run.home, db=run.db))
+        run.artifacts.memo_refused = memo.refused
     if memo is not None and memo.note:
         run.say(f"[gate] note: {memo.note}")
     return memo
