@@ -71,7 +71,7 @@ def test_a_database_at_0003_upgrades_keeping_its_reviews_and_downgrades(db_url):
         ))  # fmt: skip
     engine.dispose()
     store = Store(db_url)
-    assert store.revision == schema.HEAD == "0004"
+    assert store.revision == "0005" == schema.HEAD
     (kept,) = store.list_reviews("run")
     assert kept.decision == "cut" and kept.label is None and kept.note == "why"
     store.close()
