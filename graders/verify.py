@@ -85,6 +85,10 @@ class Verifier:
         return self._slots.get()
 
     async def _one(self, judge: Judge, claim: str, span: SpanRef, repeat: int = 0) -> Verdict:
+        # A local judge computes without ever suspending: yield to the event loop once a pair,
+        # so a signal (Ctrl-C, SIGTERM) or a deadline stops a large set within a pair, not at
+        # its end.
+        await asyncio.sleep(0)
         key = cache_key_for(judge, claim, span, repeat)
         if self.cache is not None:
             hit = self.cache.get(key)

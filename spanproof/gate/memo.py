@@ -156,6 +156,13 @@ def _environment() -> dict[str, Any]:
     return {"python": sys.version, "platform": platform.platform(), "distributions": dists}
 
 
+def warm() -> None:
+    """Compute the key's slow parts now (each is cached for the process)."""
+    code_sha256()
+    dependencies_sha256()
+    _environment()
+
+
 def replayable(cfg: Any) -> str | None:
     """Why this gate is never replayed, or None when it may be."""
     from spanproof.graders.judges import check_judge_spec

@@ -291,6 +291,9 @@ async def _run_phases(run: GateRun) -> None:
     ):
         from spanproof.agent.services import Services
 
+        from spanproof.gate.offloop import warm_up
+
+        await warm_up(cfg)  # the slow start, off the loop: a signal still stops the gate
         parts = Services(home, run.db, endpoint, read_cached_verdicts=not _fresh_verdicts(run))
         judge = parts.judges([cfg.judge])[0]
         run.judge_ids = [judge.id]
@@ -588,7 +591,13 @@ async def _agent_runs(run: GateRun) -> None:
         )
     golden = load_questions(qpath, cfg.max_questions)
     parts = Services(home, run.db, endpoint)
-    env = parts.offline_web(Path(cfg.corpus_dir) if cfg.corpus_dir else None)
+    from spanproof.gate.offloop import in_daemon_thread
+
+    # reading the corpus and its index takes seconds: off the loop, so a signal stops the gate
+    env = await in_daemon_thread(
+        lambda: parts.offline_web(Path(cfg.corpus_dir) if cfg.corpus_dir else None),
+        name="spanproof-corpus",
+    )
     store = parts.runs("gate")
     allow = env.allow_hosts
     run.env = env
