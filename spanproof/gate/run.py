@@ -37,6 +37,7 @@ from spanproof.gate.checks.runs import (
 from spanproof.gate.config import AGENT_CHECKS, GateConfig
 from spanproof.gate.gaterun import GateRun, GateSetup
 from spanproof.gate.memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
+from spanproof.gate.offloop import in_daemon_thread, warm_up
 from spanproof.gate.paths import resolve
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import STOP_REASONS, CheckRow, error_row, exit_code_for
@@ -290,8 +291,6 @@ async def _run_phases(run: GateRun) -> None:
         run, "judge setup", ["calibration", "reviewed", "sensitivity", *AGENT_CHECKS, "injection"]
     ):
         from spanproof.agent.services import Services
-
-        from spanproof.gate.offloop import warm_up
 
         await warm_up(cfg)  # the slow start, off the loop: a signal still stops the gate
         parts = Services(home, run.db, endpoint, read_cached_verdicts=not _fresh_verdicts(run))
@@ -591,8 +590,6 @@ async def _agent_runs(run: GateRun) -> None:
         )
     golden = load_questions(qpath, cfg.max_questions)
     parts = Services(home, run.db, endpoint)
-    from spanproof.gate.offloop import in_daemon_thread
-
     # reading the corpus and its index takes seconds: off the loop, so a signal stops the gate
     env = await in_daemon_thread(
         lambda: parts.offline_web(Path(cfg.corpus_dir) if cfg.corpus_dir else None),
