@@ -21,6 +21,7 @@ draft do not run: a run drafts exactly once.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -159,6 +160,9 @@ class Dispatcher:
     # -- the checks, in order ------------------------------------------------------------
 
     async def _one(self, call: Call, origin: Origin) -> ToolOutcome:
+        # Offline, a tool answers without suspending: yield to the event loop once a call, so
+        # a signal or a deadline stops a run between two calls.
+        await asyncio.sleep(0)
         if call.unreadable:
             return self._invalid(call, call.unreadable)
         if call.name not in TOOL_NAMES:

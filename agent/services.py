@@ -44,13 +44,16 @@ class Services:
     ``home``: as given (``--home``); None is $SPANPROOF_HOME, else the user's data folder. It
     is resolved when a part first needs it, so a command that opens nothing never fails on it.
     ``cache_verdicts=False`` (``--no-cache``) judges every pair afresh; ``track_used=False`` keeps the
-    cache from remembering which keys a run read (only the gate's replay needs them)."""
+    cache from remembering which keys a run read (only the gate's replay needs them);
+    ``read_cached_verdicts=False`` judges every pair afresh and still stores what it judged
+    (``gate --fresh`` with a local judge)."""
 
     home: str | Path | None = None
     db: str | None = None
     endpoint: EndpointSettings | None = None
     cache_verdicts: bool = True
     track_used: bool = True
+    read_cached_verdicts: bool = True
     opened: Store | None = None  # a store already open (the viewer's); else opened on first use
 
     @cached_property
@@ -70,7 +73,7 @@ class Services:
             return None
         from spanproof.graders.cache import VerdictCache
 
-        return VerdictCache(self.store, track_used=self.track_used)
+        return VerdictCache(self.store, track_used=self.track_used, reads=self.read_cached_verdicts)
 
     def judges(self, specs: Sequence[str]) -> list[Judge]:
         """A judge for each spec (``rules``, ``openai:<model>``, ...), on this endpoint.

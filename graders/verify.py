@@ -107,6 +107,10 @@ class Verifier:
         repeat: int = 0,
         found: asyncio.Future[PairFindings] | None = None,
     ) -> Verdict:
+        # A local judge computes without ever suspending: yield to the event loop once a pair,
+        # so a signal (Ctrl-C, SIGTERM) or a deadline stops a large set within a pair, not at
+        # its end.
+        await asyncio.sleep(0)
         key = cache_key_for(judge, claim, span, repeat)
         if self.cache is not None:
             hit = self.cache.get(key)

@@ -23,6 +23,8 @@ folds; ``goldens/judge_calibration.jsonl`` is never used to fit, select or tune.
 
 from __future__ import annotations
 
+import hashlib
+
 from spanproof.graders.instructions import find_instructions
 from spanproof.graders.quoting import best_window
 from spanproof.graders.rules.lexical import coverage, missing_words, shared_words
@@ -32,15 +34,19 @@ from spanproof.graders.specifics import stronger_than_span
 from spanproof.graders.specifics.comparison import unestablished
 from spanproof.graders.specifics.slot_reader import contradictions
 
-from spanproof.core.digest import package_digest
+from spanproof.core.digest import dependency_digest, package_digest
 from spanproof.core.verdict import CheckResult, JudgeBase, Label, SpanRef, Verdict
 
 
 def _source_hash() -> str:
     """The judge's 'prompt' is its code, lexicons and fitted parameters: the digest of the
-    verifier and the shared text machinery it reads through, as installed, so the verdict cache
-    follows any edit to either. Computed once, at import."""
-    return "rules-" + package_digest("spanproof.graders", "spanproof.core")
+    verifier and the shared text machinery it reads through, and of the installed files of the
+    distributions they import (pysbd, pint, pycountry ...: one patched in place with its
+    version unchanged is another judge), so the verdict cache follows any edit to any of them.
+    Computed once, at import."""
+    readers = ("spanproof.graders", "spanproof.core")
+    both = package_digest(*readers) + dependency_digest(*readers)
+    return "rules-" + hashlib.sha256(both.encode()).hexdigest()
 
 
 RULES_VERSION = _source_hash()

@@ -1,9 +1,11 @@
 """Reviewer decisions as labelled pairs: each defect a human caught becomes a test case.
 
-A reviewer in ``spanproof view`` who cuts a published claim (saying whether its span supports
-part of it or none), cuts a flagged claim (confirming its flag), or keeps an edit the verifier
-refused because the span does support it, has labelled a (claim, span) pair the grader got
-wrong. ``spanproof goldens add-from-reviews`` writes those decisions into the repository
+A reviewer in ``spanproof view`` who cuts a published claim as not supported by its span
+(saying whether the span supports part of it or none), cuts a flagged claim (confirming its
+flag), or keeps an edit the verifier refused because the span does support it, has labelled a
+(claim, span) pair the grader got wrong. A cut as "not an answer / off-topic" labels nothing:
+the claim may be exactly what its span says, so it never becomes a pair; nor does a refused
+edit that reads as instructions (the bench judges every pair on every gate run). ``spanproof goldens add-from-reviews`` writes those decisions into the repository
 (goldens/reviewed_pairs.jsonl), and the gate's ``reviewed`` check judges them on every run,
 so a defect that reached a human stays caught.
 
@@ -108,6 +110,18 @@ def pair_of(record: RunRecord, review: Review) -> dict[str, Any]:
     text = review.edited_text if review.decision == "refused" else claim.text
     if not text:
         raise ValueError("the refused edit has no text")
+    if review.label is None or review.cut_reason == "not_an_answer":
+        # "not an answer" says nothing of the span's support: never a labelled pair
+        raise ValueError("the cut says the claim is not an answer, not that its span fails it")
+    if review.decision == "refused":
+        from spanproof.graders.instructions import find_instructions
+
+        found = find_instructions(text)
+        if found:  # the bench judges its pairs on every gate run: screened like any span
+            raise ValueError(
+                f"the refused edit reads as instructions ({found[0].rule}: {found[0].text!r}); "
+                "not exported"
+            )
     return {
         "id": PREFIX + review.id.replace("-", "")[:16],
         "claim": text,

@@ -122,7 +122,8 @@ from spanproof.cli.options import (
 @click.option(
     "--fresh",
     is_flag=True,
-    help="Recompute every phase, even those an offline rerun with nothing changed replays.",
+    help="Recompute every phase, even those an offline rerun with nothing changed replays, and "
+    "with a local judge every verdict (its cached verdicts are not read).",
 )
 @home_option()
 @db_option()
@@ -188,7 +189,9 @@ def gate(
     Offline (a local judge, the extractive policy), a rerun in the same home whose every
     input is unchanged - code and installed versions, config, goldens, corpus, fixtures,
     judge, store - replays the agent runs and the calibration, sensitivity and injection
-    measurements of the earlier run and says so; --fresh recomputes them.
+    measurements of the earlier run and says so (a memo that disagrees with the stored run it
+    came from is not replayed, and the gate says so); --fresh recomputes them, and every
+    verdict of a local judge.
 
     \b
     Examples:
@@ -307,6 +310,8 @@ def gate(
         if replayed:
             phases = ", ".join(sorted(replayed.phases))
             click.echo(f"replayed: {phases} (nothing they read changed; --fresh recomputes)")
+        if result.artifacts.memo_refused:
+            click.echo(f"not replayed: {result.artifacts.memo_refused}")
     if subset is not None:
         err(f"note: {subset.note()}")
     if stop.reason:

@@ -53,9 +53,11 @@ def add_from_reviews(
 ) -> None:
     """Write reviewers' decisions from `spanproof view` into the repository as labelled pairs.
 
-    A cut claim (with the reviewer's PARTIAL or NOT_SUPPORTED), a cut of a flagged claim (its
-    flag confirmed) and an edit the verifier refused that the reviewer kept as SUPPORTED each
-    become one line of the reviewed set: the claim, its span, the reviewer's verdict, the note
+    A claim cut as not supported by its span (with the reviewer's PARTIAL or NOT_SUPPORTED), a
+    cut of a flagged claim (its flag confirmed) and an edit the verifier refused that the
+    reviewer kept as SUPPORTED each become one line of the reviewed set (a claim cut as "not an
+    answer / off-topic" never does: it says nothing of its span's support; nor does a refused
+    edit that reads as instructions): the claim, its span, the reviewer's verdict, the note
     as the reason, and the run, span and reviewer it came from. The gate judges the set on
     every run (its `reviewed` row), so a defect a human caught stays caught. Commit the file.
 

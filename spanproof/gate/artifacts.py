@@ -207,6 +207,11 @@ class GateArtifacts(BaseModel):
     cost_estimate: SpendEstimate | None = None
     stopped: StopNote | None = None
     replayed: ReplayNote | None = None
+    # sha256 of each phase of the replay memo this run computed or replayed (spanproof/gate/
+    # memo.py): a memo phase is replayed only when it agrees with the run that computed it
+    memo: dict[str, str] | None = None
+    # why a memo of this gate was found and not replayed (it disagrees with that run)
+    memo_refused: str | None = None
     errors: list[str] | None = None  # tracebacks of the phases that failed
     not_recorded: NotRecorded | None = None
 

@@ -33,6 +33,7 @@ from spanproof.bench.outcomes import (
     GateOutcomes,
     OutcomeItem,
     RowSpec,
+    figure,
     items_for,
     kind_row,
     row_specs,
@@ -46,6 +47,7 @@ from spanproof.bench.paired_stats import (
     smallest_p,
     tarone,
 )
+from spanproof.gate.baseline_checks import figure_problems, outcome_problems
 from spanproof.gate.comparison import BaselineReport, MovedItem, RowComparison
 from spanproof.gate.config import GateConfig, Regression
 from spanproof.gate.result import GateResult
@@ -76,7 +78,7 @@ class BaselineFile(BaseModel):
     judge_ids: list[str]
     config_sha256: str
     # Each compared row's figure in that run, for a person reading the file; the comparison
-    # itself reads only ``outcomes``.
+    # itself reads only ``outcomes``, so on reading the two must agree (baseline_checks.py).
     figures: dict[str, float | None]
     outcomes: GateOutcomes
 
@@ -106,7 +108,25 @@ def _from_result(result: GateResult, ref: str, described: str) -> Baseline:
             "spanproof, or none of its judged checks finished); run the gate again and use "
             "that run as the baseline"
         )
+    problems = outcome_problems(outcomes)
+    if problems:
+        raise BaselineError(
+            f"{described} cannot be a baseline: {_listed(problems)}; give another gate id, or a "
+            "baseline file saved with `spanproof gate --save-baseline FILE`"
+        )
     return Baseline(ref=ref, described=described, gate_id=result.gate_id, outcomes=outcomes)
+
+
+def _listed(problems: list[str], shown: int = 3) -> str:
+    more = len(problems) - shown
+    return "; ".join(problems[:shown]) + (f" (and {more} more)" if more > 0 else "")
+
+
+def regenerate_hint(path: Path) -> str:
+    return (
+        f'regenerate it from a gate run you trust with `spanproof gate --baseline "" '
+        f"--save-baseline {path}` (docs/gate-baseline.md)"
+    )
 
 
 def _describe_row(row: GateRunRow) -> str:
@@ -136,14 +156,22 @@ def load_file(path: Path) -> Baseline:
             "`spanproof gate --save-baseline FILE`"
         )
     try:
-        data = BaselineFile.model_validate(raw)
+        # strict: a count written as "5" or 5.0 is damage, not a count to coerce
+        data = BaselineFile.model_validate_json(json.dumps(raw), strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise BaselineError(
-            f"baseline file {path} is damaged at {where}: {first['msg']}; save a new one with "
-            "`spanproof gate --save-baseline FILE`"
+            f"baseline file {path} is damaged at {where}: {first['msg']} "
+            f"(got {first.get('input')!r}); {regenerate_hint(path)}"
         ) from None
+    problems = outcome_problems(data.outcomes) + figure_problems(data.figures, data.outcomes)
+    if problems:
+        raise BaselineError(
+            f"baseline file {path} cannot be trusted: {_listed(problems)}. A baseline's figures "
+            "and counts come from one gate run, so this file was edited or damaged; "
+            + regenerate_hint(path)
+        )
     when = f"{data.started_at}" + (f" on branch {data.git_branch}" if data.git_branch else "")
     return Baseline(
         ref=str(path), described=f"baseline file {path} (gate run {data.gate_id}, {when})",
@@ -207,13 +235,11 @@ def save_file(result: GateResult, path: str | Path, *, branch: str | None = None
             "this gate run measured no per-item outcomes (none of calibration, sensitivity, "
             "reviewed or the agent runs finished), so there is no baseline to save"
         )
-    values = {r.name: r.value for r in result.checks}
     data = BaselineFile(
         gate_id=result.gate_id, started_at=result.started_at, git_commit=git_commit(),
         git_branch=branch, judge=result.judge, judge_ids=result.judge_ids,
         config_sha256=result.config_sha256,
-        figures={s.row: values.get(s.row) if isinstance(values.get(s.row), float | int) else None
-                 for s in row_specs(outcomes)},
+        figures={s.row: figure(outcomes, s) for s in row_specs(outcomes)},
         outcomes=outcomes,
     )  # fmt: skip
     out = Path(path)
@@ -521,8 +547,6 @@ def _cannot_compare(result: GateResult, required: list[str], why: str) -> None:
 def _add_kind_rows(result: GateResult, outcomes: GateOutcomes, family: list[RowSpec]) -> None:
     """Sensitivity per planted kind as rows of their own (gated only by the baseline), after
     the sensitivity rows."""
-    from spanproof.bench.outcomes import figure
-
     kinds = [s for s in family if s.kind is not None]
     if not kinds:
         return

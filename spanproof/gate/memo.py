@@ -12,12 +12,21 @@ What "nothing changed" means is one key, the sha256 of everything a figure can d
   lexicons, the judge's parameters, goldens, corpus, injection fixtures);
 - the Python version, the platform, and the name and version of every installed
   distribution (a new pysbd or numpy is a new key);
+- the installed files of every distribution the packages that compute a figure import, and
+  of those distributions' requirements (``spanproof.core.digest.dependency_digest``): a
+  dependency patched in place, its version unchanged, is a new key;
 - the gate config (``GateConfig.sha256``: judge, policy, model, thresholds, limits, paths);
 - the bytes of every file and folder the config points at (questions, calibration and
   sensitivity sets, a corpus or fixture folder elsewhere, a scripted judge's file), and of
   the WiCE pages file ``$SPANPROOF_WICE_DEV`` names;
 - the judge as the verdict cache knows it (id, model, prompt and code version);
 - the store the runs are recorded in (``--db``).
+
+A memo is a file in the home anyone can edit, so it is trusted only when it agrees with the
+store: every phase it holds must have the sha256 that the gate run it names recorded for it
+(``artifacts.memo`` of that run's stored result). A phase edited by hand, a run no longer in the
+store, a result recorded before phases were digested: nothing is replayed, every phase is
+recomputed, and the gate says why (``artifacts.memo_refused``).
 
 Replay is for deterministic gates only: a model judge, the llm policy or a rubric model is
 never replayed (a model behind the same name can change). Anything else fails closed, to a
@@ -45,6 +54,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spanproof.core.digest import dependency_digest
 from spanproof.core.verdict import Judge
 from spanproof.gate.rows import CheckRow
 
@@ -52,7 +62,7 @@ if TYPE_CHECKING:
     from spanproof.gate.artifacts import GateArtifacts
     from spanproof.gate.config import GateConfig
 
-FORMAT = 2
+FORMAT = 3
 FOLDER = "gate-memo"
 KEEP = 4  # memo files kept per home (the newest)
 # The checks whose work is replayed (the agent checks are recomputed from replayed runs).
@@ -77,6 +87,14 @@ PACKAGES = (
     "spanproof.reports",
     "spanproof.goldens",
     "spanproof.adversarial_fixtures",
+)
+# The packages whose code computes a replayed figure (the agent runs and the judged checks):
+# the dependencies they import are hashed file by file. The command line, the viewer, the
+# reports and the judge's training only show or make what these compute.
+FIGURE_PACKAGES = tuple(
+    p
+    for p in PACKAGES
+    if p not in ("spanproof.cli", "spanproof.view", "spanproof.reports", "spanproof.judge_training")
 )
 
 
@@ -123,6 +141,12 @@ def code_sha256() -> str:
 
 
 @cache
+def dependencies_sha256() -> str:
+    """Every installed file of the distributions the figures' code imports, once per process."""
+    return dependency_digest(*FIGURE_PACKAGES)
+
+
+@cache
 def _environment() -> dict[str, Any]:
     dists = sorted(
         f"{d.metadata['Name']}=={d.version}"
@@ -130,6 +154,13 @@ def _environment() -> dict[str, Any]:
         if d.metadata["Name"]
     )
     return {"python": sys.version, "platform": platform.platform(), "distributions": dists}
+
+
+def warm() -> None:
+    """Compute the key's slow parts now (each is cached for the process)."""
+    code_sha256()
+    dependencies_sha256()
+    _environment()
 
 
 def replayable(cfg: Any) -> str | None:
@@ -164,6 +195,7 @@ def inputs(
     return {
         "format": FORMAT,
         "code": code_sha256(),
+        "dependencies": dependencies_sha256(),
         **_environment(),
         "config": cfg.sha256(),
         "config_set": sorted(cfg.model_fields_set),  # a setting given, even at its default
@@ -200,6 +232,8 @@ class GateMemo:
         self._old = self._load() if replay else None
         self._new: dict[str, Any] = {"agent": None, "checks": {}}
         self.unsaveable = False
+        self.refused: str | None = None  # why a memo that disagrees with the store was not used
+        self._written: dict[str, str] = {}
 
     @classmethod
     def for_gate(cls, cfg: GateConfig, judge: Judge, *, home: Path, db: str | None,
@@ -226,6 +260,40 @@ class GateMemo:
             self.note = f"memo {self.path.name} is not this key's; recomputed"
             return None
         return data
+
+    # -- what the store says each phase was
+
+    def check_origin(self, store: Any) -> str | None:
+        """Why the memo disagrees with the gate runs that computed its phases (then nothing is
+        replayed), or None when every phase is what its run recorded."""
+        from spanproof.gate.result import GateResult
+        from spanproof.store.errors import RunNotFound
+
+        if self._old is None:
+            return None
+        recorded: dict[str, dict[str, str]] = {}
+        for phase, entry in _phases(self._old).items():
+            gate_id = str(entry.get("gate_id"))
+            if gate_id not in recorded:
+                try:
+                    result = GateResult.model_validate_json(store.gate_run(gate_id).result)
+                except (RunNotFound, ValueError):
+                    recorded[gate_id] = {}
+                else:
+                    recorded[gate_id] = result.artifacts.memo or {}
+            if recorded[gate_id].get(phase) != phase_sha256(entry):
+                why = (
+                    f"memo {self.path.name}: its {phase} is not what gate run {gate_id} "
+                    "recorded (edited since, or that run is gone from the store); nothing "
+                    "replayed, every phase recomputed"
+                )
+                self.refused, self.note, self._old = why, why, None
+                return why
+        return None
+
+    def digests(self) -> dict[str, str]:
+        """The sha256 of each phase this run kept or replayed, as written (``save``)."""
+        return dict(self._written)
 
     # -- the agent runs
 
@@ -313,6 +381,7 @@ class GateMemo:
             return None
         old = self._old or {}
         if not self._new["agent"] and not self._new["checks"]:
+            self._written = {p: phase_sha256(e) for p, e in _phases(old).items()}
             self.path.touch()  # all replayed: the file stands; it is the newest in use
             return self.path
         # each phase names the gate run that computed it; a replayed one keeps its own
@@ -332,6 +401,7 @@ class GateMemo:
         from spanproof.core.files import write_atomic
 
         write_atomic(self.path, gzip.compress(json.dumps(data).encode(), mtime=0))
+        self._written = {p: phase_sha256(e) for p, e in _phases(data).items()}
         self._prune()
         return self.path
 
@@ -343,6 +413,20 @@ class GateMemo:
         for old in files[:-KEEP]:
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+def _phases(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A memo's phases by name ("agent runs" and each check), as stored."""
+    out = {"agent runs": data["agent"]} if data.get("agent") else {}
+    out.update({name: entry for name, entry in (data.get("checks") or {}).items() if entry})
+    return out
+
+
+def phase_sha256(entry: dict[str, Any]) -> str:
+    """The digest of one memo phase (its figures, artifacts or runs, and the gate run that
+    computed it), as JSON would read it back."""
+    canonical = json.dumps(json.loads(json.dumps(entry)), sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def artifacts_patch(before: dict[str, Any], after: dict[str, Any]) -> list[list[Any]]:

@@ -39,6 +39,7 @@ from spanproof.gate.checks.runs import (
 from spanproof.gate.config import AGENT_CHECKS, GateConfig
 from spanproof.gate.gaterun import GateRun, GateSetup
 from spanproof.gate.memo import REPLAYED_CHECKS, apply_patch, artifacts_patch
+from spanproof.gate.offloop import in_daemon_thread, warm_up
 from spanproof.gate.paths import resolve
 from spanproof.gate.result import GateResult
 from spanproof.gate.rows import STOP_REASONS, CheckRow, error_row, exit_code_for
@@ -324,6 +325,8 @@ def _keep_memo(run: GateRun, result: GateResult) -> None:
         memo.save(result.gate_id, sorted(_used_verdict_keys(run)))
     except OSError as exc:  # a memo not written only costs a recomputation next time
         run.say(f"[gate] note: could not keep this run for replay: {exc}")
+    # what the memo holds now, so the next run can tell it was not edited since
+    result.artifacts.memo = memo.digests() or None
     if memo.note:
         run.say(f"[gate] note: {memo.note}")
 
@@ -339,7 +342,8 @@ async def _run_phases(run: GateRun) -> None:
     ):
         from spanproof.agent.services import Services
 
-        parts = Services(home, run.db, endpoint)
+        await warm_up(cfg)  # the slow start, off the loop: a signal still stops the gate
+        parts = Services(home, run.db, endpoint, read_cached_verdicts=not _fresh_verdicts(run))
         judge = parts.judges([cfg.judge])[0]
         run.judge_ids = [judge.id]
         verifier = parts.verifier([judge], concurrency=cfg.concurrency)
@@ -404,6 +408,15 @@ async def _run_phases(run: GateRun) -> None:
         job.forget()  # its verdicts are in the cache now
 
 
+def _fresh_verdicts(run: GateRun) -> bool:
+    """``--fresh`` with a local judge recomputes every verdict too (a cached one would carry a
+    figure nobody measured in this run); a model judge's cached verdicts are kept, each one
+    was paid for and its key names the model and prompt."""
+    from spanproof.graders.judges import check_judge_spec
+
+    return run.setup.fresh and check_judge_spec(run.cfg.judge)[1].local
+
+
 def _open_memo(run: GateRun, judge: Judge) -> GateMemo | None:
     """This gate's memo (spanproof/gate/memo.py), or None: never replayed, or not readable."""
     from spanproof.gate.memo import GateMemo
@@ -414,6 +427,11 @@ def _open_memo(run: GateRun, judge: Judge) -> GateMemo | None:
     except (OSError, ValueError) as exc:  # replay is an optimisation: without it, recompute
         run.say(f"[gate] note: replay unavailable ({_why(exc)}); recomputing")
         return None
+    if memo is not None:
+        from spanproof.store import open_store
+
+        memo.check_origin(open_store(home=run.home, db=run.db))
+        run.artifacts.memo_refused = memo.refused
     if memo is not None and memo.note:
         run.say(f"[gate] note: {memo.note}")
     return memo
@@ -631,7 +649,11 @@ async def _agent_runs(run: GateRun) -> None:
         )
     golden = load_questions(qpath, cfg.max_questions)
     parts = Services(home, run.db, endpoint)
-    env = parts.offline_web(Path(cfg.corpus_dir) if cfg.corpus_dir else None)
+    # reading the corpus and its index takes seconds: off the loop, so a signal stops the gate
+    env = await in_daemon_thread(
+        lambda: parts.offline_web(Path(cfg.corpus_dir) if cfg.corpus_dir else None),
+        name="spanproof-corpus",
+    )
     store = parts.runs("gate")
     allow = env.allow_hosts
     run.env = env

@@ -13,6 +13,9 @@ Decision = Literal["approve", "edit", "cut", "refused"]
 # The decisions that change what is published; "refused" (an edit the verifier refused, kept
 # because the reviewer says the span supports it) is a label for the bench, never in force.
 PUBLISHING_DECISIONS: tuple[str, ...] = ("approve", "edit", "cut")
+# Why a claim was cut: its span does not support it as stated (a support label, a pair for
+# the bench), or it is not an answer to the question (no support label; never a pair).
+CutReason = Literal["not_supported", "not_an_answer"]
 
 
 class RunSummary(BaseModel):
@@ -134,6 +137,7 @@ class Review(BaseModel):
     # The reviewer's verdict on the claim (or the refused edit) against its span, when the
     # decision states one; what `spanproof goldens add-from-reviews` exports.
     label: Literal["SUPPORTED", "PARTIAL", "NOT_SUPPORTED"] | None = None
+    cut_reason: CutReason | None = None  # a cut's reason (None: a cut stored before reasons)
 
 
 class Signature(BaseModel):

@@ -14,6 +14,7 @@ from spanproof.store.migrations.versions import v0002_wider_version_columns as v
 from spanproof.store.migrations.versions import v0003_rechecks as v3
 from spanproof.store.migrations.versions import v0004_baselines_and_reviewed_labels as v4
 from spanproof.store.migrations.versions import v0005_signatures as v5
+from spanproof.store.migrations.versions import v0006_cut_reasons as v6
 
 KNOWN_REVISIONS = (
     "0001",
@@ -21,6 +22,7 @@ KNOWN_REVISIONS = (
     "0003",
     "0004",
     "0005",
+    "0006",
 )  # every revision, oldest first; a test checks them against Alembic
 HEAD = KNOWN_REVISIONS[-1]
 
@@ -30,7 +32,7 @@ gate_runs = sa.Table("gate_runs", metadata, *v1.gate_runs_columns(), v4.gate_bra
 gate_refs = sa.Table("gate_refs", metadata, *v1.gate_refs_columns())
 verdicts = sa.Table("verdicts", metadata, *v1.verdicts_columns())
 usefulness = sa.Table("usefulness", metadata, *v1.usefulness_columns())
-reviews = sa.Table("reviews", metadata, *v4.reviews_now_columns())
+reviews = sa.Table("reviews", metadata, *v6.reviews_now_columns())
 snapshot_holders = sa.Table("snapshot_holders", metadata, *v1.snapshot_holders_columns())
 rechecks = sa.Table("rechecks", metadata, *v3.rechecks_columns())
 signatures = sa.Table("signatures", metadata, *v5.signatures_columns())

@@ -498,17 +498,31 @@ class Store:
         note: str = "",
         decided_at: datetime | None = None,
         label: str | None = None,
+        cut_reason: str | None = None,
     ) -> Review:
         """Record one decision on one claim of a run; decisions are appended, never edited
         (the newest publishing decision per claim is the one in force; ``label`` is the
-        reviewer's verdict on the pair, when the decision states one)."""
+        reviewer's verdict on the pair, when the decision states one; ``cut_reason`` why a
+        claim was cut: a cut as ``not_an_answer`` carries no support label, so it never becomes
+        a labelled pair)."""
         full = self.resolve_run_id(run_id)
         review = Review(
             id=str(uuid.uuid4()), run_id=full, claim_index=claim_index, decision=decision,
             edited_text=edited_text, edited_verdict=edited_verdict, note=note or "",
             reviewer=reviewer, decided_at=utc_naive(decided_at) or now_naive(),
-            label=label,
+            label=label, cut_reason=cut_reason,
         )  # fmt: skip
+        if review.cut_reason is not None and review.decision != "cut":
+            raise ValueError(f"a cut reason belongs to a cut, not to {review.decision!r}")
+        if review.cut_reason == "not_an_answer" and review.label is not None:
+            raise ValueError(
+                "a cut as not an answer says nothing of the span's support: it takes no label"
+            )
+        if review.cut_reason == "not_supported" and review.label not in (
+            "PARTIAL",
+            "NOT_SUPPORTED",
+        ):
+            raise ValueError("a cut as not supported needs the reviewer's PARTIAL or NOT_SUPPORTED")
         if review.decision == "refused" and not (edited_text and label):
             raise ValueError("a 'refused' decision needs the refused edit's text and a label")
         if review.decision == "edit" and not (edited_text or edited_verdict):

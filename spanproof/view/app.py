@@ -36,7 +36,7 @@ from spanproof.view.data import (
     ViewData,
 )
 from spanproof.view.decide import DecisionRefused, claim_of, decide
-from spanproof.view.reviews import CUT_LABELS, DECISIONS, in_force, latest_by_claim
+from spanproof.view.reviews import CUT_CHOICES, DECISIONS, in_force, latest_by_claim
 from spanproof.view.security import CSRF_FIELD, CsrfRefused, Guard, check_csrf, new_csrf_token
 from spanproof.view.settings import ViewSettings
 from spanproof.view.spans import DEFAULT_CONTEXT, span_context
@@ -381,7 +381,7 @@ def _claim_response(
         reviews=reviews,
         latest=in_force_now[-1] if in_force_now else None,
         decisions=DECISIONS,
-        cut_labels=CUT_LABELS,
+        cut_choices=CUT_CHOICES,
         done=request.query_params.get("done"),
         context=_context_param(request),
         **view,
@@ -420,11 +420,11 @@ async def review_claim(request: Request) -> Response:
     reviewer = str(form.get("reviewer", "")).strip()
     note = str(form.get("note", ""))
     edited = str(form.get("edited_text", "")) if decision in ("edit", "refused") else None
-    label = str(form.get("label", "")) or None
+    cut_reason = str(form.get("cut_reason", "")) or None
     try:
         review = await decide(
             record, idx, decision,
-            reviewer=reviewer, note=note, edited_text=edited, label=label,
+            reviewer=reviewer, note=note, edited_text=edited, cut_reason=cut_reason,
             verifier_for=ctx.verifier_for, snapshots=ctx.data,
         )  # fmt: skip
         stored = await run_in_threadpool(ctx.data.add_review, review)
@@ -438,6 +438,7 @@ async def review_claim(request: Request) -> Response:
             ctx, request, record, idx, status_code=422,
             refused=message,
             refused_verdict=exc.verdict if isinstance(exc, DecisionRefused) else None,
+            refused_keepable=isinstance(exc, DecisionRefused) and exc.keepable,
             refused_decision=decision,
             edited_text=edited or "", note_text=note, reviewer=reviewer or None,
         )  # fmt: skip

@@ -131,6 +131,7 @@ class ViewData:
             edited_verdict=decision.edited_verdict,
             note=decision.note,
             label=decision.label,
+            cut_reason=decision.cut_reason,
         )
 
     def signatures_for(self, run_id: str) -> list[Signature]:

@@ -7,13 +7,16 @@
   the span's paragraph, then the judges and the code audit). Only a SUPPORTED verdict
   lets the edit stand; anything else refuses it and stores nothing. A reviewer edit
   never bypasses the verifier.
-- cut: the claim is withdrawn from what is published, with a note saying why and the
-  reviewer's verdict on it (NOT_SUPPORTED, or PARTIAL: the span supports part of it). Cutting
-  a flagged claim confirms its flag.
+- cut: the claim is withdrawn from what is published, with a note and the reason: not
+  supported by its span (the reviewer's verdict, NOT_SUPPORTED or PARTIAL: the span supports
+  part of it; cutting a flagged claim confirms its flag), or not an answer / off-topic (no
+  verdict on the span, so no labelled pair: a claim that equals its span is not a defect).
 - refused: an edit the verifier refused, kept because the reviewer says the span supports
   it (the note says why). It is checked again: an edit the verifier now supports is an edit,
-  not a disagreement. It changes nothing that is published; it is a labelled pair for the
-  bench (`spanproof goldens add-from-reviews`).
+  not a disagreement; and it is screened for instructions like any span (the bench judges it
+  on every gate run), so an edit that reads as instructions is neither stored nor offered
+  for keeping. It changes nothing that is published; it is a labelled pair for the bench
+  (`spanproof goldens add-from-reviews`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from spanproof.agent.record import AnswerClaim, RunRecord
 
 from spanproof.core.evidence import Span
 from spanproof.core.verdict import SpanRef, Verdict
-from spanproof.view.reviews import CUT_LABELS, ReviewDecision
+from spanproof.view.reviews import CUT_CHOICES, ReviewDecision
 
 if TYPE_CHECKING:
     from spanproof.agent.publish import StoredTexts
@@ -37,9 +40,21 @@ MAX_CLAIM_CHARS = 600  # the draft schema's limit on a claim
 class DecisionRefused(ValueError):
     """The decision was not stored; the message says why and what the reviewer can do."""
 
-    def __init__(self, message: str, verdict: Verdict | None = None):
+    def __init__(self, message: str, verdict: Verdict | None = None, *, keepable: bool = False):
         super().__init__(message)
         self.verdict = verdict
+        # a refused edit the reviewer may keep for the bench (never one that reads as
+        # instructions)
+        self.keepable = keepable
+
+
+def instructions_in(text: str) -> str | None:
+    """What in a reviewer's text reads as instructions to a machine (the detector every span
+    goes through), or None."""
+    from spanproof.graders.instructions import find_instructions
+
+    found = find_instructions(text)
+    return "; ".join(f"{f.rule}: {f.text!r}" for f in found[:3]) if found else None
 
 
 def claim_of(record: RunRecord, claim_index: int) -> AnswerClaim:
@@ -89,7 +104,7 @@ async def decide(
     reviewer: str,
     note: str = "",
     edited_text: str | None = None,
-    label: str | None = None,
+    cut_reason: str | None = None,
     verifier_for: Callable[[RunRecord], Verifier],
     snapshots: StoredTexts,
 ) -> ReviewDecision:
@@ -112,13 +127,12 @@ async def decide(
     if decision == "cut":
         if claim.status == "dropped":
             raise DecisionRefused("this claim was already dropped by the verifier; nothing to cut")
-        cut_label = label or "NOT_SUPPORTED"
-        if cut_label not in CUT_LABELS:
+        choice = CUT_CHOICES.get(cut_reason or "NOT_SUPPORTED")
+        if choice is None:
             raise DecisionRefused(
-                f"a cut says the span does not support the claim as stated: choose "
-                f"{' or '.join(CUT_LABELS)}, not {cut_label!r}"
+                f"say why the claim is cut: one of {', '.join(CUT_CHOICES)}, not {cut_reason!r}"
             )
-        return ReviewDecision(decision="cut", label=cut_label, **base)
+        return ReviewDecision(decision="cut", cut_reason=choice.reason, label=choice.label, **base)
     if decision == "refused":
         if not base["note"]:
             raise DecisionRefused(
@@ -126,6 +140,13 @@ async def decide(
                 "keeps as the reason for the label"
             )
         text = _edited(edited_text)
+        hostile = instructions_in(text)
+        if hostile:
+            raise DecisionRefused(
+                f"the edit reads as instructions to a machine ({hostile}); a refused edit kept "
+                "for the bench is judged on every gate run, so it is screened like any span. "
+                "Nothing was stored: write the claim as a plain statement of what the span says."
+            )
         verdict = await reverify(record, claim, text, verifier_for(record), snapshots)
         if verdict.supported:
             raise DecisionRefused(
@@ -144,11 +165,18 @@ async def decide(
                 or verdict.unsupported_element
                 or ", ".join(c.name for c in verdict.checks if c.fired)
             )
+            hostile = instructions_in(text)
             raise DecisionRefused(
                 f"the verifier did not support the edited claim: {verdict.verdict}"
                 + (f" ({why})" if why else "")
-                + ". Nothing was stored; narrow the claim to what the span says.",
+                + ". Nothing was stored; narrow the claim to what the span says."
+                + (
+                    f" It reads as instructions ({hostile}), so it cannot be kept for the bench."
+                    if hostile
+                    else ""
+                ),
                 verdict=verdict,
+                keepable=hostile is None,
             )
         return ReviewDecision(
             decision="edit",

@@ -261,6 +261,7 @@ def test_gate_against_a_baseline_file_fails_only_on_a_real_drop(tmp_path):
     for item in wrong:
         item["counts"]["correct"] = [1, 1]
         item["counts"]["correct_judge_only"] = [1, 1]
+    _refigure(stored)  # a file whose figures disagree with its counts is refused
     better = tmp_path / "better.json"
     better.write_text(json.dumps(stored))
     worse, data = _gate("--config", str(cfg), "--home", home, "--json", "--baseline", str(better))
@@ -276,6 +277,14 @@ def test_gate_against_a_baseline_file_fails_only_on_a_real_drop(tmp_path):
     assert "vs baseline [95% CI] p" in table.stdout
     assert "REGRESSED calibration.agreement: significantly worse" in table.stdout
     assert f"- {wrong[0]['id']}" in table.stdout
+
+
+def _refigure(stored: dict) -> None:
+    """The figures of an edited baseline file, recomputed from its counts."""
+    outcomes = GateOutcomes.model_validate(stored["outcomes"])
+    stored["figures"] = {
+        s.row: gate_outcomes.figure(outcomes, s) for s in gate_outcomes.row_specs(outcomes)
+    }
 
 
 def test_gate_baseline_refs_that_name_nothing_exit_2_before_any_work(tmp_path, monkeypatch):

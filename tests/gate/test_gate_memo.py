@@ -104,10 +104,12 @@ def test_a_rerun_with_nothing_changed_replays_the_same_figures(computed, home):
     # every artifact a replayed phase wrote (its items, outcome sets, ...) is there, as it was
     artifacts = {k: v for k, v in stored["artifacts"].items() if k != "replayed"}
     assert artifacts == stored_first["artifacts"]
-    # --fresh recomputes every phase (verdicts from the cache) with the same figures
+    # --fresh recomputes every phase, and every verdict of the local judge (none read from the
+    # cache), with the same figures
     fresh, stored_fresh = _gate(files, home, "--fresh")
     assert "replayed" not in stored_fresh["artifacts"]
-    assert fresh["cache_hits"] > 0 and _figures(fresh) == _figures(first)
+    assert fresh["cache_hits"] == 0 and fresh["model_calls"] > 0
+    assert _figures(fresh) == _figures(first)
 
 
 @pytest.mark.parametrize(
@@ -121,6 +123,7 @@ def test_a_rerun_with_nothing_changed_replays_the_same_figures(computed, home):
         ("the judge's version", REPLAYED),
         ("the WiCE pages file", REPLAYED),
         ("an installed version", REPLAYED),
+        ("a dependency's files", REPLAYED),
     ],
 )
 def test_changing_any_input_recomputes(computed, home, tmp_path, monkeypatch, change, recomputed):
@@ -173,6 +176,9 @@ def _change(change: str, files: dict[str, Path], tmp_path: Path, monkeypatch) ->
         env = dict(gate_memo._environment())
         env["distributions"] = [*env["distributions"], "pysbd==9.9"]
         monkeypatch.setattr(gate_memo, "_environment", lambda: env)
+    elif change == "a dependency's files":
+        # tests/graders/test_dependency_digest.py edits a real installed copy
+        monkeypatch.setattr(gate_memo, "dependencies_sha256", lambda: "patched in place")
     else:
         raise AssertionError(change)
 
@@ -200,6 +206,50 @@ def test_a_damaged_memo_is_recomputed_not_trusted(computed, home):
     body["key"] = "0" * 64
     memo.write_bytes(gzip.compress(json.dumps(body).encode()))
     assert "replayed" not in _gate(files, home)[1]["artifacts"]
+
+
+def _edit_memo(home: Path, edit) -> None:
+    (memo,) = (home / gate_memo.FOLDER).glob("*.json.gz")
+    body = json.loads(gzip.decompress(memo.read_bytes()))
+    edit(body)
+    memo.write_bytes(gzip.compress(json.dumps(body).encode()))
+
+
+def _forge_passing_figures(body: dict) -> None:
+    # what a hand edit that "fixes" the red rows looks like: measured figures nobody measured
+    for name in ("calibration", "sensitivity"):
+        for row in body["checks"][name]["rows"]:
+            if isinstance(row["value"], float):
+                row["value"], row["passed"], row["status"] = 0.951, True, "pass"
+
+
+def test_a_hand_edited_memo_is_recomputed_and_the_gate_says_so(computed, home):
+    _, files, first, _ = computed
+    _edit_memo(home, _forge_passing_figures)
+    data, stored = _gate(files, home)
+    assert "replayed" not in stored["artifacts"]  # not one phase of an edited memo replayed
+    assert _figures(data) == _figures(first)  # the measured figures, not the forged ones
+    assert 0.951 not in {c["value"] for c in data["checks"]}
+    refused = stored["artifacts"]["memo_refused"]
+    assert "is not what gate run" in refused and first["gate_id"] in refused
+    # on screen, under the table; the run's own memo is trusted by the next run again
+    _edit_memo(home, _forge_passing_figures)
+    plain = CliRunner().invoke(gate, ["--config", str(files["config"]), "--home", str(home)])
+    assert "not replayed: memo" in plain.stdout and "recomputed" in plain.stdout
+    assert "[gate] note: memo" in plain.stderr
+    again, stored_again = _gate(files, home)
+    assert set(stored_again["artifacts"]["replayed"]["phases"]) == REPLAYED
+
+
+def test_a_memo_whose_gate_run_is_gone_from_the_store_is_not_replayed(computed, home):
+    _, files, first, _ = computed
+    import sqlite3
+
+    with sqlite3.connect(home / "spanproof.sqlite") as db:
+        assert db.execute("DELETE FROM gate_runs WHERE gate_id = ?", (first["gate_id"],)).rowcount
+    data, stored = _gate(files, home)
+    assert "replayed" not in stored["artifacts"] and stored["artifacts"]["memo_refused"]
+    assert _figures(data) == _figures(first)
 
 
 def test_a_run_with_a_check_that_could_not_run_is_never_kept(computed, tmp_path):

@@ -4,6 +4,7 @@ as means with their spread, and the pairs whose verdict changes listed as unstab
 from __future__ import annotations
 
 import json
+import shutil
 
 from click.testing import CliRunner
 
@@ -52,9 +53,11 @@ def test_gate_repeat_lists_unstable_pairs_and_reports_means_with_their_spread(tm
     (unstable,) = data["repeats"]["unstable"]
     assert unstable["id"] == "c1" and unstable["verdicts"] == ["SUPPORTED", "PARTIAL", "SUPPORTED"]
     assert data["model_calls"] == 18  # 6 pairs x 3 samples
-    # Every sample is cached under its repeat index: a rerun that recomputes (--fresh: no
-    # phase replayed) asks the judge nothing.
-    again = json.loads(CliRunner().invoke(gate, [*args, "--json", "--fresh"]).stdout)
+    # Every sample is cached under its repeat index: a rerun that recomputes (its replay memo
+    # gone, so no phase is replayed) asks the judge nothing. (--fresh would judge every local
+    # verdict again.)
+    shutil.rmtree(tmp_path / "h" / "gate-memo")
+    again = json.loads(CliRunner().invoke(gate, [*args, "--json"]).stdout)
     assert again["model_calls"] == 0 and again["cache_hits"] == 18
     table = CliRunner().invoke(gate, args).stdout
     assert "1 unstable pair(s)" in table and "unstable calibration c1" in table

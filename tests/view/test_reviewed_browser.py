@@ -36,7 +36,7 @@ def test_a_cut_in_the_viewer_becomes_a_reviewed_pair_the_next_gate_measures(
         name = form.find_element(By.NAME, "reviewer")  # the browser may remember another name
         name.clear()
         name.send_keys("rev-two")
-        Select(form.find_element(By.ID, "cut-label")).select_by_value("PARTIAL")
+        Select(form.find_element(By.ID, "cut-reason")).select_by_value("PARTIAL")
         form.find_element(By.NAME, "note").send_keys("the span gives only part of this")
         _follow(browser, form.find_element(By.ID, "btn-cut"))
         assert "Stored: cut" in _text(browser, "#review-done")

@@ -275,9 +275,11 @@ async def gather_sensitivity(run: GateRun) -> SensitivityInput:
     from spanproof.bench import calibration, repeats
     from spanproof.bench import outcomes as gate_outcomes
     from spanproof.bench.sensitivity import score
+    from spanproof.gate.offloop import in_daemon_thread
 
     cfg, verifier = run.cfg, run.built_verifier()
-    sets = sensitivity_sets(cfg)
+    # planting takes seconds: off the loop, so a signal stops the gate meanwhile
+    sets = await in_daemon_thread(lambda: sensitivity_sets(cfg), name="spanproof-plant")
     cal_name, name = sets.cal_name, sets.set_name
     cal_good, clean, planted, failures = sets.cal_good, sets.clean, sets.planted, sets.failures
     originals, excluded, supported = sets.originals, sets.excluded, sets.supported
