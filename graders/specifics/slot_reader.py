@@ -64,83 +64,34 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import NamedTuple
 
 from spanproof.graders.specifics import lexicon
-from spanproof.graders.specifics.concepts import keys as word_keys
-from spanproof.graders.specifics.concepts import noun_form, verb_form
-from spanproof.graders.specifics.names import (
-    GENERIC_NAME_WORDS,
-    entity_present,
-    spelled_variant,
-    token_set,
-)
-from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
-from spanproof.graders.specifics.places import known_place, may_hold
-from spanproof.graders.specifics.readings import (
-    Reading,
-    agrees,
-    comparable,
-    in_year,
-    read,
-    unit_end,
-    year_of,
-)
-from spanproof.graders.specifics.slots import (
-    CONTRASTS,
-    NUMBER_HEDGES,
-    Value,
-    members,
-    values_of,
-)
+from spanproof.graders.specifics.concepts import verb_form
+from spanproof.graders.specifics.names import entity_present, spelled_variant, token_set
+from spanproof.graders.specifics.readings import in_year, unit_end, year_of
 
-from spanproof.core.sentences import sentence_spans
-from spanproof.core.text import STOPWORDS, fold
+# the reader's internals, split by concern: one package, one reader
+from spanproof.graders.specifics.slot_agreement import (
+    _comparable,
+    _distinctive,
+    _group_agrees,
+    _measure,
+    _name_agrees,
+    _number_of,
+)
+from spanproof.graders.specifics.slot_frames import (
+    _PREPS,
+    _WORD_NEXT,
+    _describes,
+    _Frame,
+    _frame,
+    _Layout,
+    _layout,
+    _outside,
+    _Tok,
+)
+from spanproof.graders.specifics.slots import Value, members
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
-_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
-_NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
-_WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
-# a clause ends at these (within a sentence): a new statement with its own subject may follow
-_CLAUSE_BREAK = re.compile(
-    r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
-    r"|\s(?:but|while|whereas)\s",
-    re.I,
-)
-# a phrase ends at these (within a clause): what follows attaches to something else
-_PHRASE_BREAK = re.compile(r",|\(|\)|\s(?:and|or)\s", re.I)
-_PREPS = frozenset(
-    [
-        "in",
-        "on",
-        "at",
-        "to",
-        "from",
-        "by",
-        "of",
-        "for",
-        "since",
-        "until",
-        "till",
-        "before",
-        "after",
-        "during",
-        "between",
-        "than",
-        "into",
-        "over",
-        "under",
-        "around",
-        "near",
-        "about",
-        "within",
-        "through",
-        "across",
-        "with",
-        "against",
-        "per",
-    ]
-)
 # prepositions that do not change a value's role: "a fee of €45m" / "the fee was €54m" /
 # "signed for €54m" / "budgeted at $1.7bn"; "in", "on", "at", "during", "for" before a date.
 # Any other preposition must be the same on both sides ("rose to" is not "rose by").
@@ -148,323 +99,22 @@ _SAME_ROLE = (
     frozenset({"of", "at", "for", None}),
     frozenset({"in", "on", "at", "during", "for", None}),
 )
+
 _SPECIFYING = frozenset({"of", "in", "for", "during"})
-# skipped between a value and the word it attaches to ("rose to a record 800", "a reported
-# $54m", "for an estimated 2 million"): they qualify the figure, not the slot
-_MODIFIERS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "its",
-        "their",
-        "his",
-        "her",
-        "our",
-        "this",
-        "that",
-        "these",
-        "those",
-        "record",
-        "reported",
-        "estimated",
-        "total",
-        "combined",
-        "further",
-        "additional",
-        "another",
-        "overall",
-        "new",
-        "some",
-    ]
-)
-_HEDGE_WORDS = frozenset(h for h in NUMBER_HEDGES if " " not in h)
+
 _NOT_A_SUBJECT = re.compile(
     r"^\W*(?:[a-z]+(?:ed|ing)\b|(?:" + "|".join(sorted(_PREPS)) + r")\b)", re.I
 )
+
 _OPPOSITES: list[tuple[frozenset[str], frozenset[str]]] = [
     (frozenset(a.split()), frozenset(b.split())) for a, b in lexicon.table("opposites")
 ]
+
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|without|failed to|unbeaten|undefeated)\b", re.I)
+
 MIN_LEAD_SHARE = 0.5  # of the claim's words leading to its value, held by the span sentence
+
 MIN_MEASURE_WORDS = 2  # of the claim clause's words a span clause holds to share a slot by measure
-
-
-class _Tok(NamedTuple):
-    start: int
-    end: int
-    word: str
-    keys: frozenset  # empty for stopwords (concepts.keys)
-    run: int  # the capitalised name run it belongs to, -1 for none
-
-
-@dataclass(frozen=True)
-class _Layout:
-    text: str
-    toks: tuple[_Tok, ...]
-    sentences: tuple[tuple[int, int], ...]
-    clauses: tuple[tuple[int, int], ...]
-    phrases: tuple[tuple[int, int], ...]
-    values: tuple[Value, ...]
-
-
-def _keys(word: str) -> frozenset:
-    low = word.lower()
-    if low in _HEDGE_WORDS or low in _MODIFIERS:
-        return frozenset()
-    return word_keys(word)
-
-
-def _cuts(text: str, spans, rx: re.Pattern[str]) -> list[tuple[int, int]]:
-    out = []
-    for a, b in spans:
-        start = a
-        for m in rx.finditer(text, a, b):
-            if m.start() > start:
-                out.append((start, m.start()))
-            start = m.end()
-        if b > start:
-            out.append((start, b))
-    return out
-
-
-@lru_cache(maxsize=2048)
-def _layout(text: str) -> _Layout:
-    values = values_of(text)
-    # the words of a value (and of a unit written after it) are the value, not its context
-    in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
-    toks: list[_Tok] = []
-    run, last_cap = -1, None
-    addresses = [m.span() for m in _ADDRESS.finditer(text)]
-    covered = bytearray(len(text) + 1)  # characters some value (or address) stands on
-    for a, b in (*in_value, *addresses):
-        covered[a:b] = b"\x01" * (b - a)
-    for m in _TOKEN.finditer(text):
-        word, start = m.group(0), m.start()
-        if covered[start]:
-            if any(a <= start < b for a, b in addresses):
-                continue  # the words of a web address are not prose
-            inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
-            if inside and inside[0].kind != "name":
-                continue
-        keys = _keys(word)
-        cap = bool(keys) and word[:1].isupper()
-        if cap:
-            if last_cap is None or not _NAME_GAP.fullmatch(text, last_cap.end(), start):
-                run += 1
-            last_cap = m
-        else:
-            last_cap = None
-        toks.append(_Tok(start, m.end(), word, keys, run if cap else -1))
-    sentences = sentence_spans(text) or [(0, len(text))]
-    clauses = _cuts(text, sentences, _CLAUSE_BREAK)
-    phrases = _cuts(text, clauses, _PHRASE_BREAK)
-    return _Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values)
-
-
-def _around(spans: tuple[tuple[int, int], ...], at: int) -> tuple[int, int]:
-    for a, b in spans:
-        if a <= at < b:
-            return a, b
-    return at, at
-
-
-def _outside(toks, v: Value) -> tuple[_Tok, ...]:
-    return tuple(t for t in toks if t.keys and not (v.start <= t.start < v.end))
-
-
-@dataclass(frozen=True)
-class _Frame:
-    value: Value
-    readings: tuple[Reading, ...]
-    sentence: tuple[int, int]
-    clause: tuple[int, int]
-    before: tuple[_Tok, ...]  # content words of its phrase before it, nearest first
-    after: tuple[_Tok, ...]  # content words of its phrase after it, in order
-    prep: str | None
-    right: frozenset | None  # what a quantity counts, what a date dates: its noun's keys
-    qualifier: frozenset | None  # a word between the value and that noun ("16 concrete piers")
-
-
-def _describes(word: str) -> bool:
-    """A word that only describes what follows it ("grew by a healthy 6.5 percent"): lower
-    case, not a function word, and neither a noun nor a verb WordNet knows."""
-    return (
-        word.islower()
-        and not word.endswith(("'s", "’s"))  # a possessive is a noun ("the county's")
-        and word not in STOPWORDS
-        and word not in _PREPS
-        and not noun_form(word)
-        and not verb_form(word)
-    )
-
-
-def _hedge_start(text: str, at: int) -> int:
-    m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
-    return max(0, at - 24) + m.start(1) if m else at
-
-
-def _frame(lay: _Layout, v: Value) -> _Frame:
-    sentence = _around(lay.sentences, v.start)
-    clause = _around(lay.clauses, v.start)
-    phrase = _around(lay.phrases, v.start)
-    lead_end = _hedge_start(lay.text, v.start)
-    before = tuple(
-        t for t in reversed(lay.toks) if phrase[0] <= t.start and t.end <= lead_end and t.keys
-    )
-    end = unit_end(lay.text, v)
-    after = tuple(t for t in lay.toks if end <= t.start and t.end <= phrase[1] and t.keys)
-    if not after and v.kind != "name" and re.match(r"\s*,", lay.text[end:]):
-        # a fronted value ("In 2018, the film was selected"): what follows is its statement
-        comma = lay.text.index(",", end)
-        nxt = _around(lay.phrases, comma + 2)
-        if nxt[0] < clause[1] or nxt[0] < sentence[1]:
-            after = tuple(t for t in lay.toks if nxt[0] <= t.start and t.end <= nxt[1] and t.keys)
-    prior = re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
-    while prior and (
-        prior[-1].lower() in _MODIFIERS
-        or prior[-1].lower() in _HEDGE_WORDS
-        or _describes(prior[-1])
-    ):
-        prior.pop()
-    prep = prior[-1].lower() if prior and prior[-1].lower() in _PREPS else None
-    if v.kind == "direction":
-        prep = None  # "from the east": where the wind comes from is the value's own reading
-    right = None
-    for w in lay.values:  # "Q2 2023 revenue": the noun after values written next to each other
-        if w.start >= end and not lay.text[end : w.start].strip():
-            end = unit_end(lay.text, w)
-    qualifier = None
-    readings = read(lay.text, v)
-    # a physical quantity or an age counts nothing: the word after it describes the measure
-    # ("5 km long", "500 metres along the cliff", "300 years old")
-    measured = any(r.dim.startswith("[") or r.dim == "age" for r in readings)
-    m = None if measured else _WORD_NEXT.match(lay.text, end)
-    if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and _keys(m.group(1)):
-        right = _keys(m.group(1))
-        m2 = _WORD_NEXT.match(lay.text, m.end())
-        if (
-            m2
-            and m2.group(1)[:1].islower()
-            and _keys(m2.group(1))
-            and noun_form(m2.group(1))
-            and not verb_form(m2.group(1))
-            and (m.group(1)[:1].islower() or m2.group(1).endswith("s"))
-            and not lay.text[m.end()].isalnum()
-        ):
-            # "16 concrete piers", "five Oscar nominations": the noun counted is the second
-            # word, qualified by the first ("Part Two Admittedly we've" qualifies nothing)
-            qualifier, right = right, _keys(m2.group(1)) | right
-    return _Frame(v, readings, sentence, clause, before, after, prep, right, qualifier)
-
-
-# ---------------------------------------------------------------- do two values agree
-
-
-def _distinctive(name: tuple[str, ...]) -> set[str]:
-    return {fold(t).strip(".'") for t in name if len(t.strip(".")) > 1} - GENERIC_NAME_WORDS
-
-
-def _initials(name: tuple[str, ...]) -> str:
-    return "".join(t[0] for t in name if t and t not in ("of", "the", "and", "for"))
-
-
-def _acronym_of(short: str, name: tuple[str, ...]) -> bool:
-    letters = short.replace(".", "").lower()
-    return len(letters) >= 2 and letters == _initials(name)
-
-
-def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
-    """True: one name; False: two names of one kind, neither of which may be the other;
-    None: cannot tell. ``one_kind``: the slot says both are of one kind, whatever their
-    words say (``_names_of_one_kind``)."""
-    if c.name == s.name:
-        return True
-    if len(c.name) == len(s.name):
-        diff = [(p, q) for p, q in zip(c.name, s.name, strict=True) if p != q]
-        if len(diff) == 1 and any(diff[0][0] in g and diff[0][1] in g for g in CONTRASTS):
-            return False  # "North Carolina" / "South Carolina"
-    dc, ds = _distinctive(c.name), _distinctive(s.name)
-    if dc & ds or not dc or not ds:
-        return True if dc & ds else None
-    for short, full in ((c.name, s.name), (s.name, c.name)):
-        if len(short) == 1 and (_acronym_of(short[0], full) or _acronym_of(short[0], full[:-1])):
-            return True
-        # "J. R. Tolley" / "John Robert Tolley": initials for the given names
-        if len(short) == len(full) and all(
-            a.rstrip(".") == b[: len(a.rstrip("."))] for a, b in zip(short, full, strict=True)
-        ):
-            return True
-    kinds = {c.name_type, s.name_type}
-    if (
-        one_kind
-        and None in kinds
-        and "place" not in kinds
-        and not any(known_place(" ".join(n)) for n in (c.name, s.name))
-    ):
-        return False  # two names the slot makes one kind of, sharing no word: two fillers
-    if c.name_type is None or c.name_type != s.name_type:
-        return None  # two names of unknown or different kinds: maybe one thing named twice
-    if "place" in (c.name_type, s.name_type) and may_hold(" ".join(c.name), " ".join(s.name)):
-        return None  # "Manchester" / "England": one may hold the other
-    if c.name_type == "person" and (len(dc) < 2 or len(ds) < 2):
-        return None  # "Smith" / "Marion": one person goes by a first, last or married name
-    return False
-
-
-def _value_agrees(c: _Frame, s: _Frame) -> bool | None:
-    """True: ``s`` states ``c``'s value; False: another value on one measure; None: the two
-    cannot be compared."""
-    if c.value.kind == "name" or s.value.kind == "name":
-        return _name_agrees(c.value, s.value) if c.value.kind == s.value.kind else None
-    results = [agrees(x, y) for x in c.readings for y in s.readings]
-    if any(r is True for r in results):
-        return True
-    if results and all(r is False for r in results):
-        return False
-    return None
-
-
-def _measure(f: _Frame) -> set[str]:
-    return {r.dim.split(":")[0] for r in f.readings} or {f.value.kind}
-
-
-def _comparable(c: _Frame, s: _Frame) -> bool:
-    if c.value.kind == "name" or s.value.kind == "name":
-        return c.value.kind == s.value.kind
-    return any(comparable(x, y) for x in c.readings for y in s.readings)
-
-
-def _number_of(f: _Frame) -> tuple[float, float] | None:
-    r = f.readings[0] if f.readings else None
-    if r is None or r.dim in ("weekday", "calendar"):
-        return None
-    return (r.value, r.end if r.end is not None else r.value)
-
-
-def _group_agrees(c_group: list[_Frame], s_group: list[_Frame]) -> bool | None:
-    """Whether the span's list or range states the claim's value (or its range)."""
-    results = [_value_agrees(c, s) for c in c_group for s in s_group]
-    if any(r is True for r in results):
-        return True
-    for inner, outer in ((c_group, s_group), (s_group, c_group)):
-        if len(outer) >= 2 and outer[0].value.in_range:
-            spans = [_number_of(f) for f in outer]
-            points = [_number_of(f) for f in inner]
-            if (
-                all(spans)
-                and all(points)
-                and {r.dim for f in inner + outer for r in f.readings[:1]}
-                and len({f.readings[0].dim for f in inner + outer}) == 1
-            ):
-                lo = min(a for a, _ in spans)  # type: ignore[misc]
-                hi = max(b for _, b in spans)  # type: ignore[misc]
-                if all(lo <= a and b <= hi for a, b in points):  # type: ignore[misc]
-                    return True
-    return False if any(r is False for r in results) else None
-
-
-# ---------------------------------------------------------------- same slot, same statement
 
 
 def _match(a: frozenset, b: frozenset) -> bool:

@@ -1,0 +1,117 @@
+"""The slot reader's comparison of two values of one slot: whether names, numbers, dates and
+groups of values agree, beyond the precision either side writes."""
+
+from __future__ import annotations
+
+from spanproof.graders.specifics.names import GENERIC_NAME_WORDS
+from spanproof.graders.specifics.places import known_place, may_hold
+from spanproof.graders.specifics.readings import agrees, comparable
+
+# the reader's internals, split by concern: one package, one reader
+from spanproof.graders.specifics.slot_frames import _Frame
+from spanproof.graders.specifics.slots import CONTRASTS, Value
+
+from spanproof.core.text import fold
+
+
+def _distinctive(name: tuple[str, ...]) -> set[str]:
+    return {fold(t).strip(".'") for t in name if len(t.strip(".")) > 1} - GENERIC_NAME_WORDS
+
+
+def _initials(name: tuple[str, ...]) -> str:
+    return "".join(t[0] for t in name if t and t not in ("of", "the", "and", "for"))
+
+
+def _acronym_of(short: str, name: tuple[str, ...]) -> bool:
+    letters = short.replace(".", "").lower()
+    return len(letters) >= 2 and letters == _initials(name)
+
+
+def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
+    """True: one name; False: two names of one kind, neither of which may be the other;
+    None: cannot tell. ``one_kind``: the slot says both are of one kind, whatever their
+    words say (``_names_of_one_kind``)."""
+    if c.name == s.name:
+        return True
+    if len(c.name) == len(s.name):
+        diff = [(p, q) for p, q in zip(c.name, s.name, strict=True) if p != q]
+        if len(diff) == 1 and any(diff[0][0] in g and diff[0][1] in g for g in CONTRASTS):
+            return False  # "North Carolina" / "South Carolina"
+    dc, ds = _distinctive(c.name), _distinctive(s.name)
+    if dc & ds or not dc or not ds:
+        return True if dc & ds else None
+    for short, full in ((c.name, s.name), (s.name, c.name)):
+        if len(short) == 1 and (_acronym_of(short[0], full) or _acronym_of(short[0], full[:-1])):
+            return True
+        # "J. R. Tolley" / "John Robert Tolley": initials for the given names
+        if len(short) == len(full) and all(
+            a.rstrip(".") == b[: len(a.rstrip("."))] for a, b in zip(short, full, strict=True)
+        ):
+            return True
+    kinds = {c.name_type, s.name_type}
+    if (
+        one_kind
+        and None in kinds
+        and "place" not in kinds
+        and not any(known_place(" ".join(n)) for n in (c.name, s.name))
+    ):
+        return False  # two names the slot makes one kind of, sharing no word: two fillers
+    if c.name_type is None or c.name_type != s.name_type:
+        return None  # two names of unknown or different kinds: maybe one thing named twice
+    if "place" in (c.name_type, s.name_type) and may_hold(" ".join(c.name), " ".join(s.name)):
+        return None  # "Manchester" / "England": one may hold the other
+    if c.name_type == "person" and (len(dc) < 2 or len(ds) < 2):
+        return None  # "Smith" / "Marion": one person goes by a first, last or married name
+    return False
+
+
+def _value_agrees(c: _Frame, s: _Frame) -> bool | None:
+    """True: ``s`` states ``c``'s value; False: another value on one measure; None: the two
+    cannot be compared."""
+    if c.value.kind == "name" or s.value.kind == "name":
+        return _name_agrees(c.value, s.value) if c.value.kind == s.value.kind else None
+    results = [agrees(x, y) for x in c.readings for y in s.readings]
+    if any(r is True for r in results):
+        return True
+    if results and all(r is False for r in results):
+        return False
+    return None
+
+
+def _measure(f: _Frame) -> set[str]:
+    return {r.dim.split(":")[0] for r in f.readings} or {f.value.kind}
+
+
+def _comparable(c: _Frame, s: _Frame) -> bool:
+    if c.value.kind == "name" or s.value.kind == "name":
+        return c.value.kind == s.value.kind
+    return any(comparable(x, y) for x in c.readings for y in s.readings)
+
+
+def _number_of(f: _Frame) -> tuple[float, float] | None:
+    r = f.readings[0] if f.readings else None
+    if r is None or r.dim in ("weekday", "calendar"):
+        return None
+    return (r.value, r.end if r.end is not None else r.value)
+
+
+def _group_agrees(c_group: list[_Frame], s_group: list[_Frame]) -> bool | None:
+    """Whether the span's list or range states the claim's value (or its range)."""
+    results = [_value_agrees(c, s) for c in c_group for s in s_group]
+    if any(r is True for r in results):
+        return True
+    for inner, outer in ((c_group, s_group), (s_group, c_group)):
+        if len(outer) >= 2 and outer[0].value.in_range:
+            spans = [_number_of(f) for f in outer]
+            points = [_number_of(f) for f in inner]
+            if (
+                all(spans)
+                and all(points)
+                and {r.dim for f in inner + outer for r in f.readings[:1]}
+                and len({f.readings[0].dim for f in inner + outer}) == 1
+            ):
+                lo = min(a for a, _ in spans)  # type: ignore[misc]
+                hi = max(b for _, b in spans)  # type: ignore[misc]
+                if all(lo <= a and b <= hi for a, b in points):  # type: ignore[misc]
+                    return True
+    return False if any(r is False for r in results) else None

@@ -1,0 +1,262 @@
+"""The slot reader's reading of one text: its tokens, sentences, clauses and phrases (the
+layout), and each value in it with the words around it (its frame: preposition, the words
+leading to it, what it describes). ``slot_reader`` aligns the frames of a claim and a span."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from spanproof.graders.specifics.concepts import keys as word_keys
+from spanproof.graders.specifics.concepts import noun_form, verb_form
+from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
+from spanproof.graders.specifics.readings import Reading, read, unit_end
+from spanproof.graders.specifics.slots import NUMBER_HEDGES, Value, values_of
+
+from spanproof.core.sentences import sentence_spans
+from spanproof.core.text import STOPWORDS
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
+_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
+_NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
+_WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
+# a clause ends at these (within a sentence): a new statement with its own subject may follow
+_CLAUSE_BREAK = re.compile(
+    r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
+    r"|\s(?:but|while|whereas)\s",
+    re.I,
+)
+# a phrase ends at these (within a clause): what follows attaches to something else
+_PHRASE_BREAK = re.compile(r",|\(|\)|\s(?:and|or)\s", re.I)
+_PREPS = frozenset(
+    [
+        "in",
+        "on",
+        "at",
+        "to",
+        "from",
+        "by",
+        "of",
+        "for",
+        "since",
+        "until",
+        "till",
+        "before",
+        "after",
+        "during",
+        "between",
+        "than",
+        "into",
+        "over",
+        "under",
+        "around",
+        "near",
+        "about",
+        "within",
+        "through",
+        "across",
+        "with",
+        "against",
+        "per",
+    ]
+)
+# skipped between a value and the word it attaches to ("rose to a record 800", "a reported
+# $54m", "for an estimated 2 million"): they qualify the figure, not the slot
+_MODIFIERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "this",
+        "that",
+        "these",
+        "those",
+        "record",
+        "reported",
+        "estimated",
+        "total",
+        "combined",
+        "further",
+        "additional",
+        "another",
+        "overall",
+        "new",
+        "some",
+    ]
+)
+_HEDGE_WORDS = frozenset(h for h in NUMBER_HEDGES if " " not in h)
+
+
+class _Tok(NamedTuple):
+    start: int
+    end: int
+    word: str
+    keys: frozenset  # empty for stopwords (concepts.keys)
+    run: int  # the capitalised name run it belongs to, -1 for none
+
+
+@dataclass(frozen=True)
+class _Layout:
+    text: str
+    toks: tuple[_Tok, ...]
+    sentences: tuple[tuple[int, int], ...]
+    clauses: tuple[tuple[int, int], ...]
+    phrases: tuple[tuple[int, int], ...]
+    values: tuple[Value, ...]
+
+
+def _keys(word: str) -> frozenset:
+    low = word.lower()
+    if low in _HEDGE_WORDS or low in _MODIFIERS:
+        return frozenset()
+    return word_keys(word)
+
+
+def _cuts(text: str, spans, rx: re.Pattern[str]) -> list[tuple[int, int]]:
+    out = []
+    for a, b in spans:
+        start = a
+        for m in rx.finditer(text, a, b):
+            if m.start() > start:
+                out.append((start, m.start()))
+            start = m.end()
+        if b > start:
+            out.append((start, b))
+    return out
+
+
+@lru_cache(maxsize=2048)
+def _layout(text: str) -> _Layout:
+    values = values_of(text)
+    # the words of a value (and of a unit written after it) are the value, not its context
+    in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
+    toks: list[_Tok] = []
+    run, last_cap = -1, None
+    addresses = [m.span() for m in _ADDRESS.finditer(text)]
+    covered = bytearray(len(text) + 1)  # characters some value (or address) stands on
+    for a, b in (*in_value, *addresses):
+        covered[a:b] = b"\x01" * (b - a)
+    for m in _TOKEN.finditer(text):
+        word, start = m.group(0), m.start()
+        if covered[start]:
+            if any(a <= start < b for a, b in addresses):
+                continue  # the words of a web address are not prose
+            inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
+            if inside and inside[0].kind != "name":
+                continue
+        keys = _keys(word)
+        cap = bool(keys) and word[:1].isupper()
+        if cap:
+            if last_cap is None or not _NAME_GAP.fullmatch(text, last_cap.end(), start):
+                run += 1
+            last_cap = m
+        else:
+            last_cap = None
+        toks.append(_Tok(start, m.end(), word, keys, run if cap else -1))
+    sentences = sentence_spans(text) or [(0, len(text))]
+    clauses = _cuts(text, sentences, _CLAUSE_BREAK)
+    phrases = _cuts(text, clauses, _PHRASE_BREAK)
+    return _Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values)
+
+
+def _around(spans: tuple[tuple[int, int], ...], at: int) -> tuple[int, int]:
+    for a, b in spans:
+        if a <= at < b:
+            return a, b
+    return at, at
+
+
+def _outside(toks, v: Value) -> tuple[_Tok, ...]:
+    return tuple(t for t in toks if t.keys and not (v.start <= t.start < v.end))
+
+
+@dataclass(frozen=True)
+class _Frame:
+    value: Value
+    readings: tuple[Reading, ...]
+    sentence: tuple[int, int]
+    clause: tuple[int, int]
+    before: tuple[_Tok, ...]  # content words of its phrase before it, nearest first
+    after: tuple[_Tok, ...]  # content words of its phrase after it, in order
+    prep: str | None
+    right: frozenset | None  # what a quantity counts, what a date dates: its noun's keys
+    qualifier: frozenset | None  # a word between the value and that noun ("16 concrete piers")
+
+
+def _describes(word: str) -> bool:
+    """A word that only describes what follows it ("grew by a healthy 6.5 percent"): lower
+    case, not a function word, and neither a noun nor a verb WordNet knows."""
+    return (
+        word.islower()
+        and not word.endswith(("'s", "’s"))  # a possessive is a noun ("the county's")
+        and word not in STOPWORDS
+        and word not in _PREPS
+        and not noun_form(word)
+        and not verb_form(word)
+    )
+
+
+def _hedge_start(text: str, at: int) -> int:
+    m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
+    return max(0, at - 24) + m.start(1) if m else at
+
+
+def _frame(lay: _Layout, v: Value) -> _Frame:
+    sentence = _around(lay.sentences, v.start)
+    clause = _around(lay.clauses, v.start)
+    phrase = _around(lay.phrases, v.start)
+    lead_end = _hedge_start(lay.text, v.start)
+    before = tuple(
+        t for t in reversed(lay.toks) if phrase[0] <= t.start and t.end <= lead_end and t.keys
+    )
+    end = unit_end(lay.text, v)
+    after = tuple(t for t in lay.toks if end <= t.start and t.end <= phrase[1] and t.keys)
+    if not after and v.kind != "name" and re.match(r"\s*,", lay.text[end:]):
+        # a fronted value ("In 2018, the film was selected"): what follows is its statement
+        comma = lay.text.index(",", end)
+        nxt = _around(lay.phrases, comma + 2)
+        if nxt[0] < clause[1] or nxt[0] < sentence[1]:
+            after = tuple(t for t in lay.toks if nxt[0] <= t.start and t.end <= nxt[1] and t.keys)
+    prior = re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
+    while prior and (
+        prior[-1].lower() in _MODIFIERS
+        or prior[-1].lower() in _HEDGE_WORDS
+        or _describes(prior[-1])
+    ):
+        prior.pop()
+    prep = prior[-1].lower() if prior and prior[-1].lower() in _PREPS else None
+    if v.kind == "direction":
+        prep = None  # "from the east": where the wind comes from is the value's own reading
+    right = None
+    for w in lay.values:  # "Q2 2023 revenue": the noun after values written next to each other
+        if w.start >= end and not lay.text[end : w.start].strip():
+            end = unit_end(lay.text, w)
+    qualifier = None
+    readings = read(lay.text, v)
+    # a physical quantity or an age counts nothing: the word after it describes the measure
+    # ("5 km long", "500 metres along the cliff", "300 years old")
+    measured = any(r.dim.startswith("[") or r.dim == "age" for r in readings)
+    m = None if measured else _WORD_NEXT.match(lay.text, end)
+    if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and _keys(m.group(1)):
+        right = _keys(m.group(1))
+        m2 = _WORD_NEXT.match(lay.text, m.end())
+        if (
+            m2
+            and m2.group(1)[:1].islower()
+            and _keys(m2.group(1))
+            and noun_form(m2.group(1))
+            and not verb_form(m2.group(1))
+            and (m.group(1)[:1].islower() or m2.group(1).endswith("s"))
+            and not lay.text[m.end()].isalnum()
+        ):
+            # "16 concrete piers", "five Oscar nominations": the noun counted is the second
+            # word, qualified by the first ("Part Two Admittedly we've" qualifies nothing)
+            qualifier, right = right, _keys(m2.group(1)) | right
+    return _Frame(v, readings, sentence, clause, before, after, prep, right, qualifier)
