@@ -39,6 +39,13 @@ def judge_specs() -> str:
     return f"{judge_usage()}; NAME=SPEC names it in every table (t5=scripted:t5.jsonl)"
 
 
+def local_judges() -> str:
+    """The judges that compute on this machine (declared ``local``), for help text."""
+    from spanproof.graders.judges import judge_kinds
+
+    return ", ".join(k.name for k in judge_kinds() if k.local)
+
+
 # The scripted judge's file format, for the help of the commands that judge labelled pairs
 # (graders/judges/scripted.py reads it; README "Scripted judges" says the same).
 SCRIPTED_FORMAT_HELP = """\b

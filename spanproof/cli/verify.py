@@ -16,6 +16,8 @@ from spanproof.cli.options import (
     endpoint_settings,
     err,
     home_option,
+    judge_specs,
+    local_judges,
     model_options,
     run_async,
 )
@@ -45,7 +47,7 @@ judge was fitted on says so, with its cross-validated figure. Verdicts are cache
 \b
 Files of any size: pairs are read and verdict rows written as a stream (memory holds a
 window of pairs, not the file). Once a file has 1000 pairs or more, every core works (--workers
-to choose): local judges (rules, blind, scripted) judge in one worker process per core; a model
+to choose): local judges (those declared local, e.g. rules) judge in one worker process per core; a model
 judge's calls stay in this process and the code audit of its verdicts runs in the worker
 processes while the calls are in flight. The rows are the same as in one process. A run stopped half way (Ctrl-C, --deadline) keeps the rows judged so
 far in OUT.partial and their verdicts in the cache.
@@ -98,8 +100,7 @@ PARTIAL < SUPPORTED; an error sample makes it an error), with the samples and "u
     envvar="SPANPROOF_JUDGE",
     default=("rules",),
     show_default=True,
-    help="Judge spec: rules, blind, openai:<model>, scripted:<path>; NAME=SPEC names it "
-    "(t5=scripted:t5.jsonl). Repeat for a panel.",
+    help=f"Judge spec: {judge_specs()}. Repeat for a panel.",
 )
 @click.option(
     "--policy",
@@ -135,7 +136,7 @@ PARTIAL < SUPPORTED; an error sample makes it an error), with the samples and "u
     "--workers",
     type=click.IntRange(1, 64),
     default=None,
-    help="Worker processes: judging with local judges (rules, blind, scripted), auditing a "
+    help=f"Worker processes: judging with local judges ({local_judges()}), auditing a "
     f"model judge's verdicts. Default: one per core for {POOL_MIN_PAIRS} pairs or more, else 1.",
 )
 @click.option(
