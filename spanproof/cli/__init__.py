@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "recheck",
         "Re-fetch a run's sources and confirm each quote.",
     ),
-    "runs": ("spanproof.cli.agent", "runs", "List or show stored runs."),
+    "runs": ("spanproof.cli.runs", "runs", "List or show stored runs."),
     "judge": (
         "spanproof.cli.judge",
         "judge",
