@@ -24,7 +24,7 @@ from spanproof.store import Store, open_store, store_for_url
 from spanproof.store.columns import RUN_SUMMARY_FIELDS, run_provenance, run_values
 from spanproof.store.errors import RecordCorrupt
 from spanproof.store.models import RunPage, RunSummary
-from spanproof.store.store import corrupt_message
+from spanproof.store.records import corrupt_message
 
 __all__ = ["RunStore", "RunSummary", "default_runstore_path"]
 

@@ -21,7 +21,8 @@ from spanproof.store import columns
 from spanproof.store.engine import make_engine, translated
 from spanproof.store.errors import StoreError
 from spanproof.store.models import CopyResult
-from spanproof.store.store import Store, loads_record
+from spanproof.store.records import loads_record
+from spanproof.store.store import Store
 from spanproof.store.timeutil import now_naive, utc_naive
 from spanproof.store.url import DEFAULT_FILENAME, sqlite_url
 

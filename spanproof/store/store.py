@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
 import threading
 import uuid
@@ -49,46 +48,13 @@ from spanproof.store.models import (
     StoreInfo,
     TableInfo,
 )
+from spanproof.store.run_filter import escape_like, run_conditions
+from spanproof.store.sqlite_sizes import sqlite_table_bytes
 from spanproof.store.timeutil import iso_z, now_naive, utc_naive
 from spanproof.store.url import redact, resolve_db_url, sqlite_path
 
 # Chunk size for IN (...) lists: far below SQLite's and PostgreSQL's parameter limits.
 _CHUNK = 500
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _run_filter(f: RunFilter) -> list[Any]:
-    """SQL conditions for a RunFilter, on the runs table's columns only."""
-    c = t.runs.c
-    where: list[Any] = []
-    for word in f.question.split():
-        where.append(sa.func.lower(c.question).like(f"%{_escape_like(word.lower())}%", escape="\\"))
-    for column, value in ((c.status, f.status), (c.policy, f.policy), (c.model, f.model)):
-        if value:
-            where.append(column == value)
-    if f.judge:  # the judges column joins a run's judge specs with "+"
-        j = _escape_like(f.judge)
-        where.append(sa.or_(c.judges == f.judge, c.judges.like(f"{j}+%", escape="\\"),
-                            c.judges.like(f"%+{j}", escape="\\"),
-                            c.judges.like(f"%+{j}+%", escape="\\")))  # fmt: skip
-    if f.prompt_version:
-        where.append(c.prompt_version.like(f"{_escape_like(f.prompt_version)}%", escape="\\"))
-    if f.since is not None:
-        where.append(c.created_at >= utc_naive(f.since))
-    if f.until is not None:
-        where.append(c.created_at < utc_naive(f.until))
-    if f.mix == "all_supported":
-        where += [c.claims_published > 0, c.published_groundedness >= 1.0]
-    elif f.mix == "some_published_unsupported":
-        where.append(c.published_groundedness < 1.0)
-    elif f.mix == "some_drafted_unsupported":
-        where.append(c.pre_prune_supported_rate < 1.0)
-    elif f.mix == "no_claims":
-        where.append(sa.func.coalesce(c.claims_published, 0) == 0)
-    return where
 
 
 def _pid_alive(pid: int | None) -> bool:
@@ -208,7 +174,7 @@ class Store:
                 matches = list(
                     conn.execute(
                         sa.select(t.runs.c.run_id)
-                        .where(t.runs.c.run_id.like(_escape_like(run_id) + "%", escape="\\"))
+                        .where(t.runs.c.run_id.like(escape_like(run_id) + "%", escape="\\"))
                         .order_by(t.runs.c.created_at.desc())
                         .limit(6)
                     ).scalars()
@@ -253,7 +219,7 @@ class Store:
             kinds = [kind] if isinstance(kind, str) else list(kind)
             where.append(c.kind.in_(kinds))
         if filters is not None:
-            where += _run_filter(filters)
+            where += run_conditions(filters)
         cols = [c.run_id, c.kind, c.question, c.status, c.policy, c.model, c.created_at,
                 c.updated_at, c.claims_published, c.published_groundedness,
                 c.pre_prune_supported_rate, c.cost_usd, c.host, c.runner, c.ci_job, c.pid]  # fmt: skip
@@ -386,7 +352,7 @@ class Store:
                 rows = list(
                     conn.execute(
                         sa.select(*self._gate_cols())
-                        .where(c.gate_id.like(_escape_like(gate_id) + "%", escape="\\"))
+                        .where(c.gate_id.like(escape_like(gate_id) + "%", escape="\\"))
                         .order_by(c.started_at.desc())
                         .limit(6)
                     )
@@ -638,7 +604,7 @@ class Store:
         tables = []
         with self._read() as conn:
             revision = migrate.current_revision(conn)
-            sqlite_sizes = _sqlite_table_bytes(conn) if self.backend == "sqlite" else {}
+            sqlite_sizes = sqlite_table_bytes(conn) if self.backend == "sqlite" else {}
             for name in t.TABLE_NAMES:
                 table = t.metadata.tables[name]
                 rows = int(
@@ -791,38 +757,3 @@ def close_all() -> None:
 
 
 atexit.register(close_all)
-
-
-def loads_record(run_id: str, text: str) -> dict[str, Any]:
-    """A stored record's JSON, or RecordCorrupt naming the run and the way out."""
-    from spanproof.store.errors import RecordCorrupt
-
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as e:
-        raise RecordCorrupt(corrupt_message(run_id, f"not valid JSON: {e}")) from e
-    if not isinstance(data, dict):
-        raise RecordCorrupt(corrupt_message(run_id, "not a JSON object"))
-    return data
-
-
-def corrupt_message(run_id: str, why: str) -> str:
-    return (
-        f"run {run_id}'s stored record cannot be read ({why}). The other runs are fine; "
-        f"remove this one with `spanproof runs delete {run_id}` (or restore the store from a backup)."
-    )
-
-
-def _sqlite_table_bytes(conn: sa.Connection) -> dict[str, int]:
-    """Each table's pages with its indexes, in bytes, from SQLite's ``dbstat`` table; empty
-    when this SQLite was built without it (sizes then show as unknown, never as zero)."""
-    try:
-        rows = conn.execute(
-            sa.text(
-                "SELECT m.tbl_name, SUM(d.pgsize) FROM dbstat AS d "
-                "JOIN sqlite_master AS m ON m.name = d.name GROUP BY m.tbl_name"
-            )
-        ).all()
-    except sa.exc.OperationalError:
-        return {}
-    return {str(name): int(size) for name, size in rows}
