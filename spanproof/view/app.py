@@ -81,6 +81,16 @@ def _when(x: object) -> str:
     return str(x)
 
 
+async def _posted_form(request: Request, ctx: ViewContext) -> FormData | Response:
+    """The posted form, or the 403 to answer when its CSRF token is not this server's."""
+    form = await request.form()
+    try:
+        check_csrf(_form_text(form, CSRF_FIELD), ctx.csrf_token)
+    except CsrfRefused as exc:
+        return PlainTextResponse(str(exc), status_code=403)
+    return form
+
+
 def _form_text(form: FormData, name: str) -> str | None:
     """A text field of a posted form (a file posted under its name is no text: None)."""
     value = form.get(name)
@@ -272,11 +282,9 @@ async def sign_run(request: Request) -> Response:
     from spanproof.agent.signoff import SignRefused
 
     ctx: ViewContext = request.app.state.ctx
-    form = await request.form()
-    try:
-        check_csrf(_form_text(form, CSRF_FIELD), ctx.csrf_token)
-    except CsrfRefused as exc:
-        return PlainTextResponse(str(exc), status_code=403)
+    form = await _posted_form(request, ctx)
+    if isinstance(form, Response):
+        return form
     record = await run_in_threadpool(_load_run, ctx, request.path_params["run_id"])
     if record is None:
         return _not_found(ctx, request, "No such run.")
@@ -407,11 +415,9 @@ def claim_page(request: Request) -> Response:
 
 async def review_claim(request: Request) -> Response:
     ctx: ViewContext = request.app.state.ctx
-    form = await request.form()
-    try:
-        check_csrf(_form_text(form, CSRF_FIELD), ctx.csrf_token)
-    except CsrfRefused as exc:
-        return PlainTextResponse(str(exc), status_code=403)
+    form = await _posted_form(request, ctx)
+    if isinstance(form, Response):
+        return form
     record = await run_in_threadpool(_load_run, ctx, request.path_params["run_id"])
     idx = _claim_index(request)
     if record is None or idx is None:
@@ -651,11 +657,9 @@ async def run_judges(request: Request) -> Response:
     from spanproof.view.judges import side_by_side
 
     ctx: ViewContext = request.app.state.ctx
-    form = await request.form()
-    try:
-        check_csrf(_form_text(form, CSRF_FIELD), ctx.csrf_token)
-    except CsrfRefused as exc:
-        return PlainTextResponse(str(exc), status_code=403)
+    form = await _posted_form(request, ctx)
+    if isinstance(form, Response):
+        return form
     choice = _judges_choice(ctx, form)
     if choice is None:
         return _not_offered(ctx, request)
