@@ -146,10 +146,14 @@ def _gate_row(g: GateRunRow) -> dict[str, Any]:
         "gate_id": g.gate_id,
         "started_at": result.started_at,
         "passed": g.passed,
+        "outcome": result.outcome,  # the gate's own word: PASSED, FAILED, REGRESSED, ...
         "exit_code": g.exit_code,
         "judge": g.judge,
         "model": g.model or "-",
-        "failed": ", ".join(r.name for r in result.checks if r.status in ("fail", "error")) or "-",
+        "failed": ", ".join(
+            r.name for r in result.checks if r.status in ("fail", "regressed", "error")
+        )
+        or "-",
         "wall_s": round(result.wall_s, 1),
         "model_calls": result.model_calls,
         "cache_hits": result.cache_hits,
@@ -429,11 +433,11 @@ def _tables(report: WeeklyReport, fmt: str, cap: int | None = None) -> list[tupl
             (
                 f"Gate runs ({len(report.gate_runs)})",
                 tabulate(
-                    [[g["gate_id"], g["started_at"], "pass" if g["passed"] else f"exit {g['exit_code']}", g["judge"],
+                    [[g["gate_id"], g["started_at"], f"{g['outcome']} (exit {g['exit_code']})", g["judge"],
                       g["failed"], g["wall_s"], g["model_calls"], g["runner"], g["ci_job"], g["git_commit"][:12],
                       g["spanproof_version"], g["sanitiser_version"], g["prompt_version"]]
                      for g in report.gate_runs],
-                    headers=["gate", "started", "result", "judge", "failed checks", "wall s", "judge calls", "runner",
+                    headers=["gate", "started", "outcome", "judge", "not passing", "wall s", "judge calls", "runner",
                              "CI job", "commit", "spanproof", "sanitiser", "prompts"],
                     tablefmt=fmt,
                     disable_numparse=True,

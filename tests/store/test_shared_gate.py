@@ -40,3 +40,6 @@ def test_a_second_runner_sharing_the_database_makes_no_judge_calls(pg_url, tmp_p
         cli, ["report", "weekly", "--db", pg_url, "--home", str(tmp_path / "lead")]
     )
     assert first["gate_id"] in text.output and "runner-b" in text.output
+    # the gate's own outcome word, as every other output says it
+    assert a["outcome"] == first["outcome"]
+    assert f"{first['outcome']} (exit {first['exit_code']})" in text.output
