@@ -24,6 +24,7 @@ verdict, so the gate may replay its figures when nothing else changed.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.metadata
 import pkgutil
@@ -130,6 +131,23 @@ def judge_usage() -> str:
     return " | ".join(k.usage for k in judge_kinds())
 
 
+def _closest(name: str) -> str:
+    # a typo ("rule", "scripted" spelt "script") is the commonest cause: name the judge meant
+    near = difflib.get_close_matches(name, list(_KINDS), n=1, cutoff=0.6)
+    return f" Did you mean {near[0]!r}?" if near else ""
+
+
+def _what_to_write() -> str:
+    """What an unknown-judge error teaches: each judge with what it is, how to name one, and
+    how a judge that is not here is added (so the list is not mistaken for the only choices)."""
+    kinds = "; ".join(f"{k.usage} — {k.summary}" for k in judge_kinds())
+    return (
+        f"Judges are: {kinds}. Name one in tables and files with NAME=SPEC "
+        f"(t5=scripted:t5.jsonl); a judge of another kind is added by a plug-in "
+        f"declaring it in the entry-point group {ENTRY_POINT_GROUP!r}."
+    )
+
+
 def judge_kind(name: str) -> JudgeKind:
     """The judge declared as ``name``; SpecError listing the judges when none is (and any
     plug-in that failed to load: it may be the one meant)."""
@@ -142,7 +160,7 @@ def judge_kind(name: str) -> JudgeKind:
             f" Also, {e}: reinstall or uninstall the distribution that declares it."
             for e in _PLUGIN_ERRORS
         )
-        raise SpecError(f"{name!r} is not a judge. Judges are: {judge_usage()}.{broken}")
+        raise SpecError(f"{name!r} is not a judge.{_closest(name)} {_what_to_write()}{broken}")
     return kind
 
 

@@ -154,3 +154,20 @@ def test_a_plug_in_that_fails_to_load_is_named_where_judges_are_listed(tmp_path)
     assert done.returncode != 0
     assert "'toy' is not a judge" in done.stderr
     assert "plug-in 'toy' (toyjudge) failed to load: ImportError: needs libfoo" in done.stderr
+
+
+def test_an_unknown_judge_error_teaches_what_to_write():
+    # the error names the judge probably meant, says what each judge is, how to name one and
+    # how another kind is added, not only the bare list of kinds
+    from spanproof.core.specs import SpecError
+    from spanproof.graders.judges import make_judge
+
+    with pytest.raises(SpecError) as err:
+        make_judge("rule")
+    text = str(err.value)
+    assert "Did you mean 'rules'?" in text
+    assert "rules — the offline judge" in text and "blind — the canary" in text
+    assert "NAME=SPEC" in text and "'spanproof.judges'" in text
+    with pytest.raises(SpecError) as far:
+        make_judge("zzzz")
+    assert "Did you mean" not in str(far.value)
