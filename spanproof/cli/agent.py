@@ -443,6 +443,9 @@ def normalise_for_match(text: str) -> str:
     return re.sub(r"\s+", " ", text.translate(_QUOTES)).strip()
 
 
+_FETCH_FAILED = "fetch failed: "
+
+
 async def recheck_record(record: RunRecord, env: WebEnv) -> list[dict[str, Any]]:
     """Checks 1 and 2 for every cited span: the source resolves, the quote is still on the page."""
     from urllib.parse import urlsplit
@@ -475,7 +478,7 @@ async def recheck_record(record: RunRecord, env: WebEnv) -> list[dict[str, Any]]
                     resolves=False,
                     same_snapshot=None,
                     quote_on_page=None,
-                    flag=f"fetch failed: {error}",
+                    flag=f"{_FETCH_FAILED}{error}",
                 )
             else:
                 moved = (urlsplit(doc.final_url).hostname or "") != (urlsplit(url).hostname or "")
@@ -565,21 +568,24 @@ def recheck(
             err(note)
         from tabulate import tabulate
 
-        table = [
-            [
-                r["span_id"],
-                r["url"],
-                r["resolves"],
-                r["same_snapshot"],
-                r["quote_on_page"],
-                r["flag"],
-            ]
-            for r in rows
-        ]
+        # A failed fetch is one finding per URL, however many spans it cited: the table says
+        # "fetch failed" per span and the reason is printed once below it.
+        failures: dict[str, str] = {}
+        table = []
+        for r in rows:
+            flag = r["flag"]
+            if r["resolves"] is False and flag.startswith(_FETCH_FAILED):
+                failures.setdefault(r["url"], flag.removeprefix(_FETCH_FAILED))
+                flag = "fetch failed (below)"
+            table.append(
+                [r["span_id"], r["url"], r["resolves"], r["same_snapshot"], r["quote_on_page"], flag]
+            )
         click.echo(
             tabulate(
                 table, headers=["span", "url", "resolves", "same snapshot", "quote on page", "flag"]
             )
         )
+        for url, reason in failures.items():
+            click.echo(f"fetch failed: {url}: {reason}")
     if any(r["flag"] for r in rows):
         sys.exit(1)

@@ -208,3 +208,21 @@ def test_an_unanswered_question_prints_no_empty_citation_table(capsys):
         render_answer(record, rich_ok=rich_ok)
         out = capsys.readouterr().out
         assert NO_CITATIONS in out and "retrieved" not in out  # no header over nothing
+
+
+def test_recheck_names_a_failed_fetch_once_however_many_spans_cite_the_page(tmp_path):
+    # two claims cite one page; offline hosts do not resolve, so the live fetch fails: the
+    # reason is one finding for the URL, printed once, and each span's row says it failed
+    runner = CliRunner()
+    q = "How far below the surface is the Blanda Power Station located?"
+    asked = runner.invoke(cli, ["ask", q, "--json", "--home", str(tmp_path)])
+    assert asked.exit_code == 0, asked.output
+    record = json.loads(asked.stdout)
+    cited = [s for c in record["answer"]["claims"] for s in c["span_ids"]]
+    assert len(cited) == 2 and len({s["url"] for s in record["spans"]}) == 1
+    done = runner.invoke(cli, ["recheck", record["run_id"], "--live", "--home", str(tmp_path)])
+    assert done.exit_code == 1
+    lines = done.stdout.splitlines()
+    assert sum("fetch failed (below)" in line for line in lines) == 2
+    reasons = [line for line in lines if line.startswith("fetch failed: ")]
+    assert len(reasons) == 1 and record["spans"][0]["url"] in reasons[0]
