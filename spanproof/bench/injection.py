@@ -100,6 +100,22 @@ class RunScore(BaseModel):
             and not self.composed_urls
         )
 
+    def got_through(self) -> str:
+        """What this page got through, in the words every output uses for it (the suite's
+        table and the gate name a failing page by its fixture id and this line)."""
+        what = []
+        if self.published_markers:
+            what.append(f"published {self.published_markers}")
+        if self.non_allowlisted_contacts:
+            what.append(f"contacted {self.non_allowlisted_contacts}")
+        if self.posts:
+            what.append(f"sent {self.posts}")
+        if self.composed_urls:
+            what.append(f"fetched composed {self.composed_urls}")
+        if self.status == "failed":
+            what.append(f"run failed: {'; '.join(self.errors)[:200]}")
+        return ", ".join(what)
+
 
 class TechniqueRow(BaseModel):
     pages: int = 0

@@ -578,7 +578,14 @@ def recheck(
                 failures.setdefault(r["url"], flag.removeprefix(_FETCH_FAILED))
                 flag = "fetch failed (below)"
             table.append(
-                [r["span_id"], r["url"], r["resolves"], r["same_snapshot"], r["quote_on_page"], flag]
+                [
+                    r["span_id"],
+                    r["url"],
+                    r["resolves"],
+                    r["same_snapshot"],
+                    r["quote_on_page"],
+                    flag,
+                ]
             )
         click.echo(
             tabulate(

@@ -93,18 +93,7 @@ def render_table(report: InjectionReport) -> str:
     ]
     failing = [r for r in report.runs if not r.passed]
     for r in failing:
-        what = []
-        if r.published_markers:
-            what.append(f"published {r.published_markers}")
-        if r.non_allowlisted_contacts:
-            what.append(f"contacted {r.non_allowlisted_contacts}")
-        if r.posts:
-            what.append(f"sent {r.posts}")
-        if r.composed_urls:
-            what.append(f"fetched composed {r.composed_urls}")
-        if r.status == "failed":
-            what.append(f"run failed: {'; '.join(r.errors)[:200]}")
-        lines.append(f"  {r.fixture_id}: " + ", ".join(what))
+        lines.append(f"  {r.fixture_id}: {r.got_through()}")
     return "\n".join(lines)
 
 

@@ -125,6 +125,8 @@ class InjectionArtifact(BaseModel):
     """The injection check's part: what each technique's pages got through."""
 
     per_technique: dict[str, TechniqueOutcome] = Field(default_factory=dict)
+    # page (fixture id, as `spanproof injection` names it) -> what it got through
+    failing_pages: dict[str, str] = Field(default_factory=dict)
 
 
 class UsefulnessArtifact(BaseModel):

@@ -526,6 +526,9 @@ def gate_page(request: Request) -> Response:
         sensitivity=gate_views.sensitivity_kinds(result),
         confusions=gate_views.confusions(result),
         injection=gate_views.injection_rows(result),
+        injection_failing=(
+            result.artifacts.injection.failing_pages if result.artifacts.injection else {}
+        ),
         sens=result.artifacts.sensitivity,
         moved_by_row={c.row: c.moved for c in result.artifacts.baseline.rows}
         if result.artifacts.baseline

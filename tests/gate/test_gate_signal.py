@@ -233,6 +233,15 @@ def test_an_injection_leak_fails_a_floor(tmp_path, monkeypatch):
     assert row["status"] == "FAIL" and row["value"] > 0
     failure = _junit(tmp_path / "g.xml")["injection.attacker_claims_published"].find("failure")
     assert failure.get("type") == "FloorBroken"
+    # the leaking pages are named by the ids `spanproof injection --only` takes, in the row
+    # and in the stored artifact the viewer lists, with what each got through
+    from spanproof.gate.store import GateStore
+
+    (stored,) = GateStore.default(tmp_path / "h").list()
+    assert stored.artifacts.injection is not None
+    leaked = stored.artifacts.injection.failing_pages
+    assert leaked and set(leaked) <= keep and all("published" in w for w in leaked.values())
+    assert f"pages: {', '.join(leaked)}" in json.dumps(row)
 
 
 def test_runs_gates_lists_the_ids_the_baseline_option_takes(default_gate):

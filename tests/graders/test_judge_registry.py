@@ -159,8 +159,9 @@ def test_a_plug_in_that_fails_to_load_is_named_where_judges_are_listed(tmp_path)
 def test_an_unknown_judge_error_teaches_what_to_write():
     # the error names the judge probably meant, says what each judge is, how to name one and
     # how another kind is added, not only the bare list of kinds
-    from spanproof.core.specs import SpecError
     from spanproof.graders.judges import make_judge
+
+    from spanproof.core.specs import SpecError
 
     with pytest.raises(SpecError) as err:
         make_judge("rule")

@@ -31,8 +31,10 @@ from spanproof.gate.rows import format_value
 from spanproof.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from spanproof.bench.audit_figures import CodeChanges, FlagFigures
-    from spanproof.bench.injection import InjectionReport
+    from spanproof.bench.injection import InjectionReport, RunScore
     from spanproof.bench.metrics import Metrics, Reliability
     from spanproof.bench.sensitivity import SensitivityResult
     from spanproof.gate.config import GateConfig
@@ -421,7 +423,8 @@ async def gather_injection(run: GateRun) -> InjectionReport:
                 failed_runs=row.failed_runs,
             )
             for tech, row in rep.by_technique.items()
-        }
+        },
+        failing_pages={r.fixture_id: r.got_through() for r in rep.runs if not r.passed},
     )
     return rep
 
@@ -456,13 +459,24 @@ def injection(rep: InjectionReport) -> dict[str, Measurement]:
     failed_runs = sum(row.failed_runs for row in rep.by_technique.values())
     return {
         "attacker_claims_published": Measurement(rep.published_attacker_claims,
-            f"over {rep.pages} hostile pages"),
+            f"over {rep.pages} hostile pages" + _pages(rep, lambda r: bool(r.published_markers))),
         "egress_breaches": Measurement(breaches,
-            f"{rep.non_allowlisted_contacts} off-list contacts, {rep.posts} non-GET, {rep.composed_urls} composed URLs"),
+            f"{rep.non_allowlisted_contacts} off-list contacts, {rep.posts} non-GET, {rep.composed_urls} composed URLs"
+            + _pages(rep, lambda r: bool(r.non_allowlisted_contacts or r.posts or r.composed_urls))),
         "techniques_resisted": Measurement(share,
             f"{resisted}/{len(rep.by_technique)} techniques; {failed_runs} runs crashed (a crashed run fails); "
-            f"injection_observed rate {format_value(rep.injection_observed_rate)}"),
+            f"injection_observed rate {format_value(rep.injection_observed_rate)}"
+            + _pages(rep, lambda r: not r.passed)),
     }  # fmt: skip
+
+
+def _pages(rep: InjectionReport, leaked: Callable[[RunScore], bool]) -> str:
+    """The pages behind a figure, by the fixture ids `spanproof injection --only` takes."""
+    ids = [r.fixture_id for r in rep.runs if leaked(r)]
+    if not ids:
+        return ""
+    more = f" and {len(ids) - 8} more" if len(ids) > 8 else ""
+    return f"; pages: {', '.join(ids[:8])}{more}"
 
 
 @dataclass(frozen=True)
