@@ -7,9 +7,10 @@ from xml.etree import ElementTree as ET
 
 from spanproof.reports.markdown import moved_items
 
+from spanproof.core.figures import format_value
 from spanproof.core.files import write_atomic
 from spanproof.gate.result import GateResult
-from spanproof.gate.rows import CheckRow, format_value
+from spanproof.gate.rows import CheckRow
 
 # Each status's element and failure type: a CI system tells a broken floor from a regression
 # from a check that could not run, by the type alone.
@@ -28,6 +29,21 @@ def _message(result: GateResult, row: CheckRow, limit: int = 10) -> str:
 
 def _number(value: object) -> float | int | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _exact_figures(case: ET.Element, row: CheckRow) -> None:
+    """The row's figures as computed, for a CI system that reads or plots them: the messages
+    round for reading (0.8996 reads 0.900 beside '>= 0.900'), these do not."""
+    figures: dict[str, object] = {"status": row.word, "role": row.role, "value": row.value}
+    if row.to_target is not None:
+        figures["to_target"] = row.to_target
+    vs = row.vs_baseline
+    if vs is not None:
+        figures.update(baseline=vs.baseline, diff=vs.diff, p_worse=vs.p_worse)
+    props = ET.SubElement(case, "properties")
+    for key, value in figures.items():
+        text = repr(value) if isinstance(value, float) else "" if value is None else str(value)
+        ET.SubElement(props, "property", name=key, value=text)
 
 
 def junit_xml(result: GateResult) -> str:
@@ -64,6 +80,7 @@ def junit_xml(result: GateResult) -> str:
             name=row.name,
             time=f"{row.seconds:.3f}",
         )
+        _exact_figures(case, row)
         message = _message(result, row)
         first = message.splitlines()[0] + ": " + (row.why or row.detail)
         if row.status in FAILURE_TYPES:

@@ -19,7 +19,8 @@ from spanproof.core.verdict import Verdict
 
 
 def ratio(a: int, b: int) -> float:
-    return round(a / b, 4) if b else 0.0
+    # exact: JSON carries the figure as computed; tables round it once, for reading
+    return a / b if b else 0.0
 
 
 def compute_metrics(entries: list[GradedClaim]) -> GradeMetrics:

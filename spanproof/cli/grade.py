@@ -22,6 +22,7 @@ from spanproof.cli.options import (
     progress_printer,
     run_async,
 )
+from spanproof.core.figures import format_value
 
 if TYPE_CHECKING:
     from spanproof.bench.grade_models import GradedClaim
@@ -88,9 +89,12 @@ def render_tables(result: GradeResult, tablefmt: str = "simple") -> str:
     ]
     out += _proofs_and_flags(result)
     metric_rows = [
-        [label] + [g.metrics.model_dump()[key] for g in result.judges] for key, label in names
+        [label] + [format_value(g.metrics.model_dump()[key]) for g in result.judges]
+        for key, label in names
     ]
-    out.append(tabulate(metric_rows, headers=["metric", *judges], tablefmt=tablefmt))
+    out.append(
+        tabulate(metric_rows, headers=["metric", *judges], tablefmt=tablefmt, disable_numparse=True)
+    )
     for g in result.judges:
         for case in g.metrics.laundered:
             out.append(
@@ -101,20 +105,31 @@ def render_tables(result: GradeResult, tablefmt: str = "simple") -> str:
     if result.planted is not None:
         p = result.planted
         kinds = list(p.sensitivity_by_kind)
-        plant_rows = []
+        plant_rows: list[list[str]] = []
         for kind in kinds:
             n = sum(1 for v in p.variants if v.kind == kind)
-            plant_rows.append([kind, n] + [p.sensitivity_by_kind[kind][j] for j in judges])
-        plant_rows.append(["all planted", len(p.variants)] + [p.sensitivity[j] for j in judges])
+            plant_rows.append(
+                [kind, str(n)] + [format_value(p.sensitivity_by_kind[kind][j]) for j in judges]
+            )
         plant_rows.append(
-            ["caught only by a flag", "-"] + [p.flag_only.get(j, 0.0) for j in judges]
+            ["all planted", str(len(p.variants))] + [format_value(p.sensitivity[j]) for j in judges]
         )
-        plant_rows.append(["original pass rate", "-"] + [p.original_pass_rate[j] for j in judges])
+        plant_rows.append(
+            ["caught only by a flag", "-"] + [format_value(p.flag_only.get(j, 0.0)) for j in judges]
+        )
+        plant_rows.append(
+            ["original pass rate", "-"] + [format_value(p.original_pass_rate[j]) for j in judges]
+        )
         out += [
             "",
             f"Planted failures from {len(p.eligible_sentences)} good sentences "
             "(sensitivity = share of variants the grader flags):",
-            tabulate(plant_rows, headers=["kind", "variants", *judges], tablefmt=tablefmt),
+            tabulate(
+                plant_rows,
+                headers=["kind", "variants", *judges],
+                tablefmt=tablefmt,
+                disable_numparse=True,
+            ),
         ]
     return "\n".join(out)
 

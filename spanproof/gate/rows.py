@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from spanproof.bench.paired_stats import PairedDifference, Power
+from spanproof.core.figures import format_value
 
 Status = Literal["pass", "fail", "regressed", "not_tested", "info", "error"]
 Role = Literal["floor", "trend", "info"]
@@ -86,14 +87,6 @@ class CheckRow(BaseModel):
     @property
     def word(self) -> str:
         return STATUS_WORDS[self.status]
-
-
-def format_value(value: float | int | None) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
 
 
 def _met(value: float | int, op: Literal[">=", "<="], threshold: float | int) -> bool:

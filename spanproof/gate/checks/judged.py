@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from spanproof.core.figures import format_value
 from spanproof.core.verdict import Verdict
 from spanproof.gate.artifacts import (
     CalibrationArtifact,
@@ -27,7 +28,6 @@ from spanproof.gate.artifacts import (
     UsefulnessArtifact,
 )
 from spanproof.gate.paths import resolve
-from spanproof.gate.rows import format_value
 from spanproof.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:

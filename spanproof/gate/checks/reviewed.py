@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spanproof.core.figures import format_value
 from spanproof.gate.artifacts import ReviewedArtifact
 from spanproof.gate.checks.judged import judged_item
 from spanproof.gate.paths import resolve
-from spanproof.gate.rows import format_value
 from spanproof.gate.spec import CannotMeasure, Measurement, Metric, Unscored, declare
 
 if TYPE_CHECKING:
