@@ -254,3 +254,19 @@ def test_runs_gates_lists_the_ids_the_baseline_option_takes(default_gate):
     assert only["outcome"] == "PASSED" and only["judge"] == "rules"
     text = CliRunner().invoke(cli, ["runs", "gates", "--home", str(home)]).stdout
     assert only["gate_id"] in text and "PASSED" in text
+
+
+def test_no_verdict_in_the_default_gate_quotes_over_the_audit_s_word_limit(default_gate):
+    # The verifier contract: quote_used is at most 25 words of the span. The extractive agent
+    # quotes whole sentences (spans may be longer), so the judge's quote is the one that must
+    # stay within the limit on every run the gate makes, and the audit never has to note it.
+    from spanproof.agent.runstore import RunStore
+    from spanproof.graders.quoting import QUOTE_MAX_WORDS
+
+    *_, home = default_gate
+    records = RunStore.default(home).records()
+    verdicts = [c.verdict for r in records for c in r.answer.claims if c.verdict is not None]
+    assert len(records) >= 40 and len(verdicts) >= 40
+    over = [v.quote_used for v in verdicts if len((v.quote_used or "").split()) > QUOTE_MAX_WORDS]
+    noted = [ch.detail for v in verdicts for ch in v.checks if "-word limit" in ch.detail]
+    assert over == [] and noted == []
