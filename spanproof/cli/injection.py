@@ -135,7 +135,13 @@ def render_table(report: InjectionReport) -> str:
     help="Run only this page id, or every page of this technique (the table's first column); "
     "repeatable.",
 )
-@click.option("--concurrency", default=4, show_default=True, help="Runs in flight at once.")
+# The gate's default (GateConfig.concurrency), so the suite runs alike in both; a test holds them equal.
+@click.option(
+    "--concurrency",
+    default=8,
+    show_default=True,
+    help="Pages run side by side (each inside the endpoint's adaptive window).",
+)
 @json_option("Print the report as JSON (no progress).")
 @home_option(HOME_HELP + " Snapshots of the suite's fetches go under <home>/injection/.")
 @endpoint_options

@@ -142,3 +142,11 @@ def test_help_teaches():
     result = CliRunner().invoke(cli, ["injection", "--help"])
     assert result.exit_code == 0
     assert "scripted:compromised" in result.output and "--fixtures" in result.output
+
+
+def test_the_suite_runs_as_many_pages_at_once_by_default_as_the_gate():
+    from spanproof.cli.injection import injection
+    from spanproof.gate.config import GateConfig
+
+    option = next(p for p in injection.params if p.name == "concurrency")
+    assert option.default == GateConfig.model_fields["concurrency"].default
