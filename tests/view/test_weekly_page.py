@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from click.testing import CliRunner
-from spanproof.agent.record import AnswerClaim
 from spanproof.agent.runstore import RunStore
 
 from spanproof.cli.gate import report
-from spanproof.core.verdict import Verdict
 from spanproof.gate.store import store_path
+from tests.gate.test_weekly import _variant
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,28 +35,12 @@ def _one_run(home):
     return asyncio.run(run_question(q, env=env, verifier=verifier))
 
 
-def _stamp(hours_ago: float) -> str:
-    when = datetime.now(UTC) - timedelta(hours=hours_ago)
-    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 def test_the_weekly_page_of_214_runs_is_a_few_screens_in_a_browser(tmp_path, browser, screenshots):
     record = _one_run(tmp_path)
     store = RunStore(store_path(tmp_path))
-    span_id = record.spans[0].span_id if record.spans else "span_0000000000000000"
     for i in range(214):
-        rec = record.model_copy(deep=True)
-        rec.run_id, rec.created_at, rec.status = f"run_{i:03d}", _stamp(i * 0.75), "complete"
+        rec = _variant(record, f"run_{i:03d}", days_ago=i * 0.75 / 24, dropped=i % 3)
         rec.kind = "gate" if i % 107 < 60 else "ask"  # 120 gate runs, 94 asks
-        dropped = i % 3
-        rec.answer.claims = [
-            AnswerClaim(
-                index=k, text=f"claim {k}", draft_text=f"claim {k}", span_ids=[span_id],
-                verdict=Verdict(verdict="NOT_SUPPORTED" if k < dropped else "SUPPORTED", judge="rules"),
-                status="dropped" if k < dropped else "published",
-            )
-            for k in range(3)
-        ]  # fmt: skip
         store.save(rec)
     out = tmp_path / "out"
     done = CliRunner().invoke(report, ["weekly", "--home", str(tmp_path), "--out", str(out)])
