@@ -87,7 +87,13 @@ def _aligned_parts(claim: str, span: str):
         wanted = _keys(part)
         if len(wanted) < MIN_PART_WORDS:
             continue
-        best = max(span_sentences, key=lambda s: len(wanted & _keys(s)))
+        # Of the sentences sharing as many words, the one of the part's own polarity: a span
+        # that says both "X" and "not X" states the claim's "not X" (no departure to flag).
+        negated = extract(part).negated
+        best = max(
+            span_sentences,
+            key=lambda s: (len(wanted & _keys(s)), extract(s).negated == negated),
+        )
         alignment = len(wanted & _keys(best)) / len(wanted)
         if alignment >= MIN_ALIGNMENT:
             yield part.strip(), best.strip(), round(alignment, 2)

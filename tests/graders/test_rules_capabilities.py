@@ -4,7 +4,7 @@ instruction detection in other forms and languages, and claims the span never st
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from spanproof.graders.audit import audit
 from spanproof.graders.instructions import contains_instructions
@@ -33,6 +33,8 @@ _WORDS = [
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=14), st.sampled_from([".", "", "!"]))
+# found by this test: a text saying both "X" and "not X" was flagged for a negation of itself
+@example(["said", "78", "3,400", "c.", "not", "said", "78", "3,400"], ".")
 def test_a_claim_equal_to_its_span_is_supported(tokens, end):
     text = " ".join(tokens) + end
     if contains_instructions(text) or not any(c.isalnum() for c in text):
