@@ -90,6 +90,7 @@ from spanproof.graders.specifics.slot_frames import (
     _outside,
     _Tok,
 )
+from spanproof.graders.specifics.slot_roles import aligned, kin_base, kin_words, names_differ, roles
 from spanproof.graders.specifics.slots import Value, members
 
 # prepositions that do not change a value's role: "a fee of €45m" / "the fee was €54m" /
@@ -574,8 +575,10 @@ def contradictions(claim: str, span: str) -> list[Contradiction]:
 
 @lru_cache(maxsize=4096)
 def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
-    out = list(_value_contradictions(claim, span)) + _event_contradictions(claim, span)
-    return tuple(out)
+    out = list(_value_contradictions(claim, span))
+    proven = {c.claim_value[0] for c in out}
+    out += [c for c in _role_contradictions(claim, span) if c.claim_value[0] not in proven]
+    return tuple(out + _event_contradictions(claim, span))
 
 
 def _value_contradictions(claim: str, span: str):
@@ -600,6 +603,63 @@ def _value_contradictions(claim: str, span: str):
                 anchor=anchor,
             )
             break
+
+
+# ---------------------------------------------------------------- names and kin by role
+
+
+def _word_value(lay: _Layout, t: _Tok) -> Value:
+    return Value("name", t.start, t.end, t.word, name=(kin_base(t.word),), name_type="kin")
+
+
+def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
+    """A name or a kinship word of the claim whose role (``slot_roles``: who did the deed,
+    to what, where, on whose word) the span fills with another of one kind, in the same
+    statement, while naming the claim's nowhere: "the libretto was written by Clara Venn" /
+    "Tomas Adler wrote the libretto"; "passed to his son" / "passed to his granddaughter"."""
+    c_lay, s_lay = _layout(claim), _layout(span)
+    out = []
+    s_names = [v for v in s_lay.values if v.kind == "name"]
+    for cv in (v for v in c_lay.values if v.kind == "name") if s_names else ():
+        if _name_stated(cv, s_lay):
+            continue
+        rival = _rival(c_lay, cv, s_lay, s_names, names_differ)
+        if rival is not None:
+            out.append(_role_proof(c_lay, cv, s_lay, rival))
+    s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)]
+    for cv in (_word_value(c_lay, t) for t in kin_words(c_lay)) if s_kin else ():
+        if re.search(rf"\b{cv.name[0]}s?\b", span, re.I):
+            continue  # the span says the claim's relation somewhere
+        rival = _rival(c_lay, cv, s_lay, s_kin, lambda c, s: c.name != s.name)
+        if rival is not None:
+            out.append(_role_proof(c_lay, cv, s_lay, rival))
+    return out
+
+
+def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], differ):
+    """The span value that fills ``cv``'s role in the same statement with another value."""
+    c_roles = roles(c_lay, cv.start, cv.end)
+    if not c_roles:
+        return None
+    cf = _frame(c_lay, cv)
+    for sv in s_values:
+        if not aligned(c_roles, roles(s_lay, sv.start, sv.end)):
+            continue
+        sf = _frame(s_lay, sv)
+        if _same_statement(c_lay, cf, s_lay, sf, "role") and differ(cv, sv):
+            return sf
+    return None
+
+
+def _role_proof(c_lay: _Layout, cv: Value, s_lay: _Layout, sf: _Frame) -> Contradiction:
+    sv = sf.value
+    return Contradiction(
+        kind="name",
+        claim_value=(cv.start, cv.end, cv.text),
+        span_value=(sv.start, sv.end, sv.text),
+        span_words=sf.clause,
+        anchor="role",
+    )
 
 
 def _extent(text: str, f: _Frame, group: list[_Frame]) -> tuple[int, int, str]:
