@@ -90,7 +90,14 @@ from spanproof.graders.specifics.slot_frames import (
     _outside,
     _Tok,
 )
-from spanproof.graders.specifics.slot_roles import aligned, kin_base, kin_words, names_differ, roles
+from spanproof.graders.specifics.slot_roles import (
+    aligned,
+    kin_base,
+    kin_words,
+    names_differ,
+    roles,
+    same_statement,
+)
 from spanproof.graders.specifics.slots import Value, members
 
 # prepositions that do not change a value's role: "a fee of €45m" / "the fee was €54m" /
@@ -646,7 +653,9 @@ def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], dif
         if not aligned(c_roles, roles(s_lay, sv.start, sv.end)):
             continue
         sf = _frame(s_lay, sv)
-        if _same_statement(c_lay, cf, s_lay, sf, "role") and differ(cv, sv):
+        if not differ(cv, sv):
+            continue
+        if _same_statement(c_lay, cf, s_lay, sf, "role") or same_statement(c_lay, cv, s_lay, sv):
             return sf
     return None
 

@@ -250,11 +250,69 @@ def aligned(a: frozenset[Role], b: frozenset[Role]) -> bool:
     return False
 
 
+def _subject_words(lay: _Layout, v: Value) -> list[_Tok]:
+    """The content words of ``v``'s clause before its first verb, ``v``'s own aside: what the
+    clause is about when ``v`` is not its subject ("Delegates signed the treaty at X")."""
+    clause = _around(lay.clauses, v.start)
+    out = []
+    for t in lay.toks:
+        if not clause[0] <= t.start < clause[1]:
+            continue
+        if _is_verb(lay, t, after_name=bool(out)):
+            break
+        if t.keys and not v.start <= t.start < v.end:
+            out.append(t)
+    return out
+
+
+def _agentless_passive(lay: _Layout, v: Value) -> bool:
+    """``v``'s clause is a passive naming no agent ("The treaty was signed in Utrecht"): a
+    span naming who did it ("Delegates signed the treaty at Nijmegen") adds an agent, not
+    another subject."""
+    clause = lay.text[slice(*_around(lay.clauses, v.start))]
+    return bool(re.search(r"\b(?:was|were|is|are|been)\s+\w+ed\b", clause)) and not re.search(
+        r"\bby\b", clause
+    )
+
+
+def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:
+    """The two role fillers are said of one thing: the span sentence holds every other name
+    of the claim's clause and at least half of its other words, and the span clause's subject
+    (when the filler is not it) is the claim's ("his father was born in Paris" is not said
+    of "Smith was born in Lyon"), unless it is the agent an agentless passive left out."""
+    sentence = _around(s_lay.sentences, sv.start)
+    s_keys: set = set()
+    for t in s_lay.toks:
+        if sentence[0] <= t.start < sentence[1] and not sv.start <= t.start < sv.end:
+            s_keys |= t.keys
+    clause = _around(c_lay.clauses, cv.start)
+    words = [
+        t for t in c_lay.toks
+        if clause[0] <= t.start < clause[1] and t.keys and not cv.start <= t.start < cv.end
+    ]  # fmt: skip
+    held = [bool(t.keys & s_keys) for t in words]
+    if any(t.run >= 0 and not h for t, h in zip(words, held, strict=True)):
+        return False
+    if not words or 2 * sum(held) < len(words):
+        return False
+    c_keys: set = set()
+    for t in words:
+        c_keys |= t.keys
+    extra = [
+        t for t in _subject_words(s_lay, sv)
+        if not t.keys & c_keys and t.word.lower() not in _DETERMINERS
+    ]  # fmt: skip
+    return not extra or _agentless_passive(c_lay, cv)
+
+
 def names_differ(c: Value, s: Value) -> bool:
     """Two names in one role are two fillers: they are of one kind (``_name_agrees`` with the
     role as the kind) and neither is a lone given name, which may be the other's bearer
     ("LaRusso" / "Daniel")."""
-    if any(len(v.name) == 1 and v.name[0] in given_names() for v in (c, s)):
+    if any(
+        len(v.name) == 1 and v.name[0] in given_names() and v.name_type in (None, "person")
+        for v in (c, s)
+    ):
         return False
     return _name_agrees(c, s, one_kind=True) is False
 
