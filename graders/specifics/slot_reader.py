@@ -419,6 +419,9 @@ def _by_measure(
         # what the claim's value is attached to ("the conference, starting on 20 July")
     # "between 200 and 800 metres", "from 1410 to 1437": the range's own word, not a role
     prep = None if sf.value.in_range and head.prep in ("between", "from") else head.prep
+    if _dated(cf) and sf.value.in_range and not cf.value.in_range and cf.prep != prep:
+        return False  # a period ("served from 1990 to 1998") is not the date of an event
+        # the claim places at a point ("died in 2015"): by measure alone, two slots
     if not _comparable(cf, sf) or not _same_prep(cf.prep, prep, _dated(cf)):
         return False
     if cf.right and sf.right and not _match(cf.right, sf.right):
