@@ -65,7 +65,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from spanproof.graders.specifics import lexicon
+from spanproof.graders.specifics import lexicon, slot_life
 from spanproof.graders.specifics.concepts import verb_form
 from spanproof.graders.specifics.names import entity_present, spelled_variant, token_set
 from spanproof.graders.specifics.readings import in_year, unit_end, year_of
@@ -588,6 +588,10 @@ def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
     out = list(_value_contradictions(claim, span))
     proven = {c.claim_value[0] for c in out}
     out += [c for c in _role_contradictions(claim, span) if c.claim_value[0] not in proven]
+    out += [
+        Contradiction("event", c.claim, c.span, c.sentence, "life")
+        for c in slot_life.contradictions(claim, span)
+    ]
     return tuple(out + _event_contradictions(claim, span))
 
 
