@@ -52,7 +52,12 @@ Biologics"); and an **opposite
 event**: a part of the claim whose words the span sentence holds except that it uses the
 opposite predicate (won/lost, approved/rejected, rose/fell, opened/closed,
 convicted/acquitted) and never the claim's. Each proof keeps both values' offsets and the
-span words its alignment rests on. Absence alone never proves anything.
+span words its alignment rests on. Names and kinship words are also aligned **by role**
+(``slot_roles``): the role each fills of its deed, wherever it is written ("the libretto was
+written by Clara Venn" / "Tomas Adler wrote the libretto"; "according to Reuters" / "the
+Associated Press reported"; "passed to his son" / "passed to his granddaughter"), and a
+**life state** (``slot_life``: died, was killed / alive, survived) is a value of its subject.
+Absence alone never proves anything.
 
 ``slot_statements(claim, text)`` runs the same reader over any text, a whole page included:
 every value the text states in each of the claim's slots, with offsets and whether it agrees

@@ -123,6 +123,11 @@ def _is_verb(lay: _Layout, t: _Tok, after_name: bool = False) -> bool:
     return bool(t.keys) and verb_form(t.word, after_noun=after_noun)
 
 
+def _named(lay: _Layout, t: _Tok) -> bool:
+    """The word is part of a name ("Raised" opening a sentence is capitalised, not a name)."""
+    return any(v.kind == "name" and v.start <= t.start < v.end for v in lay.values)
+
+
 def _gap(lay: _Layout, a: int, b: int) -> str:
     return lay.text[a:b]
 
@@ -133,7 +138,7 @@ def _deed_before(lay: _Layout, toks: list[_Tok], i: int) -> frozenset:
     out: set = set()
     word = verb = False
     for t in reversed(toks[:i]):
-        if not t.keys or t.run >= 0:
+        if not t.keys or _named(lay, t):
             continue
         if not word:
             out |= t.keys
@@ -174,7 +179,7 @@ def _after(lay: _Layout, toks: list[_Tok], j: int) -> set[Role]:
     if word in _COPULA:
         rest = [x for x in toks[k + 1 :] if x.word.lower() not in _AUX | _COPULA]
         rest = [x for x in rest if x.word.lower() not in _DETERMINERS]
-        if not rest or not rest[0].keys or rest[0].run >= 0:
+        if not rest or not rest[0].keys or _named(lay, rest[0]):
             return set()
         if _is_verb(lay, rest[0]):  # "Celtic were beaten"
             return {Role("object", rest[0].keys)}
@@ -204,7 +209,7 @@ def roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
         between = _gap(lay, t.end, edge)
         if re.search(r"[,;(:]", between):
             # an appositive ("the newspaper's owner, Reach plc"): the noun before the comma
-            if t.keys and t.run < 0 and not _is_verb(lay, t):
+            if t.keys and not _named(lay, t) and not _is_verb(lay, t):
                 out.add(Role(_role_of_noun(word), t.keys))
             break
         if word == "to" and k and toks[k - 1].word.lower() == "according":
@@ -226,11 +231,11 @@ def roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
             for s in reversed(toks[:k]):
                 if s.word.lower() in _AUX:
                     continue
-                if s.keys and s.run < 0 and not _is_verb(lay, s):
+                if s.keys and not _named(lay, s) and not _is_verb(lay, s):
                     out.add(Role(_role_of_noun(s.word), s.keys))
                 break
             return frozenset(out)
-        if t.run < 0 and t.keys and _is_verb(lay, t):
+        if t.keys and not _named(lay, t) and _is_verb(lay, t):
             out.add(Role("object", t.keys))  # "managed Celtic"
             return frozenset(out)
         edge = t.start
@@ -254,7 +259,7 @@ def _subject_words(lay: _Layout, v: Value) -> list[_Tok]:
     """The content words of ``v``'s clause before its first verb, ``v``'s own aside: what the
     clause is about when ``v`` is not its subject ("Delegates signed the treaty at X")."""
     clause = _around(lay.clauses, v.start)
-    out = []
+    out: list[_Tok] = []
     for t in lay.toks:
         if not clause[0] <= t.start < clause[1]:
             continue
@@ -291,7 +296,7 @@ def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool
         if clause[0] <= t.start < clause[1] and t.keys and not cv.start <= t.start < cv.end
     ]  # fmt: skip
     held = [bool(t.keys & s_keys) for t in words]
-    if any(t.run >= 0 and not h for t, h in zip(words, held, strict=True)):
+    if any(_named(c_lay, t) and not h for t, h in zip(words, held, strict=True)):
         return False
     if not words or 2 * sum(held) < len(words):
         return False

@@ -120,6 +120,15 @@ def test_two_values_share_a_slot_by_measure_only_when_each_is_its_clause_s_only_
     )
 
 
+def test_a_date_range_by_measure_is_not_the_date_of_an_event_at_a_point():
+    # a period of another deed ("served from 1990 to 1998") is not the date of a death
+    claim = "The former mayor died in 2015."
+    assert contradictions(claim, "The former mayor served from 1990 to 1998.") == []
+    # the same point against a point, by measure, is still a slot
+    [c] = contradictions(claim, "The former mayor died in 2012.")
+    assert c.span_value[2] == "2012"
+
+
 def test_towns_far_apart_are_two_places_and_a_town_may_lie_in_another():
     assert contradictions(
         "The conference will take place in Porto.", "The conference will take place in Valencia."
