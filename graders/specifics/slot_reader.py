@@ -96,11 +96,13 @@ from spanproof.graders.specifics.slot_frames import (
     _Tok,
 )
 from spanproof.graders.specifics.slot_roles import (
+    SOURCE,
     aligned,
     kin_base,
     kin_words,
     names_differ,
     roles,
+    same_report,
     same_statement,
 )
 from spanproof.graders.specifics.slots import Value, members
@@ -660,15 +662,16 @@ def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], dif
     c_roles = roles(c_lay, cv.start, cv.end)
     if not c_roles:
         return None
-    cf = _frame(c_lay, cv)
     for sv in s_values:
-        if not aligned(c_roles, roles(s_lay, sv.start, sv.end)):
+        s_roles = roles(s_lay, sv.start, sv.end)
+        if not aligned(c_roles, s_roles) or not differ(cv, sv):
             continue
-        sf = _frame(s_lay, sv)
-        if not differ(cv, sv):
-            continue
-        if _same_statement(c_lay, cf, s_lay, sf, "role") or same_statement(c_lay, cv, s_lay, sv):
-            return sf
+        # a source is compared by what it reports, any other role by what its deed is of
+        if aligned(c_roles & SOURCE, s_roles & SOURCE):
+            if same_report(c_lay, cv, s_lay, sv):
+                return _frame(s_lay, sv)
+        elif same_statement(c_lay, cv, s_lay, sv):
+            return _frame(s_lay, sv)
     return None
 
 

@@ -101,6 +101,10 @@ _DETERMINERS = frozenset(
         "whose",
     ]
 )
+MIN_REPORTED = 2  # words of what a claim reports that a span must hold to report it too
+
+# a person or thing referred back to
+_PRONOUNS = frozenset(["he", "him", "his", "she", "her", "they", "them", "their", "it", "its"])
 # where a place is: one role whichever of these leads to it ("signed in Utrecht" / "at Nijmegen")
 _LOCATIVE = frozenset({"in", "at", "on"})
 # nouns of a person who does a deed: "founder" names the agent of "found"
@@ -112,6 +116,9 @@ KINSHIP = lexicon.words("kinship")
 class Role(NamedTuple):
     relation: str  # agent | object | source | a preposition ("in" for in/at/on)
     deed: frozenset  # the keys of the words that say the deed (empty for a source)
+
+
+SOURCE = frozenset({Role("source", frozenset())})
 
 
 def _is_verb(lay: _Layout, t: _Tok, after_name: bool = False) -> bool:
@@ -256,16 +263,16 @@ def aligned(a: frozenset[Role], b: frozenset[Role]) -> bool:
 
 
 def _subject_words(lay: _Layout, v: Value) -> list[_Tok]:
-    """The content words of ``v``'s clause before its first verb, ``v``'s own aside: what the
+    """The content words of ``v``'s clause before its first verb and before ``v``: what the
     clause is about when ``v`` is not its subject ("Delegates signed the treaty at X")."""
     clause = _around(lay.clauses, v.start)
     out: list[_Tok] = []
     for t in lay.toks:
         if not clause[0] <= t.start < clause[1]:
             continue
-        if _is_verb(lay, t, after_name=bool(out)):
-            break
-        if t.keys and not v.start <= t.start < v.end:
+        if t.start >= v.start or _is_verb(lay, t, after_name=bool(out)):
+            break  # the verb, or the value itself: what comes after it is not the subject
+        if t.keys:
             out.append(t)
     return out
 
@@ -282,7 +289,8 @@ def _agentless_passive(lay: _Layout, v: Value) -> bool:
 
 def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:
     """The two role fillers are said of one thing: the span sentence holds every other name
-    of the claim's clause and at least half of its other words, and the span clause's subject
+    of the claim's clause and at least half of its other words that are not verbs (one at
+    least), and the span clause's subject
     (when the filler is not it) is the claim's ("his father was born in Paris" is not said
     of "Smith was born in Lyon"), unless it is the agent an agentless passive left out."""
     sentence = _around(s_lay.sentences, sv.start)
@@ -298,7 +306,15 @@ def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool
     held = [bool(t.keys & s_keys) for t in words]
     if any(_named(c_lay, t) and not h for t, h in zip(words, held, strict=True)):
         return False
-    if not words or 2 * sum(held) < len(words):
+    # what the deed is done to or by, not only the deed: "Hetherington was killed" and "the
+    # mortar that killed Chris Hondros" share a verb, not a statement
+    things = [h for t, h in zip(words, held, strict=True) if not _is_verb(c_lay, t)]
+    # a person referred back to on both sides ("drafted him" / "he was drafted") is one
+    said = {m.lower() for m in re.findall(r"[A-Za-z]+", c_lay.text[slice(*clause)])} & _PRONOUNS
+    if said:
+        s_words = re.findall(r"[A-Za-z]+", s_lay.text[slice(*sentence)])
+        things.append(bool({w.lower() for w in s_words} & _PRONOUNS))
+    if not any(things) or 2 * sum(things) < len(things):
         return False
     c_keys: set = set()
     for t in words:
@@ -308,6 +324,28 @@ def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool
         if not t.keys & c_keys and t.word.lower() not in _DETERMINERS
     ]  # fmt: skip
     return not extra or _agentless_passive(c_lay, cv)
+
+
+def same_report(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:
+    """Two sources report one thing: the span sentence holds at least half of what the
+    claim's sentence reports (its words that are not verbs, its source's aside), and at least
+    two of them ("the original search wasn't inclusive enough, the Arts Board said")."""
+    sentence = _around(s_lay.sentences, sv.start)
+    s_keys: set = set()
+    for t in s_lay.toks:
+        if sentence[0] <= t.start < sentence[1] and not sv.start <= t.start < sv.end:
+            s_keys |= t.keys
+    c_sentence = _around(c_lay.sentences, cv.start)
+    things = [
+        bool(t.keys & s_keys)
+        for t in c_lay.toks
+        if c_sentence[0] <= t.start < c_sentence[1]
+        and t.keys
+        and not cv.start <= t.start < cv.end
+        and t.word.lower() not in _SAYING | {"according"}
+        and not _is_verb(c_lay, t)
+    ]
+    return sum(things) >= max(MIN_REPORTED, len(things) / 2)
 
 
 def names_differ(c: Value, s: Value) -> bool:

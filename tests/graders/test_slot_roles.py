@@ -108,6 +108,14 @@ def test_another_subject_or_another_role_is_another_statement():
     assert _proof(claim, "His father was born in Paris.") is None
     # the agent of a passive the claim leaves out is not another subject
     assert _proof("The treaty was signed in Utrecht.", "Delegates signed the treaty at Nijmegen.")
+    # a shared verb alone is not a shared statement: many may be killed
+    assert (
+        _proof(
+            "Hetherington was killed while covering the war.",
+            "He was hit by a fragment of the same mortar that killed Chris Hondros.",
+        )
+        is None
+    )
     # the developer and the buyer are two roles
     assert (
         _proof("The vaccine was developed by Novagen.", "Corvex bought the vaccine in 2021.")
