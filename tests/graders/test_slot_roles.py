@@ -176,3 +176,20 @@ def test_dead_and_alive_of_one_subject_are_opposite_values():
     )
     # "survived by his wife" says he died
     assert slot_life.contradictions("The actor died in 2019.", "He is survived by his wife.") == []
+
+
+def test_two_sources_of_one_report_are_two_attributions():
+    claim = "Consumer price inflation fell to 3.9% in November, according to the Bank of England."
+    said = "Consumer price inflation fell to 3.9% in November, the Office for National Statistics said."
+    assert _proof(claim, said) == ("Bank of England", "Office for National Statistics", "role")
+    # the span's source reports something else: it is not the claim's report's source
+    other = "Wages rose faster than expected, the Office for National Statistics said."
+    assert _proof(claim, other) is None
+    # the claim's source named in the span, as an acronym: no proof
+    assert (
+        _proof(
+            "Sales fell 4%, according to the WHO.",
+            "Sales fell 4%, the World Health Organization said.",
+        )
+        is None
+    )
