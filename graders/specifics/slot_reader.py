@@ -642,10 +642,9 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
     out = []
     s_names = [v for v in s_lay.values if v.kind == "name"]
     for cv in (v for v in c_lay.values if v.kind == "name") if s_names else ():
-        if _name_stated(cv, s_lay):
-            continue
         rival = _rival(c_lay, cv, s_lay, s_names, names_differ)
-        if rival is not None:
+        # a rival first, then the name anywhere (the dearer look, and most names have none)
+        if rival is not None and not _name_stated(cv, s_lay):
             out.append(_role_proof(c_lay, cv, s_lay, rival))
     s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)]
     for cv in (_word_value(c_lay, t) for t in kin_words(c_lay)) if s_kin else ():
