@@ -219,6 +219,10 @@ def roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
             if t.keys and not _named(lay, t) and not _is_verb(lay, t):
                 out.add(Role(_role_of_noun(word), t.keys))
             break
+        if _named(lay, t):  # a word of another name, "of" in "City of Milwaukee's" too
+            edge = t.start
+            k -= 1
+            continue
         if word == "to" and k and toks[k - 1].word.lower() == "according":
             out.add(Role("source", frozenset()))
             return frozenset(out)
