@@ -60,8 +60,9 @@ def _all_keys(lay: _Layout, a: int, b: int) -> frozenset:
 
 
 def contradictions(claim: str, span: str) -> list[LifeProof]:
-    c_said, s_said = _mentions(claim), _mentions(span)
-    if not c_said or not s_said:
+    c_said = _mentions(claim)
+    s_said = _mentions(span) if c_said else []  # most claims say no life state
+    if not s_said:
         return []
     c_states = {s for s, *_ in c_said}
     if len(c_states) > 1 or any(state in c_states for state, *_ in s_said):

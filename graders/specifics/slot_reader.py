@@ -646,8 +646,9 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
         # a rival first, then the name anywhere (the dearer look, and most names have none)
         if rival is not None and not _name_stated(cv, s_lay):
             out.append(_role_proof(c_lay, cv, s_lay, rival))
-    s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)]
-    for cv in (_word_value(c_lay, t) for t in kin_words(c_lay)) if s_kin else ():
+    c_kin = [_word_value(c_lay, t) for t in kin_words(c_lay)]
+    s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)] if c_kin else []
+    for cv in c_kin if s_kin else ():
         if re.search(rf"\b{cv.name[0]}s?\b", span, re.I):
             continue  # the span says the claim's relation somewhere
         rival = _rival(c_lay, cv, s_lay, s_kin, lambda c, s: c.name != s.name)
