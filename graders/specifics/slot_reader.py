@@ -52,7 +52,12 @@ Biologics"); and an **opposite
 event**: a part of the claim whose words the span sentence holds except that it uses the
 opposite predicate (won/lost, approved/rejected, rose/fell, opened/closed,
 convicted/acquitted) and never the claim's. Each proof keeps both values' offsets and the
-span words its alignment rests on. Absence alone never proves anything.
+span words its alignment rests on. Names and kinship words are also aligned **by role**
+(``slot_roles``): the role each fills of its deed, wherever it is written ("the libretto was
+written by Clara Venn" / "Tomas Adler wrote the libretto"; "according to Reuters" / "the
+Associated Press reported"; "passed to his son" / "passed to his granddaughter"), and a
+**life state** (``slot_life``: died, was killed / alive, survived) is a value of its subject.
+Absence alone never proves anything.
 
 ``slot_statements(claim, text)`` runs the same reader over any text, a whole page included:
 every value the text states in each of the claim's slots, with offsets and whether it agrees
@@ -65,7 +70,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from spanproof.graders.specifics import lexicon
+from spanproof.graders.specifics import lexicon, slot_life
 from spanproof.graders.specifics.concepts import verb_form
 from spanproof.graders.specifics.names import entity_present, spelled_variant, token_set
 from spanproof.graders.specifics.readings import in_year, unit_end, year_of
@@ -89,6 +94,16 @@ from spanproof.graders.specifics.slot_frames import (
     _layout,
     _outside,
     _Tok,
+)
+from spanproof.graders.specifics.slot_roles import (
+    SOURCE,
+    aligned,
+    kin_base,
+    kin_words,
+    names_differ,
+    roles,
+    same_report,
+    same_statement,
 )
 from spanproof.graders.specifics.slots import Value, members
 
@@ -411,6 +426,9 @@ def _by_measure(
         # what the claim's value is attached to ("the conference, starting on 20 July")
     # "between 200 and 800 metres", "from 1410 to 1437": the range's own word, not a role
     prep = None if sf.value.in_range and head.prep in ("between", "from") else head.prep
+    if _dated(cf) and sf.value.in_range and not cf.value.in_range and cf.prep != prep:
+        return False  # a period ("served from 1990 to 1998") is not the date of an event
+        # the claim places at a point ("died in 2015"): by measure alone, two slots
     if not _comparable(cf, sf) or not _same_prep(cf.prep, prep, _dated(cf)):
         return False
     if cf.right and sf.right and not _match(cf.right, sf.right):
@@ -574,8 +592,14 @@ def contradictions(claim: str, span: str) -> list[Contradiction]:
 
 @lru_cache(maxsize=4096)
 def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
-    out = list(_value_contradictions(claim, span)) + _event_contradictions(claim, span)
-    return tuple(out)
+    out = list(_value_contradictions(claim, span))
+    proven = {c.claim_value[0] for c in out}
+    out += [c for c in _role_contradictions(claim, span) if c.claim_value[0] not in proven]
+    out += [
+        Contradiction("event", c.claim, c.span, c.sentence, "life")
+        for c in slot_life.contradictions(claim, span)
+    ]
+    return tuple(out + _event_contradictions(claim, span))
 
 
 def _value_contradictions(claim: str, span: str):
@@ -600,6 +624,66 @@ def _value_contradictions(claim: str, span: str):
                 anchor=anchor,
             )
             break
+
+
+# ---------------------------------------------------------------- names and kin by role
+
+
+def _word_value(lay: _Layout, t: _Tok) -> Value:
+    return Value("name", t.start, t.end, t.word, name=(kin_base(t.word),), name_type="kin")
+
+
+def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
+    """A name or a kinship word of the claim whose role (``slot_roles``: who did the deed,
+    to what, where, on whose word) the span fills with another of one kind, in the same
+    statement, while naming the claim's nowhere: "the libretto was written by Clara Venn" /
+    "Tomas Adler wrote the libretto"; "passed to his son" / "passed to his granddaughter"."""
+    c_lay, s_lay = _layout(claim), _layout(span)
+    out = []
+    s_names = [v for v in s_lay.values if v.kind == "name"]
+    for cv in (v for v in c_lay.values if v.kind == "name") if s_names else ():
+        rival = _rival(c_lay, cv, s_lay, s_names, names_differ)
+        # a rival first, then the name anywhere (the dearer look, and most names have none)
+        if rival is not None and not _name_stated(cv, s_lay):
+            out.append(_role_proof(c_lay, cv, s_lay, rival))
+    c_kin = [_word_value(c_lay, t) for t in kin_words(c_lay)]
+    s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)] if c_kin else []
+    for cv in c_kin if s_kin else ():
+        if re.search(rf"\b{cv.name[0]}s?\b", span, re.I):
+            continue  # the span says the claim's relation somewhere
+        rival = _rival(c_lay, cv, s_lay, s_kin, lambda c, s: c.name != s.name)
+        if rival is not None:
+            out.append(_role_proof(c_lay, cv, s_lay, rival))
+    return out
+
+
+def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], differ):
+    """The span value that fills ``cv``'s role in the same statement with another value."""
+    c_roles = roles(c_lay, cv.start, cv.end)
+    if not c_roles:
+        return None
+    for sv in s_values:
+        s_roles = roles(s_lay, sv.start, sv.end)
+        if not aligned(c_roles, s_roles) or not differ(cv, sv):
+            continue
+        # a source is compared by what it reports, any other role by what its deed is of
+        if aligned(c_roles & SOURCE, s_roles & SOURCE):
+            if same_report(c_lay, cv, s_lay, sv):
+                return _frame(s_lay, sv)
+        elif same_statement(c_lay, cv, s_lay, sv):
+            return _frame(s_lay, sv)
+    return None
+
+
+def _role_proof(c_lay: _Layout, cv: Value, s_lay: _Layout, sf: _Frame) -> Contradiction:
+    sv = sf.value
+    return Contradiction(
+        kind="name",
+        claim_value=(cv.start, cv.end, cv.text),
+        span_value=(sv.start, sv.end, sv.text),
+        span_words=sf.clause,
+        anchor="role",
+    )
 
 
 def _extent(text: str, f: _Frame, group: list[_Frame]) -> tuple[int, int, str]:

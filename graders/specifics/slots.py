@@ -271,7 +271,7 @@ def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
         return "person"  # "directed by Anna Kowal": a maker named in full
     end = start + len(" ".join(toks))
     after = re.match(r",\s+((?:[A-Z][\w.-]*\s?){1,3})", text[end : end + 40])
-    if after and known_place(after.group(1).strip()):
+    if after and known_place(after.group(1).strip(" .")):  # "Phoenix, Arizona."
         return "place"
     return None
 

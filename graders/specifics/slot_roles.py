@@ -1,0 +1,386 @@
+"""The role a name (or a kinship word) fills in its clause, read from the words around it:
+who did the deed (``agent``: "Merck manufactures", "manufactured by Pfizer", "the company's
+founder was"), what the deed was done to (``object``: "managed Celtic", "Celtic were beaten"),
+where or for whom (the preposition after the deed: "died in Madrid", "signed for Everton"),
+or whose word it is (``source``: "according to Reuters", "Reuters said").
+
+The slot reader aligns two values by the words next to them; a name is often written away
+from its deed ("Tomas Adler wrote the libretto" / "the libretto was written by Clara Venn"),
+so two names fill one slot when they fill the same role of the same deed (the same lemma, a
+synonym or a derived form: "founder" / "founded"). ``slot_reader`` proves a contradiction
+from two such names only when they are of one kind, share no word, and the span names the
+claim's name nowhere."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from spanproof.graders.specifics import lexicon
+from spanproof.graders.specifics.concepts import verb_form
+from spanproof.graders.specifics.places import given_names
+from spanproof.graders.specifics.slot_agreement import _name_agrees
+from spanproof.graders.specifics.slot_frames import _PREPS, _around, _Layout, _Tok
+from spanproof.graders.specifics.slots import Value
+
+# a copula joins a name to the noun that says its role ("the founder was X", "X is the owner")
+_COPULA = frozenset(
+    ["is", "was", "are", "were", "be", "been", "being", "became", "becomes", "remains", "remained"]
+)
+# words between a subject and its verb that do not change the role ("has since moved")
+_AUX = frozenset(
+    [
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "did",
+        "does",
+        "do",
+        "also",
+        "later",
+        "then",
+        "since",
+        "previously",
+        "first",
+        "still",
+        "already",
+        "now",
+        "once",
+        "never",
+        "not",
+    ]
+)
+# saying verbs: their subject is the source of what the clause reports
+_SAYING = frozenset(
+    [
+        "said",
+        "says",
+        "say",
+        "told",
+        "tells",
+        "announced",
+        "announces",
+        "reported",
+        "reports",
+        "stated",
+        "states",
+        "added",
+        "adds",
+        "confirmed",
+        "confirms",
+        "claimed",
+        "claims",
+    ]
+)
+# words of a noun phrase before a name that are not its role ("the poet", "his", "rival")
+_DETERMINERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "my",
+        "your",
+        "this",
+        "that",
+        "these",
+        "those",
+        "whose",
+    ]
+)
+MIN_REPORTED = 2  # words of what a claim reports that a span must hold to report it too
+
+# a person or thing referred back to
+_PRONOUNS = frozenset(["he", "him", "his", "she", "her", "they", "them", "their", "it", "its"])
+# where a place is: one role whichever of these leads to it ("signed in Utrecht" / "at Nijmegen")
+_LOCATIVE = frozenset({"in", "at", "on"})
+# nouns of a person who does a deed: "founder" names the agent of "found"
+_AGENT_NOUN = re.compile(r"(?:er|or|ist)s?$")
+
+KINSHIP = lexicon.words("kinship")
+
+
+class Role(NamedTuple):
+    relation: str  # agent | object | source | a preposition ("in" for in/at/on)
+    deed: frozenset  # the keys of the words that say the deed (empty for a source)
+
+
+SOURCE = frozenset({Role("source", frozenset())})
+
+
+def _is_verb(lay: _Layout, t: _Tok, after_name: bool = False) -> bool:
+    word = t.word.lower()
+    if word in _SAYING or word in _COPULA:
+        return True
+    prior = re.findall(r"[A-Za-z']+", lay.text[max(0, t.start - 12) : t.start])
+    after_noun = after_name or (bool(prior) and prior[-1].lower() not in _DETERMINERS)
+    return bool(t.keys) and verb_form(t.word, after_noun=after_noun)
+
+
+def _named(lay: _Layout, t: _Tok) -> bool:
+    """The word is part of a name ("Raised" opening a sentence is capitalised, not a name)."""
+    return any(v.kind == "name" and v.start <= t.start < v.end for v in lay.values)
+
+
+def _gap(lay: _Layout, a: int, b: int) -> str:
+    return lay.text[a:b]
+
+
+def _deed_before(lay: _Layout, toks: list[_Tok], i: int) -> frozenset:
+    """The keys of the nearest verb and of the nearest content word before ``toks[i]`` (a
+    preposition), within its clause: "built at the Govan yard in" reads "built" and "yard"."""
+    out: set = set()
+    word = verb = False
+    for t in reversed(toks[:i]):
+        if not t.keys or _named(lay, t):
+            continue
+        if not word:
+            out |= t.keys
+            word = True
+        if not verb and _is_verb(lay, t):
+            out |= t.keys
+            verb = True
+        if word and verb:
+            break
+    return frozenset(out)
+
+
+def _role_of_noun(word: str) -> str:
+    return "agent" if _AGENT_NOUN.search(word.lower()) else "is"
+
+
+def _after(lay: _Layout, toks: list[_Tok], j: int) -> set[Role]:
+    """Roles read from the words after a name that opens its clause: the subject of a verb
+    ("Merck manufactures"), of a passive ("Celtic were beaten": the object), of a saying verb
+    (a source), or a copula with a noun ("X is the founder")."""
+    end = toks[j - 1].end if j else 0
+    k = j
+    # an appositive after the name ("Helga Sorensen, a painter, opened") is skipped
+    if k < len(toks) and "," in _gap(lay, end, toks[k].start):
+        nxt = lay.text.find(",", toks[k].start)
+        if nxt < 0:
+            return set()
+        while k < len(toks) and toks[k].start < nxt:
+            k += 1
+    while k < len(toks) and toks[k].word.lower() in _AUX:
+        k += 1
+    if k >= len(toks):
+        return set()
+    t = toks[k]
+    word = t.word.lower()
+    if word in _SAYING:
+        return {Role("source", frozenset())}
+    if word in _COPULA:
+        rest = [x for x in toks[k + 1 :] if x.word.lower() not in _AUX | _COPULA]
+        rest = [x for x in rest if x.word.lower() not in _DETERMINERS]
+        if not rest or not rest[0].keys or _named(lay, rest[0]):
+            return set()
+        if _is_verb(lay, rest[0]):  # "Celtic were beaten"
+            return {Role("object", rest[0].keys)}
+        return {Role(_role_of_noun(rest[0].word), rest[0].keys)}  # "X is the founder"
+    if _is_verb(lay, t, after_name=True):
+        return {Role("agent", t.keys)}
+    return set()
+
+
+def roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
+    """Every role the words at ``start:end`` (a name, a kinship word) fill in their clause.
+    None for a possessor ("World Economic Forum's council": the council fills the role)."""
+    if re.match(r"['’]s?\b", lay.text[end : end + 3]):
+        return frozenset()
+    clause = _around(lay.clauses, start)
+    toks = [t for t in lay.toks if clause[0] <= t.start < clause[1]]
+    i = sum(1 for t in toks if t.end <= start)  # the first word after the name's words
+    j = i
+    while j < len(toks) and toks[j].start < end:
+        j += 1
+    out: set[Role] = set()
+    edge = start
+    k = i - 1
+    while k >= 0:
+        t = toks[k]
+        word = t.word.lower()
+        between = _gap(lay, t.end, edge)
+        if re.search(r"[,;(:]", between):
+            # an appositive ("the newspaper's owner, Reach plc"): the noun before the comma
+            if t.keys and not _named(lay, t) and not _is_verb(lay, t):
+                out.add(Role(_role_of_noun(word), t.keys))
+            break
+        if _named(lay, t):  # a word of another name, "of" in "City of Milwaukee's" too
+            edge = t.start
+            k -= 1
+            continue
+        if word == "to" and k and toks[k - 1].word.lower() == "according":
+            out.add(Role("source", frozenset()))
+            return frozenset(out)
+        if word in _PREPS:
+            deed = _deed_before(lay, toks, k)
+            if not deed:
+                break  # a fronted phrase ("In November of that year the Board said")
+            if word == "of":
+                return frozenset()  # "chair of X" may be the chair of a part of X, or X's
+            relation = "agent" if word == "by" else ("in" if word in _LOCATIVE else word)
+            out.add(Role(relation, deed))
+            return frozenset(out)
+        if word in _SAYING:  # "said Smith"
+            out.add(Role("source", frozenset()))
+            return frozenset(out)
+        if word in _COPULA:  # "the founder was X": the subject's noun says the role
+            for s in reversed(toks[:k]):
+                if s.word.lower() in _AUX:
+                    continue
+                if s.keys and not _named(lay, s) and not _is_verb(lay, s):
+                    out.add(Role(_role_of_noun(s.word), s.keys))
+                break
+            return frozenset(out)
+        if t.keys and not _named(lay, t) and _is_verb(lay, t):
+            out.add(Role("object", t.keys))  # "managed Celtic"
+            return frozenset(out)
+        edge = t.start
+        k -= 1
+    # nothing but a noun phrase before it: the name is a subject (of its clause, or after a
+    # fronted phrase and a comma); what it does comes after it
+    out |= _after(lay, toks, j)
+    return frozenset(out)
+
+
+def aligned(a: frozenset[Role], b: frozenset[Role]) -> bool:
+    """Whether two sets of roles share one: the same relation to the same deed."""
+    for x in a:
+        for y in b:
+            if x.relation == y.relation and (x.relation == "source" or x.deed & y.deed):
+                return True
+    return False
+
+
+def _subject_words(lay: _Layout, v: Value) -> list[_Tok]:
+    """The content words of ``v``'s clause before its first verb and before ``v``: what the
+    clause is about when ``v`` is not its subject ("Delegates signed the treaty at X")."""
+    clause = _around(lay.clauses, v.start)
+    out: list[_Tok] = []
+    for t in lay.toks:
+        if not clause[0] <= t.start < clause[1]:
+            continue
+        if t.start >= v.start or _is_verb(lay, t, after_name=bool(out)):
+            break  # the verb, or the value itself: what comes after it is not the subject
+        if t.keys:
+            out.append(t)
+    return out
+
+
+def _agentless_passive(lay: _Layout, v: Value) -> bool:
+    """``v``'s clause is a passive naming no agent ("The treaty was signed in Utrecht"): a
+    span naming who did it ("Delegates signed the treaty at Nijmegen") adds an agent, not
+    another subject."""
+    clause = lay.text[slice(*_around(lay.clauses, v.start))]
+    return bool(re.search(r"\b(?:was|were|is|are|been)\s+\w+ed\b", clause)) and not re.search(
+        r"\bby\b", clause
+    )
+
+
+def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:
+    """The two role fillers are said of one thing: the span sentence holds every other name
+    of the claim's clause and at least half of its other words that are not verbs (one at
+    least), and the span clause's subject
+    (when the filler is not it) is the claim's ("his father was born in Paris" is not said
+    of "Smith was born in Lyon"), unless it is the agent an agentless passive left out."""
+    sentence = _around(s_lay.sentences, sv.start)
+    s_keys: set = set()
+    for t in s_lay.toks:
+        if sentence[0] <= t.start < sentence[1] and not sv.start <= t.start < sv.end:
+            s_keys |= t.keys
+    clause = _around(c_lay.clauses, cv.start)
+    words = [
+        t for t in c_lay.toks
+        if clause[0] <= t.start < clause[1] and t.keys and not cv.start <= t.start < cv.end
+    ]  # fmt: skip
+    held = [bool(t.keys & s_keys) for t in words]
+    if any(_named(c_lay, t) and not h for t, h in zip(words, held, strict=True)):
+        return False
+    # what the deed is done to or by, not only the deed: "Hetherington was killed" and "the
+    # mortar that killed Chris Hondros" share a verb, not a statement
+    things = [h for t, h in zip(words, held, strict=True) if not _is_verb(c_lay, t)]
+    # a person referred back to on both sides ("drafted him" / "he was drafted") is one
+    said = {m.lower() for m in re.findall(r"[A-Za-z]+", c_lay.text[slice(*clause)])} & _PRONOUNS
+    if said:
+        s_words = re.findall(r"[A-Za-z]+", s_lay.text[slice(*sentence)])
+        things.append(bool({w.lower() for w in s_words} & _PRONOUNS))
+    if not any(things) or 2 * sum(things) < len(things):
+        return False
+    c_keys: set = set()
+    for t in words:
+        c_keys |= t.keys
+    extra = [
+        t for t in _subject_words(s_lay, sv)
+        if not t.keys & c_keys and t.word.lower() not in _DETERMINERS
+    ]  # fmt: skip
+    return not extra or _agentless_passive(c_lay, cv)
+
+
+def same_report(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:
+    """Two sources report one thing: the span sentence holds at least half of what the
+    claim's sentence reports (its words that are not verbs, its source's aside), and at least
+    two of them ("the original search wasn't inclusive enough, the Arts Board said")."""
+    sentence = _around(s_lay.sentences, sv.start)
+    s_keys: set = set()
+    for t in s_lay.toks:
+        if sentence[0] <= t.start < sentence[1] and not sv.start <= t.start < sv.end:
+            s_keys |= t.keys
+    c_sentence = _around(c_lay.sentences, cv.start)
+    things = [
+        bool(t.keys & s_keys)
+        for t in c_lay.toks
+        if c_sentence[0] <= t.start < c_sentence[1]
+        and t.keys
+        and not cv.start <= t.start < cv.end
+        and t.word.lower() not in _SAYING | {"according"}
+        and not _is_verb(c_lay, t)
+    ]
+    return sum(things) >= max(MIN_REPORTED, len(things) / 2)
+
+
+def names_differ(c: Value, s: Value) -> bool:
+    """Two names in one role are two fillers: they are of one kind (``_name_agrees`` with the
+    role as the kind) and neither is a lone given name, which may be the other's bearer
+    ("LaRusso" / "Daniel")."""
+    if any(
+        len(v.name) == 1 and v.name[0] in given_names() and v.name_type in (None, "person")
+        for v in (c, s)
+    ):
+        return False
+    return _name_agrees(c, s, one_kind=True) is False
+
+
+def kin_words(lay: _Layout) -> list[_Tok]:
+    """The kinship words of a text that name who someone is ("his granddaughter"), not those
+    that only say whose ("his son's daughter": the daughter, a granddaughter, is the value)."""
+    out = []
+    for n, t in enumerate(lay.toks):
+        word = t.word.lower()
+        if word not in KINSHIP:
+            continue
+        prev = lay.toks[n - 1].word.lower() if n else ""
+        if prev.endswith(("'s", "’s")) and prev[:-2] in KINSHIP:
+            continue  # "his son's daughter": a compound this reader does not resolve
+        if re.match(r"['’]s?\b|-in-law", lay.text[t.end : t.end + 8]):
+            continue  # "her son's school", "his father-in-law"
+        out.append(t)
+    return out
+
+
+def kin_base(word: str) -> str:
+    low = word.lower()
+    return low[:-1] if low.endswith("s") and low[:-1] in KINSHIP else low
