@@ -251,7 +251,11 @@ def _spend_cap(cfg: GateConfig) -> AbstractContextManager[None]:
     if cfg.max_cost_usd is None:
         return nullcontext()
     before = spent_usd(cfg.prices)  # the process may have spent before this gate began
-    return spend_cap(cfg.max_cost_usd, lambda: spent_usd(cfg.prices) - before)
+    return spend_cap(
+        cfg.max_cost_usd,
+        lambda: spent_usd(cfg.prices) - before,
+        lambda model, prompt, completion: cfg.prices.price_for(model).usd(prompt, completion),
+    )
 
 
 def _mark_subset(result: GateResult, subset: Subset | None) -> None:
