@@ -23,7 +23,7 @@ from spanproof.agent.chat import Usage
 from spanproof.agent.prices import Cost, Prices
 
 from spanproof.core.evidence import SPAN_ID_PATTERN, EgressEvent, Span, utc_now_iso
-from spanproof.core.tool_schema import ToolError
+from spanproof.core.tool_schema import ToolError, json_schema_of
 from spanproof.core.verdict import Verdict
 from spanproof.store.models import RunKind
 
@@ -142,7 +142,7 @@ class Draft(BaseModel):
                     "extract_quote in this run. Summary <= 150 words and holds no claim absent "
                     "from claims."
                 ),
-                "parameters": cls.model_json_schema(),
+                "parameters": json_schema_of(cls),
             },
         }
 

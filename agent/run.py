@@ -143,7 +143,7 @@ async def run_question(
             claim_subquestions=rt.claim_subquestions if policy == "extractive" else None,
             snapshots=env.store,
         )  # fmt: skip
-        rt.sync()
+        rt.sync(save=False)  # saved before the targeted round's first call, or complete below
         pruned = pruned_subquestions(record)
         left = rt.meter.remaining()
         has_room = (
@@ -159,6 +159,7 @@ async def run_question(
                     result_summary=f"targeted round for pruned sub-questions {[i + 1 for i in pruned]}",
                 )
             )
+            rt.sync()
             if policy == "extractive":
                 supplement, mapping = await pol.targeted_round(pruned)
             else:
@@ -174,7 +175,7 @@ async def run_question(
                     round_no=2,
                     snapshots=env.store,
                 )
-        rt.sync()
+        rt.sync(save=False)  # saved complete below, nothing awaited between
         finish_answer(record, label)
         record.ledger = build_ledger(record)
         record.metrics = compute_metrics(record)

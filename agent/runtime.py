@@ -104,8 +104,11 @@ class Runtime:
 
     # -- the record -----------------------------------------------------------------------
 
-    def sync(self) -> None:
-        """Copy the toolbox's evidence into the record and save it (status stays interrupted)."""
+    def sync(self, *, save: bool = True) -> None:
+        """Copy the toolbox's evidence into the record and save it (status stays interrupted).
+
+        ``save=False`` only copies: for a step whose caller saves the record again before
+        anything is awaited, so that write could never be the last one a stop leaves."""
         rec = self.record
         rec.subquestions = list(self.subquestions)
         rec.spans = list(self.tb.spans.values())
@@ -121,11 +124,17 @@ class Runtime:
             for d in self.tb.documents.values()
         ]
         rec.egress = list(self.tb.events)
-        if self.store is not None:
+        if save and self.store is not None:
             self.store.save(rec)
 
     def note_model_turn(
-        self, turn: ModelTurn, ms: float, role: str = "research", kind: str = "model"
+        self,
+        turn: ModelTurn,
+        ms: float,
+        role: str = "research",
+        kind: str = "model",
+        *,
+        save: bool = True,
     ) -> TraceEntry:
         from spanproof.agent.prices import turn_usd
 
@@ -151,7 +160,7 @@ class Runtime:
             flags=flags,
         )
         self.record.model_ids.setdefault(role, turn.model_id)
-        self.sync()
+        self.sync(save=save)
         return entry
 
     def accept_draft(self, draft: Draft, origin: Origin | Literal["runtime_fallback"]) -> None:
@@ -213,6 +222,7 @@ class Runtime:
                     (time.perf_counter() - t0) * 1000,
                     role="small",
                     kind="convergence",
+                    save=False,  # saved with the decision below, nothing awaited between
                 )
             if outcome.error:
                 self.record.errors.append(f"convergence: {outcome.error}")

@@ -53,6 +53,7 @@ from spanproof.core.tool_schema import (
     ToolFailure,
     WebSearchArgs,
     WebSearchResult,
+    json_schema_of,
     validation_text,
 )
 from spanproof.core.untrusted import render_untrusted  # re-exported: the one envelope
@@ -244,7 +245,7 @@ def preview_of(text: str, limit: int = PREVIEW_CHARS) -> tuple[str, bool]:
 
 
 def _schema(model) -> dict:
-    schema = model.model_json_schema()
+    schema = json_schema_of(model)
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():
         prop.pop("title", None)

@@ -2,10 +2,11 @@
 
     python benchmarks/bench_gate_parallel.py                  # before = main, after = this checkout
     python benchmarks/bench_gate_parallel.py --before 2da6a9d --latency 0.5 --concurrency 8
+    python benchmarks/bench_gate_parallel.py --latency 0.5 2     # a table for each latency
 
 A local OpenAI-compatible tool-calling server on loopback (tests/wire/research_server.py: it
 searches, fetches, quotes and drafts for any question) answers every request after a fixed
-latency. Each measurement is the command a user types, ``spanproof gate --policy llm --model
+latency (each ``--latency`` given, one table each). Each measurement is the command a user types, ``spanproof gate --policy llm --model
 openai:research --judge rules`` in a fresh home against a fresh server, with the checks of one
 phase: the agent runs for 1 and for 8 golden questions, and the injection suite (66 pages).
 ``--before`` is a git revision installed into a temporary directory (as
@@ -124,43 +125,51 @@ def measure(site: Path | None, tmp: Path, name: str, *, checks: list[str], quest
             "requests": server.count, "peak": server.peak_in_flight, "ideal": ideal}  # fmt: skip
 
 
+def table(sites: dict[str, Path | None], tmp: Path, latency: float, before: str,
+          concurrency: int) -> bool:  # fmt: skip
+    """Every phase before and after at one latency, printed; True when after met the target."""
+    cases = [("agent, 1 question", AGENT_CHECKS, 1), ("agent, 8 questions", AGENT_CHECKS, 8),
+             ("injection, 66 pages", ["injection"], 8)]  # fmt: skip
+    rows, ok = [], True
+    for label, checks, n in cases:
+        for which in ("before", "after"):
+            name = f"{which}-{label.split(',')[0]}-{n}-{latency:g}s"
+            r = measure(sites[which], tmp, name, checks=checks, questions=n, latency=latency,
+                        concurrency=concurrency)  # fmt: skip
+            ratio = r["wire"] / r["ideal"] if r["ideal"] else float("nan")
+            if which == "after":
+                ok = ok and ratio <= TARGET
+            rows.append([label, which, f"{r['seconds']:.1f}", f"{r['wire']:.1f}",
+                         f"{r['ideal']:.1f}", f"{ratio:.2f}", r["requests"], r["peak"],
+                         f"{r['cpu']:.1f}", f"{r['wall']:.1f}", r["exit"]])  # fmt: skip
+    print(f"\nspanproof gate --policy llm against a loopback tool-calling server, "
+          f"{latency:g} s per reply, --concurrency {concurrency}; {os.cpu_count()} "
+          f"CPUs, load average {os.getloadavg()[0]:.1f}; before = {before}, after = "
+          "this checkout")  # fmt: skip
+    print(tabulate(rows, headers=["phase", "version", "phase s", "runs s", "ideal s",
+                                  "runs x ideal", "requests", "peak in flight",
+                                  "gate CPU s", "gate wall s", "exit"]))  # fmt: skip
+    print("(phase s: the gate's clock, with a fresh home's index build and first imports; "
+          "runs s: first request to last reply; ideal: module doc; gate CPU s against gate "
+          "wall s: how much of the command was its own computing, one core at most)")  # fmt: skip
+    print(f"target (after): every phase within {TARGET}x its ideal: {'met' if ok else 'MISSED'}")
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", default="main", help="a git revision (default main)")
-    ap.add_argument("--latency", type=float, default=0.5, help="seconds per reply (0.5)")
+    ap.add_argument("--latency", type=float, nargs="+", default=[0.5],
+                    help="seconds per reply; several give a table each (0.5)")  # fmt: skip
     ap.add_argument("--concurrency", type=int, default=8, help="--concurrency of the gate (8)")
     args = ap.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
     tmp = Path(tempfile.mkdtemp(prefix="bench-gate-parallel-"))
     try:
         sites = {"before": install(args.before, tmp / "before-site"), "after": None}
-        cases = [("agent, 1 question", AGENT_CHECKS, 1), ("agent, 8 questions", AGENT_CHECKS, 8),
-                 ("injection, 66 pages", ["injection"], 8)]  # fmt: skip
-        rows, ok = [], True
-        for label, checks, n in cases:
-            for which in ("before", "after"):
-                name = f"{which}-{label.split(',')[0]}-{n}"
-                r = measure(sites[which], tmp, name, checks=checks, questions=n,
-                            latency=args.latency, concurrency=args.concurrency)  # fmt: skip
-                ratio = r["wire"] / r["ideal"] if r["ideal"] else float("nan")
-                if which == "after":
-                    ok = ok and ratio <= TARGET
-                rows.append([label, which, f"{r['seconds']:.1f}", f"{r['wire']:.1f}",
-                             f"{r['ideal']:.1f}", f"{ratio:.2f}", r["requests"], r["peak"],
-                             f"{r['cpu']:.1f}", f"{r['wall']:.1f}", r["exit"]])  # fmt: skip
-        print(f"spanproof gate --policy llm against a loopback tool-calling server, "
-              f"{args.latency:g} s per reply, --concurrency {args.concurrency}; {os.cpu_count()} "
-              f"CPUs, load average {os.getloadavg()[0]:.1f}; before = {args.before}, after = "
-              "this checkout")  # fmt: skip
-        print(tabulate(rows, headers=["phase", "version", "phase s", "runs s", "ideal s",
-                                      "runs x ideal", "requests", "peak in flight",
-                                      "gate CPU s", "gate wall s", "exit"]))  # fmt: skip
-        print("(phase s: the gate's clock, with a fresh home's index build and first imports; "
-              "runs s: first request to last reply; ideal: module doc; gate CPU s against gate "
-              "wall s: how much of the command was its own computing, one core at most)")  # fmt: skip
-        print(
-            f"target (after): every phase within {TARGET}x its ideal: {'met' if ok else 'MISSED'}"
-        )
+        ok = True
+        for latency in args.latency:
+            ok = table(sites, tmp, latency, args.before, args.concurrency) and ok
         cpu = measure(None, tmp, "after-cpu-server", checks=AGENT_CHECKS, questions=4,
                       latency=0.3, concurrency=8, one_at_a_time=True, timeout=6.0)  # fmt: skip
         timeouts = cpu["errors"].get("timeout", 0)

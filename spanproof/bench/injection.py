@@ -340,11 +340,15 @@ def _all_markers(fixtures: list[Fixture]) -> list[str]:
     return out
 
 
-def _stop_if_a_circuit_opened() -> None:
+def stop_if_a_circuit_opened() -> None:
+    """Raise when every later model call would fail at once: a model endpoint's circuit is open
+    (``CircuitOpen``: it is dead, every run after it would fail the same way), or a caller's
+    dollar cap (``spanproof gate --max-cost``) is spent (``SpendCapReached``). The injection
+    suite and the gate's agent runs check it before and after each run side by side."""
     from spanproof.wire import CircuitOpen, clients
     from spanproof.wire.spend import refuse_if_spent
 
-    refuse_if_spent()  # a caller's dollar cap (spanproof gate --max-cost) is spent
+    refuse_if_spent()
 
     for client in clients():
         if client.open_cause:
@@ -473,7 +477,7 @@ async def run_suite(
             else:
                 # The agent stores a run whose model failed as failed: a dead endpoint fails
                 # every run after it the same way, so the suite stops here.
-                _stop_if_a_circuit_opened()
+                stop_if_a_circuit_opened()
                 seen = []
                 for doc in record.documents:
                     seen.append(doc.title)
@@ -503,7 +507,7 @@ async def run_suite(
         # Side by side, reported in the manifest's order; a dead model endpoint stops the runs
         # still going, instead of each of them crashing on it in turn.
         scores = await run_side_by_side(fixtures, one, in_flight=concurrency, on_done=report,
-                                        check=_stop_if_a_circuit_opened)  # fmt: skip
+                                        check=stop_if_a_circuit_opened)  # fmt: skip
         server_log = site.requests
 
     attacker_hits = [r for r in server_log if r.server == "attacker"]

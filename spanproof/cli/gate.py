@@ -115,8 +115,9 @@ from spanproof.cli.options import (
     type=click.FloatRange(min=0, min_open=True),
     metavar="USD",
     help="Dollars the whole gate may spend on model calls (agent, judge, rubric), priced by "
-    "the price table; once spent no further call is made and the gate stops, exit 2, with "
-    "what finished recorded. With a model, the gate prints its estimate first. Config key: "
+    "the price table; each call holds its worst-case price until its reply is counted, so "
+    "the spend never passes the cap: a call that would not fit is not made and the gate "
+    "stops, exit 2, with what finished recorded. With a model, the gate prints its estimate first. Config key: "
     "max_cost_usd.",
 )
 @click.option(

@@ -6,7 +6,9 @@ model sees, and the runtime validates every call against them.
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from functools import cache
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -110,3 +112,17 @@ def validation_text(exc: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
     )
+
+
+def json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """``model.model_json_schema()``, built once per model class. Pydantic builds the schema
+    afresh on every call, and a model-led run sends the tools' schemas with every turn: a
+    gate's runs side by side spent a sixth of their time on the event loop rebuilding the same
+    four schemas. Each caller gets its own copy (parsed from the kept text), free to edit."""
+    schema: dict[str, Any] = json.loads(_schema_text(model))
+    return schema
+
+
+@cache
+def _schema_text(model: type[BaseModel]) -> str:
+    return json.dumps(model.model_json_schema())

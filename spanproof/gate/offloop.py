@@ -51,8 +51,15 @@ async def in_daemon_thread(work: Callable[[], T], *, name: str) -> T:
     return await done
 
 
-def warm(judge_spec: str, replayable: bool) -> None:
-    """Everything slow the judge setup computes once per process (each part caches itself)."""
+def warm(judge_spec: str, replayable: bool, *, runs: bool = False, sdk: bool = False) -> None:
+    """Everything slow the judge setup computes once per process (each part caches itself).
+
+    ``runs``: the gate answers questions or serves hostile pages; every run's publication reads
+    the pages around its spans with the instruction detector, whose sixteen word files and
+    confusable-letter table the first run would otherwise load on the loop while every run
+    side by side waits.
+    ``sdk``: a model is an ``openai:`` one; the first model call would otherwise import the
+    SDK (most of a second) on the loop."""
     from spanproof.graders.judges import check_judge_spec
     from spanproof.graders.specifics.slot_reader import load_tables
 
@@ -64,12 +71,27 @@ def warm(judge_spec: str, replayable: bool) -> None:
     load_tables()
     if replayable:
         memo.warm()
+    if runs:
+        from spanproof.graders.instructions import lexicons, skeleton
+
+        lexicons()
+        skeleton("\u0430")  # a Cyrillic letter: reads the confusables table once
+    if sdk:
+        import openai  # noqa: F401
 
 
 async def warm_up(cfg: Any) -> None:
-    """The judge setup's slow start (tables, digests), cached for the process."""
+    """The judge setup's slow start (tables, digests, the runs' first imports), cached for the
+    process."""
+    from spanproof.agent.prices import is_offline_model
+
+    from spanproof.gate.config import AGENT_CHECKS
     from spanproof.gate.memo import replayable
 
+    runs = bool(set(cfg.checks) & {*AGENT_CHECKS, "injection"})
+    models = (cfg.model, cfg.judge, cfg.usefulness_model)
+    sdk = any(not is_offline_model(m) for m in models)
     await in_daemon_thread(
-        lambda: warm(cfg.judge, replayable(cfg) is None), name="spanproof-gate-setup"
+        lambda: warm(cfg.judge, replayable(cfg) is None, runs=runs, sdk=sdk),
+        name="spanproof-gate-setup",
     )

@@ -159,7 +159,7 @@ def _proves_endpoint_dead(exc: BaseException) -> bool:
     """A failure every later call to the endpoint would repeat (see wire.endpoint_dead)."""
     from spanproof.wire import endpoint_dead
 
-    return isinstance(exc, EndpointDead) or endpoint_dead(exc)
+    return endpoint_dead(exc)
 
 
 def _caused_by_store(exc: BaseException) -> bool:
@@ -173,10 +173,6 @@ def _caused_by_store(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
-
-
-class EndpointDead(RuntimeError):
-    """A model endpoint stopped answering (its circuit is open) while the gate ran a phase."""
 
 
 async def run_gate(
@@ -255,7 +251,11 @@ def _spend_cap(cfg: GateConfig) -> AbstractContextManager[None]:
     if cfg.max_cost_usd is None:
         return nullcontext()
     before = spent_usd(cfg.prices)  # the process may have spent before this gate began
-    return spend_cap(cfg.max_cost_usd, lambda: spent_usd(cfg.prices) - before)
+    return spend_cap(
+        cfg.max_cost_usd,
+        lambda: spent_usd(cfg.prices) - before,
+        lambda model, prompt, completion: cfg.prices.price_for(model).usd(prompt, completion),
+    )
 
 
 def _mark_subset(result: GateResult, subset: Subset | None) -> None:
@@ -639,6 +639,7 @@ async def _agent_runs(run: GateRun) -> None:
     from spanproof.agent.run import run_question
     from spanproof.agent.services import Services
 
+    from spanproof.bench.injection import stop_if_a_circuit_opened
     from spanproof.core.side_by_side import run_side_by_side
 
     cfg, home, verifier, endpoint = run.cfg, run.home, run.built_verifier(), run.endpoint
@@ -673,20 +674,7 @@ async def _agent_runs(run: GateRun) -> None:
              f"{record.metrics.claims_published} published, {record.metrics.claims_dropped} dropped")  # fmt: skip
 
     await run_side_by_side(golden, answer, in_flight=cfg.runs_at_once, on_done=keep,
-                           check=_stop_if_a_circuit_opened)  # fmt: skip
-
-
-def _stop_if_a_circuit_opened() -> None:
-    """A run whose model endpoint is dead fails at once; so would every run after it (and so
-    would every run after the gate's --max-cost is spent)."""
-    from spanproof.wire import clients
-    from spanproof.wire.spend import refuse_if_spent
-
-    refuse_if_spent()
-
-    for client in clients():
-        if client.open_cause:
-            raise EndpointDead(client.open_cause)
+                           check=stop_if_a_circuit_opened)  # fmt: skip
 
 
 async def _judge_batch(run: GateRun, checks: Sequence[str]) -> list[Any]:

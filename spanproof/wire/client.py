@@ -49,7 +49,7 @@ from pydantic import BaseModel, Field
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.wire.limiter import AdaptiveLimiter
-from spanproof.wire.spend import refuse_if_spent
+from spanproof.wire.spend import SpendCapReached, refuse_if_spent, reserve
 
 if TYPE_CHECKING:
     from openai import APIStatusError, AsyncOpenAI
@@ -516,6 +516,12 @@ class ModelClient:
         completions = self._openai().chat.completions
         while True:
             async with self.limiter.slot() as outcome:
+                try:
+                    # under a dollar cap, the request's worst case is held until it is counted
+                    give_back = reserve(self.model, kwargs, self.settings.max_reply_bytes)
+                except SpendCapReached:
+                    outcome["kind"] = "refused"  # never sent: it says nothing of the load
+                    raise
                 self.counters.requests += 1
                 if attempt:
                     self.counters.retries += 1
@@ -546,6 +552,7 @@ class ModelClient:
                     return resp
                 finally:
                     _REPLY.reset(token)
+                    give_back()
             if isinstance(verdict, EndpointConfigError):
                 self.counters.error(verdict.kind)
                 # Every later call would be refused the same way: stop calling, say why.

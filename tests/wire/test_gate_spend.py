@@ -54,19 +54,20 @@ def test_no_estimate_offline(tmp_path):
 
 
 def test_max_cost_stops_every_model_call_of_the_gate(tmp_path):
-    # each reply is 1500 prompt and 60 completion tokens: $0.0054 at the research price, so
-    # $0.01 is spent by the second reply; four questions would take about 24 replies
+    # each reply is 1500 prompt and 60 completion tokens: $0.0054 at the research price; four
+    # questions would take about 24 replies ($0.13). Each request holds its worst case (its
+    # prompt's bytes, its max_tokens) against the cap before it is sent, so the replies of the
+    # runs side by side never take the spend past $0.06.
     home = tmp_path / "h"
     with ChatServer(research_model) as server:
         result = run_cli("gate", "--config", str(_config(tmp_path, 4)), "--home", str(home),
                          "--base-url", server.base_url, "--api-key", "local", "--json",
-                         "--max-cost", "0.01")  # fmt: skip
+                         "--max-cost", "0.06")  # fmt: skip
     assert result.exit_code == 2, result.output
     rows = json.loads(result.stdout)["checks"]
     assert {r["status"] for r in rows} == {"ERROR"}
-    assert all("--max-cost 0.01 was spent" in r["detail"] for r in rows), rows[0]["detail"]
-    # what was in flight when the cap was crossed finished; nothing after it was sent
-    assert server.count <= 2 + 8, server.count
+    assert all("--max-cost 0.06 was reached" in r["detail"] for r in rows), rows[0]["detail"]
+    assert 0 < server.count * 0.0054 <= 0.06, server.count
     (stored,) = GateStore.default(home).list()
     assert stored.exit_code == 2
 
