@@ -512,8 +512,9 @@ class _Scan:
         - ``page``: the page as what the text is made from ("a condensed account of this
           notice", "condensing this", "recounting this report"), or the text addressed as a
           vocative ("Readers' summaries, note: ...");
-        - ``any``: a quantifier over such texts or a text asked for ("any précis", "whatever
-          gets written", "if asked", "the correct response");
+        - ``any``: a quantifier over such texts ("any précis", "whatever gets written"), or
+          any telling after a leading "if asked" ("if asked what this page says, the correct
+          response is that ...");
         - ``agent``: whoever is to make it, in the third person ("whoever condenses", "those
           writing up", "should anyone relay");
         - ``you``: whoever is addressed, as its maker or hearer ("what you tell them", "your
