@@ -116,6 +116,8 @@ class _Layout:
     # where each token starts, in order: a value's frame looks only at the tokens of its phrase
     # (found by bisection) instead of walking a whole page's tokens for every value
     starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    # where each value starts, when values_of gave them in order of start (else empty)
+    value_starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     def toks_within(self, a: int, b: int) -> tuple[_Tok, ...]:
         """The tokens that start in [a, b], in order: every token that may lie within
@@ -150,6 +152,11 @@ def _layout(text: str) -> _Layout:
     values = values_of(text)
     # the words of a value (and of a unit written after it) are the value, not its context
     in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
+    value_starts = tuple(v.start for v in values)
+    # a value holding a token starts at most this far before it: only the values from there on
+    # are searched for the token (in order, as before), not every value of the page
+    ordered = all(a <= b for a, b in zip(value_starts, value_starts[1:], strict=False))
+    reach = max((b - a for a, b in in_value), default=0)
     toks: list[_Tok] = []
     run, last_cap = -1, None
     addresses = [m.span() for m in _ADDRESS.finditer(text)]
@@ -161,7 +168,13 @@ def _layout(text: str) -> _Layout:
         if covered[start]:
             if any(a <= start < b for a, b in addresses):
                 continue  # the words of a web address are not prose
-            inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
+            lo, hi = (
+                (bisect_left(value_starts, start - reach), bisect_right(value_starts, start))
+                if ordered
+                else (0, len(values))
+            )
+            inside = [v for v, (a, b) in zip(values[lo:hi], in_value[lo:hi], strict=True)
+                      if a <= start < b]  # fmt: skip
             if inside and inside[0].kind != "name":
                 continue
         keys = _keys(word)
@@ -177,7 +190,8 @@ def _layout(text: str) -> _Layout:
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)
     phrases = _cuts(text, clauses, _PHRASE_BREAK)
     return _Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values,
-                   starts=tuple(t.start for t in toks))  # fmt: skip
+                   starts=tuple(t.start for t in toks),
+                   value_starts=value_starts if ordered else ())  # fmt: skip
 
 
 def _around(spans: tuple[tuple[int, int], ...], at: int) -> tuple[int, int]:
@@ -264,10 +278,18 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     # when only whitespace stands between (where the whitespace after `end` stops is found
     # once, not by copying the text up to every later value of the page)
     spaced = _SPACES.match(lay.text, end).end()  # type: ignore[union-attr]  # \s* always matches
-    for w in lay.values:
+    values = lay.values
+    in_order = len(lay.value_starts) == len(values)
+    if in_order:
+        # in order of start, and `end` only grows: the values before `end` never qualify,
+        # and after one that starts past the whitespace none does
+        values = values[bisect_left(lay.value_starts, end) :]
+    for w in values:
         if end <= w.start <= spaced:
             end = unit_end(lay.text, w)
             spaced = _SPACES.match(lay.text, end).end()  # type: ignore[union-attr]
+        elif in_order and w.start > spaced:
+            break
     qualifier = None
     readings = read(lay.text, v)
     # a physical quantity or an age counts nothing: the word after it describes the measure
