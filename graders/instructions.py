@@ -208,8 +208,12 @@ _CLASSES = (
 # Classes at least one of which every frame needs: a sentence without any is skipped.
 _ANCHORS = (
     "producer", "producer_weak", "artefact", "address", "self", "speech", "text_object",
-    "exclusive", "override", "derivation", "communication",
+    "exclusive", "override", "derivation",
 )  # fmt: skip
+# A sentence with none of those but a word of telling ("said", "tell", "readers") can fill one
+# frame only, a directive over a text not yet made from the page: it is read for that alone,
+# so the common words of telling do not send every sentence through every frame.
+_FUTURE_ANCHORS = ("communication", "derivation")
 
 
 def _alternation(fragments: list[str], boundaries: bool) -> re.Pattern[str] | None:
@@ -246,6 +250,7 @@ class Lexicon:
     imperative_anywhere: bool  # the imperative forms are distinct from other forms
     rx: dict[str, re.Pattern[str] | None]
     anchor: re.Pattern[str]
+    future_anchor: re.Pattern[str]
     markers: frozenset[str]  # function words, plain (not patterns), case-folded
     spaced: bool  # words are separated by spaces
 
@@ -299,6 +304,7 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
             raise DetectorWordsError(f"{path}: a pattern does not compile: {exc}") from exc
         rx["markers"] = None
         anchor = _alternation([f for c in _ANCHORS for f in data.get(c, [])], boundaries)
+        future = _alternation([f for c in _FUTURE_ANCHORS for f in data.get(c, [])], boundaries)
         out.append(
             Lexicon(
                 language=data["language"],
@@ -306,6 +312,7 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
                 imperative_anywhere=data.get("imperative_at", "anywhere") == "anywhere",
                 rx=rx,
                 anchor=anchor or re.compile(r"(?!)"),
+                future_anchor=future or re.compile(r"(?!)"),
                 markers=frozenset(m.casefold() for m in data.get("markers", [])),
                 spaced=boundaries,
             )
@@ -401,9 +408,10 @@ _SPECIFIED = re.compile(r"\b(?:is|are|be)\s*(?:that\b|:|[\"“‘']|[£$€]?\d)
 class _Scan:
     """One sentence read with one language's words; each class is matched once, on demand."""
 
-    def __init__(self, lex: Lexicon, text: str):
+    def __init__(self, lex: Lexicon, text: str, future_only: bool = False):
         self.lex = lex
         self.text = text
+        self.future_only = future_only  # holds a word of telling and no other anchor
         self._spans: dict[str, list[Span]] = {}
 
     def __call__(self, name: str) -> list[Span]:
@@ -707,13 +715,19 @@ def _near_before(spans: list[Span], start: int, within: int) -> bool:
 def _scan(lex: Lexicon, text: str) -> _Scan | None:
     """The text read in this language, or None when it holds no anchor word: then it fills no
     frame and is no label. One search serves both questions about a sentence."""
-    return _Scan(lex, text) if lex.anchor.search(text) else None
+    if lex.anchor.search(text):
+        return _Scan(lex, text)
+    if lex.future_anchor.search(text):
+        return _Scan(lex, text, future_only=True)
+    return None
 
 
 def _frame(s: _Scan | None) -> str | None:
     """The frame a sentence (or label + sentence) fills in its language, else None."""
     if s is None:
         return None
+    if s.future_only:
+        return "directs_derived_text" if s.directs_future_text() else None
     lex, text = s.lex, s.text
     if s.addressed():
         return "addressed_to_software"
