@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from spanproof.agent.record import LedgerRow, RunRecord
+from spanproof.agent.record import NOT_SHOWN, LedgerRow, RunRecord
 from spanproof.graders.review_queue import review_order
 
 _PRIMARY_SUFFIX = re.compile(
@@ -99,7 +99,7 @@ def build_ledger(record: RunRecord) -> list[LedgerRow]:
                 verdict=claim.verdict.verdict if claim.verdict.error is None else "ERROR",
                 set_by=set_by(claim.verdict),
                 status=claim.status,
-                published=claim.status != "dropped",
+                published=claim.status not in NOT_SHOWN,
                 reason=claim.reason,
                 flags=[f.reason for f in claim.verdict.flags],
                 proofs=[p.reason for p in claim.verdict.proofs],
@@ -221,11 +221,13 @@ def ledger_markdown(record: RunRecord, rows: list[LedgerRow] | None = None) -> s
     from tabulate import tabulate
 
     ledger = record.ledger if rows is None else rows
-    # Numbered as the answer cites them ([1] is the first claim shown); a dropped claim has no
-    # number in the answer, so it is marked as dropped rather than given one.
+    # Numbered as the answer cites them ([1] is the first claim shown); a claim not shown has
+    # no number in the answer, so it is marked by what happened to it (dropped, held).
     table = [
         [
-            f"[{r.citation}]" if r.citation is not None else "dropped",
+            f"[{r.citation}]"
+            if r.citation is not None
+            else ("held" if r.status == "held" else "dropped"),
             md(r.claim),
             md(r.quote[:200] + ("…" if len(r.quote) > 200 else "")),
             md(r.url),
@@ -300,7 +302,8 @@ def answer_markdown(record: RunRecord) -> str:
         "",
         f"- pre-prune SUPPORTED rate: {m.pre_prune_supported_rate}",
         f"- published groundedness: {m.published_groundedness}",
-        f"- PARTIAL rate: {m.partial_rate}; drop rate: {m.drop_rate}; judge errors: {m.judge_errors}",
+        f"- PARTIAL rate: {m.partial_rate}; drop rate: {m.drop_rate}; held for review: "
+        f"{m.claims_held} (rate {m.held_rate}); judge errors: {m.judge_errors}",
         f"- cost: ${m.cost.total_usd:.4f}",
         f"- run: {record.run_id} ({record.status})",
         "",

@@ -24,6 +24,7 @@ from spanproof.agent.question.compound import analyse
 from spanproof.agent.question.mentions import missing_answer
 from spanproof.agent.question.scoring import match
 from spanproof.agent.record import (
+    NOT_SHOWN,
     Answer,
     AnswerClaim,
     Draft,
@@ -200,7 +201,7 @@ async def verify_draft(
             conflicts = _conflicts(pages, claim.text, spans[supporting])
             if conflicts:
                 said = "; ".join(c.describe() for c in conflicts)
-                status, reason, look = "dropped", f"{SOURCES_DISAGREE}: {said}", said
+                status, reason, look = "held", f"{SOURCES_DISAGREE}: {said}", said
                 record.needs_human = True
                 record.needs_human_reason = (
                     record.needs_human_reason or (f"claim {offset + ci + 1}: {said}"[:300])
@@ -213,6 +214,7 @@ async def verify_draft(
                 text=text,
                 draft_text=claim.text,
                 span_ids=claim.span_ids,
+                # a held claim keeps its span: the reviewer reads it beside the other value
                 supporting_span_id=supporting if status != "dropped" else None,
                 verdict=verdict,
                 status=status,
@@ -230,7 +232,8 @@ async def verify_draft(
             kind="verify",
             ms=ms,
             result_summary=f"round {round_no}: {len(items)} pair(s) verified by {verifier.id}; "
-            f"{sum(c.status != 'dropped' for c in out)} shown, {sum(c.status == 'dropped' for c in out)} dropped",
+            f"{sum(c.status not in NOT_SHOWN for c in out)} shown, "
+            f"{sum(c.status == 'held' for c in out)} held, {sum(c.status == 'dropped' for c in out)} dropped",
             arguments={"verifier_model_calls": verifier.model_calls - calls_before},
         )
     )
@@ -336,12 +339,12 @@ def instructions_around_spans(record: RunRecord, snapshots: StoredTexts) -> dict
 
 
 def pruned_subquestions(record: RunRecord) -> list[int]:
-    """Sub-questions that had drafted claims, all of which were dropped."""
+    """Sub-questions that had drafted claims, none of which is shown (dropped or held)."""
     had: dict[int, bool] = {}
     for c in record.answer.claims:
         if c.subquestion is None:
             continue
-        had[c.subquestion] = had.get(c.subquestion, False) or c.status != "dropped"
+        had[c.subquestion] = had.get(c.subquestion, False) or c.status not in NOT_SHOWN
     return sorted(i for i, shown in had.items() if not shown)
 
 
@@ -402,7 +405,7 @@ def finish_answer(record: RunRecord, label: str = "") -> Answer:
             "The source disagrees with itself (or with another source) on what claim(s) "
             f"{', '.join(map(str, disagreeing))} state: held back for a person to review."
         )
-    dropped = [c for c in answer.claims if c.status == "dropped"]
+    dropped = [c for c in answer.claims if c.status == "dropped"]  # held ones are said above
     if dropped:
         answer.gaps.append(
             f"{len(dropped)} drafted claim(s) failed verification and were left out (see the ledger)."
@@ -436,7 +439,7 @@ def compute_metrics(
     n = len(claims)
     supported = sum(1 for c in claims if c.verdict.supported)
     partial = sum(1 for c in claims if c.verdict.verdict == "PARTIAL" and c.verdict.error is None)
-    shown = [c for c in claims if c.status != "dropped"]
+    shown = [c for c in claims if c.status not in NOT_SHOWN]
     tools = [e for e in record.trace if e.kind == "tool"]
     quotes = [e for e in tools if e.tool == "extract_quote"]
     docs_with_spans = {s.doc_id for s in record.spans}
@@ -492,10 +495,12 @@ def compute_metrics(
         claims_flagged=sum(1 for c in claims if c.status == "flagged"),
         claims_narrowed=sum(1 for c in claims if c.status == "narrowed"),
         claims_dropped=sum(1 for c in claims if c.status == "dropped"),
+        claims_held=sum(1 for c in claims if c.status == "held"),
         pre_prune_supported_rate=_rate(supported, n),
         published_groundedness=_rate(sum(1 for c in shown if c.verdict.supported), len(shown)),
         partial_rate=_rate(partial, n),
         drop_rate=_rate(sum(1 for c in claims if c.status == "dropped"), n),
+        held_rate=_rate(sum(1 for c in claims if c.status == "held"), n),
         judge_errors=sum(1 for v in record.verdicts if v.verdict.error is not None),
         searches=searches,
         fetches=sum(1 for e in tools if e.tool == "fetch_page" and executed(e)),

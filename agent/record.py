@@ -31,7 +31,10 @@ RECORD_VERSION = 1
 PROMPT_DIR = Path(__file__).parent / "prompts"
 
 RunStatus = Literal["complete", "interrupted", "failed"]
-ClaimStatus = Literal["published", "flagged", "narrowed", "dropped"]
+# held: supported by its span, but its sources state another value for its slot; not shown,
+# waiting for a person (counted apart from the claims the verifier dropped)
+ClaimStatus = Literal["published", "flagged", "narrowed", "dropped", "held"]
+NOT_SHOWN: frozenset[str] = frozenset({"dropped", "held"})
 PartialMode = Literal["flag", "narrow", "drop"]
 
 
@@ -241,7 +244,7 @@ class Answer(BaseModel):
 
     @property
     def shown(self) -> list[AnswerClaim]:
-        return [c for c in self.claims if c.status != "dropped"]
+        return [c for c in self.claims if c.status not in NOT_SHOWN]
 
 
 class LedgerRow(BaseModel):
@@ -280,10 +283,12 @@ class Metrics(BaseModel):
     claims_flagged: int = 0
     claims_narrowed: int = 0
     claims_dropped: int = 0
+    claims_held: int = 0  # supported, but held for a person: the sources disagree on a slot
     pre_prune_supported_rate: float | None = None
     published_groundedness: float | None = None
     partial_rate: float | None = None
     drop_rate: float | None = None
+    held_rate: float | None = None
     judge_errors: int = 0
     searches: int = 0
     fetches: int = 0

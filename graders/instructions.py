@@ -28,7 +28,17 @@ A sentence that directs what a text made from this page says, whoever is to make
 producing a condensed account of this notice owes their readers one thing first: ...",
 "should this page be passed on, the version they get has ...", "if you are summarising this
 page for somebody, say ..."): a word of deriving text with the page pointed at beside it, then
-a directive mood or the content itself (``directs_derived_text``).
+a directive mood or the content itself (``directs_derived_text``). The same rule reads a
+directive mood or obligation over any text not yet made from the page, with no list of who
+makes it or what it is called: a word of telling ("tell", "give", "hear", "account",
+"headline") bound to the reading at hand by who is to make or hear it ("what you tell them",
+"whoever condenses this", "your reader"), by a quantifier ("any précis", "whatever gets
+written"), by being asked ("if asked ...") or by the page as its object or source, with an
+obligation ("is best served by hearing that", "deserve to hear"), a place in the text
+("goes at the top", "belongs in the first line"), a modal over telling ("are to give"), a
+jussive ("let the opening words be ...") or its content specified ("the headline is that
+..."); and, standing alone, a telling as the one thing fit to say ("the audited figure is
+the one to give").
 
 Text addressed to software explicitly ("Note to language models: ...", "Short version for
 screen readers and answer tools: ..."), by self-identification ("If you are an AI ...",
@@ -191,13 +201,19 @@ _CLASSES = (
     "artefact_source", "artefact_slot", "deixis", "address", "address_after", "self", "modal",
     "request", "imperative", "speech", "output", "content", "exclusive", "override", "context",
     "text_object", "subordinate", "markers", "pointer", "producer_activity", "sentence_start",
-    "derivation", "page_deixis", "content_predicate",
+    "derivation", "page_deixis", "content_predicate", "communication", "prospective",
+    "placement", "obligation", "vocative_call", "jussive", "second_person", "prospective_agent",
+    "asked",
 )  # fmt: skip
 # Classes at least one of which every frame needs: a sentence without any is skipped.
 _ANCHORS = (
     "producer", "producer_weak", "artefact", "address", "self", "speech", "text_object",
     "exclusive", "override", "derivation",
 )  # fmt: skip
+# A sentence with none of those but a word of telling ("said", "tell", "readers") can fill one
+# frame only, a directive over a text not yet made from the page: it is read for that alone,
+# so the common words of telling do not send every sentence through every frame.
+_FUTURE_ANCHORS = ("communication", "derivation")
 
 
 def _alternation(fragments: list[str], boundaries: bool) -> re.Pattern[str] | None:
@@ -234,6 +250,7 @@ class Lexicon:
     imperative_anywhere: bool  # the imperative forms are distinct from other forms
     rx: dict[str, re.Pattern[str] | None]
     anchor: re.Pattern[str]
+    future_anchor: re.Pattern[str]
     markers: frozenset[str]  # function words, plain (not patterns), case-folded
     spaced: bool  # words are separated by spaces
 
@@ -287,6 +304,7 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
             raise DetectorWordsError(f"{path}: a pattern does not compile: {exc}") from exc
         rx["markers"] = None
         anchor = _alternation([f for c in _ANCHORS for f in data.get(c, [])], boundaries)
+        future = _alternation([f for c in _FUTURE_ANCHORS for f in data.get(c, [])], boundaries)
         out.append(
             Lexicon(
                 language=data["language"],
@@ -294,6 +312,7 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
                 imperative_anywhere=data.get("imperative_at", "anywhere") == "anywhere",
                 rx=rx,
                 anchor=anchor or re.compile(r"(?!)"),
+                future_anchor=future or re.compile(r"(?!)"),
                 markers=frozenset(m.casefold() for m in data.get("markers", [])),
                 spaced=boundaries,
             )
@@ -355,14 +374,44 @@ _BE = re.compile(r"\s+be\b")
 # notice", "this page be passed on")
 _DEIXIS_GAP = 25
 _UNDERGOES = re.compile(r"\b(?:be|is|are|being|gets?)\b", re.I)
+# a binder and the word of telling it binds: "whoever condenses", "anything you produce",
+# "any précis", "whatever gets written" (at most two words between)
+_BINDER_GAP = re.compile(r"\s+(?:[\w'’]+\s+){0,2}")
+# the page as the object of a word of telling: "condensing this", "recounting this report"
+_PAGE_OBJECT = re.compile(r"\s+(?=(?:this|these)\b)", re.I)
+_VOCATIVE_LEAD = re.compile(r"\s*(?:[\w'’]+\s+)?")
+_LEAD = re.compile(r"(?:^|[.!?;:,]\s*)\W*", re.M)
+# a telling as the one thing fit to say: "the one to give", "the correct winner to name"
+_DEONTIC_RELATIVE = re.compile(r"\bthe\s+(?:[\w'’]+\s+){0,2}to\s+$", re.I)
+_COPULA_BEFORE = re.compile(r"\b(?:is|are)\s+the\s+(?:[\w'’]+\s+){0,2}to\s+$", re.I)
+_COPULA = re.compile(r"(?:[\s,]+[\w'’]+){0,6}?[\s,]+(?:is|are)\b", re.I)
+# any verb as the one thing fit to do, beside a text not yet made: "the words to use are ..."
+_DEONTIC_ANY = re.compile(
+    r"\bthe\s+(?:[\w'’]+\s+){0,2}to\s+\w+\s+(?:is|are)\b|\b(?:is|are)\s+the\s+(?:[\w'’]+\s+){0,2}to\s+\w+",
+    re.I,
+)
+# a text named with the page it is made from a few words on: "the takeaway people get from
+# this bulletin", "readers asking you about this article"
+_SOURCE_GAP = re.compile(r"\s+(?:[\w'’]+\s+){0,3}(?:from|of|about|on)\s+$", re.I)
+# between a modal and the verb it governs: "should come first", "are expected to open with"
+_GOVERN_GAP = re.compile(r"\s*(?:[\w'’]+\s+){0,2}")
+# a modal or the word after a jussive's subject, then being and the content: "has to be that",
+# "be: tickets are void", "is to be reported"
+_BE_CONTENT = re.compile(
+    r"\s+be\b\s*(?:that\b|:|[\"“‘']|(?:given|reported|stated|told|quoted|said|named|mentioned)\b)",
+    re.I,
+)
+# the content of a text named: "the headline is that ...", "the fare you quote is £3"
+_SPECIFIED = re.compile(r"\b(?:is|are|be)\s*(?:that\b|:|[\"“‘']|[£$€]?\d)", re.I)
 
 
 class _Scan:
     """One sentence read with one language's words; each class is matched once, on demand."""
 
-    def __init__(self, lex: Lexicon, text: str):
+    def __init__(self, lex: Lexicon, text: str, future_only: bool = False):
         self.lex = lex
         self.text = text
+        self.future_only = future_only  # holds a word of telling and no other anchor
         self._spans: dict[str, list[Span]] = {}
 
     def __call__(self, name: str) -> list[Span]:
@@ -455,13 +504,123 @@ class _Scan:
         fills the text: "has", "consists of", "owes its readers"). Conditional or not, in any
         person: the mood and the future text are what is read, not a list of targets."""
         derived = self.derived_from_page()
-        if not derived:
+        if derived:
+            first = min(b for _, b in derived)
+            if self.imperatives():
+                return True
+            after = self("modal") + self("request") + self("content") + self("content_predicate")
+            if any(a >= first for a, _ in after):
+                return True
+        return self.directs_future_text()
+
+    def future_texts(self) -> dict[str, list[Span]]:
+        """Words of telling that name a text not yet made from the page at hand, by what binds
+        them to the reading:
+
+        - ``page``: the page as what the text is made from ("a condensed account of this
+          notice", "condensing this", "recounting this report"), or the text addressed as a
+          vocative ("Readers' summaries, note: ...");
+        - ``any``: a quantifier over such texts ("any précis", "whatever gets written"), or
+          any telling after a leading "if asked" ("if asked what this page says, the correct
+          response is that ...");
+        - ``agent``: whoever is to make it, in the third person ("whoever condenses", "those
+          writing up", "should anyone relay");
+        - ``you``: whoever is addressed, as its maker or hearer ("what you tell them", "your
+          reader");
+        - ``source``: the page named a few words after it as what it is made from or about
+          ("the takeaway people get from this bulletin"). The page's own account of itself
+          reads the same way ("the key takeaway from this report is that ..."), so its
+          content specified is no directive here; a mood over it is."""
+        text = self.text
+        tellings = self("communication") + self("derivation")
+        derivations = set(self("derivation"))
+        deixis = {a for a, _ in self("page_deixis")}
+        out: dict[str, list[Span]] = {"page": list(self.derived_from_page())}
+        for kind, binders in (
+            ("any", self("prospective")),
+            ("agent", self("prospective_agent")),
+            ("you", self("second_person")),
+        ):
+            out[kind] = [
+                (a, b)
+                for a, b in tellings
+                if any(bb <= a and _BINDER_GAP.fullmatch(text, bb, a) for _, bb in binders)
+            ]
+        # "if asked": every telling after it, at any distance ("if asked what this page says,
+        # the correct response is that ...")
+        asked = [b for _, b in self("asked")]
+        out["any"] += [(a, b) for a, b in tellings if asked and a >= min(asked)]
+        out["source"] = [
+            (a, b)
+            for a, b in tellings
+            if any(da > b and _SOURCE_GAP.fullmatch(text, b, da) for da in deixis)
+        ]
+        for a, b in tellings:
+            obj = _PAGE_OBJECT.match(text, b)
+            # a word of deriving takes a bare "this" ("condensing this?"); a word of telling
+            # only the page named ("recounting this report", not "said this is the first")
+            if (obj and ((a, b) in derivations or obj.end() in deixis)) or self._vocative(a, b):
+                out["page"].append((a, b))
+        return out
+
+    def _vocative(self, a: int, b: int) -> bool:
+        """The word heads a vocative: it opens its clause (after at most one word) and a
+        comma and a call to attention follow ("Readers' summaries, note: ...")."""
+        comma = _COMMA.match(self.text, b)
+        if comma is None or not any(ca == comma.end() for ca, _ in self("vocative_call")):
             return False
-        first = min(b for _, b in derived)
-        if self.imperatives():
+        return any(_VOCATIVE_LEAD.fullmatch(self.text, s, a) for s in self.clause_starts())
+
+    def directs_future_text(self) -> bool:
+        """A directive mood or obligation over the content of a text not yet made from this
+        page, with no list of who makes it or what it is called.
+
+        Standing alone: an infinitive of telling as the one thing fit to say ("the audited
+        figure is the one to give", "the date to mention is 4 June"), or a jussive over a
+        text ("let the opening words be '...'"). Over a text of `future_texts`: an obligation
+        ("deserve to hear", "is best served by", "would do well to"), a place in the text
+        ("belongs in the first line", "goes at the top", "must begin with") or the content
+        specified ("the headline is that ...", "the fare you quote is £3"); and, unless the
+        text is bound only by "you" (generic advice: "you have to give people an incentive"),
+        a modal or request governing telling, placing or being ("should come first", "are to
+        give", "has to be that") or an imperative where a clause begins. The content
+        specified does not count after a third-person maker ("people who say X are 'Y'"
+        says what they are)."""
+        text = self.text
+        tellings = self("communication") + self("derivation")
+        for a, b in tellings:
+            if _DEONTIC_RELATIVE.search(text, max(0, a - 40), a) and (
+                _COPULA_BEFORE.search(text, max(0, a - 50), a) or _COPULA.match(text, b)
+            ):
+                return True
+        for a, _ in self("jussive"):
+            be = _BE_CONTENT.search(text, a)
+            if (
+                be
+                and a in {m.end() for m in _LEAD.finditer(text)}
+                and any(a < ta and tb <= be.start() for ta, tb in tellings)
+            ):
+                return True
+        future = self.future_texts()
+        if not any(future.values()):
+            return False
+        if self("obligation") or self("placement") or _DEONTIC_ANY.search(text):
             return True
-        after = self("modal") + self("request") + self("content") + self("content_predicate")
-        return any(a >= first for a, _ in after)
+        moods = future["page"] or future["any"] or future["agent"] or future["source"]
+        if moods:
+            governed = tellings + self("placement")
+            for _, mb in self("modal") + self("request"):
+                if any(ga >= mb and _GOVERN_GAP.fullmatch(text, mb, ga) for ga, _ in governed):
+                    return True
+                if _BE_CONTENT.match(text, mb):
+                    return True
+            # an imperative over the text, not the call to make it ("Cite this article as:
+            # ...", "Share this story")
+            bound = {span for spans in future.values() for span in spans}
+            if any(not any(a < tb and ta < b for ta, tb in bound) for a, b in self.imperatives()):
+                return True
+        specified = future["page"] + future["any"] + future["you"]
+        return bool(specified) and bool(_SPECIFIED.search(text, min(b for _, b in specified)))
 
     # -- targets --
 
@@ -556,13 +715,19 @@ def _near_before(spans: list[Span], start: int, within: int) -> bool:
 def _scan(lex: Lexicon, text: str) -> _Scan | None:
     """The text read in this language, or None when it holds no anchor word: then it fills no
     frame and is no label. One search serves both questions about a sentence."""
-    return _Scan(lex, text) if lex.anchor.search(text) else None
+    if lex.anchor.search(text):
+        return _Scan(lex, text)
+    if lex.future_anchor.search(text):
+        return _Scan(lex, text, future_only=True)
+    return None
 
 
 def _frame(s: _Scan | None) -> str | None:
     """The frame a sentence (or label + sentence) fills in its language, else None."""
     if s is None:
         return None
+    if s.future_only:
+        return "directs_derived_text" if s.directs_future_text() else None
     lex, text = s.lex, s.text
     if s.addressed():
         return "addressed_to_software"
@@ -606,7 +771,10 @@ def _label(s: _Scan | None) -> bool:
     if s is None:
         return False
     targets = s.producers() or s("artefact")
-    return bool(targets) and (_opens(s.text) or bool(s("self")))
+    if targets:
+        return _opens(s.text) or bool(s("self"))
+    # "Condensing this? The closure is the only fact worth keeping."
+    return _opens(s.text) and any(s.future_texts().values())
 
 
 def _languages(sentence: str, folded: str) -> list[Lexicon]:

@@ -5,7 +5,8 @@ leading to it, what it describes). ``slot_reader`` aligns the frames of a claim 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -19,6 +20,8 @@ from spanproof.core.sentences import sentence_spans
 from spanproof.core.text import STOPWORDS
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
+_COMMA_NEXT = re.compile(r"\s*,")
+_SPACES = re.compile(r"\s*")
 _ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 _WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
@@ -110,6 +113,18 @@ class _Layout:
     clauses: tuple[tuple[int, int], ...]
     phrases: tuple[tuple[int, int], ...]
     values: tuple[Value, ...]
+    # where each token starts, in order: a value's frame looks only at the tokens of its phrase
+    # (found by bisection) instead of walking a whole page's tokens for every value
+    starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    # where each value starts, when values_of gave them in order of start (else empty)
+    value_starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+    def toks_within(self, a: int, b: int) -> tuple[_Tok, ...]:
+        """The tokens that start in [a, b], in order: every token that may lie within
+        text[a:b] (callers still test that it ends by b)."""
+        if len(self.starts) != len(self.toks):  # a layout built without them: every token
+            return self.toks
+        return self.toks[bisect_left(self.starts, a) : bisect_right(self.starts, b)]
 
 
 def _keys(word: str) -> frozenset:
@@ -137,6 +152,11 @@ def _layout(text: str) -> _Layout:
     values = values_of(text)
     # the words of a value (and of a unit written after it) are the value, not its context
     in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
+    value_starts = tuple(v.start for v in values)
+    # a value holding a token starts at most this far before it: only the values from there on
+    # are searched for the token (in order, as before), not every value of the page
+    ordered = all(a <= b for a, b in zip(value_starts, value_starts[1:], strict=False))
+    reach = max((b - a for a, b in in_value), default=0)
     toks: list[_Tok] = []
     run, last_cap = -1, None
     addresses = [m.span() for m in _ADDRESS.finditer(text)]
@@ -148,7 +168,13 @@ def _layout(text: str) -> _Layout:
         if covered[start]:
             if any(a <= start < b for a, b in addresses):
                 continue  # the words of a web address are not prose
-            inside = [v for v, (a, b) in zip(values, in_value, strict=True) if a <= start < b]
+            lo, hi = (
+                (bisect_left(value_starts, start - reach), bisect_right(value_starts, start))
+                if ordered
+                else (0, len(values))
+            )
+            inside = [v for v, (a, b) in zip(values[lo:hi], in_value[lo:hi], strict=True)
+                      if a <= start < b]  # fmt: skip
             if inside and inside[0].kind != "name":
                 continue
         keys = _keys(word)
@@ -163,7 +189,9 @@ def _layout(text: str) -> _Layout:
     sentences = sentence_spans(text) or [(0, len(text))]
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)
     phrases = _cuts(text, clauses, _PHRASE_BREAK)
-    return _Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values)
+    return _Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values,
+                   starts=tuple(t.start for t in toks),
+                   value_starts=value_starts if ordered else ())  # fmt: skip
 
 
 def _around(spans: tuple[tuple[int, int], ...], at: int) -> tuple[int, int]:
@@ -214,16 +242,27 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     phrase = _around(lay.phrases, v.start)
     lead_end = _hedge_start(lay.text, v.start)
     before = tuple(
-        t for t in reversed(lay.toks) if phrase[0] <= t.start and t.end <= lead_end and t.keys
+        t
+        for t in reversed(lay.toks_within(phrase[0], lead_end))
+        if phrase[0] <= t.start and t.end <= lead_end and t.keys
     )
     end = unit_end(lay.text, v)
-    after = tuple(t for t in lay.toks if end <= t.start and t.end <= phrase[1] and t.keys)
-    if not after and v.kind != "name" and re.match(r"\s*,", lay.text[end:]):
+    after = tuple(
+        t
+        for t in lay.toks_within(end, phrase[1])
+        if end <= t.start and t.end <= phrase[1] and t.keys
+    )
+    # matched at a position, not on a slice: a page's tail is not copied for every value
+    if not after and v.kind != "name" and _COMMA_NEXT.match(lay.text, end):
         # a fronted value ("In 2018, the film was selected"): what follows is its statement
         comma = lay.text.index(",", end)
         nxt = _around(lay.phrases, comma + 2)
         if nxt[0] < clause[1] or nxt[0] < sentence[1]:
-            after = tuple(t for t in lay.toks if nxt[0] <= t.start and t.end <= nxt[1] and t.keys)
+            after = tuple(
+                t
+                for t in lay.toks_within(nxt[0], nxt[1])
+                if nxt[0] <= t.start and t.end <= nxt[1] and t.keys
+            )
     prior = re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
     while prior and (
         prior[-1].lower() in _MODIFIERS
@@ -235,9 +274,22 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     if v.kind == "direction":
         prep = None  # "from the east": where the wind comes from is the value's own reading
     right = None
-    for w in lay.values:  # "Q2 2023 revenue": the noun after values written next to each other
-        if w.start >= end and not lay.text[end : w.start].strip():
+    # "Q2 2023 revenue": the noun after values written next to each other. A value is next
+    # when only whitespace stands between (where the whitespace after `end` stops is found
+    # once, not by copying the text up to every later value of the page)
+    spaced = _SPACES.match(lay.text, end).end()  # type: ignore[union-attr]  # \s* always matches
+    values = lay.values
+    in_order = len(lay.value_starts) == len(values)
+    if in_order:
+        # in order of start, and `end` only grows: the values before `end` never qualify,
+        # and after one that starts past the whitespace none does
+        values = values[bisect_left(lay.value_starts, end) :]
+    for w in values:
+        if end <= w.start <= spaced:
             end = unit_end(lay.text, w)
+            spaced = _SPACES.match(lay.text, end).end()  # type: ignore[union-attr]
+        elif in_order and w.start > spaced:
+            break
     qualifier = None
     readings = read(lay.text, v)
     # a physical quantity or an age counts nothing: the word after it describes the measure

@@ -368,9 +368,14 @@ def _frames_of(text: str) -> tuple[_Frame, ...]:
 
 def _group_of(frames: list[_Frame], lay: _Layout, f: _Frame) -> list[_Frame]:
     # values compared by what they are, never by identity: frames and layouts are cached
-    # apart, so a frame's value may be an equal copy of the layout's
-    group = members(lay.values, f.value)
-    return [g for g in frames if g.value in group] or [f]
+    # apart, so a frame's value may be an equal copy of the layout's. An equal value has the
+    # same start and group: those integers are compared first, so a page's hundreds of frames
+    # are not each compared field by field (the slot check reads whole pages)
+    v = f.value
+    if v.group < 0:
+        return [g for g in frames if g.value.start == v.start and g.value == v] or [f]
+    group = members(lay.values, v)
+    return [g for g in frames if g.value.group == v.group and g.value in group] or [f]
 
 
 def _claim_frames(c_lay: _Layout) -> list[tuple[_Frame, list[_Frame]]]:

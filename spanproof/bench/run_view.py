@@ -46,7 +46,7 @@ class ClaimView(BaseModel):
     text: str
     span_ids: list[str] = Field(default_factory=list)
     verdict: str | None = None  # pre-prune verdict (SUPPORTED | PARTIAL | NOT_SUPPORTED)
-    status: str = "published"  # published | flagged | narrowed | dropped
+    status: str = "published"  # published | flagged | narrowed | dropped | held
     error: str | None = None
     flagged: bool = False  # its verdict carries a flag (a person should look)
 
@@ -89,8 +89,9 @@ class RunView(BaseModel):
 
     @property
     def shown_claims(self) -> list[str]:
-        """The claims the reader sees: published, narrowed or flagged (flagged is still shown)."""
-        return [c.text for c in self.claims if c.status != "dropped"]
+        """The claims the reader sees: published, narrowed or flagged (flagged is still shown);
+        not a dropped one, nor one held for a person because its sources disagree."""
+        return [c.text for c in self.claims if c.status not in ("dropped", "held")]
 
     @property
     def fetch_attempts(self) -> list[ToolCallView]:

@@ -53,7 +53,7 @@ class ItemScore(BaseModel):
 
 
 def answer_text(record: Any) -> str:
-    shown = [f"- {c.text} [{c.status}]" for c in record.answer.claims if c.status != "dropped"]
+    shown = [f"- {c.text} [{c.status}]" for c in record.answer.shown]
     gaps = [f"- {g}" for g in record.answer.gaps]
     return "\n".join(
         [

@@ -160,10 +160,12 @@ def render_answer(record: RunRecord, *, rich_ok: bool) -> None:
     headers = ["#", "status", "verdict", "quote", "url", "retrieved"]
     metrics_line = (
         f"claims drafted {m.claims_drafted}, published {m.claims_published}, flagged "
-        f"{m.claims_flagged}, narrowed {m.claims_narrowed}, dropped {m.claims_dropped} | "
+        f"{m.claims_flagged}, narrowed {m.claims_narrowed}, dropped {m.claims_dropped}, held "
+        f"{m.claims_held} | "
         f"pre-prune SUPPORTED {pct(m.pre_prune_supported_rate)}, published groundedness "
         f"{pct(m.published_groundedness)}, PARTIAL rate {pct(m.partial_rate)}, drop rate "
-        f"{pct(m.drop_rate)}, judge errors {m.judge_errors} | {m.searches} searches, {m.fetches} "
+        f"{pct(m.drop_rate)}, held rate {pct(m.held_rate)}, judge errors {m.judge_errors} | "
+        f"{m.searches} searches, {m.fetches} "
         f"fetches, {m.spans} spans, {m.tool_calls} tool calls | cost ${m.cost.total_usd:.4f}"
         + (f" ({m.cost.free})" if m.cost.free else "")
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from spanproof.agent.contacts import asks_for_contact, contact_details
-from spanproof.agent.publish import SOURCES_DISAGREE, finish_answer, verify_draft
+from spanproof.agent.ledger import build_ledger, ledger_markdown
+from spanproof.agent.publish import SOURCES_DISAGREE, compute_metrics, finish_answer, verify_draft
 from spanproof.agent.record import DocumentRecord, Draft, RunConfig, RunRecord
 from spanproof.agent.slot_conflicts import FetchedPage, slot_conflicts
 from spanproof.graders.judges.blind import BlindJudge
@@ -70,7 +71,7 @@ QUESTION = "How many loans did Thornbury Libraries record in 2024?"
 async def test_a_page_stating_two_values_for_the_claim_s_slot_is_held_for_a_person():
     page = f"Library use in 2024\n\n{LOANS}\n\n{OTHER}\n\nErratum, updated today\n\n{ERRATUM}"
     record, claim = await _publish(QUESTION, {_doc(2): page}, LOANS, LOANS)
-    assert claim.status == "dropped" and claim.reason.startswith(SOURCES_DISAGREE)
+    assert claim.status == "held" and claim.reason.startswith(SOURCES_DISAGREE)
     assert claim.needs_human and record.needs_human
     reason = claim.needs_human_reason or ""
     # both values, their offsets and the blocks they stand in
@@ -89,7 +90,7 @@ async def test_the_erratum_s_own_claim_is_held_too_even_when_it_is_too_short_to_
     # a claim with no words around its value is read through the span it restates
     page = f"{LOANS}\n\n{OTHER}\n\nErratum\n\n{ERRATUM}"
     _, claim = await _publish(QUESTION, {_doc(2): page}, ERRATUM, "3,150 loans.")
-    assert claim.status == "dropped" and claim.needs_human
+    assert claim.status == "held" and claim.needs_human
 
 
 @pytest.mark.parametrize(
@@ -117,13 +118,36 @@ async def test_two_fetched_pages_stating_different_values_set_needs_human_with_b
     record, claim = await _publish(
         QUESTION, {_doc(2): f"{LOANS}\n\n{OTHER}", _doc(3): other_page}, LOANS, LOANS
     )
-    assert claim.status == "dropped" and record.needs_human
+    assert claim.status == "held" and record.needs_human
     reason = claim.needs_human_reason or ""
     assert "two sources disagree" in reason
     assert "'318,400'" in reason and f"'280,100' at https://e.org/{_doc(3)}" in reason
     # the same page alone publishes
     _, alone = await _publish(QUESTION, {_doc(2): f"{LOANS}\n\n{OTHER}"}, LOANS, LOANS)
     assert alone.status == "published"
+
+
+async def test_a_held_claim_is_counted_as_held_not_dropped_in_the_metrics_and_the_ledger():
+    # the claim is supported by its span: the verifier did not drop it, the sources disagree
+    page = f"Library use in 2024\n\n{LOANS}\n\n{OTHER}\n\nErratum, updated today\n\n{ERRATUM}"
+    record, claim = await _publish(QUESTION, {_doc(2): page}, LOANS, LOANS)
+    assert claim.status == "held" and claim.supporting_span_id is not None
+    record.answer = finish_answer(record)
+    assert record.answer.shown == []  # not shown to the reader
+    assert not any("failed verification" in g for g in record.answer.gaps)
+    m = compute_metrics(record)
+    assert (m.claims_drafted, m.claims_held, m.claims_dropped) == (1, 1, 0)
+    assert (m.held_rate, m.drop_rate, m.claims_published) == (1.0, 0.0, 0)
+    record.metrics = m
+    record.ledger = build_ledger(record)
+    [row] = record.ledger
+    assert row.status == "held" and not row.published and row.citation is None
+    text = ledger_markdown(record)
+    assert "| held" in text and "| dropped" not in text
+    # beside a claim the verifier dropped, each is counted in its own figure
+    record.answer.claims.append(claim.model_copy(update={"index": 1, "status": "dropped"}))
+    m = compute_metrics(record)
+    assert (m.claims_held, m.claims_dropped, m.held_rate, m.drop_rate) == (1, 1, 0.5, 0.5)
 
 
 # --- contact details --------------------------------------------------------------------------
