@@ -22,6 +22,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
 _ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 _WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
+_COMMA_NEXT = re.compile(r"\s*,")
+_LETTERS = re.compile(r"[A-Za-z]+")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
@@ -112,6 +114,8 @@ class _Layout:
     values: tuple[Value, ...]
 
 
+# A word's keys depend on the word alone, and every text repeats most of its words: read once.
+@lru_cache(maxsize=1 << 16)
 def _keys(word: str) -> frozenset:
     low = word.lower()
     if low in _HEDGE_WORDS or low in _MODIFIERS:
@@ -218,13 +222,13 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     )
     end = unit_end(lay.text, v)
     after = tuple(t for t in lay.toks if end <= t.start and t.end <= phrase[1] and t.keys)
-    if not after and v.kind != "name" and re.match(r"\s*,", lay.text[end:]):
+    if not after and v.kind != "name" and _COMMA_NEXT.match(lay.text, end):
         # a fronted value ("In 2018, the film was selected"): what follows is its statement
         comma = lay.text.index(",", end)
         nxt = _around(lay.phrases, comma + 2)
         if nxt[0] < clause[1] or nxt[0] < sentence[1]:
             after = tuple(t for t in lay.toks if nxt[0] <= t.start and t.end <= nxt[1] and t.keys)
-    prior = re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
+    prior = _LETTERS.findall(lay.text, max(clause[0], lead_end - 40), lead_end)
     while prior and (
         prior[-1].lower() in _MODIFIERS
         or prior[-1].lower() in _HEDGE_WORDS
