@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 CACHE_ENV = "SPANPROOF_CACHE_DIR"
@@ -69,16 +68,11 @@ class FileDigests:
         """Write the cache if a digest was added (atomically; a failure leaves it as it was)."""
         if not self.changed:
             return
-        tmp = None
+        from spanproof.core.files import write_atomic
+
         try:
-            self.store.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.store.parent, prefix=".file-digests-")
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(self.entries, out)
-            os.replace(tmp, self.store)
+            write_atomic(self.store, json.dumps(self.entries))
         except OSError:
-            if tmp is not None:
-                Path(tmp).unlink(missing_ok=True)
             return
         self.changed = False
 
