@@ -19,7 +19,9 @@ error, never a verdict without its audit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
+import os
 import signal
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -36,9 +38,17 @@ from spanproof.core.memo import clear_text_memos
 _since_clear = 0
 
 
+# How much lower the audit workers' scheduling priority is than the parent's: on a machine
+# with few cores they would otherwise take the CPU from the event loop that sends the model
+# calls (and from a model server on the same machine), whose replies then come late.
+WORKER_NICENESS = 5
+
+
 def _start_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):  # not on every platform
+        os.nice(WORKER_NICENESS)
     load_tables()
     find_instructions("")  # the detector's lexicons, before the first pair
 

@@ -40,8 +40,10 @@ socket.socket.connect_ex = _guarded(_real_connect_ex)  # type: ignore[method-ass
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
-    """Every test gets its own SPANPROOF_HOME and no real model credentials."""
+    """Every test gets its own SPANPROOF_HOME and cache directory, and no real model
+    credentials."""
     monkeypatch.setenv("SPANPROOF_HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.setenv("SPANPROOF_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("SPANPROOF_DB", raising=False)

@@ -24,6 +24,7 @@ folds; ``goldens/judge_calibration.jsonl`` is never used to fit, select or tune.
 from __future__ import annotations
 
 import hashlib
+import sys
 
 from spanproof.graders.instructions import find_instructions
 from spanproof.graders.quoting import best_window
@@ -43,13 +44,26 @@ def _source_hash() -> str:
     verifier and the shared text machinery it reads through, and of the installed files of the
     distributions they import (pysbd, pint, pycountry ...: one patched in place with its
     version unchanged is another judge), so the verdict cache follows any edit to any of them.
-    Computed once, at import."""
+    Computed once, on first use (``RULES_VERSION``)."""
     readers = ("spanproof.graders", "spanproof.core")
     both = package_digest(*readers) + dependency_digest(*readers)
     return "rules-" + hashlib.sha256(both.encode()).hexdigest()
 
 
-RULES_VERSION = _source_hash()
+def __getattr__(name: str) -> str:
+    # RULES_VERSION is computed when first read, not at import: hashing the judge's code and
+    # the installed files of its dependencies takes about a second, and importing this module
+    # (through spanproof.graders.rules, for its readers or types) does not mean judging with it.
+    if name == "RULES_VERSION":
+        value: str = globals().setdefault("RULES_VERSION", _source_hash())
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def rules_version() -> str:
+    """The judge's version (``RULES_VERSION``), computed once per process when first asked."""
+    version: str = sys.modules[__name__].RULES_VERSION
+    return version
 
 
 def _finding(claim: str, span: str) -> str | None:
@@ -69,7 +83,7 @@ class RulesJudge(JudgeBase):
 
     def __init__(self, params: Params | None = None) -> None:
         self.params = params or load_params()
-        self.prompt_sha256 = RULES_VERSION
+        self.prompt_sha256 = rules_version()
 
     async def judge(self, claim: str, span: SpanRef) -> Verdict:
         return self.decide(claim, span.text)

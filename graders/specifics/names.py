@@ -237,6 +237,9 @@ def distinctive_tokens(entity: str) -> list[str]:
     return [t for t in entity_tokens(entity) if len(t) > 1 and t not in GENERIC_NAME_WORDS]
 
 
+_CAPITALISED_NEXT = re.compile(r"\s+[A-Z]")
+
+
 def first_name_mentioned(entity: str, span_text: str) -> bool:
     """A person's first name used alone ("Criss" for "Criss Oliva", "Lady Marina" for "Lady
     Marina Windsor"): the span writes the name's first distinctive word with no capitalised
@@ -251,7 +254,7 @@ def first_name_mentioned(entity: str, span_text: str) -> bool:
     for m in re.finditer(r"[\w’'.\-]+", span_text):
         if strip_possessive(fold(m.group(0))).strip(".'") != first:
             continue
-        if not re.match(r"\s+[A-Z]", span_text[m.end() :]):
+        if not _CAPITALISED_NEXT.match(span_text, m.end()):
             return True
     return False
 

@@ -25,6 +25,8 @@ _SPACES = re.compile(r"\s*")
 _ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 _WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
+_COMMA_NEXT = re.compile(r"\s*,")
+_LETTERS = re.compile(r"[A-Za-z]+")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
@@ -127,6 +129,8 @@ class _Layout:
         return self.toks[bisect_left(self.starts, a) : bisect_right(self.starts, b)]
 
 
+# A word's keys depend on the word alone, and every text repeats most of its words: read once.
+@lru_cache(maxsize=1 << 16)
 def _keys(word: str) -> frozenset:
     low = word.lower()
     if low in _HEDGE_WORDS or low in _MODIFIERS:
@@ -263,7 +267,7 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
                 for t in lay.toks_within(nxt[0], nxt[1])
                 if nxt[0] <= t.start and t.end <= nxt[1] and t.keys
             )
-    prior = re.findall(r"[A-Za-z]+", lay.text[max(clause[0], lead_end - 40) : lead_end])
+    prior = _LETTERS.findall(lay.text, max(clause[0], lead_end - 40), lead_end)
     while prior and (
         prior[-1].lower() in _MODIFIERS
         or prior[-1].lower() in _HEDGE_WORDS

@@ -250,12 +250,13 @@ def _claim_lead(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
 
 
 _DETERMINERS = frozenset(["a", "an", "the", "its", "their", "his", "her", "our", "this", "that"])
+_WORD = re.compile(r"[A-Za-z']+")
 
 
 def _verb(lay: _Layout, t: _Tok) -> bool:
     """Whether the word is a verb where it stands: an -s form is one after a word that is not
     a determiner ("the trail runs for 500 metres", not "the runs")."""
-    prior = re.findall(r"[A-Za-z']+", lay.text[max(0, t.start - 12) : t.start])
+    prior = _WORD.findall(lay.text, max(0, t.start - 12), t.start)
     after_noun = bool(prior) and prior[-1].lower() not in _DETERMINERS
     return verb_form(t.word, after_noun=after_noun)
 

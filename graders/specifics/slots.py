@@ -306,6 +306,7 @@ _SHARE_OF_SCALE = {
     "a": 1.0,
     "one": 1.0,
 }
+_LOWER_WORD_NEXT = re.compile(r"\s+[a-z]")
 _SCALED = re.compile(
     r"\b(half|a quarter of|three quarters of|a|one)\s+(?:a\s+)?(thousand|million|billion)\b(?!\s*(?:and|-)\s*\w)",
     re.I,
@@ -364,7 +365,7 @@ def _word_values(text: str) -> list[Value]:
                                  alt_date=readings[1] if len(readings) > 1 else None))  # fmt: skip
     for m in _SCALED.finditer(text):
         share = _SHARE_OF_SCALE[m.group(1).lower()]
-        if share == 1.0 and not re.match(r"\s+[a-z]", text[m.end() :]):
+        if share == 1.0 and not _LOWER_WORD_NEXT.match(text, m.end()):
             continue  # "a million" alone is left to the number words reader
         q = Quantity(share * _SCALE_WORDS[m.group(2).lower()], "number", None, m.group(0))
         out.append(Value("quantity", *m.span(), m.group(0), quantity=q))

@@ -22,6 +22,8 @@ from importlib import metadata, resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from spanproof.core.file_digests import FileDigests
+
 
 def _files(root: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
     out = []
@@ -128,9 +130,16 @@ def imported_distributions(*packages: str) -> list[metadata.Distribution]:
 
 
 @cache
+def _file_digests() -> FileDigests:
+    return FileDigests()
+
+
+@cache
 def _distribution_digest(location: str, name: str) -> str:
-    """sha256 over every file the distribution installed (RECORD), by path, bytes included:
-    an edit in place with the version unchanged changes it. Once per process."""
+    """sha256 over every file the distribution installed (RECORD), by path and the sha256 of
+    its bytes: an edit in place with the version unchanged changes it. Once per process; each
+    file's sha256 is read again only when its size or modification time changed
+    (``spanproof.core.file_digests``)."""
     dist = next(
         d
         for d in metadata.distributions(name=name)
@@ -140,11 +149,9 @@ def _distribution_digest(location: str, name: str) -> str:
     for file in sorted(dist.files or [], key=str):
         if "__pycache__" in file.parts or file.suffix in (".pyc", ".pyo"):
             continue
-        try:
-            body = Path(str(dist.locate_file(file))).read_bytes()
-        except OSError:
-            body = b"<unreadable>"  # a listed file gone is a change too
-        h.update(str(file).encode() + b"\0" + body + b"\0")
+        body = _file_digests().digest(Path(str(dist.locate_file(file))))
+        # a listed file gone is a change too
+        h.update(str(file).encode() + b"\0" + (body or "<unreadable>").encode() + b"\0")
     return h.hexdigest()
 
 
@@ -157,4 +164,5 @@ def dependency_digest(*packages: str) -> str:
         name = _normalised(dist.metadata["Name"])
         h.update(name.encode() + b"\0")
         h.update(_distribution_digest(str(dist.locate_file("")), name).encode())
+    _file_digests().save()
     return h.hexdigest()

@@ -78,6 +78,20 @@ def _part(op: Any, av: Any) -> set[str] | None:
     return None  # a class, an anchor, a lookaround, a back-reference: no word for sure
 
 
+_LAST_LOWERED: tuple[str, str] = ("", "")
+
+
+def _lowered(text: str) -> str:
+    """``text.lower()``, kept for the last text: every guarded pattern of a reader asks of the
+    same text in turn, and lowering a long span once per pattern was most of the guard's cost."""
+    global _LAST_LOWERED
+    last, low = _LAST_LOWERED
+    if last is not text and last != text:
+        low = text.lower()
+        _LAST_LOWERED = (text, low)
+    return low
+
+
 class Guarded:
     """A compiled pattern that skips texts holding none of its required words; the methods
     the code uses, each answering exactly as the pattern's own."""
@@ -92,7 +106,7 @@ class Guarded:
     def could_match(self, text: str) -> bool:
         if not self._words or not text.isascii():
             return True
-        low = text.lower()
+        low = _lowered(text)
         return any(w in low for w in self._words)
 
     def finditer(self, text: str, *args: int) -> Iterator[re.Match[str]]:

@@ -10,8 +10,11 @@ way, with the server's own explanation shown to the person.
   and model (so the response format is negotiated once, and the counters cover every caller).
 - Requests go through an ``AdaptiveLimiter`` (``endpoint.concurrency`` in flight, fewer when
   the server says it is overloaded, times out, or queues requests for two rounds in a row).
-  The openai SDK's own retries are off: retries happen here, inside the limit, so a retry
-  never piles onto a server still computing the request the client gave up on.
+  Retries happen here, inside the limit, so a retry never piles onto a server still
+  computing the request the client gave up on.
+- Requests are POSTed as they are (``spanproof.wire.send``), not through the openai SDK's
+  ``create``, whose per-request parameter transform was most of the client's CPU a request;
+  replies are read into the SDK's ``ChatCompletion`` as the SDK reads them.
 - ``timeout_s`` bounds a whole reply, not each read: a server that sends one byte a second
   cannot keep a call alive. A reply whose headers came but whose body did not finish in time
   (a trickle) is not retried and opens the circuit at once (every call would take the whole
@@ -37,22 +40,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import random
 import re
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.wire.limiter import AdaptiveLimiter
+from spanproof.wire.send import (
+    REPLY,
+    ChatSender,
+    ReplyProgress,
+    ReplyTooLarge,
+    SendFailed,
+    StatusError,
+)
 from spanproof.wire.spend import SpendCapReached, refuse_if_spent, reserve
 
 if TYPE_CHECKING:
-    from openai import APIStatusError, AsyncOpenAI
+    from openai import APIStatusError
 
 ResponseMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
 NEGOTIATION_ORDER: tuple[ResponseMode, ...] = (
@@ -234,87 +243,9 @@ class WireCounters(BaseModel):
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
-class ReplyTooLarge(Exception):
-    """A reply body passed the size cap while it streamed (or declared a larger length)."""
-
-    def __init__(self, limit: int, seen: int):
-        super().__init__(f"the reply passed {limit} bytes ({seen} read); refused")
-        self.limit, self.seen = limit, seen
-
-
-class _ReplyProgress:
-    """How far the current request's reply came: its headers, and the bytes of its body."""
-
-    def __init__(self) -> None:
-        self.headers = False
-        self.bytes = 0
-
-
-_REPLY: contextvars.ContextVar[_ReplyProgress | None] = contextvars.ContextVar(
-    "model_reply_progress", default=None
-)
-
-
-def _guarded_transport(limit: int) -> Any:
-    """The model client's transport: notes when a reply's headers came and caps its body while
-    it streams. Built on the HTTP library the installed openai SDK uses (httpx, or its fork
-    httpx2 in newer SDKs), whose transport and stream types the SDK's client checks."""
-    import importlib
-
-    import openai
-
-    if TYPE_CHECKING:
-        # typed as the fork the SDK of the test extra builds on; older SDKs run on httpx, whose
-        # API the fork keeps
-        import httpx2 as hx
-    else:
-        hx = importlib.import_module(
-            openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0]
-        )
-
-    class CappedBody(hx.AsyncByteStream):
-        def __init__(self, inner: Any, progress: _ReplyProgress | None) -> None:
-            self.inner, self.progress = inner, progress
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
-            async for chunk in self.inner:
-                seen += len(chunk)
-                if self.progress is not None:
-                    self.progress.bytes = seen
-                if seen > limit:
-                    raise ReplyTooLarge(limit, seen)
-                yield chunk
-
-        async def aclose(self) -> None:
-            await self.inner.aclose()
-
-    class ReplyGuard(hx.AsyncBaseTransport):
-        def __init__(self) -> None:
-            from openai._constants import DEFAULT_CONNECTION_LIMITS
-
-            self.inner = hx.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
-
-        async def handle_async_request(self, request: Any) -> Any:
-            response = await self.inner.handle_async_request(request)
-            progress = _REPLY.get()
-            if progress is not None:
-                progress.headers = True
-            declared = response.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > limit:
-                await response.aclose()
-                raise ReplyTooLarge(limit, int(declared))
-            response.stream = CappedBody(response.stream, progress)
-            return response
-
-        async def aclose(self) -> None:
-            await self.inner.aclose()
-
-    return ReplyGuard()
-
-
-def server_message(exc: APIStatusError) -> str:
-    """The server's own explanation from an openai APIStatusError (JSON or not), one line."""
+def server_message(exc: APIStatusError | StatusError) -> str:
+    """The server's own explanation from a status error (the SDK's or the client's own, JSON
+    or not), one line."""
     body = exc.body
     text = ""
     if isinstance(body, dict):
@@ -367,7 +298,7 @@ class ModelClient:
         self.tools_mode: Literal["native", "content"] = "native"
         self._failures_in_row = 0
         self._open_cause: str | None = None
-        self._clients: dict[int, Any] = {}
+        self._senders: dict[int, ChatSender] = {}
         self._locks: dict[int, asyncio.Lock] = {}
 
     # --- plumbing ------------------------------------------------------------------------
@@ -385,24 +316,15 @@ class ModelClient:
         """Why the circuit is open (no more calls are made), or None while it is closed."""
         return self._open_cause
 
-    def _openai(self) -> AsyncOpenAI:
-        import openai
-
-        loop = asyncio.get_running_loop()
-        key = id(loop)
-        client = self._clients.get(key)
-        if client is None:
-            client = openai.AsyncOpenAI(
-                api_key=self.settings.api_key,
-                base_url=self.settings.base_url,
-                timeout=self.settings.timeout_s,
-                max_retries=0,  # retries happen in chat(), inside the concurrency limit
-                http_client=openai.DefaultAsyncHttpxClient(
-                    transport=_guarded_transport(self.settings.max_reply_bytes)
-                ),
-            )
-            self._clients[key] = client
-        return client
+    def _sender(self) -> ChatSender:
+        key = id(asyncio.get_running_loop())
+        sender = self._senders.get(key)
+        if sender is None:
+            sender = self._senders[key] = ChatSender(
+                self.base_url, self.settings.api_key, timeout_s=self.settings.timeout_s,
+                max_reply_bytes=self.settings.max_reply_bytes,
+            )  # fmt: skip
+        return sender
 
     def _lock(self) -> asyncio.Lock:
         key = id(asyncio.get_running_loop())
@@ -412,10 +334,10 @@ class ModelClient:
 
     async def aclose(self) -> None:
         """Close the HTTP client of the running loop (the others were closed with their loop)."""
-        client = self._clients.pop(id(asyncio.get_running_loop()), None)
+        sender = self._senders.pop(id(asyncio.get_running_loop()), None)
         self._locks.pop(id(asyncio.get_running_loop()), None)
-        if client is not None:
-            await client.close()
+        if sender is not None:
+            await sender.aclose()
 
     def notice(self, text: str) -> None:
         if text not in self.notices:
@@ -424,13 +346,13 @@ class ModelClient:
     # --- one logical call ------------------------------------------------------------------
 
     def _classify(
-        self, exc: Exception, progress: _ReplyProgress | None = None
+        self, exc: Exception, progress: ReplyProgress | None = None
     ) -> WireError | tuple[str, float | None, str]:
         """A final error, or (kind, retry_after, message) for a retryable one."""
-        import openai
+        import httpx
 
         timeout = self.settings.timeout_s
-        if isinstance(exc, TimeoutError | openai.APITimeoutError):
+        if isinstance(exc, TimeoutError | httpx.TimeoutException):
             if progress is not None and progress.headers:
                 return EndpointFailed(
                     f"{self.label}: the reply did not finish within {timeout:g} s although the "
@@ -443,10 +365,10 @@ class ModelClient:
         if isinstance(exc, ReplyTooLarge) or isinstance(cause, ReplyTooLarge):
             big = exc if isinstance(exc, ReplyTooLarge) else cause
             return EndpointFailed(f"{self.label}: {big}", kind="reply_too_large")
-        if isinstance(exc, openai.APIConnectionError):
+        if isinstance(exc, SendFailed):
             cause = exc.__cause__ or exc
             return ("connection", None, f"connection error: {cause}")
-        if not isinstance(exc, openai.APIStatusError):
+        if not isinstance(exc, StatusError):
             return EndpointFailed(
                 f"{self.label}: unreadable response ({type(exc).__name__}: {str(exc)[:200]})",
                 kind="bad_response",
@@ -513,7 +435,7 @@ class ModelClient:
         # Made (and its modules imported) before the slot is taken and the clock starts: the
         # reply deadline and the limiter's first-reply reference are the server's time, not
         # this process's first-call setup.
-        completions = self._openai().chat.completions
+        sender = self._sender()
         while True:
             async with self.limiter.slot() as outcome:
                 try:
@@ -525,14 +447,14 @@ class ModelClient:
                 self.counters.requests += 1
                 if attempt:
                     self.counters.retries += 1
-                progress = _ReplyProgress()
-                token = _REPLY.set(progress)
+                progress = ReplyProgress()
+                token = REPLY.set(progress)
                 try:
                     # The whole reply within timeout_s: httpx's own timeout is per read.
                     async with asyncio.timeout(self.settings.timeout_s):
-                        resp = await completions.create(**kwargs)
+                        resp = await sender.post(kwargs)
                 except Exception as exc:
-                    # any exception: only the SDK's status errors carry a status code
+                    # any exception: only a status error carries a status code
                     if getattr(exc, "status_code", None) is not None or progress.headers:
                         self.counters.responses += 1
                     verdict = self._classify(exc, progress)
@@ -551,7 +473,7 @@ class ModelClient:
                     self._succeeded(resp, kwargs)
                     return resp
                 finally:
-                    _REPLY.reset(token)
+                    REPLY.reset(token)
                     give_back()
             if isinstance(verdict, EndpointConfigError):
                 self.counters.error(verdict.kind)

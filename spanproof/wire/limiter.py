@@ -31,6 +31,17 @@ the noise of one reply:
   scatter by a factor of two or three keeps its whole window; a server that queues eight
   requests (eight times the latency) is backed off within two rounds.
 
+**The server's time, not the loop's.** A reply is read on the client's one event loop; when
+that loop is busy (parsing other replies, auditing verdicts, starting worker processes) a
+reply that came back in 0.2 s may be read 0.6 s later, and that wait is the client's, not a
+queue at the server: sending fewer requests would not shorten it. So every request also
+measures the CPU time the loop's thread spent while it was out (``busy``, the thread's CPU
+clock): the server's latency is taken as the elapsed time less that, since a reply waits
+for the loop only while the loop runs something else. The estimate errs towards a fast
+server (busy time while the request was still at the server is subtracted too), which can
+only keep the window open, never close it on the client's account. The spread that says
+"one request at a time" must likewise be more than the loop's time can explain.
+
 ``describe()`` is the ``model traffic:`` line's account of it and ``report()`` the same for
 ``--json``: the window over time (each change with the second it happened and why), the peak
 of requests in flight, and the back-offs by cause.
@@ -123,15 +134,19 @@ class AdaptiveLimiter:
         timeout_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        busy: Callable[[], float] = time.thread_time,
     ) -> None:
         """``timeout_s``: the client's timeout for one reply (it decides whether the window
-        opens at once); ``clock`` and ``sleep`` are injectable so tests can run simulated time."""
+        opens at once); ``clock`` and ``sleep`` are injectable so tests can run simulated time,
+        and ``busy``, the seconds the loop's thread has spent running (its CPU clock), with
+        them."""
         if maximum < 1:
             raise ValueError("concurrency must be at least 1")
         self.maximum = maximum
         self.timeout_s = timeout_s
         self._clock = clock
         self._sleep = sleep
+        self._busy = busy
         self.window = maximum  # what the limit is once open; see _admits()
         self.in_flight = 0
         self.peak_in_flight = 0
@@ -146,7 +161,9 @@ class AdaptiveLimiter:
         # Bumps whenever the window changes: a reply to a request sent under an earlier window
         # speaks of that window, so it neither fills a round nor causes a second back-off.
         self._epoch = 0
-        self._round: list[float] = []
+        self._round: list[float] = []  # the server's latency of each reply (loop time taken out)
+        self._round_raw: list[float] = []  # as the client saw them
+        self._round_busy = 0.0  # the most loop time any reply of the round waited behind
         self._round_size = maximum
         self._reference = 0.0  # round latency with nothing queued (set by the first reply)
         self._shrunk_from: tuple[float, int] | None = None  # (round median, window) before
@@ -195,11 +212,12 @@ class AdaptiveLimiter:
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
             epoch = self._epoch
         outcome: dict[str, object] = {}
-        t0 = self._clock()
+        t0, busy0 = self._clock(), self._busy()
         try:
             yield outcome
         finally:
             elapsed = self._clock() - t0
+            busy = min(elapsed, max(0.0, self._busy() - busy0))
             async with cond:
                 self.in_flight -= 1
                 retry_after = outcome.get("retry_after")
@@ -208,12 +226,15 @@ class AdaptiveLimiter:
                     str(outcome.get("kind", "ok")),
                     epoch,
                     float(retry_after) if isinstance(retry_after, int | float) else None,
+                    busy,
                 )
                 cond.notify_all()
 
     # --- decisions ---------------------------------------------------------------------
 
-    def _observe(self, elapsed: float, kind: str, epoch: int, retry_after: float | None) -> None:
+    def _observe(
+        self, elapsed: float, kind: str, epoch: int, retry_after: float | None, busy: float = 0.0
+    ) -> None:
         if retry_after is not None and retry_after > 0:
             self._paused_until = max(self._paused_until, self._clock() + retry_after)
         if kind in PRESSURE:
@@ -226,11 +247,13 @@ class AdaptiveLimiter:
         if kind != "ok":
             return  # a refused request says nothing about the server's load
         if not self._opened:
-            self._open(elapsed)
+            self._open(elapsed - busy)
             return
         if epoch != self._epoch:
             return  # sent under another window; its latency belongs to that window
-        self._round.append(elapsed)
+        self._round.append(elapsed - busy)
+        self._round_raw.append(elapsed)
+        self._round_busy = max(self._round_busy, busy)
         if len(self._round) >= self._round_size:
             self._close_round()
 
@@ -274,7 +297,7 @@ class AdaptiveLimiter:
                 return
         else:
             self._hot_rounds = 0
-            if self._slow_start and max(self._round) > SERIAL_SPREAD * min(self._round):
+            if self._slow_start and self._served_in_turn():
                 # The requests of this round went out together; on a server that computes
                 # one at a time they come back one after another (the second twice as late),
                 # and the first of them is the latency with nothing queued (the first reply
@@ -289,8 +312,16 @@ class AdaptiveLimiter:
                 return
         self._new_round()
 
+    def _served_in_turn(self) -> bool:
+        """Did the round's requests, sent together, come back one after another? The last
+        reply later than ``SERIAL_SPREAD`` times the first by more than the loop's own time."""
+        raw = self._round_raw
+        return max(raw) - self._round_busy > SERIAL_SPREAD * min(raw)
+
     def _new_round(self) -> None:
         self._round = []
+        self._round_raw = []
+        self._round_busy = 0.0
         self._round_size = self.window
 
     def _set(self, window: int, why: str) -> None:

@@ -83,3 +83,18 @@ def test_a_dead_audit_worker_is_an_error_not_a_verdict():
             asyncio.run(kill_then_ask())
     finally:
         pool.close(finished=False)
+
+
+def test_workers_run_at_a_lower_priority_than_the_loop_that_sends_the_model_calls():
+    # on two cores, workers at the loop's own priority took the CPU the loop needed to read
+    # replies (and a local model server needed to answer): the first reply of a verify run
+    # came after 2 s instead of 0.2 s
+    from spanproof.graders.audit_pool import WORKER_NICENESS
+
+    pool = AuditPool(1)
+    try:
+        assert asyncio.run(pool.findings("It rose 5%.", "It rose 5%.")) is not None
+        niceness = pool._pool.submit(os.nice, 0).result(timeout=60)
+    finally:
+        pool.close()
+    assert niceness == min(19, os.nice(0) + WORKER_NICENESS) > os.nice(0)

@@ -8,6 +8,7 @@ copy patched by hand would be."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -71,3 +72,41 @@ def test_a_dependency_edited_in_place_changes_the_judge_version_cache_key_and_me
     assert after["rules"] != before["rules"]
     assert after["cache_key"] != before["cache_key"]  # a cached verdict is not served
     assert after["memo"] != before["memo"]  # a memo of the old files is not replayed
+
+
+def test_a_same_size_edit_is_read_again_although_each_files_digest_is_kept(tmp_path):
+    # each installed file's sha256 is kept between processes by (path, size, mtime_ns)
+    # (spanproof.core.file_digests): an edit that keeps the size still moves the mtime
+    segmenter = _patched_pysbd(tmp_path / "site")
+    before = _probe(tmp_path / "site")
+    store = Path(os.environ["SPANPROOF_CACHE_DIR"]) / "file-digests-v1.json"
+    kept = json.loads(store.read_text(encoding="utf-8"))
+    assert kept[str(segmenter)][2] == hashlib.sha256(segmenter.read_bytes()).hexdigest()
+    assert _probe(tmp_path / "site") == before  # read from the kept digests: the same keys
+    text = segmenter.read_text()
+    edited = text.replace("into an list of sentences", "into a  list of sentences", 1)
+    assert edited != text
+    stat = segmenter.stat()
+    segmenter.write_text(edited)
+    os.utime(segmenter, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert segmenter.stat().st_size == stat.st_size
+    after = _probe(tmp_path / "site")
+    assert after["rules"] != before["rules"] and after["memo"] != before["memo"]
+
+
+def test_a_damaged_digest_cache_is_an_empty_one(tmp_path):
+    from spanproof.core.file_digests import FileDigests
+
+    body = tmp_path / "module.py"
+    body.write_text("x = 1\n")
+    store = tmp_path / "cache" / "digests.json"
+    fresh = FileDigests(store).digest(body)
+    assert fresh == hashlib.sha256(b"x = 1\n").hexdigest()
+    for damage in ("{not json", '["a list"]', json.dumps({str(body): [1, 2]})):
+        store.parent.mkdir(exist_ok=True)
+        store.write_text(damage)
+        assert FileDigests(store).digest(body) == fresh
+    lying = FileDigests(store)
+    lying.entries[str(body)] = [body.stat().st_size, body.stat().st_mtime_ns + 1, "0" * 64]
+    assert lying.digest(body) == fresh  # another mtime: read again, not trusted
+    assert FileDigests(store).digest(tmp_path / "gone.py") is None

@@ -32,8 +32,14 @@ class SimServer:
         *,
         workers: int = 10_000,
         reply: Callable[[int, float], Reply] | None = None,
+        loop_cost: float = 0.0,
     ) -> None:
+        """``loop_cost``: seconds the client's one event loop spends on each reply (reading it,
+        auditing it); nothing else on the loop runs meanwhile, so every other reply and timer
+        due then is handled late, and the time is counted on the loop's ``busy`` clock."""
         self.latency = latency
+        self.loop_cost = loop_cost
+        self.busy_s = 0.0
         self.reply = reply or (lambda i, now: Reply())
         self.now = 0.0
         self.count = 0
@@ -68,10 +74,17 @@ class SimServer:
             await self._at(done)
         finally:
             self.in_flight -= 1
+        # the client's work on this reply holds the loop: later events are delivered after it
+        self.now += self.loop_cost
+        self.busy_s += self.loop_cost
         return self.reply(i, self.now)
 
+    def busy(self) -> float:
+        return self.busy_s
+
     def limiter(self, maximum: int = 8, timeout_s: float | None = 180.0) -> AdaptiveLimiter:
-        return AdaptiveLimiter(maximum, timeout_s=timeout_s, clock=self.clock, sleep=self.sleep)
+        return AdaptiveLimiter(maximum, timeout_s=timeout_s, clock=self.clock, sleep=self.sleep,
+                               busy=self.busy)  # fmt: skip
 
     async def run(self, limiter: AdaptiveLimiter, requests: int) -> None:
         """``requests`` clients at once, each sending one request through ``limiter``."""

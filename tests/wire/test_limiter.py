@@ -152,3 +152,24 @@ async def test_the_report_shows_the_window_over_time():
 def test_without_changes_the_line_says_the_window_held():
     limiter = AdaptiveLimiter(8)
     assert limiter.describe().endswith("window 8 throughout")
+
+
+async def test_a_busy_event_loop_is_not_read_as_a_queueing_server():
+    # 64 in flight to a server that answers every request in 0.2 s, side by side, from a client
+    # whose loop spends 12 ms on each reply: 64 replies take the loop 0.77 s, so each reply
+    # waits for the loop about four times the server's latency. Fewer requests in flight would
+    # not make the server faster; only the loop's own time grew.
+    server = SimServer(lambda i: 0.2, loop_cost=0.012)
+    limiter = server.limiter(64, timeout_s=180)
+    await server.run(limiter, 1500)
+    assert limiter.backoff_count == 0 and limiter.history == []
+    assert server.peak_in_flight == 64
+
+
+async def test_a_one_at_a_time_server_is_still_found_behind_a_busy_loop():
+    # the same loop cost in front of a server that computes one request at a time
+    for latency, timeout in ((10.0, 180), (0.2, 180)):
+        server = SimServer(lambda i, latency=latency: latency, workers=1, loop_cost=0.012)
+        limiter = server.limiter(8, timeout_s=timeout)
+        await server.run(limiter, 60)
+        assert limiter.window <= 2, (latency, limiter.describe())
