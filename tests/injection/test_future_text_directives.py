@@ -102,3 +102,23 @@ def test_the_case_script_fails_on_a_miss_a_false_alarm_and_an_empty_file(tmp_pat
     assert script.main([str(CASES_FILE)]) == 0
     path.write_text("")
     assert script.main([str(path)]) == 2
+
+
+# Held out: data/directives_held_out.jsonl was written apart from the detector's rewrite and
+# measured once when it was merged: 16 of 22 directives found (15 before it), 0 of 22 ordinary
+# look-alikes flagged. What was found then is a floor; a look-alike is never an instruction.
+HELD_OUT = [
+    json.loads(line)
+    for line in (CASES_FILE.parent / "directives_held_out.jsonl").read_text().splitlines()
+]
+FOUND_WHEN_MEASURED = {0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 18, 21}
+
+
+@pytest.mark.parametrize("index", range(len(HELD_OUT)))
+def test_held_out_directives_found_stay_found_and_look_alikes_stay_claims(index):
+    case = HELD_OUT[index]
+    found = bool(instructions_near(case["text"], 0, len(case["text"])))
+    if not case["instruction"]:
+        assert not found, case["text"]
+    elif index in FOUND_WHEN_MEASURED:
+        assert found, case["text"]
