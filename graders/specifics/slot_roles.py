@@ -291,6 +291,15 @@ def _agentless_passive(lay: _Layout, v: Value) -> bool:
     )
 
 
+def _sentence_keys(lay: _Layout, v: Value, sentence: tuple[int, int]) -> set:
+    """The keys of the words of ``sentence`` other than the value's own."""
+    keys: set = set()
+    for t in lay.toks_within(*sentence):
+        if sentence[0] <= t.start < sentence[1] and not v.start <= t.start < v.end:
+            keys |= t.keys
+    return keys
+
+
 def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:
     """The two role fillers are said of one thing: the span sentence holds every other name
     of the claim's clause and at least half of its other words that are not verbs (one at
@@ -298,10 +307,7 @@ def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool
     (when the filler is not it) is the claim's ("his father was born in Paris" is not said
     of "Smith was born in Lyon"), unless it is the agent an agentless passive left out."""
     sentence = _around(s_lay.sentences, sv.start)
-    s_keys: set = set()
-    for t in s_lay.toks:
-        if sentence[0] <= t.start < sentence[1] and not sv.start <= t.start < sv.end:
-            s_keys |= t.keys
+    s_keys = _sentence_keys(s_lay, sv, sentence)
     clause = _around(c_lay.clauses, cv.start)
     words = [
         t for t in c_lay.toks
@@ -335,10 +341,7 @@ def same_report(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:
     claim's sentence reports (its words that are not verbs, its source's aside), and at least
     two of them ("the original search wasn't inclusive enough, the Arts Board said")."""
     sentence = _around(s_lay.sentences, sv.start)
-    s_keys: set = set()
-    for t in s_lay.toks:
-        if sentence[0] <= t.start < sentence[1] and not sv.start <= t.start < sv.end:
-            s_keys |= t.keys
+    s_keys = _sentence_keys(s_lay, sv, sentence)
     c_sentence = _around(c_lay.sentences, cv.start)
     things = [
         bool(t.keys & s_keys)
