@@ -25,14 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from bench_gate_cold_warm import install
+from bench_gate_cold_warm import alternate
 from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,18 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target-ms", type=float, default=5.0)
     args = ap.parse_args(argv)
     pairs = args.pairs.resolve()
-    tmp = Path(tempfile.mkdtemp(prefix="bench-audit-"))
-    try:
-        sites: dict[str, Path | None] = {"before": install(args.before, tmp / "before")}
-        sites["after"] = None
-        cwd = tmp / "cwd"  # not the checkout: nothing may read the repository by accident
-        cwd.mkdir()
-        runs: dict[str, list[dict]] = {"before": [], "after": []}
-        for _ in range(args.rounds):
-            for side in ("before", "after"):
-                runs[side].append(measure(sites[side], pairs, cwd))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    runs = alternate(args.before, args.rounds, "bench-audit-",
+                     lambda site, cwd: measure(site, pairs, cwd))  # fmt: skip
     before, after = summary(runs["before"]), summary(runs["after"])
     rows = [
         [k, f"{before[k]:.2f}", f"{after[k]:.2f}", f"{before[k] / after[k]:.2f}"] for k in before

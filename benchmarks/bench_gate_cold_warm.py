@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tabulate import tabulate
@@ -54,6 +55,26 @@ def install(revision: str, into: Path) -> Path:
         check=True, cwd=into,
     )  # fmt: skip
     return site
+
+
+def alternate(
+    before: str, rounds: int, prefix: str, measure: Callable[[Path | None, Path], dict]
+) -> dict[str, list[dict]]:
+    """``measure(site, cwd)`` ``rounds`` times a side, before and after in turn (so both see
+    the same load): before is ``before`` installed in a scratch directory, after this checkout
+    as installed (site None); the cwd is not the checkout, so nothing reads it by accident."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        sites: dict[str, Path | None] = {"before": install(before, tmp / "before"), "after": None}
+        cwd = tmp / "cwd"
+        cwd.mkdir()
+        runs: dict[str, list[dict]] = {"before": [], "after": []}
+        for _ in range(rounds):
+            for side in ("before", "after"):
+                runs[side].append(measure(sites[side], cwd))
+        return runs
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # fmt: skip
 
 
 def gate(site: Path | None, home: Path, cwd: Path) -> dict:

@@ -26,14 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from bench_gate_cold_warm import install
+from bench_gate_cold_warm import alternate
 from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,22 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=60, help="first N pairs (0: all)")
     ap.add_argument("--rounds", type=int, default=1, help="processes per side (default 1)")
     args = ap.parse_args(argv)
-    tmp = Path(tempfile.mkdtemp(prefix="bench-slots-"))
-    try:
-        sites: dict[str, Path | None] = {"before": install(args.before, tmp / "before")}
-        sites["after"] = None
-        cwd = tmp / "cwd"  # not the checkout: nothing may read the repository by accident
-        cwd.mkdir()
-        runs: dict[str, list[dict]] = {"before": [], "after": []}
-        for _ in range(args.rounds):
-            for side in ("before", "after"):
-                runs[side].append(
-                    measure(
-                        sites[side], args.pairs.resolve(), args.pages.resolve(), args.limit, cwd
-                    )
-                )
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    pairs, pages = args.pairs.resolve(), args.pages.resolve()
+    runs = alternate(args.before, args.rounds, "bench-slots-",
+                     lambda site, cwd: measure(site, pairs, pages, args.limit, cwd))  # fmt: skip
     if not runs["after"][0]["times"]:
         print(f"error: no pair of {args.pairs} has its page in {args.pages}", file=sys.stderr)
         return 2
