@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from spanproof.graders.audit import PairFindings, pair_findings
-from spanproof.graders.instructions import find_instructions
+from spanproof.graders.instructions import load_detector
 from spanproof.graders.specifics.slot_reader import load_tables
 from spanproof.graders.verify_pool import WorkerCrashed, _stop
 from spanproof.graders.verify_stream import CLEAR_MEMOS_EVERY
@@ -50,7 +50,7 @@ def _start_worker() -> None:
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
         os.nice(WORKER_NICENESS)
     load_tables()
-    find_instructions("")  # the detector's lexicons, before the first pair
+    load_detector()  # before the first pair, not inside it
 
 
 def _pair_findings(claim: str, span_text: str) -> PairFindings:

@@ -850,6 +850,14 @@ def _split_identifiers(text: str) -> str:
     return _CAMEL.sub(lambda m: _CAMEL_HUMP.sub(" ", m.group(0)), text)
 
 
+def load_detector() -> None:
+    """Read the detector's word files and confusable-letter table now (each is cached), so a
+    process that will read many texts does not pay for them inside its first one. Reading an
+    empty text loads neither: it returns before them."""
+    lexicons()
+    skeleton("\u0430")  # a Cyrillic letter: reads the confusables table once
+
+
 def find_instructions(text: str) -> list[Finding]:
     """Every place where the text prescribes to a machine, by rule name.
 

@@ -72,10 +72,9 @@ def warm(judge_spec: str, replayable: bool, *, runs: bool = False, sdk: bool = F
     if replayable:
         memo.warm()
     if runs:
-        from spanproof.graders.instructions import lexicons, skeleton
+        from spanproof.graders.instructions import load_detector
 
-        lexicons()
-        skeleton("\u0430")  # a Cyrillic letter: reads the confusables table once
+        load_detector()
     if sdk:
         import openai  # noqa: F401
 
