@@ -20,7 +20,20 @@ from spanproof.graders.instructions import instructions_near
 
 
 def read_cases(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    """The cases, or SystemExit(2) naming the line that is not a case."""
+    cases = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+            case["text"], case["instruction"]  # noqa: B018  (both are required)
+        except (ValueError, KeyError, TypeError) as exc:
+            print(f"{path}:{n}: not a case ({type(exc).__name__}: {exc}); each line is "
+                  '{"text": ..., "instruction": true|false, "form": ...}', file=sys.stderr)  # fmt: skip
+            raise SystemExit(2) from exc
+        cases.append(case)
+    return cases
 
 
 def main(argv: list[str] | None = None) -> int:

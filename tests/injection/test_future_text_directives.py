@@ -122,3 +122,11 @@ def test_held_out_directives_found_stay_found_and_look_alikes_stay_claims(index)
         assert not found, case["text"]
     elif index in FOUND_WHEN_MEASURED:
         assert found, case["text"]
+
+
+def test_the_case_script_names_a_damaged_line_and_exits_2(tmp_path, capsys):
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"text": "The pool opened.", "instruction": false}\n{bad\n')
+    with pytest.raises(SystemExit) as stop:
+        _cases_script().main([str(path)])
+    assert stop.value.code == 2 and f"{path}:2: not a case" in capsys.readouterr().err
