@@ -51,6 +51,7 @@ from spanproof.wire.batch_results import (
     read_line,
 )
 from spanproof.wire.client import WireCounters, server_message
+from spanproof.wire.spend import reserve_all
 
 if TYPE_CHECKING:  # the SDK loads when a job runs, not when this module is imported
     from openai import AsyncOpenAI
@@ -234,6 +235,7 @@ class BatchJob:
 
     async def run(self) -> BatchOutcome:
         client = self._client()
+        give_back: Callable[[], object] | None = None  # the job's hold under --max-cost
         try:
             record = self._read_record()
             batch: Batch | None = None
@@ -251,10 +253,16 @@ class BatchJob:
                         "requests, submitted by an earlier command for other pairs) is still "
                         "recorded as running; run that command again to collect it"
                     )
+                # a --max-cost in force holds the whole job's worst case before it is paid for;
+                # refused, nothing is sent (a resumed batch is already paid: it is collected)
+                give_back = reserve_all(self.model, [r.body for r in self.requests],
+                                        self.settings.max_reply_bytes)  # fmt: skip
                 batch = await self._submit(client, record)
             batch = await self._poll(client, batch, resumed)
-            return await self._collect(client, batch, resumed)
+            return await self._collect(client, batch, resumed)  # counts its tokens
         finally:
+            if give_back is not None:
+                give_back()
             await client.close()
 
     async def _retrieve_recorded(self, client: AsyncOpenAI, batch_id: str) -> Batch | None:

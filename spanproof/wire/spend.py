@@ -12,7 +12,8 @@ each request, before it is sent, holds its worst-case price against the cap (``w
 at least one byte of the request a prompt token, and the reply's ``max_tokens``), and gives it
 back once its reply is counted. A request whose worst case does not fit beside what is spent
 and what the requests in flight hold is refused with ``SpendCapReached``, and so is every call
-after it: the spend never exceeds the cap.
+after it: the spend never exceeds the cap. A Batch API job's requests bypass
+``ModelClient.chat``; the job holds all of them at once before it submits (``reserve_all``).
 """
 
 from __future__ import annotations
@@ -100,11 +101,19 @@ def reserve(model: str, request: dict[str, Any], reply_bytes: int) -> Callable[[
     flight (module doc); ``SpendCapReached`` when it does not fit. Returns what gives the hold
     back: call it once the reply's tokens are counted (or the request failed). Without a cap
     nothing is computed."""
+    return reserve_all(model, [request], reply_bytes)
+
+
+def reserve_all(
+    model: str, requests: list[dict[str, Any]], reply_bytes: int
+) -> Callable[[], object]:
+    """``reserve`` for requests sent together, as one Batch API job: the job is paid for as a
+    whole once submitted, so it is held (and refused) as a whole, before anything is sent."""
     if not _CAP:
         return lambda: None
     cap = _CAP[-1]
     refuse_if_spent()
-    worst = cap.price(model, *worst_tokens(request, reply_bytes))
+    worst = sum(cap.price(model, *worst_tokens(r, reply_bytes)) for r in requests)
     spent, held = cap.spent(), sum(cap.held.values())
     if spent + held + worst > cap.limit_usd:
         cap.refused = (

@@ -267,3 +267,26 @@ def test_repeats_are_batched_as_their_own_requests(tmp_path):
     assert server.batches_created == 1 and server.count == 0
     assert next(iter(server.batches.values()))["request_counts"]["total"] == 6
     assert json.loads(result.stdout)["model_calls"] == 6
+
+
+def test_max_cost_holds_a_batch_job_before_it_is_submitted(tmp_path):
+    # The six calibration requests' worst case (each request's bytes as prompt tokens plus
+    # its max_tokens, at the default research price) is about a cent: a cap of a tenth of a
+    # cent refuses the job before anything reaches the server; a cap of a dollar lets it run
+    # and then counts its tokens like any call.
+    cal = calibration_set(tmp_path / "cal.jsonl")
+    config = ("judge_batch = true\n", "batch_poll_s = 0.05\n")
+    (tmp_path / "tight").mkdir()
+    (tmp_path / "ample").mkdir()
+    with BatchServer() as server:
+        result, data = gate(tmp_path / "tight", server.base_url, cal, *config,
+                            "max_cost_usd = 0.001\n")  # fmt: skip
+        assert (server.uploads, server.batches_created, server.count) == (0, 0, 0)
+        assert result.exit_code == 2, result.output
+        row = data["checks"][0]
+        assert row["status"] == "ERROR" and "--max-cost 0.001 was reached" in row["detail"]
+        assert not records(tmp_path / "tight" / "home")  # nothing to resume: nothing was sent
+        result, data = gate(tmp_path / "ample", server.base_url, cal, *config,
+                            "max_cost_usd = 1\n")  # fmt: skip
+        assert (server.uploads, server.batches_created) == (1, 1)
+    assert result.exit_code == 0, result.output
