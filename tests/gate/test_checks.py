@@ -207,6 +207,10 @@ def test_unsupported_published_claim_fails_groundedness(real_run):
     assert (
         _row(rows, "published").status == "fail"
     )  # nothing published: nothing to measure is a fail
+    held = rec.model_copy(deep=True)
+    held.answer.claims[0].status = "held"
+    detail = _row(groundedness.rows(AgentRuns([_view(held, env)]), ENFORCED), "drop_rate").detail
+    assert "1 held for a person" in detail, detail
 
 
 def test_coverage_reports_and_gates_when_configured(real_run):

@@ -332,7 +332,7 @@ def shown_against_its_verdict(claim: ClaimView) -> bool:
 
 
 def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
-    drafted = supported = partial = dropped = published = published_ok = errors = flagged = 0
+    drafted = supported = partial = dropped = held = published = published_ok = errors = flagged = 0
     for v in views:
         for c in v.claims:
             drafted += 1
@@ -341,6 +341,7 @@ def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
             partial += int(c.verdict == "PARTIAL")
             errors += int(c.error is not None)
             dropped += int(c.status == "dropped")
+            held += int(c.status == "held")
             if c.status in PUBLISHED_STATUSES:
                 published += 1
                 published_ok += int(ok)
@@ -350,6 +351,7 @@ def groundedness_stats(views: Iterable[RunView]) -> dict[str, Any]:
         "supported": supported,
         "partial": partial,
         "dropped": dropped,
+        "held": held,
         "published": published,
         "published_supported": published_ok,
         "flagged": flagged,
@@ -397,7 +399,9 @@ def groundedness(data: AgentRuns) -> dict[str, Measurement]:
         "pre_prune_supported": Measurement(s["pre_prune"],
             f"{s['supported']}/{s['drafted']} drafted claims SUPPORTED; {base}"),
         "partial_rate": Measurement(s["partial_rate"], f"{s['partial']}/{s['drafted']} drafted claims PARTIAL"),
-        "drop_rate": Measurement(s["drop_rate"], f"{s['dropped']}/{s['drafted']} drafted claims dropped"),
+        "drop_rate": Measurement(s["drop_rate"], f"{s['dropped']}/{s['drafted']} drafted claims dropped"
+            + (f"; {s['held']} held for a person (their sources disagree), neither shown nor dropped"
+               if s["held"] else "")),
     }  # fmt: skip
 
 
