@@ -1,7 +1,9 @@
 """A reviewer's decision on one claim, checked before it is stored.
 
 - approve: the claim as the run published it. A dropped claim cannot be approved:
-  the verifier refused it, and a person's click does not overrule the verifier.
+  the verifier refused it, and a person's click does not overrule the verifier. A held
+  claim (its sources state two values for one of its slots) waits for exactly this person:
+  approving it says the reviewer read both values and the claim's is right.
 - edit: the new text is verified against the same span, with the run's own judges,
   exactly as the run verified it (span fidelity against the snapshot, instructions in
   the span's paragraph, then the judges and the code audit). Only a SUPPORTED verdict

@@ -159,6 +159,15 @@ def test_a_dropped_claim_cannot_be_approved_or_cut(tmp_path):
         _decide(data, record, "approve", reviewer=" ")
 
 
+def test_a_held_claim_waits_for_a_person_who_may_approve_or_cut_it(tmp_path):
+    # held: its sources state two values for one slot; the reviewer reads both and decides
+    data, record = _hostile(tmp_path)
+    record.answer.claims[0].status = "held"
+    assert _decide(data, record, "approve").decision == "approve"
+    cut = _decide(data, record, "cut", cut_reason="NOT_SUPPORTED", note="the erratum is right")
+    assert cut.decision == "cut" and cut.label == "NOT_SUPPORTED"
+
+
 def test_an_edit_on_a_span_that_no_longer_matches_its_snapshot_is_refused(tmp_path):
     data, record = _hostile(tmp_path)
     span = record.spans[0]
