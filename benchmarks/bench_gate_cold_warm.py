@@ -218,8 +218,9 @@ def report(runs: dict[tuple[str, str], dict], before: str) -> None:
                                   "exit"]))  # fmt: skip
     print(
         "(CPU s: the command and its children; gate / workers: the gate's own process and the "
-        "worker processes it started; other work on the machine (the load average) slows the "
-        "wall time, much less the CPU time)"
+        "worker processes it started, read in its exit hooks (the interpreter's teardown after "
+        "them is in CPU s only); other work on the machine (the load average) slows the wall "
+        "time, much less the CPU time)"
     )
     phases = sorted({p for r in runs.values() for p in r["phases"]},
                     key=lambda p: -runs[("before", "cold")]["phases"].get(p, 0.0))  # fmt: skip
