@@ -10,7 +10,11 @@ the judge's verdict (the quote check and the lowering, microseconds). The verdic
 same: the same function computes the same findings, in another process
 (tests/graders/test_audit_pool.py holds them equal on real pairs).
 
-Workers load the audit's tables once when they start (``slot_reader.load_tables``), empty
+Workers are forked from a fork server that imported the audit and loaded its tables once
+(``graders.audit_preload``), so starting a worker costs a fork, not an interpreter that
+imports and loads the tables again; where there is no fork server (not POSIX) they are
+spawned. Each worker still makes sure of its tables when it starts (``slot_reader.load_tables``,
+free once loaded), empties
 their per-text memos every ``CLEAR_MEMOS_EVERY`` pairs as verify's judging workers do, and
 ignore Ctrl-C and SIGTERM: the parent stops them. A worker that dies is a ``WorkerCrashed``
 error, never a verdict without its audit.
@@ -23,8 +27,9 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from spanproof.graders.audit import PairFindings, pair_findings
@@ -44,13 +49,52 @@ _since_clear = 0
 WORKER_NICENESS = 5
 
 
+# Imported by the fork server before it forks the first worker: see that module.
+PRELOAD = "spanproof.graders.audit_preload"
+
+
+def load_everything() -> None:
+    """What every pair's audit reads, loaded before the first pair rather than inside it."""
+    load_tables()
+    load_detector()
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """Fork server where there is one, else spawn; never a plain fork of this process, which
+    holds database connections, an event loop and threads."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    # Takes effect when the fork server starts; one already running keeps what it loaded,
+    # and the workers then load the tables themselves in _start_worker.
+    ctx.set_forkserver_preload([PRELOAD])
+    return ctx
+
+
 def _start_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
         os.nice(WORKER_NICENESS)
-    load_tables()
-    load_detector()  # before the first pair, not inside it
+    load_everything()  # loaded in the fork server already: then nothing to do
+
+
+def _started() -> None:
+    """A task that only makes the pool start a worker (its initializer does the work)."""
+
+
+def _end_fork_server() -> None:
+    """End the fork server once its workers are gone. Left running, it would outlive the
+    pool until this process exits, and neither its CPU nor its workers' would be counted in
+    this process's children's (what ``time`` and ``getrusage`` report): ended and waited
+    for here, they are. A later pool starts a new one. The fork server is CPython's private
+    part: read with getattr, and left alone where it is absent."""
+    from multiprocessing import forkserver
+
+    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
+    if callable(stop):
+        with contextlib.suppress(OSError, ChildProcessError):
+            stop()
 
 
 def _pair_findings(claim: str, span_text: str) -> PairFindings:
@@ -67,16 +111,36 @@ class AuditPool:
     """``workers`` processes computing ``pair_findings``; ``await findings(claim, span)``."""
 
     def __init__(self, workers: int) -> None:
-        # spawn, not fork: the parent holds database connections and an event loop
+        self._context = worker_context()
         self._pool = ProcessPoolExecutor(
             max_workers=max(1, workers),
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=self._context,
             initializer=_start_worker,
         )
         self.done = 0
+        # The workers are started now, from a thread of their own: starting one waits for
+        # the fork server to load the tables (a second), which on the event loop would hold
+        # every model call back. The calls go out meanwhile; only the audits wait (findings).
+        self._ready: Future[None] = Future()
+        threading.Thread(
+            target=self._start, args=(max(1, workers),), name="audit-workers", daemon=True
+        ).start()
+
+    def _start(self, workers: int) -> None:
+        try:
+            # one task each: a pool starts a worker per task while none is idle
+            for _ in range(workers):
+                self._pool.submit(_started)
+        except BaseException as exc:  # given to every findings() call: none goes unaudited
+            self._ready.set_exception(exc)
+        else:
+            self._ready.set_result(None)
 
     async def findings(self, claim: str, span_text: str) -> PairFindings:
         try:
+            if not self._ready.done():
+                await asyncio.shield(asyncio.wrap_future(self._ready))
+            self._ready.result()  # raises what stopped the workers from starting
             found = await asyncio.wrap_future(self._pool.submit(_pair_findings, claim, span_text))
         except BrokenProcessPool as exc:
             raise WorkerCrashed(
@@ -92,3 +156,5 @@ class AuditPool:
             self._pool.shutdown(wait=True)
         else:
             _stop(self._pool, deque())
+        if self._context.get_start_method() == "forkserver":
+            _end_fork_server()

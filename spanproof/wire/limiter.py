@@ -205,7 +205,13 @@ class AdaptiveLimiter:
                     continue
                 if self._admits():
                     break
-                await cond.wait()
+                try:
+                    await cond.wait()
+                except asyncio.CancelledError:
+                    # A wake-up given to this waiter would leave with it (the condition does
+                    # not pass it on): hand it to the next waiter, which checks for itself.
+                    cond.notify(1)
+                    raise
             if self._t0 is None:
                 self._t0 = self._clock()
             self.in_flight += 1
@@ -228,7 +234,12 @@ class AdaptiveLimiter:
                     float(retry_after) if isinstance(retry_after, int | float) else None,
                     busy,
                 )
-                cond.notify_all()
+                # Wake as many waiters as may start now (each checks again), not all of them:
+                # while the window opens dozens wait, and waking all for one free slot had
+                # each take the lock and wait again, on the loop every reply is read on.
+                free = (self.window if self._opened else 1) - self.in_flight
+                if free > 0:
+                    cond.notify(free)
 
     # --- decisions ---------------------------------------------------------------------
 

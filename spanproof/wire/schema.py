@@ -62,6 +62,14 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return copy.deepcopy(_strict_schema(model))
 
 
+def shared_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The same schema as ``strict_schema``, without the copy: one object shared by every
+    caller, for a request body that is encoded and never changed. A copy per request was a
+    deep copy of the whole schema per model call (a tenth of a millisecond each, on the event
+    loop that drives every call in flight)."""
+    return _strict_schema(model)
+
+
 @lru_cache(maxsize=64)
 def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()

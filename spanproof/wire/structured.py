@@ -41,7 +41,7 @@ from spanproof.wire.chat import (
     turn_from_response,
 )
 from spanproof.wire.client import EndpointRefused, ModelClient, WireError
-from spanproof.wire.schema import json_from_reply, max_tokens_for, strict_schema
+from spanproof.wire.schema import json_from_reply, max_tokens_for, shared_schema
 
 Output = TypeVar("Output", bound=BaseModel)
 
@@ -122,7 +122,7 @@ async def _ask_client(
 ) -> tuple[ModelTurn, dict[str, Any]]:
     """One request; the turn, and the extra parameters to send from now on."""
     wire = [to_wire(m) for m in messages]
-    schema = strict_schema(output)
+    schema = shared_schema(output)  # encoded into the body, never changed
     try:
         resp = await client.structured(
             wire, schema=schema, name=name, max_tokens=max_tokens, **extra

@@ -98,3 +98,69 @@ def test_workers_run_at_a_lower_priority_than_the_loop_that_sends_the_model_call
     finally:
         pool.close()
     assert niceness == min(19, os.nice(0) + WORKER_NICENESS) > os.nice(0)
+
+
+def _audit_loaded_before_the_worker_started() -> bool:
+    """In a worker: whether the process it was forked from had already imported the audit's
+    preload (a spawned worker imports it, if ever, only in its own initializer)."""
+    import sys
+
+    return "spanproof.graders.audit_preload" in sys.modules
+
+
+def test_workers_are_forked_from_a_server_that_loaded_the_audit_once():
+    # each spawned worker imported the audit and loaded its tables again (about a second of
+    # CPU each); forked from the fork server, they start with them
+    pool = AuditPool(2)
+    try:
+        assert asyncio.run(pool.findings("It rose 5%.", "It rose 5%.")) is not None
+        assert pool._pool.submit(_audit_loaded_before_the_worker_started).result(timeout=60)
+    finally:
+        pool.close()
+    # the fork server ended with the pool: nothing outlives the command, and its CPU counts
+    from multiprocessing import forkserver
+
+    assert forkserver._forkserver._forkserver_pid is None
+
+
+def test_workers_that_cannot_be_started_are_an_error_for_every_pair(monkeypatch):
+    # the workers start from a thread of their own; what stops them must still reach every
+    # findings() call, never leave a pair waiting or give it a verdict without its audit
+    from spanproof.graders import audit_pool
+
+    class NoWorkers(audit_pool.ProcessPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            raise OSError("no process can be started (planted)")
+
+    monkeypatch.setattr(audit_pool, "ProcessPoolExecutor", NoWorkers)
+    pool = AuditPool(2)
+
+    async def two_pairs():
+        return await asyncio.gather(
+            pool.findings("It rose 5%.", "It rose 5%."),
+            pool.findings("It fell.", "It fell."),
+            return_exceptions=True,
+        )
+
+    try:
+        found = asyncio.run(two_pairs())
+    finally:
+        pool.close(finished=False)
+    assert [type(f) for f in found] == [OSError, OSError]
+    assert all("planted" in str(f) for f in found)
+
+
+def test_a_preload_that_fails_leaves_the_loading_to_each_worker(monkeypatch):
+    # the fork server would die of an error raised while it preloads: the preload swallows it
+    # and each worker's own start-up loads the tables (and fails the run if it cannot)
+    import importlib
+
+    from spanproof.graders import audit_pool, audit_preload
+
+    def broken() -> None:
+        raise FileNotFoundError("a table is missing (planted)")
+
+    monkeypatch.setattr(audit_pool, "load_everything", broken)
+    importlib.reload(audit_preload)  # does not raise
+    monkeypatch.undo()
+    importlib.reload(audit_preload)

@@ -173,3 +173,74 @@ async def test_a_one_at_a_time_server_is_still_found_behind_a_busy_loop():
         limiter = server.limiter(8, timeout_s=timeout)
         await server.run(limiter, 60)
         assert limiter.window <= 2, (latency, limiter.describe())
+
+
+async def _through(limiter: AdaptiveLimiter, n: int) -> int:
+    """``n`` requests, all waiting at once, through ``limiter`` (each held for one loop turn);
+    how many times a waiter was woken."""
+    import asyncio
+
+    woken = 0
+    cond = limiter._condition()
+    wait = cond.wait
+
+    async def counted_wait() -> bool:
+        nonlocal woken
+        result = await wait()
+        woken += 1
+        return result
+
+    cond.wait = counted_wait  # type: ignore[method-assign]
+
+    async def one() -> None:
+        async with limiter.slot() as outcome:
+            await asyncio.sleep(0)
+            outcome["kind"] = "ok"
+
+    await asyncio.gather(*(one() for _ in range(n)))
+    return woken
+
+
+async def test_a_free_slot_wakes_one_waiter_not_every_waiter():
+    # every reply woke every waiting request, which took the lock only to wait again: with 60
+    # waiting behind a window of 4, thousands of wake-ups on the loop that reads the replies
+    limiter = AdaptiveLimiter(4)
+    woken = await _through(limiter, 64)
+    assert limiter.peak_in_flight == 4  # the window still holds
+    # a few wake-ups per request that waited (a slot freed before the last woken request ran
+    # wakes another, which checks and waits again), not one per waiter per reply (528 here)
+    assert woken < 3 * 64
+
+
+async def test_a_woken_request_that_is_cancelled_passes_its_turn_on():
+    # a wake-up taken by a request cancelled before it ran must not strand the others
+    import asyncio
+
+    limiter = AdaptiveLimiter(1)
+    first_in = asyncio.Event()
+    release = asyncio.Event()
+    done: list[str] = []
+    waiting: list[asyncio.Task] = []
+
+    async def holder() -> None:
+        async with limiter.slot() as outcome:
+            first_in.set()
+            await release.wait()
+            outcome["kind"] = "ok"
+        # leaving the slot woke the first waiter (the one free slot): cancel it before it runs
+        waiting[0].cancel()
+
+    async def waiter(name: str) -> None:
+        async with limiter.slot() as outcome:
+            outcome["kind"] = "ok"
+            done.append(name)
+
+    held = asyncio.create_task(holder())
+    await first_in.wait()
+    waiting += [asyncio.create_task(waiter("b")), asyncio.create_task(waiter("c"))]
+    for _ in range(3):
+        await asyncio.sleep(0)  # both wait now
+    release.set()
+    await held
+    await asyncio.wait_for(waiting[1], timeout=5)  # c still gets the slot
+    assert done == ["c"] and waiting[0].cancelled()

@@ -126,3 +126,21 @@ async def test_the_scripted_model_stands_in_for_an_endpoint():
     reasked = model.calls[1]["messages"]
     assert reasked[2].role == "assistant" and reasked[2].content == "not json"
     assert "JSONDecodeError" in reasked[3].content
+
+
+async def test_every_request_sends_the_strict_schema_and_none_changes_the_shared_one():
+    """The schema is no longer copied per request: the bodies must still carry exactly the
+    strict schema, and sending them must leave the shared schema as it was."""
+    from spanproof.wire.schema import shared_schema, strict_schema
+
+    before = json.dumps(shared_schema(Rating), sort_keys=True)
+    reply = '{"score": 4, "reason": "mostly"}'
+    with ChatServer(replies(reply, reply, reply)) as server:
+        client = client_for_server(server)
+        for _ in range(3):
+            await structured(client, MESSAGES, Rating, reasks=0)
+    sent = [body["response_format"]["json_schema"]["schema"] for body in server.bodies]
+    assert sent == [strict_schema(Rating)] * 3
+    assert json.dumps(shared_schema(Rating), sort_keys=True) == before
+    assert shared_schema(Rating) is shared_schema(Rating)  # one object: no copy per call
+    assert strict_schema(Rating) is not strict_schema(Rating)  # the public one still copies
