@@ -650,7 +650,7 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
     for cv in (v for v in c_lay.values if v.kind == "name") if s_names else ():
         rival = _rival(c_lay, cv, s_lay, s_names, names_differ)
         # a rival first, then the name anywhere (the dearer look, and most names have none)
-        if rival is not None and not _name_stated(cv, s_lay):
+        if rival is not None and not _stated_in_its_role(c_lay, cv, s_lay):
             out.append(_role_proof(c_lay, cv, s_lay, rival))
     c_kin = [_word_value(c_lay, t) for t in kin_words(c_lay)]
     s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)] if c_kin else []
@@ -661,6 +661,25 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
         if rival is not None:
             out.append(_role_proof(c_lay, cv, s_lay, rival))
     return out
+
+
+def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
+    """The span names the claim's name where it may fill the claim's role: a swap ("At the
+    premiere Lena Vogt conducted the orchestra, with Felix Ahrens as soloist" against
+    "conducted by Felix Ahrens") names the claim's name only in another role, which states
+    nothing about who filled the claim's. A mention whose role is unread, or a mention
+    other than as a name of the span's, counts as stated."""
+    if not _name_stated(cv, s_lay):
+        return False
+    mentions = [v for v in s_lay.values if v.kind == "name" and _name_agrees(cv, v) is True]
+    if not mentions:
+        return True  # named by a word outside the span's names: where it stands is unread
+    c_roles = roles(c_lay, cv.start, cv.end)
+    for v in mentions:
+        s_roles = roles(s_lay, v.start, v.end)
+        if not s_roles or aligned(c_roles, s_roles):
+            return True
+    return False
 
 
 def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], differ):

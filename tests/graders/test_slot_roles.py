@@ -96,6 +96,19 @@ def test_a_name_the_span_states_anywhere_by_an_alias_is_never_proven():
     assert _proof(claim, "Karl Berg founded the gallery in 1964.") is not None
 
 
+def test_a_claim_s_name_named_only_in_another_role_does_not_hide_the_swap():
+    claim = "The quartet was directed by Ines Moreau at the festival."
+    # the claim's name in another role of the span: the role it claims holds another name
+    swap = "At the festival Paul Grieve directed the quartet, with Ines Moreau on viola."
+    assert _proof(claim, swap) == ("Ines Moreau", "Paul Grieve", "role")
+    # the claim's name in its own role beside the other name, or where its role is unread
+    for span in (
+        "At the festival Paul Grieve and Ines Moreau directed the quartet.",
+        "At the festival Paul Grieve directed the quartet; Ines Moreau's name was on the bill.",
+    ):
+        assert _proof(claim, span) is None, span
+
+
 def test_a_lone_given_name_may_be_the_claim_s_person():
     claim = "The rivalry with LaRusso resumes in the second season."
     assert _proof(claim, "The rivalry with Daniel resumes in the second season.") is None
