@@ -78,6 +78,37 @@ def keys(word: str) -> frozenset[str | int]:
     return frozenset((stem(low)[:5], *_concepts(low)))
 
 
+# the adverbial particles the table joins to a verb (scripts/build_wordnet_concepts.py)
+PARTICLES = frozenset(["up", "down", "out", "off", "over", "away", "back"])
+
+
+@lru_cache(maxsize=16384)
+def phrase_keys(verb: str, particle: str) -> frozenset[str | int]:
+    """The keys of a verb and its particle read as the one verb WordNet lists ("set up":
+    found; "turned down": reject; "took over"), with the phrase itself as a key, which marks
+    the word a verb; empty when WordNet lists no such phrase."""
+    low, part = verb.lower(), particle.lower()
+    if part not in PARTICLES:
+        return frozenset()
+    table = _table()
+    # the verb as written ("took_over" is listed whole), then its regular bases
+    bases = [low] + [low[: -len(e)] + r for e, r in _ENDINGS if low.endswith(e)]
+    for e in ("ed", "ing"):  # a doubled consonant ("setting" -> "set")
+        stem_ = low[: -len(e)]
+        if low.endswith(e) and len(stem_) >= 3 and stem_[-1] == stem_[-2]:
+            bases.append(stem_[:-1])
+    for base in bases:
+        phrase = f"{base}_{part}"
+        if phrase in table:
+            return frozenset((phrase, *table[phrase][0]))
+    return frozenset()
+
+
+def phrase_verb(keys: frozenset) -> bool:
+    """Whether a word's keys hold a verb phrase's (``phrase_keys``): the word is its verb."""
+    return any(isinstance(k, str) and "_" in k for k in keys)
+
+
 def same(a: str, b: str) -> bool:
     """Whether two words say the same thing (module docstring)."""
     return bool(keys(a) & keys(b))

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
+from spanproof.graders.specifics.concepts import PARTICLES, noun_form, phrase_keys, verb_form
 from spanproof.graders.specifics.concepts import keys as word_keys
-from spanproof.graders.specifics.concepts import noun_form, verb_form
 from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
 from spanproof.graders.specifics.readings import Reading, read, unit_end
 from spanproof.graders.specifics.slots import NUMBER_HEDGES, Value, values_of
@@ -138,6 +138,40 @@ def _keys(word: str) -> frozenset:
     return word_keys(word)
 
 
+_PARTICLE_REACH = 3  # words of an object a particle may follow ("turned the bid down")
+
+
+def _join_particles(text: str, toks: list[_Tok]) -> None:
+    """A verb and its particle say one thing ("set up" a charity: found it; "turned down" an
+    offer: rejected it): the verb's word takes the keys of the verb phrase WordNet lists, so
+    it aligns through the same synonyms as a one-word verb. The particle stands right after
+    the verb, or after a short object when nothing but a preposition or the clause's end
+    follows it ("turned the application down at its meeting")."""
+    for i, t in enumerate(toks):
+        if not t.keys or t.run >= 0:
+            continue
+        for k in range(i + 1, min(i + 2 + _PARTICLE_REACH, len(toks))):
+            if _GAP_BREAK.search(text, toks[k - 1].end, toks[k].start):
+                break
+            particle = toks[k].word.lower()
+            if particle in PARTICLES:
+                after = toks[k + 1] if k + 1 < len(toks) else None
+                if k == i + 1 or (
+                    after is None
+                    or _GAP_BREAK.search(text, toks[k].end, after.start)
+                    or after.word.lower() in _PREPS
+                ):
+                    extra = phrase_keys(t.word, particle)
+                    if extra:
+                        toks[i] = t._replace(keys=t.keys | extra)
+                break
+            if toks[k].run >= 0 or toks[k].word.lower() in _PREPS:
+                break
+
+
+_GAP_BREAK = re.compile(r"[^\s]")  # anything but spaces between two words: a break
+
+
 def _cuts(text: str, spans, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     out = []
     for a, b in spans:
@@ -190,6 +224,7 @@ def _layout(text: str) -> _Layout:
         else:
             last_cap = None
         toks.append(_Tok(start, m.end(), word, keys, run if cap else -1))
+    _join_particles(text, toks)
     sentences = sentence_spans(text) or [(0, len(text))]
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)
     phrases = _cuts(text, clauses, _PHRASE_BREAK)

@@ -71,7 +71,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from spanproof.graders.specifics import lexicon, slot_life
-from spanproof.graders.specifics.concepts import verb_form
+from spanproof.graders.specifics.concepts import keys as word_keys
+from spanproof.graders.specifics.concepts import phrase_verb, verb_form
 from spanproof.graders.specifics.names import entity_present, spelled_variant, token_set
 from spanproof.graders.specifics.readings import in_year, unit_end, year_of
 
@@ -258,7 +259,7 @@ def _verb(lay: _Layout, t: _Tok) -> bool:
     a determiner ("the trail runs for 500 metres", not "the runs")."""
     prior = _WORD.findall(lay.text, max(0, t.start - 12), t.start)
     after_noun = bool(prior) and prior[-1].lower() not in _DETERMINERS
-    return verb_form(t.word, after_noun=after_noun)
+    return verb_form(t.word, after_noun=after_noun) or phrase_verb(t.keys)
 
 
 def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anchor: str) -> bool:
@@ -726,13 +727,31 @@ def _content(toks) -> list[_Tok]:
     return [t for t in toks if t.keys]
 
 
+_OPPOSITE_WORDS = frozenset().union(*(a | b for a, b in _OPPOSITES))
+
+
+@lru_cache(maxsize=4096)
+def _concepts_of(word: str) -> frozenset:
+    return frozenset(k for k in word_keys(word) if isinstance(k, int))
+
+
+def _said(t: _Tok) -> frozenset[str]:
+    """The words of the opposite pairs a word says: itself, and for a verb with its particle
+    ("turned down") the pair's words WordNet lists as the same verb ("rejected")."""
+    own = frozenset({t.word.lower()})
+    if not phrase_verb(t.keys):
+        return own
+    mine = frozenset(k for k in t.keys if isinstance(k, int))
+    return own | {w for w in _OPPOSITE_WORDS if mine & _concepts_of(w)}
+
+
 def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
     """A claim clause the span sentence states with the opposite predicate (module doc)."""
     c_lay, s_lay = _layout(claim), _layout(span)
     if _NEGATION.search(claim):
         return []  # "did not lose" says what "won" says: a negation is the polarity check's
-    claim_words = {t.word.lower() for t in _content(c_lay.toks)}
-    span_words = {t.word.lower() for t in _content(s_lay.toks)}
+    claim_words = frozenset().union(*(_said(t) for t in _content(c_lay.toks)))
+    span_words = frozenset().union(*(_said(t) for t in _content(s_lay.toks)))
     # the opposite pairs that can fire at all: the claim says one side somewhere, the span
     # the other, and the span never the claim's (most pairs have none, and are not looped on)
     pairs = [
@@ -749,11 +768,11 @@ def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
                 continue
             s_toks = _content(t for t in s_lay.toks if sa <= t.start < sb)
             for said_side, other_side in pairs:
-                said = [t for t in c_toks if t.word.lower() in said_side]
-                answer = [t for t in s_toks if t.word.lower() in other_side]
+                said = [t for t in c_toks if _said(t) & said_side]
+                answer = [t for t in s_toks if _said(t) & other_side]
                 if not said or not answer:
                     continue
-                if {t.word.lower() for t in c_toks} & other_side:
+                if frozenset().union(*(_said(t) for t in c_toks)) & other_side:
                     continue  # the claim states both ("left Reading to join Millwall")
                 rest = [t for t in c_toks if t not in said]
                 s_keys = frozenset().union(*(t.keys for t in s_toks))

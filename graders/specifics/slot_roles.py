@@ -17,7 +17,7 @@ import re
 from typing import NamedTuple
 
 from spanproof.graders.specifics import lexicon
-from spanproof.graders.specifics.concepts import verb_form
+from spanproof.graders.specifics.concepts import phrase_verb, verb_form
 from spanproof.graders.specifics.places import given_names
 from spanproof.graders.specifics.slot_agreement import _name_agrees
 from spanproof.graders.specifics.slot_frames import _PREPS, _around, _Layout, _Tok
@@ -130,7 +130,7 @@ def _is_verb(lay: _Layout, t: _Tok, after_name: bool = False) -> bool:
         return True
     prior = re.findall(r"[A-Za-z']+", lay.text[max(0, t.start - 12) : t.start])
     after_noun = after_name or (bool(prior) and prior[-1].lower() not in _DETERMINERS)
-    return bool(t.keys) and verb_form(t.word, after_noun=after_noun)
+    return bool(t.keys) and (verb_form(t.word, after_noun=after_noun) or phrase_verb(t.keys))
 
 
 def _named(lay: _Layout, t: _Tok) -> bool:
