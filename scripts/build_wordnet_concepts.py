@@ -11,7 +11,8 @@ such senses. Irregular forms ("won", "fell", "held") carry their base form's con
 Each output line is ``word<TAB>id id ...<TAB>pos``: a word (lower case, one token, or a verb
 and its particle joined by ``_``: "set_up", "took_over"), the
 concepts it takes part in, as small integers, and the parts of speech WordNet knows it as
-(``n``, ``v`` or ``nv``; an irregular form carries its base's, so "began" is ``v``). A concept
+(``n``, ``v`` or ``nv``; an irregular form carries its base's, so "began" is ``v``, and ``x``
+marks an irregular verb form, so "won", also a noun, is ``nvx``). A concept
 only one word holds is dropped (it can join nothing), and so is a word left with none.
 Deterministic: the same WordNet gives the same bytes.
 
@@ -103,6 +104,8 @@ def concepts(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
             if _WORD.fullmatch(form) and base in held:
                 held[form] |= {c for c in held[base] if c[0] == pos}
                 parts[form].add(pos)
+                if pos == "v":
+                    parts[form].add("x")  # an irregular form of a verb ("won", "led")
         if pos == "v":  # the irregular forms of a phrase's verb ("took_over", "taken_over")
             phrases = [w for w in held if _PHRASE.fullmatch(w)]
             for form, base in exceptions.items():

@@ -115,16 +115,19 @@ def same(a: str, b: str) -> bool:
 
 
 @lru_cache(maxsize=16384)
-def verb_form(word: str, *, after_noun: bool = False) -> bool:
+def verb_form(word: str, *, after_noun: bool = False, irregular: bool = False) -> bool:
     """Whether ``word`` is a verb as written: WordNet knows it only as a verb ("consists",
     "began"), it inflects a verb with -ed or -ing ("raised", "announcing"), or, right after
-    a noun (``after_noun``), with -s ("the trail runs", "the fleet numbers")."""
+    a noun (``after_noun``), with -s ("the trail runs", "the fleet numbers") or, when asked
+    (``irregular``), as an irregular form WordNet also lists as a noun ("the senator won")."""
     found = _entry(word.lower())
     if found is None:
         return False
     (_, pos), ending = found
-    if pos == "v" or ("v" in pos and ending in ("ed", "ing")):
+    if pos.replace("x", "") == "v" or ("v" in pos and ending in ("ed", "ing")):
         return True
+    if irregular and after_noun and "x" in pos and not ending:
+        return True  # an irregular past form after its subject ("the Lakers won", "Smith led")
     return after_noun and "v" in pos and ending in ("s", "es", "ies")
 
 

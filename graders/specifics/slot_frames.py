@@ -23,6 +23,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
 _COMMA_NEXT = re.compile(r"\s*,")
 _SPACES = re.compile(r"\s*")
 _ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
+# a word of at most two letters hyphened to a word is its prefix ("re-", "co-", "ex-")
+_PREFIX_LEN = 2
+_HYPHEN_WORD = re.compile(r"-[a-z]")
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 _WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
 _COMMA_NEXT = re.compile(r"\s*,")
@@ -216,6 +219,8 @@ def _layout(text: str) -> _Layout:
             if inside and inside[0].kind != "name":
                 continue
         keys = _keys(word)
+        if len(word) <= _PREFIX_LEN and _HYPHEN_WORD.match(text, m.end()):
+            keys = frozenset()  # a prefix ("re-election", "co-founder"), not a word of its own
         cap = bool(keys) and word[:1].isupper()
         if cap:
             if last_cap is None or not _NAME_GAP.fullmatch(text, last_cap.end(), start):

@@ -259,7 +259,10 @@ def _verb(lay: _Layout, t: _Tok) -> bool:
     a determiner ("the trail runs for 500 metres", not "the runs")."""
     prior = _WORD.findall(lay.text, max(0, t.start - 12), t.start)
     after_noun = bool(prior) and prior[-1].lower() not in _DETERMINERS
-    return verb_form(t.word, after_noun=after_noun) or phrase_verb(t.keys)
+    # an irregular form counts ("the senator won re-election"): this reads which of the span's
+    # words is its predicate, not whose role a name fills (``slot_roles``), which a word also
+    # a noun ("won", "led") would read more often wrongly
+    return verb_form(t.word, after_noun=after_noun, irregular=True) or phrase_verb(t.keys)
 
 
 def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anchor: str) -> bool:
@@ -471,6 +474,32 @@ def _converse(cf: _Frame, s_lay: _Layout, sf: _Frame) -> bool:
     return bool(reference & before)
 
 
+def _count_and_rank(cf: _Frame, sf: _Frame) -> tuple[float, float] | None:
+    """(the count, the rank) when one side counts a noun and the other ranks one of the same
+    noun ("a two-term mayor" / "won a third term"; "served two terms" / "in his fourth
+    term"): one slot, the number of them. Only exact figures: "more than two terms" ranks
+    nothing out."""
+    if not cf.readings or not sf.readings or not cf.right or not sf.right:
+        return None
+    c, s = cf.readings[0], sf.readings[0]
+    if {c.dim, s.dim} != {"count", "ordinal"} or not _match(cf.right, sf.right):
+        return None
+    if any(r.hedge is not None or r.end is not None for r in (c, s)):
+        return None
+    count, rank = (c, s) if c.dim == "count" else (s, c)
+    return count.value, rank.value
+
+
+def _rank_agrees(cf: _Frame, sf: _Frame) -> bool | None:
+    """A rank beyond the count states another count ("a third term" is not "a two-term"); a
+    rank within it says nothing against it (the second of three terms)."""
+    found = _count_and_rank(cf, sf)
+    if found is None:
+        return None
+    count, rank = found
+    return False if rank > count else None
+
+
 def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
     s_frames = _frames(s_lay)
@@ -481,6 +510,8 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
             anchor = _anchor(cf, sf)
             if anchor is None and _by_measure(c_lay, cf, c_frames, s_lay, sf, s_frames):
                 anchor = "measure"
+            if anchor is None and _count_and_rank(cf, sf) is not None:
+                anchor = "counts"
             if anchor is not None and _converse(cf, s_lay, sf):
                 continue
             if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
@@ -491,6 +522,8 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
                 agrees_ = None
             if agrees_ is None and _names_of_one_kind(cf, sf, anchor):
                 agrees_ = _name_agrees(cf.value, sf.value, one_kind=True)
+            if agrees_ is None:
+                agrees_ = _rank_agrees(cf, sf)
             found.append((sf, s_group, anchor, agrees_))
         yield cf, c_group, found
 
