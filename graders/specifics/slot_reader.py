@@ -55,7 +55,12 @@ convicted/acquitted) and never the claim's. Each proof keeps both values' offset
 span words its alignment rests on. Names and kinship words are also aligned **by role**
 (``slot_roles``): the role each fills of its deed, wherever it is written ("the libretto was
 written by Clara Venn" / "Tomas Adler wrote the libretto"; "according to Reuters" / "the
-Associated Press reported"; "passed to his son" / "passed to his granddaughter"), and a
+Associated Press reported"; "passed to his son" / "passed to his granddaughter"; a kinship
+word said of a person by a copula or an apposition, "X is the sister of Y" / "X, Y's cousin,"),
+a name the span names only in another role ("with Felix Ahrens as soloist") hides no swap in
+the claim's role; a verb and its particle are the one verb WordNet lists ("set up",
+"turned down"); a rank beyond a count of the same noun is another count ("a two-term
+mayor" / "won a third term"); and a
 **life state** (``slot_life``: died, was killed / alive, survived) is a value of its subject.
 Absence alone never proves anything.
 
