@@ -104,6 +104,16 @@ def phrase_keys(verb: str, particle: str) -> frozenset[str | int]:
     return frozenset()
 
 
+def phrase_concepts(keys: frozenset) -> frozenset[int]:
+    """The concepts of the verb phrase a word's keys hold (``phrase_keys``), not its own."""
+    table = _table()
+    out: set[int] = set()
+    for k in keys:
+        if isinstance(k, str) and "_" in k and k in table:
+            out.update(table[k][0])
+    return frozenset(out)
+
+
 def phrase_verb(keys: frozenset) -> bool:
     """Whether a word's keys hold a verb phrase's (``phrase_keys``): the word is its verb."""
     return any(isinstance(k, str) and "_" in k for k in keys)

@@ -77,7 +77,7 @@ from functools import lru_cache
 
 from spanproof.graders.specifics import lexicon, slot_life
 from spanproof.graders.specifics.concepts import keys as word_keys
-from spanproof.graders.specifics.concepts import phrase_verb, verb_form
+from spanproof.graders.specifics.concepts import phrase_concepts, phrase_verb, verb_form
 from spanproof.graders.specifics.names import entity_present, spelled_variant, token_set
 from spanproof.graders.specifics.readings import in_year, unit_end, year_of
 
@@ -775,12 +775,12 @@ def _concepts_of(word: str) -> frozenset:
 
 def _said(t: _Tok) -> frozenset[str]:
     """The words of the opposite pairs a word says: itself, and for a verb with its particle
-    ("turned down") the pair's words WordNet lists as the same verb ("rejected")."""
+    ("turned down") the pair's words WordNet lists as the same verb ("rejected") in at least
+    half of the phrase's senses: a proof overrides the judge, so a phrase that shares one
+    sense of several ("held up": delayed, and in one sense supported) says neither."""
     own = frozenset({t.word.lower()})
-    if not phrase_verb(t.keys):
-        return own
-    mine = frozenset(k for k in t.keys if isinstance(k, int))
-    return own | {w for w in _OPPOSITE_WORDS if mine & _concepts_of(w)}
+    mine = phrase_concepts(t.keys)
+    return own | {w for w in _OPPOSITE_WORDS if 2 * len(mine & _concepts_of(w)) >= len(mine) > 0}
 
 
 def _event_contradictions(claim: str, span: str) -> list[Contradiction]:

@@ -42,6 +42,12 @@ def test_an_opposite_event_said_with_a_particle_verb():
     assert _anchors("The board approved the merger.", "The board turned the merger down.") == [
         "event"
     ]
+    # a phrase that shares one sense of several with an opposite word does not say it:
+    # "held up" is delayed far more than supported
+    assert _anchors("The senator opposed the bill.", "The senator held up the bill.") == []
+    assert _anchors("The plant was opened in 1990.", "The plant was shut down in 1990.") == [
+        "event"
+    ]
     # the same predicate, written either way: no proof
     assert _anchors("The board rejected the merger.", "The board turned the merger down.") == []
     assert _anchors("The board turned down the merger.", "The board rejected the merger.") == []
