@@ -146,8 +146,8 @@ _PARTICLE_REACH = 3  # words of an object a particle may follow ("turned the bid
 
 def _join_particles(text: str, toks: list[_Tok]) -> None:
     """A verb and its particle say one thing ("set up" a charity: found it; "turned down" an
-    offer: rejected it): the verb's word takes the keys of the verb phrase WordNet lists, so
-    it aligns through the same synonyms as a one-word verb. The particle stands right after
+    offer: rejected it): the verb's word takes the keys of the verb phrase WordNet lists in
+    place of its own, so it aligns through the same synonyms as a one-word verb. The particle stands right after
     the verb, or after a short object when nothing but a preposition or the clause's end
     follows it ("turned the application down at its meeting")."""
     for i, t in enumerate(toks):
@@ -165,8 +165,8 @@ def _join_particles(text: str, toks: list[_Tok]) -> None:
                     or after.word.lower() in _PREPS
                 ):
                     extra = phrase_keys(t.word, particle)
-                    if extra:
-                        toks[i] = t._replace(keys=t.keys | extra)
+                    if extra:  # the phrase's senses, not the verb's ("turned": rotated)
+                        toks[i] = t._replace(keys=extra)
                 break
             if toks[k].run >= 0 or toks[k].word.lower() in _PREPS:
                 break
