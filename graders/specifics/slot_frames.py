@@ -147,29 +147,33 @@ _PARTICLE_REACH = 3  # words of an object a particle may follow ("turned the bid
 def _join_particles(text: str, toks: list[_Tok]) -> None:
     """A verb and its particle say one thing ("set up" a charity: found it; "turned down" an
     offer: rejected it): the verb's word takes the keys of the verb phrase WordNet lists in
-    place of its own, so it aligns through the same synonyms as a one-word verb. The particle stands right after
-    the verb, or after a short object when nothing but a preposition or the clause's end
-    follows it ("turned the application down at its meeting")."""
-    for i, t in enumerate(toks):
-        if not t.keys or t.run >= 0:
+    place of its own, so it aligns through the same synonyms as a one-word verb. The
+    particle stands right after the verb, or after a short object when nothing but a
+    preposition or the clause's end follows it ("turned the application down at its
+    meeting")."""
+    # read back from each particle (few texts hold one) to the verb it completes
+    for k, p in enumerate(toks):
+        particle = p.word.lower()
+        if particle not in PARTICLES or not k:
             continue
-        for k in range(i + 1, min(i + 2 + _PARTICLE_REACH, len(toks))):
-            if _GAP_BREAK.search(text, toks[k - 1].end, toks[k].start):
-                break
-            particle = toks[k].word.lower()
-            if particle in PARTICLES:
-                after = toks[k + 1] if k + 1 < len(toks) else None
-                if k == i + 1 or (
-                    after is None
-                    or _GAP_BREAK.search(text, toks[k].end, after.start)
-                    or after.word.lower() in _PREPS
-                ):
-                    extra = phrase_keys(t.word, particle)
-                    if extra:  # the phrase's senses, not the verb's ("turned": rotated)
-                        toks[i] = t._replace(keys=extra)
-                break
-            if toks[k].run >= 0 or toks[k].word.lower() in _PREPS:
-                break
+        after = toks[k + 1] if k + 1 < len(toks) else None
+        closes = (
+            after is None
+            or _GAP_BREAK.search(text, p.end, after.start) is not None
+            or after.word.lower() in _PREPS
+        )
+        for i in range(k - 1, max(-1, k - 2 - _PARTICLE_REACH), -1):
+            t = toks[i]
+            if _GAP_BREAK.search(text, t.end, toks[i + 1].start):
+                break  # a break between the verb and the particle
+            if (i == k - 1 or closes) and t.keys and t.run < 0:
+                extra = phrase_keys(t.word, particle)
+                if extra:  # the phrase's senses, not the verb's ("turned": rotated)
+                    toks[i] = t._replace(keys=extra)
+                    break
+            low = t.word.lower()
+            if t.run >= 0 or low in _PREPS or low in PARTICLES:
+                break  # a name, a preposition or a particle: no verb before it takes this one
 
 
 _GAP_BREAK = re.compile(r"[^\s]")  # anything but spaces between two words: a break

@@ -773,6 +773,7 @@ def _concepts_of(word: str) -> frozenset:
     return frozenset(k for k in word_keys(word) if isinstance(k, int))
 
 
+@lru_cache(maxsize=16384)  # asked for every content word of a claim and its span, repeatedly
 def _said(t: _Tok) -> frozenset[str]:
     """The words of the opposite pairs a word says: itself, and for a verb with its particle
     ("turned down") the pair's words WordNet lists as the same verb ("rejected") in at least
