@@ -8,9 +8,11 @@ orders senses by frequency) is the same synset, or when a derivational link of W
 such senses. Irregular forms ("won", "fell", "held") carry their base form's concepts
 (WordNet's exception lists).
 
-Each output line is ``word<TAB>id id ...<TAB>pos``: a word (lower case, one token), the
+Each output line is ``word<TAB>id id ...<TAB>pos``: a word (lower case, one token, or a verb
+and its particle joined by ``_``: "set_up", "took_over"), the
 concepts it takes part in, as small integers, and the parts of speech WordNet knows it as
-(``n``, ``v`` or ``nv``; an irregular form carries its base's, so "began" is ``v``). A concept
+(``n``, ``v`` or ``nv``; an irregular form carries its base's, so "began" is ``v``, and ``x``
+marks an irregular verb form, so "won", also a noun, is ``nvx``). A concept
 only one word holds is dropped (it can join nothing), and so is a word left with none.
 Deterministic: the same WordNet gives the same bytes.
 
@@ -34,6 +36,12 @@ OUT = ROOT / "graders" / "specifics" / "lexicons" / "wordnet_concepts.tsv.gz"
 POS = {"n": "noun", "v": "verb"}
 SENSES = 4  # the first senses of a word: WordNet orders them by how often they are used
 _WORD = re.compile(r"[a-z]+")
+# a verb and its adverbial particle, one verb in WordNet ("set_up": found, "turn_down": reject,
+# "take_over"): the reader joins the two words of a text into it. Only the particles that
+# complete a verb (up, down, ...), not prepositions, which take an object of their own
+# ("stand_for election" is no verb phrase of the text's)
+PARTICLES = ("up", "down", "out", "off", "over", "away", "back")
+_PHRASE = re.compile(r"[a-z]+_(?:" + "|".join(PARTICLES) + ")")
 
 
 def _index(root: Path, pos: str) -> dict[str, list[str]]:
@@ -80,8 +88,8 @@ def concepts(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     for pos in POS:
         index, data = _index(root, pos), _data(root, pos)
         for word, offsets in index.items():
-            if not _WORD.fullmatch(word):
-                continue  # phrases ("take_off") and numerals are read as words elsewhere
+            if not _WORD.fullmatch(word) and not (pos == "v" and _PHRASE.fullmatch(word)):
+                continue  # other phrases and numerals are read as words elsewhere
             parts[word].add(pos)
             for off in offsets[:SENSES]:
                 held[word].add(pos + off)
@@ -91,10 +99,23 @@ def concepts(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
                     # a derivational link from this very word ("distribute" -> "distribution")
                     if sym == "+" and tpos in POS and src and words[src - 1] == word:
                         held[word].add(tpos + target)
-        for form, base in _exceptions(root, pos).items():
+        exceptions = _exceptions(root, pos)
+        for form, base in exceptions.items():
             if _WORD.fullmatch(form) and base in held:
                 held[form] |= {c for c in held[base] if c[0] == pos}
                 parts[form].add(pos)
+                if pos == "v":
+                    parts[form].add("x")  # an irregular form of a verb ("won", "led")
+        if pos == "v":  # the irregular forms of a phrase's verb ("took_over", "taken_over")
+            phrases = [w for w in held if _PHRASE.fullmatch(w)]
+            for form, base in exceptions.items():
+                if not _WORD.fullmatch(form):
+                    continue
+                for phrase in phrases:
+                    verb, particle = phrase.split("_")
+                    if verb == base and f"{form}_{particle}" not in held:
+                        held[f"{form}_{particle}"] = set(held[phrase])
+                        parts[f"{form}_{particle}"].add(pos)
     return held, parts
 
 

@@ -78,22 +78,66 @@ def keys(word: str) -> frozenset[str | int]:
     return frozenset((stem(low)[:5], *_concepts(low)))
 
 
+# the adverbial particles the table joins to a verb (scripts/build_wordnet_concepts.py)
+PARTICLES = frozenset(["up", "down", "out", "off", "over", "away", "back"])
+
+
+@lru_cache(maxsize=16384)
+def phrase_keys(verb: str, particle: str) -> frozenset[str | int]:
+    """The keys of a verb and its particle read as the one verb WordNet lists ("set up":
+    found; "turned down": reject; "took over"), with the phrase itself as a key, which marks
+    the word a verb; empty when WordNet lists no such phrase."""
+    low, part = verb.lower(), particle.lower()
+    if part not in PARTICLES:
+        return frozenset()
+    table = _table()
+    # the verb as written ("took_over" is listed whole), then its regular bases
+    bases = [low] + [low[: -len(e)] + r for e, r in _ENDINGS if low.endswith(e)]
+    for e in ("ed", "ing"):  # a doubled consonant ("setting" -> "set")
+        stem_ = low[: -len(e)]
+        if low.endswith(e) and len(stem_) >= 3 and stem_[-1] == stem_[-2]:
+            bases.append(stem_[:-1])
+    for base in bases:
+        phrase = f"{base}_{part}"
+        if phrase in table:
+            return frozenset((phrase, *table[phrase][0]))
+    return frozenset()
+
+
+def phrase_concepts(keys: frozenset) -> frozenset[int]:
+    """The concepts of the verb phrase a word's keys hold (``phrase_keys``), not its own."""
+    table = _table()
+    out: set[int] = set()
+    for k in keys:
+        if isinstance(k, str) and "_" in k and k in table:
+            out.update(table[k][0])
+    return frozenset(out)
+
+
+def phrase_verb(keys: frozenset) -> bool:
+    """Whether a word's keys hold a verb phrase's (``phrase_keys``): the word is its verb."""
+    return any(isinstance(k, str) and "_" in k for k in keys)
+
+
 def same(a: str, b: str) -> bool:
     """Whether two words say the same thing (module docstring)."""
     return bool(keys(a) & keys(b))
 
 
 @lru_cache(maxsize=16384)
-def verb_form(word: str, *, after_noun: bool = False) -> bool:
+def verb_form(word: str, *, after_noun: bool = False, irregular: bool = False) -> bool:
     """Whether ``word`` is a verb as written: WordNet knows it only as a verb ("consists",
     "began"), it inflects a verb with -ed or -ing ("raised", "announcing"), or, right after
-    a noun (``after_noun``), with -s ("the trail runs", "the fleet numbers")."""
+    a noun (``after_noun``), with -s ("the trail runs", "the fleet numbers") or, when asked
+    (``irregular``), as an irregular form WordNet also lists as a noun ("the senator won")."""
     found = _entry(word.lower())
     if found is None:
         return False
     (_, pos), ending = found
-    if pos == "v" or ("v" in pos and ending in ("ed", "ing")):
+    if pos.replace("x", "") == "v" or ("v" in pos and ending in ("ed", "ing")):
         return True
+    if irregular and after_noun and "x" in pos and not ending:
+        return True  # an irregular past form after its subject ("the Lakers won", "Smith led")
     return after_noun and "v" in pos and ending in ("s", "es", "ies")
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
+from spanproof.graders.specifics.concepts import PARTICLES, noun_form, phrase_keys, verb_form
 from spanproof.graders.specifics.concepts import keys as word_keys
-from spanproof.graders.specifics.concepts import noun_form, verb_form
 from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
 from spanproof.graders.specifics.readings import Reading, read, unit_end
 from spanproof.graders.specifics.slots import NUMBER_HEDGES, Value, values_of
@@ -23,6 +23,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
 _COMMA_NEXT = re.compile(r"\s*,")
 _SPACES = re.compile(r"\s*")
 _ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
+# a word of at most two letters hyphened to a word is its prefix ("re-", "co-", "ex-")
+_PREFIX_LEN = 2
+_HYPHEN_WORD = re.compile(r"-[a-z]")
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 _WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
 _COMMA_NEXT = re.compile(r"\s*,")
@@ -138,6 +141,44 @@ def _keys(word: str) -> frozenset:
     return word_keys(word)
 
 
+_PARTICLE_REACH = 3  # words of an object a particle may follow ("turned the bid down")
+
+
+def _join_particles(text: str, toks: list[_Tok]) -> None:
+    """A verb and its particle say one thing ("set up" a charity: found it; "turned down" an
+    offer: rejected it): the verb's word takes the keys of the verb phrase WordNet lists in
+    place of its own, so it aligns through the same synonyms as a one-word verb. The
+    particle stands right after the verb, or after a short object when nothing but a
+    preposition or the clause's end follows it ("turned the application down at its
+    meeting")."""
+    # read back from each particle (few texts hold one) to the verb it completes
+    for k, p in enumerate(toks):
+        particle = p.word.lower()
+        if particle not in PARTICLES or not k:
+            continue
+        after = toks[k + 1] if k + 1 < len(toks) else None
+        closes = (
+            after is None
+            or _GAP_BREAK.search(text, p.end, after.start) is not None
+            or after.word.lower() in _PREPS
+        )
+        for i in range(k - 1, max(-1, k - 2 - _PARTICLE_REACH), -1):
+            t = toks[i]
+            if _GAP_BREAK.search(text, t.end, toks[i + 1].start):
+                break  # a break between the verb and the particle
+            if (i == k - 1 or closes) and t.keys and t.run < 0:
+                extra = phrase_keys(t.word, particle)
+                if extra:  # the phrase's senses, not the verb's ("turned": rotated)
+                    toks[i] = t._replace(keys=extra)
+                    break
+            low = t.word.lower()
+            if t.run >= 0 or low in _PREPS or low in PARTICLES:
+                break  # a name, a preposition or a particle: no verb before it takes this one
+
+
+_GAP_BREAK = re.compile(r"[^\s]")  # anything but spaces between two words: a break
+
+
 def _cuts(text: str, spans, rx: re.Pattern[str]) -> list[tuple[int, int]]:
     out = []
     for a, b in spans:
@@ -182,6 +223,8 @@ def _layout(text: str) -> _Layout:
             if inside and inside[0].kind != "name":
                 continue
         keys = _keys(word)
+        if len(word) <= _PREFIX_LEN and _HYPHEN_WORD.match(text, m.end()):
+            keys = frozenset()  # a prefix ("re-election", "co-founder"), not a word of its own
         cap = bool(keys) and word[:1].isupper()
         if cap:
             if last_cap is None or not _NAME_GAP.fullmatch(text, last_cap.end(), start):
@@ -190,6 +233,7 @@ def _layout(text: str) -> _Layout:
         else:
             last_cap = None
         toks.append(_Tok(start, m.end(), word, keys, run if cap else -1))
+    _join_particles(text, toks)
     sentences = sentence_spans(text) or [(0, len(text))]
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)
     phrases = _cuts(text, clauses, _PHRASE_BREAK)

@@ -55,7 +55,12 @@ convicted/acquitted) and never the claim's. Each proof keeps both values' offset
 span words its alignment rests on. Names and kinship words are also aligned **by role**
 (``slot_roles``): the role each fills of its deed, wherever it is written ("the libretto was
 written by Clara Venn" / "Tomas Adler wrote the libretto"; "according to Reuters" / "the
-Associated Press reported"; "passed to his son" / "passed to his granddaughter"), and a
+Associated Press reported"; "passed to his son" / "passed to his granddaughter"; a kinship
+word said of a person by a copula or an apposition, "X is the sister of Y" / "X, Y's cousin,"),
+a name the span names only in another role ("with Felix Ahrens as soloist") hides no swap in
+the claim's role; a verb and its particle are the one verb WordNet lists ("set up",
+"turned down"); a rank beyond a count of the same noun is another count ("a two-term
+mayor" / "won a third term"); and a
 **life state** (``slot_life``: died, was killed / alive, survived) is a value of its subject.
 Absence alone never proves anything.
 
@@ -71,7 +76,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from spanproof.graders.specifics import lexicon, slot_life
-from spanproof.graders.specifics.concepts import verb_form
+from spanproof.graders.specifics.concepts import keys as word_keys
+from spanproof.graders.specifics.concepts import phrase_concepts, phrase_verb, verb_form
 from spanproof.graders.specifics.names import entity_present, spelled_variant, token_set
 from spanproof.graders.specifics.readings import in_year, unit_end, year_of
 
@@ -258,7 +264,10 @@ def _verb(lay: _Layout, t: _Tok) -> bool:
     a determiner ("the trail runs for 500 metres", not "the runs")."""
     prior = _WORD.findall(lay.text, max(0, t.start - 12), t.start)
     after_noun = bool(prior) and prior[-1].lower() not in _DETERMINERS
-    return verb_form(t.word, after_noun=after_noun)
+    # an irregular form counts ("the senator won re-election"): this reads which of the span's
+    # words is its predicate, not whose role a name fills (``slot_roles``), which a word also
+    # a noun ("won", "led") would read more often wrongly
+    return verb_form(t.word, after_noun=after_noun, irregular=True) or phrase_verb(t.keys)
 
 
 def _same_statement(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, anchor: str) -> bool:
@@ -470,6 +479,32 @@ def _converse(cf: _Frame, s_lay: _Layout, sf: _Frame) -> bool:
     return bool(reference & before)
 
 
+def _count_and_rank(cf: _Frame, sf: _Frame) -> tuple[float, float] | None:
+    """(the count, the rank) when one side counts a noun and the other ranks one of the same
+    noun ("a two-term mayor" / "won a third term"; "served two terms" / "in his fourth
+    term"): one slot, the number of them. Only exact figures: "more than two terms" ranks
+    nothing out."""
+    if not cf.readings or not sf.readings or not cf.right or not sf.right:
+        return None
+    c, s = cf.readings[0], sf.readings[0]
+    if {c.dim, s.dim} != {"count", "ordinal"} or not _match(cf.right, sf.right):
+        return None
+    if any(r.hedge is not None or r.end is not None for r in (c, s)):
+        return None
+    count, rank = (c, s) if c.dim == "count" else (s, c)
+    return count.value, rank.value
+
+
+def _rank_agrees(cf: _Frame, sf: _Frame) -> bool | None:
+    """A rank beyond the count states another count ("a third term" is not "a two-term"); a
+    rank within it says nothing against it (the second of three terms)."""
+    found = _count_and_rank(cf, sf)
+    if found is None:
+        return None
+    count, rank = found
+    return False if rank > count else None
+
+
 def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
     s_frames = _frames(s_lay)
@@ -480,6 +515,8 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
             anchor = _anchor(cf, sf)
             if anchor is None and _by_measure(c_lay, cf, c_frames, s_lay, sf, s_frames):
                 anchor = "measure"
+            if anchor is None and _count_and_rank(cf, sf) is not None:
+                anchor = "counts"
             if anchor is not None and _converse(cf, s_lay, sf):
                 continue
             if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
@@ -490,6 +527,8 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
                 agrees_ = None
             if agrees_ is None and _names_of_one_kind(cf, sf, anchor):
                 agrees_ = _name_agrees(cf.value, sf.value, one_kind=True)
+            if agrees_ is None:
+                agrees_ = _rank_agrees(cf, sf)
             found.append((sf, s_group, anchor, agrees_))
         yield cf, c_group, found
 
@@ -650,7 +689,7 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
     for cv in (v for v in c_lay.values if v.kind == "name") if s_names else ():
         rival = _rival(c_lay, cv, s_lay, s_names, names_differ)
         # a rival first, then the name anywhere (the dearer look, and most names have none)
-        if rival is not None and not _name_stated(cv, s_lay):
+        if rival is not None and not _stated_in_its_role(c_lay, cv, s_lay):
             out.append(_role_proof(c_lay, cv, s_lay, rival))
     c_kin = [_word_value(c_lay, t) for t in kin_words(c_lay)]
     s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)] if c_kin else []
@@ -661,6 +700,25 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
         if rival is not None:
             out.append(_role_proof(c_lay, cv, s_lay, rival))
     return out
+
+
+def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
+    """The span names the claim's name where it may fill the claim's role: a swap ("At the
+    premiere Lena Vogt conducted the orchestra, with Felix Ahrens as soloist" against
+    "conducted by Felix Ahrens") names the claim's name only in another role, which states
+    nothing about who filled the claim's. A mention whose role is unread, or a mention
+    other than as a name of the span's, counts as stated."""
+    if not _name_stated(cv, s_lay):
+        return False
+    mentions = [v for v in s_lay.values if v.kind == "name" and _name_agrees(cv, v) is True]
+    if not mentions:
+        return True  # named by a word outside the span's names: where it stands is unread
+    c_roles = roles(c_lay, cv.start, cv.end)
+    for v in mentions:
+        s_roles = roles(s_lay, v.start, v.end)
+        if not s_roles or aligned(c_roles, s_roles):
+            return True
+    return False
 
 
 def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], differ):
@@ -707,13 +765,32 @@ def _content(toks) -> list[_Tok]:
     return [t for t in toks if t.keys]
 
 
+_OPPOSITE_WORDS = frozenset().union(*(a | b for a, b in _OPPOSITES))
+
+
+@lru_cache(maxsize=4096)
+def _concepts_of(word: str) -> frozenset:
+    return frozenset(k for k in word_keys(word) if isinstance(k, int))
+
+
+@lru_cache(maxsize=16384)  # asked for every content word of a claim and its span, repeatedly
+def _said(t: _Tok) -> frozenset[str]:
+    """The words of the opposite pairs a word says: itself, and for a verb with its particle
+    ("turned down") the pair's words WordNet lists as the same verb ("rejected") in at least
+    half of the phrase's senses: a proof overrides the judge, so a phrase that shares one
+    sense of several ("held up": delayed, and in one sense supported) says neither."""
+    own = frozenset({t.word.lower()})
+    mine = phrase_concepts(t.keys)
+    return own | {w for w in _OPPOSITE_WORDS if 2 * len(mine & _concepts_of(w)) >= len(mine) > 0}
+
+
 def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
     """A claim clause the span sentence states with the opposite predicate (module doc)."""
     c_lay, s_lay = _layout(claim), _layout(span)
     if _NEGATION.search(claim):
         return []  # "did not lose" says what "won" says: a negation is the polarity check's
-    claim_words = {t.word.lower() for t in _content(c_lay.toks)}
-    span_words = {t.word.lower() for t in _content(s_lay.toks)}
+    claim_words = frozenset().union(*(_said(t) for t in _content(c_lay.toks)))
+    span_words = frozenset().union(*(_said(t) for t in _content(s_lay.toks)))
     # the opposite pairs that can fire at all: the claim says one side somewhere, the span
     # the other, and the span never the claim's (most pairs have none, and are not looped on)
     pairs = [
@@ -730,11 +807,11 @@ def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
                 continue
             s_toks = _content(t for t in s_lay.toks if sa <= t.start < sb)
             for said_side, other_side in pairs:
-                said = [t for t in c_toks if t.word.lower() in said_side]
-                answer = [t for t in s_toks if t.word.lower() in other_side]
+                said = [t for t in c_toks if _said(t) & said_side]
+                answer = [t for t in s_toks if _said(t) & other_side]
                 if not said or not answer:
                     continue
-                if {t.word.lower() for t in c_toks} & other_side:
+                if frozenset().union(*(_said(t) for t in c_toks)) & other_side:
                     continue  # the claim states both ("left Reading to join Millwall")
                 rest = [t for t in c_toks if t not in said]
                 s_keys = frozenset().union(*(t.keys for t in s_toks))

@@ -17,7 +17,7 @@ import re
 from typing import NamedTuple
 
 from spanproof.graders.specifics import lexicon
-from spanproof.graders.specifics.concepts import verb_form
+from spanproof.graders.specifics.concepts import phrase_verb, verb_form
 from spanproof.graders.specifics.places import given_names
 from spanproof.graders.specifics.slot_agreement import _name_agrees
 from spanproof.graders.specifics.slot_frames import _PREPS, _around, _Layout, _Tok
@@ -101,10 +101,13 @@ _DETERMINERS = frozenset(
         "whose",
     ]
 )
+_MODIFIERS = 3  # words of a kinship word's phrase read back before it: "the former president's"
 MIN_REPORTED = 2  # words of what a claim reports that a span must hold to report it too
 
 # a person or thing referred back to
 _PRONOUNS = frozenset(["he", "him", "his", "she", "her", "they", "them", "their", "it", "its"])
+# a person referred back to as the subject of a copula ("She is the niece of ...")
+_SUBJECT_PRONOUNS = frozenset(["he", "she", "they"])
 # where a place is: one role whichever of these leads to it ("signed in Utrecht" / "at Nijmegen")
 _LOCATIVE = frozenset({"in", "at", "on"})
 # nouns of a person who does a deed: "founder" names the agent of "found"
@@ -127,7 +130,7 @@ def _is_verb(lay: _Layout, t: _Tok, after_name: bool = False) -> bool:
         return True
     prior = re.findall(r"[A-Za-z']+", lay.text[max(0, t.start - 12) : t.start])
     after_noun = after_name or (bool(prior) and prior[-1].lower() not in _DETERMINERS)
-    return bool(t.keys) and verb_form(t.word, after_noun=after_noun)
+    return bool(t.keys) and (verb_form(t.word, after_noun=after_noun) or phrase_verb(t.keys))
 
 
 def _named(lay: _Layout, t: _Tok) -> bool:
@@ -197,6 +200,96 @@ def _after(lay: _Layout, toks: list[_Tok], j: int) -> set[Role]:
 
 
 def roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
+    """Every role the words at ``start:end`` fill: by their clause (``_clause_roles``) and,
+    for a kinship word, whose relative it says who is (``_kin_roles``)."""
+    found = _clause_roles(lay, start, end)
+    if kin_base(lay.text[start:end]) in KINSHIP:
+        return found | _kin_roles(lay, start, end)
+    return found
+
+
+def _run_keys(lay: _Layout, t: _Tok) -> frozenset:
+    """The keys of the whole name a word belongs to, or of the word."""
+    if t.run < 0:
+        return t.keys
+    return frozenset().union(*(x.keys for x in lay.toks if x.run == t.run))
+
+
+def _kin_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
+    """A kinship word said of a named person: "Rosa Lind is the sister of the composer",
+    "Rosa Lind, the composer's cousin,", "the composer's cousin, Rosa Lind". Its role is the
+    pair (the person, whose relative): two kinship words of one pair are two relations, and
+    a word said of another person or of another relative is another statement. Without a
+    named person and a relative read on both sides, no role."""
+    sentence = _around(lay.sentences, start)
+    toks = list(lay.toks_within(*sentence))
+    n = next((i for i, t in enumerate(toks) if t.start == start), None)
+    if n is None:
+        return frozenset()
+    # whose relative: the possessor before ("the composer's", "his") or "of" after
+    first = n  # the first word of the kinship word's noun phrase
+    relative: frozenset = frozenset()
+    if (
+        n
+        and re.search(r"['’]s?$", toks[n - 1].word)
+        and "," not in _gap(lay, toks[n - 1].end, start)
+    ):
+        relative = _run_keys(lay, toks[n - 1])
+        first = n - 1
+    elif n and toks[n - 1].word.lower() in _PRONOUNS:
+        relative = frozenset({toks[n - 1].word.lower()})
+        first = n - 1
+    last = n  # the last word of the noun phrase
+    if not relative and n + 1 < len(toks) and toks[n + 1].word.lower() == "of":
+        # the head of the phrase after "of": its last word before a break ("of the former
+        # president", "of Anna Berg")
+        k = n + 2
+        while k < len(toks) and not re.search(r"[,;(:]", _gap(lay, toks[k - 1].end, toks[k].start)):
+            low = toks[k].word.lower()
+            if low in _PREPS or (toks[k].keys and _is_verb(lay, toks[k])):
+                break
+            if toks[k].keys:
+                last = k
+            k += 1
+        if last > n:
+            relative = _run_keys(lay, toks[last])
+    if not relative:
+        return frozenset()
+    # back over the phrase's determiner and modifiers ("the former president's", "her only")
+    for _ in range(_MODIFIERS):
+        prior = toks[first - 1] if first else None
+        if (
+            prior is None
+            or prior.word.lower() in _COPULA
+            or _named(lay, prior)
+            or "," in _gap(lay, prior.end, toks[first].start)
+            or (prior.keys and _is_verb(lay, prior))
+        ):
+            break
+        first -= 1
+    bearer: frozenset = frozenset()
+    before = toks[first - 1] if first else None
+    if before is not None and "," in _gap(lay, before.end, toks[first].start):
+        if _named(lay, before):  # "Rosa Lind, the composer's cousin"
+            bearer = _run_keys(lay, before)
+    elif before is not None and before.word.lower() in _COPULA:
+        k = first - 2
+        while k >= 0 and toks[k].word.lower() in _AUX:
+            k -= 1
+        if k >= 0 and _named(lay, toks[k]):  # "Rosa Lind is the composer's cousin"
+            bearer = _run_keys(lay, toks[k])
+        elif k >= 0 and toks[k].word.lower() in _SUBJECT_PRONOUNS:  # "She is his niece"
+            bearer = frozenset({toks[k].word.lower()})
+    if not bearer and last + 1 < len(toks):
+        after = toks[last + 1]
+        if _named(lay, after) and "," in _gap(lay, toks[last].end, after.start):
+            bearer = _run_keys(lay, after)  # "the composer's cousin, Rosa Lind"
+    if not bearer:
+        return frozenset()
+    return frozenset({Role("kin", frozenset((b, r) for b in bearer for r in relative))})
+
+
+def _clause_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
     """Every role the words at ``start:end`` (a name, a kinship word) fill in their clause.
     None for a possessor ("World Economic Forum's council": the council fills the role)."""
     if re.match(r"['’]s?\b", lay.text[end : end + 3]):

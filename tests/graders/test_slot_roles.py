@@ -25,8 +25,8 @@ DATA = Path(__file__).parent / "data"
 CASES = [json.loads(line) for line in (DATA / "slot_cases_third.jsonl").read_text().splitlines()]
 PROVEN_TODAY = {
     f"third-c{i:03d}"
-    for i in (2, 4, 5, 6, 8, 11, 12, 14, 18, 19, 20, 21, 22, 23, 26, 27, 29, 30, 31, 32, 33, 34)
-} | {f"third-c{i:03d}" for i in (35, 36, 37, 38)}
+    for i in (2, 4, 5, 6, 8, 11, 12, 14, 18, 19, 20, 21, 22, 23, 26, 27, 28, 29, 30, 31, 32, 33)
+} | {f"third-c{i:03d}" for i in (34, 35, 36, 37, 38)}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
@@ -96,6 +96,19 @@ def test_a_name_the_span_states_anywhere_by_an_alias_is_never_proven():
     assert _proof(claim, "Karl Berg founded the gallery in 1964.") is not None
 
 
+def test_a_claim_s_name_named_only_in_another_role_does_not_hide_the_swap():
+    claim = "The quartet was directed by Ines Moreau at the festival."
+    # the claim's name in another role of the span: the role it claims holds another name
+    swap = "At the festival Paul Grieve directed the quartet, with Ines Moreau on viola."
+    assert _proof(claim, swap) == ("Ines Moreau", "Paul Grieve", "role")
+    # the claim's name in its own role beside the other name, or where its role is unread
+    for span in (
+        "At the festival Paul Grieve and Ines Moreau directed the quartet.",
+        "At the festival Paul Grieve directed the quartet; Ines Moreau's name was on the bill.",
+    ):
+        assert _proof(claim, span) is None, span
+
+
 def test_a_lone_given_name_may_be_the_claim_s_person():
     claim = "The rivalry with LaRusso resumes in the second season."
     assert _proof(claim, "The rivalry with Daniel resumes in the second season.") is None
@@ -144,6 +157,27 @@ def test_kinship_words_in_one_role_are_two_relations_unless_one_says_whose():
         )
         is None
     )
+
+
+def test_a_kinship_word_said_of_a_person_by_copula_or_apposition_is_one_pair_s_relation():
+    claim = "Anna Berg is the aunt of the mayor."
+    # the same person and the same relative, another relation: by apposition either way,
+    # by a copula, with the relative as a possessor or after "of", or a pronoun subject
+    for span in (
+        "Anna Berg, the mayor's niece, opened the exhibition.",
+        "The mayor's niece, Anna Berg, opened the exhibition.",
+        "Anna Berg is the niece of the mayor.",
+    ):
+        assert _proof(claim, span) == ("aunt", "niece", "role"), span
+    assert _proof("She is the aunt of the new mayor.", "She is the new mayor's niece.")
+    # another relative, another person, or the claim's relation stated: no proof
+    for span in (
+        "Anna Berg, the governor's niece, opened the exhibition.",
+        "The mayor's niece, Lisa Holt, opened the exhibition.",
+        "Anna Berg, the mayor's aunt, is also her niece's godmother.",
+        "Anna Berg opened the mayor's exhibition.",
+    ):
+        assert _proof(claim, span) is None, span
 
 
 def test_dead_and_alive_of_one_subject_are_opposite_values():
