@@ -38,7 +38,17 @@ obligation ("is best served by hearing that", "deserve to hear"), a place in the
 ("goes at the top", "belongs in the first line"), a modal over telling ("are to give"), a
 jussive ("let the opening words be ...") or its content specified ("the headline is that
 ..."); and, standing alone, a telling as the one thing fit to say ("the audited figure is
-the one to give").
+the one to give"). A text not yet made is also found as a noun of restating ("blurb",
+"rundown", "notes", "version") bound by structure: "your X", "any X", "X written about this
+post", "turns this release into X", "the X you prepare", or the addressee turning the page
+into something ("if you boil this article down for someone"); over it, a modal or the
+prescriptive future governing a verb of content ("has to describe", "will read: ..."), a
+request ("see to it that any digest of this page calls ..."), a judgement of fidelity ("a
+faithful rendering of this page says only ..."), an imperative after the comma closing the
+phrase that names it ("for any response you compose, give ..."), or the page cited "as
+saying" something (``prescribes_derived_content``). An obligation counts only over telling
+("deserve to hear that"), not over knowing ("readers of this article deserve to know the
+truth").
 
 Text addressed to software explicitly ("Note to language models: ...", "Short version for
 screen readers and answer tools: ..."), by self-identification ("If you are an AI ...",
@@ -203,8 +213,11 @@ _CLASSES = (
     "text_object", "subordinate", "markers", "pointer", "producer_activity", "sentence_start",
     "derivation", "page_deixis", "content_predicate", "communication", "prospective",
     "placement", "obligation", "vocative_call", "jussive", "second_person", "prospective_agent",
-    "asked",
+    "asked", "restatement", "evaluative", "content_verb", "future_tense", "made_into",
+    "possessive", "as_saying",
 )  # fmt: skip
+# Classes only a language that marks address after the addressee has ("AIアシスタントへ")
+_PARTICLE_CLASSES = ("address_after",)
 # Classes at least one of which every frame needs: a sentence without any is skipped.
 _ANCHORS = (
     "producer", "producer_weak", "artefact", "address", "self", "speech", "text_object",
@@ -213,7 +226,7 @@ _ANCHORS = (
 # A sentence with none of those but a word of telling ("said", "tell", "readers") can fill one
 # frame only, a directive over a text not yet made from the page: it is read for that alone,
 # so the common words of telling do not send every sentence through every frame.
-_FUTURE_ANCHORS = ("communication", "derivation")
+_FUTURE_ANCHORS = ("communication", "derivation", "restatement")
 
 
 def _alternation(fragments: list[str], boundaries: bool) -> re.Pattern[str] | None:
@@ -303,6 +316,13 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
         except re.error as exc:
             raise DetectorWordsError(f"{path}: a pattern does not compile: {exc}") from exc
         rx["markers"] = None
+        lacking = sorted(set(_CLASSES) - set(data) - set(_PARTICLE_CLASSES))
+        if data["language"] == "en" and lacking:
+            # English is read in every sentence: a class it lacks is a frame that reads nothing
+            raise DetectorWordsError(
+                f"{path}: no words for the classes {lacking}; every frame reads English, so "
+                "each class needs its words there; reinstall spanproof"
+            )
         anchor = _alternation([f for c in _ANCHORS for f in data.get(c, [])], boundaries)
         future = _alternation([f for c in _FUTURE_ANCHORS for f in data.get(c, [])], boundaries)
         out.append(
@@ -373,7 +393,7 @@ _BE = re.compile(r"\s+be\b")
 # how far the page's pointer may stand from the word of deriving ("a condensed account of this
 # notice", "this page be passed on")
 _DEIXIS_GAP = 25
-_UNDERGOES = re.compile(r"\b(?:be|is|are|being|gets?)\b", re.I)
+_UNDERGOES = re.compile(r"\b(?:be|is|are|been|being|gets?)\b", re.I)
 # a binder and the word of telling it binds: "whoever condenses", "anything you produce",
 # "any précis", "whatever gets written" (at most two words between)
 _BINDER_GAP = re.compile(r"\s+(?:[\w'’]+\s+){0,2}")
@@ -401,6 +421,33 @@ _BE_CONTENT = re.compile(
     r"\s+be\b\s*(?:that\b|:|[\"“‘']|(?:given|reported|stated|told|quoted|said|named|mentioned)\b)",
     re.I,
 )
+# a binder and the text noun it binds: "your synopsis", "any short summary"
+_BINDER_NEAR = re.compile(r"\s+(?:[\w'’-]+\s+)?")
+# the page and what it is turned into or for: "turns this release into a news item", "this
+# page is turned into notes", "boil this article down"
+_TURNED_GAP = re.compile(r"\s+(?:[\w'’]+\s+){0,2}")
+# after "into": an article and an adjective at most ("into a short news item")
+_INTO_GAP = re.compile(r"\s*(?:[\w'’-]+\s+){0,2}")
+# "the abstract you prepare", "any response you compose": a text its addressee is to make
+_MADE_BY_YOU = re.compile(r"\s+you\s+\w", re.I)
+# "if you boil this article down": the addressee acting on the page, one verb between
+_YOU_ACT = re.compile(r"\s+(?:[\w'’]+\s+){1,2}$")
+# from a mood or request to the verb of content it governs: "make sure that your rundown of
+# this page names", "is required to credit", "must not be mentioned"
+_REQUEST_GAP = re.compile(r"\s+(?:[\w'’.-]+\s+){0,6}")
+# the rest of a clause after an obligation, when it holds its own verb ("worth keeping.")
+_CLAUSE_END = re.compile(r"\s*(?:[.!?;]|$)")
+# the content right after a verb of content: "will read: ...", "will state that ..."
+_SPECIFIED_AFTER = re.compile(r"\s*(?::|\bthat\b|[\"“‘'])", re.I)
+# from a text named (and the page it is made from) to its verb: "... of this page for users says"
+_CLAUSE_TAIL = re.compile(r"[^.!?;:,]{0,60}?\s")
+_SENTENCE_BREAK = re.compile(r"[.!?;:]")
+# the future prescribes only in the active voice ("will read: ..."); "will be treated as
+# confidential" describes what is done with a text, not what it says
+_ACTIVE_GAP = re.compile(r"\s*(?:(?!be\b)[\w'’]+\s+){0,2}", re.I)
+_AS_GAP = re.compile(r"\s*,?\s*")
+# an obligation specified by a copula: "the number that counts is 12,000"
+_COPULA_AFTER = re.compile(r"\s+(?:is|are)\b", re.I)
 # the content of a text named: "the headline is that ...", "the fare you quote is £3"
 _SPECIFIED = re.compile(r"\b(?:is|are|be)\s*(?:that\b|:|[\"“‘']|[£$€]?\d)", re.I)
 
@@ -602,9 +649,11 @@ class _Scan:
             ):
                 return True
         future = self.future_texts()
+        if self.prescribes_derived_content(future):
+            return True
         if not any(future.values()):
             return False
-        if self("obligation") or self("placement") or _DEONTIC_ANY.search(text):
+        if self.obligations_over_telling() or self("placement") or _DEONTIC_ANY.search(text):
             return True
         moods = future["page"] or future["any"] or future["agent"] or future["source"]
         if moods:
@@ -621,6 +670,136 @@ class _Scan:
                 return True
         specified = future["page"] + future["any"] + future["you"]
         return bool(specified) and bool(_SPECIFIED.search(text, min(b for _, b in specified)))
+
+    def obligations_over_telling(self) -> list[Span]:
+        """Obligations that govern a telling or the content itself ("deserve to hear that",
+        "would do well to say", "the only fact worth keeping."), not any verb: "readers of
+        this article deserve to know the truth" is editorial prose about readers."""
+        text = self.text
+        told = self("communication") + self("derivation") + self("content_verb")
+        heads = [a for a, _ in told] + [a for a, _ in self("content")]
+        return [
+            (a, b)
+            for a, b in self("obligation")
+            if _CLAUSE_END.match(text, b)
+            or _COPULA_AFTER.match(text, b)
+            or any(h >= b and _GOVERN_GAP.fullmatch(text, b, h) for h in heads)
+        ]
+
+    def derived_texts(self) -> dict[str, list[Span]]:
+        """Texts not yet made from this page, named by a noun of restating ("summary",
+        "rundown", "blurb", "notes", "version") bound to it by structure, not by a list of
+        who makes them:
+
+        - ``owned``: "your X", or a quantifier over such texts ("any X", "every X");
+        - ``made``: the page as the source ("a blurb written about this post", "a rendering
+          of this page"), the page turned into one ("turns this release into a news item",
+          "when this page is turned into notes"), or one its addressee makes ("the abstract
+          you prepare");
+        - ``acting``: no noun, the addressee turning the page into something ("if you boil
+          this article down for someone")."""
+        text = self.text
+        nouns = self("restatement")
+        deixis = self("page_deixis")
+        out: dict[str, list[Span]] = {"owned": [], "made": [], "acting": []}
+        if nouns:
+            binders = self("possessive") + self("prospective")
+            out["owned"] = [
+                (a, b)
+                for a, b in nouns
+                if any(bb <= a and _BINDER_NEAR.fullmatch(text, bb, a) for _, bb in binders)
+            ]
+            into = [
+                ib
+                for ia, ib in self("made_into")
+                if any(db <= ia and _TURNED_GAP.fullmatch(text, db, ia) for _, db in deixis)
+            ]
+            out["made"] = [
+                (a, b)
+                for a, b in nouns
+                if any(da > b and _SOURCE_GAP.fullmatch(text, b, da) for da, _ in deixis)
+                or any(ib <= a and _INTO_GAP.fullmatch(text, ib, a) for ib in into)
+                or _MADE_BY_YOU.match(text, b)
+            ]
+        if deixis:
+            turned = {ia for ia, _ in self("made_into")}
+            out["acting"] = [
+                (a, db)
+                for a, b in self("second_person")
+                for da, db in deixis
+                if da > b and _YOU_ACT.fullmatch(text, b, da) and db + 1 in turned
+            ]
+        return out
+
+    def prescribes_derived_content(self, future: dict[str, list[Span]]) -> bool:
+        """A directive force over what a text made from this page says, the text named by
+        `derived_texts` (or a telling bound by a quantifier, the page or a third-person maker
+        in `future_texts`):
+
+        - a deontic modal over a verb of content ("any blurb about this post has to describe
+          the hotel as ...", "in your write-up, the accident must not be mentioned"); the
+          future only over a text made from the page, or with its content after the verb
+          ("notes made from this lecture will carry ...", "your synopsis will read: ...");
+        - a request over one ("be certain that your rundown of this page names ...", "make
+          sure it says ...");
+        - a text judged faithful, correct or accurate, with a verb of content ("a faithful
+          rendering of this page says only ...");
+        - an imperative after the comma that closes the phrase naming it ("for any response
+          you compose, give ...", "if you boil this article down, open by saying ...");
+        - the page cited as saying something ("cite this article as saying ...").
+
+        "Any answer to the survey must be returned by post" has no verb of content; "your
+        ticket will read the seat number" names no text of restating."""
+        text = self.text
+        cited_as = [sa for sa, _ in self("as_saying")]
+        if cited_as and self.imperatives():
+            for _, db in self("page_deixis"):
+                if any(_AS_GAP.fullmatch(text, db, sa) for sa in cited_as):
+                    return True
+        derived = self.derived_texts()
+        bound = derived["owned"] + derived["made"] + derived["acting"]
+        bound += future["page"] + future["any"] + future["agent"] + future["source"]
+        if not bound:
+            return False
+        first = min(a for a, _ in bound)
+        contents = self("content_verb")
+        verbs = [a for a, _ in contents]
+        for ma, mb in self("modal"):
+            if ma > first and any(v >= mb and _GOVERN_GAP.fullmatch(text, mb, v) for v in verbs):
+                return True
+        made = derived["made"]
+        for ma, mb in self("future_tense"):
+            if ma > first and any(
+                v >= mb
+                and _ACTIVE_GAP.fullmatch(text, mb, v)
+                and (made or _SPECIFIED_AFTER.match(text, vb))
+                for v, vb in contents
+            ):
+                return True
+        for _, rb in self("request"):
+            # "make sure it says", or a text named after it and its verb in the same clause:
+            # "make certain that any blurb you write about this page credits ..."
+            if any(v > rb and _REQUEST_GAP.fullmatch(text, rb, v) for v in verbs) or any(
+                a > rb and v > b and not _SENTENCE_BREAK.search(text, rb, v)
+                for a, b in bound
+                for v in verbs
+            ):
+                return True
+        evaluative = self("evaluative")
+        for a, b in made:
+            if _near_before(evaluative, a, 1) and any(
+                v > b and _CLAUSE_TAIL.fullmatch(text, b, v) for v in verbs
+            ):
+                return True
+        imperative_at = {a for a, _ in self("imperative")}
+        for _, b in bound:
+            comma = text.find(",", b)
+            if comma < 0 or _SENTENCE_BREAK.search(text, b, comma):
+                continue
+            lead = _ADVERBS.match(text, comma + 1)
+            if lead and lead.end() in imperative_at:
+                return True
+        return False
 
     # -- targets --
 

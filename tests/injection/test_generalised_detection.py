@@ -251,6 +251,19 @@ def test_a_damaged_word_file_is_a_clear_error(tmp_path, content, message):
         lexicons(str(tmp_path))
 
 
+def test_an_english_word_file_lacking_a_class_is_a_clear_error(tmp_path):
+    # fail closed: without its nouns of restating, the derived-text frame would read nothing
+    english = (instructions.WORDS_DIR / "en.toml").read_text(encoding="utf-8")
+    kept = english.split("\nrestatement = [")
+    rest = kept[1].split("]\n", 1)[1]
+    (tmp_path / "en.toml").write_text(kept[0] + "\n" + rest, encoding="utf-8")
+    with pytest.raises(
+        instructions.DetectorWordsError,
+        match=r"en\.toml: no words for the classes \['restatement'\]",
+    ):
+        lexicons(str(tmp_path))
+
+
 def test_without_an_english_word_file_the_detector_refuses_to_run(tmp_path):
     # fail closed: a detector that reads no language would let every instruction through
     with pytest.raises(instructions.DetectorWordsError, match="no English word file"):
