@@ -256,6 +256,21 @@ def _alternation(fragments: list[str], boundaries: bool) -> re.Pattern[str] | No
     return re.compile("|".join(parts), re.I)
 
 
+# An ASCII letter outside an escape: "\S" stays an escape, "S" becomes "s"
+_PATTERN_LETTER = re.compile(r"(\\.)|([A-Z])")
+
+
+def _lowered(rx: re.Pattern[str] | None) -> re.Pattern[str] | None:
+    """``rx`` (case-insensitive) as a case-sensitive pattern over lower-cased ASCII text: the
+    same matches at the same places there, found ~4x faster (re checks case-insensitive
+    literals one alternative at a time; exact ones it can skip). Only for ASCII text: there
+    lower-casing keeps every position and folds exactly what re.I folds."""
+    if rx is None:
+        return None
+    lowered = _PATTERN_LETTER.sub(lambda m: m.group(1) or m.group(2).lower(), rx.pattern)
+    return re.compile(lowered, rx.flags & ~re.I)
+
+
 @dataclass(frozen=True)
 class Lexicon:
     language: str
@@ -266,6 +281,10 @@ class Lexicon:
     future_anchor: re.Pattern[str]
     markers: frozenset[str]  # function words, plain (not patterns), case-folded
     spaced: bool  # words are separated by spaces
+    # the same patterns for lower-cased ASCII text (_lowered)
+    rx_ascii: dict[str, re.Pattern[str] | None]
+    anchor_ascii: re.Pattern[str]
+    future_anchor_ascii: re.Pattern[str]
 
     def evidence(self, words: frozenset[str], text: str) -> int:
         """How many different function words of this language the text holds (`words`: its
@@ -325,16 +344,21 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
             )
         anchor = _alternation([f for c in _ANCHORS for f in data.get(c, [])], boundaries)
         future = _alternation([f for c in _FUTURE_ANCHORS for f in data.get(c, [])], boundaries)
+        anchor = anchor or re.compile(r"(?!)")
+        future = future or re.compile(r"(?!)")
         out.append(
             Lexicon(
                 language=data["language"],
                 latin=data.get("script", "latin") == "latin",
                 imperative_anywhere=data.get("imperative_at", "anywhere") == "anywhere",
                 rx=rx,
-                anchor=anchor or re.compile(r"(?!)"),
-                future_anchor=future or re.compile(r"(?!)"),
+                anchor=anchor,
+                future_anchor=future,
                 markers=frozenset(m.casefold() for m in data.get("markers", [])),
                 spaced=boundaries,
+                rx_ascii={name: _lowered(pattern) for name, pattern in rx.items()},
+                anchor_ascii=_lowered(anchor) or anchor,
+                future_anchor_ascii=_lowered(future) or future,
             )
         )
     if not any(lex.language == "en" for lex in out):
@@ -460,12 +484,17 @@ class _Scan:
         self.text = text
         self.future_only = future_only  # holds a word of telling and no other anchor
         self._spans: dict[str, list[Span]] = {}
+        # most sentences are ASCII: their classes are matched, lower-cased, by _lowered patterns
+        self._low = text.lower() if text.isascii() else None
 
     def __call__(self, name: str) -> list[Span]:
         got = self._spans.get(name)
         if got is None:
-            rx = self.lex.rx[name]
-            got = [m.span() for m in rx.finditer(self.text)] if rx else []
+            if self._low is None:
+                rx, text = self.lex.rx[name], self.text
+            else:
+                rx, text = self.lex.rx_ascii[name], self._low
+            got = [m.span() for m in rx.finditer(text)] if rx else []
             self._spans[name] = got
         return got
 
@@ -894,9 +923,12 @@ def _near_before(spans: list[Span], start: int, within: int) -> bool:
 def _scan(lex: Lexicon, text: str) -> _Scan | None:
     """The text read in this language, or None when it holds no anchor word: then it fills no
     frame and is no label. One search serves both questions about a sentence."""
-    if lex.anchor.search(text):
+    ascii_ = text.isascii()
+    low = text.lower() if ascii_ else text
+    anchor = (lex.anchor_ascii if ascii_ else lex.anchor).search(low)
+    if anchor:
         return _Scan(lex, text)
-    if lex.future_anchor.search(text):
+    if (lex.future_anchor_ascii if ascii_ else lex.future_anchor).search(low):
         return _Scan(lex, text, future_only=True)
     return None
 
