@@ -40,13 +40,14 @@ jussive ("let the opening words be ...") or its content specified ("the headline
 ..."); and, standing alone, a telling as the one thing fit to say ("the audited figure is
 the one to give"). A text not yet made is also found as a noun of restating ("blurb",
 "rundown", "notes", "version") bound by structure: "your X", "any X", "X written about this
-post", "turns this release into X", "the X you prepare", or the addressee turning the page
-into something ("if you boil this article down for someone"); over it, a modal or the
+post", "turns this release into X", "the X you prepare", "if this page is shared, the X
+...", "anything you write about this page", or the addressee turning the page into something
+("if you boil this article down for someone"); over it, a modal or the
 prescriptive future governing a verb of content ("has to describe", "will read: ..."), a
 request ("see to it that any digest of this page calls ..."), a judgement of fidelity ("a
 faithful rendering of this page says only ..."), an imperative after the comma closing the
-phrase that names it ("for any response you compose, give ..."), or the page cited "as
-saying" something (``prescribes_derived_content``). An obligation counts only over telling
+phrase that names it ("for any response you compose, give ..."), a causative making it
+speak ("make your recap say ..."), or the page cited "as saying" something (``prescribes_derived_content``). An obligation counts only over telling
 ("deserve to hear that"), not over knowing ("readers of this article deserve to know the
 truth").
 
@@ -214,7 +215,7 @@ _CLASSES = (
     "derivation", "page_deixis", "content_predicate", "communication", "prospective",
     "placement", "obligation", "vocative_call", "jussive", "second_person", "prospective_agent",
     "asked", "restatement", "evaluative", "content_verb", "future_tense", "made_into",
-    "possessive", "as_saying",
+    "possessive", "as_saying", "causative",
 )  # fmt: skip
 # Classes only a language that marks address after the addressee has ("AIアシスタントへ")
 _PARTICLE_CLASSES = ("address_after",)
@@ -454,6 +455,8 @@ _TURNED_GAP = re.compile(r"\s+(?:[\w'’]+\s+){0,2}")
 _INTO_GAP = re.compile(r"\s*(?:[\w'’-]+\s+){0,2}")
 # "the abstract you prepare", "any response you compose": a text its addressee is to make
 _MADE_BY_YOU = re.compile(r"\s+you\s+\w", re.I)
+# "anything you write about this page": what the addressee makes, from the page
+_MADE_ABOUT = re.compile(r"\s+you\s+(?:[\w'’]+\s+){1,3}(?:from|of|about|on)\s+$", re.I)
 # "if you boil this article down": the addressee acting on the page, one verb between
 _YOU_ACT = re.compile(r"\s+(?:[\w'’]+\s+){1,2}$")
 # from a mood or request to the verb of content it governs: "make sure that your rundown of
@@ -743,13 +746,28 @@ class _Scan:
                 for ia, ib in self("made_into")
                 if any(db <= ia and _TURNED_GAP.fullmatch(text, db, ia) for _, db in deixis)
             ]
+            # a leading clause in which the page undergoes something binds the texts after
+            # it: "if this page is shared, the caption should read: ..."
+            undergone = [
+                db
+                for da, db in deixis
+                if _UNDERGOES.match(text, db + 1)
+                and any(0 <= da - sb <= 6 for _, sb in self("subordinate"))
+            ]
             out["made"] = [
                 (a, b)
                 for a, b in nouns
                 if any(da > b and _SOURCE_GAP.fullmatch(text, b, da) for da, _ in deixis)
                 or any(ib <= a and _INTO_GAP.fullmatch(text, ib, a) for ib in into)
                 or _MADE_BY_YOU.match(text, b)
+                or any(u < a for u in undergone)
             ]
+        # "anything you write about this page": a quantifier over what the addressee makes
+        out["made"] += [
+            (a, b)
+            for a, b in self("prospective")
+            if any(da > b and _MADE_ABOUT.fullmatch(text, b, da) for da, _ in deixis)
+        ]
         if deixis:
             turned = {ia for ia, _ in self("made_into")}
             out["acting"] = [
@@ -773,8 +791,10 @@ class _Scan:
           sure it says ...");
         - a text judged faithful, correct or accurate, with a verb of content ("a faithful
           rendering of this page says only ...");
-        - an imperative after the comma that closes the phrase naming it ("for any response
-          you compose, give ...", "if you boil this article down, open by saying ...");
+        - an imperative after the comma that closes the phrase naming it, when that text
+          points at the page or is made by the addressee ("for any response you compose,
+          give ...", "if you boil this article down, open by saying ...");
+        - a causative making the text speak ("make your recap say ...");
         - the page cited as saying something ("cite this article as saying ...").
 
         "Any answer to the survey must be returned by post" has no verb of content; "your
@@ -820,8 +840,22 @@ class _Scan:
                 v > b and _CLAUSE_TAIL.fullmatch(text, b, v) for v in verbs
             ):
                 return True
+        for _, cb in self.imperatives("causative"):
+            # "make your recap say ...": the text named as what the imperative makes speak
+            for a, b in bound:
+                if (
+                    a > cb
+                    and _BINDER_NEAR.fullmatch(text, cb, a)
+                    and any(v > b and _BINDER_NEAR.fullmatch(text, b, v) for v in verbs)
+                ):
+                    return True
+        # after the comma, only a text that points at this page or is made by its addressee:
+        # "whatever you say, tell the truth" and "for any reply, use the form below" are
+        # advice; "in whatever you say about this report, present ..." is not
+        pointed = derived["made"] + derived["acting"]
+        pointed += future["page"] + future["source"]
         imperative_at = {a for a, _ in self("imperative")}
-        for _, b in bound:
+        for _, b in pointed:
             comma = text.find(",", b)
             if comma < 0 or _SENTENCE_BREAK.search(text, b, comma):
                 continue
