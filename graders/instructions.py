@@ -91,7 +91,7 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -282,10 +282,18 @@ class Lexicon:
     future_anchor: re.Pattern[str]
     markers: frozenset[str]  # function words, plain (not patterns), case-folded
     spaced: bool  # words are separated by spaces
-    # the same patterns for lower-cased ASCII text (_lowered)
-    rx_ascii: dict[str, re.Pattern[str] | None]
-    anchor_ascii: re.Pattern[str]
-    future_anchor_ascii: re.Pattern[str]
+    # the same patterns for lower-cased ASCII text (_lowered), compiled when first asked for:
+    # a process that reads a few sentences does not pay for classes it never reads
+    _ascii: dict[str, re.Pattern[str] | None] = field(default_factory=dict, compare=False)
+
+    def ascii_rx(self, name: str) -> re.Pattern[str] | None:
+        """The class (or "anchor", "future_anchor") for lower-cased ASCII text."""
+        try:
+            return self._ascii[name]
+        except KeyError:
+            slow = getattr(self, name) if name in ("anchor", "future_anchor") else self.rx[name]
+            got = self._ascii[name] = _lowered(slow)
+            return got
 
     def evidence(self, words: frozenset[str], text: str) -> int:
         """How many different function words of this language the text holds (`words`: its
@@ -357,9 +365,6 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
                 future_anchor=future,
                 markers=frozenset(m.casefold() for m in data.get("markers", [])),
                 spaced=boundaries,
-                rx_ascii={name: _lowered(pattern) for name, pattern in rx.items()},
-                anchor_ascii=_lowered(anchor) or anchor,
-                future_anchor_ascii=_lowered(future) or future,
             )
         )
     if not any(lex.language == "en" for lex in out):
@@ -496,7 +501,7 @@ class _Scan:
             if self._low is None:
                 rx, text = self.lex.rx[name], self.text
             else:
-                rx, text = self.lex.rx_ascii[name], self._low
+                rx, text = self.lex.ascii_rx(name), self._low
             got = [m.span() for m in rx.finditer(text)] if rx else []
             self._spans[name] = got
         return got
@@ -957,12 +962,14 @@ def _near_before(spans: list[Span], start: int, within: int) -> bool:
 def _scan(lex: Lexicon, text: str) -> _Scan | None:
     """The text read in this language, or None when it holds no anchor word: then it fills no
     frame and is no label. One search serves both questions about a sentence."""
-    ascii_ = text.isascii()
-    low = text.lower() if ascii_ else text
-    anchor = (lex.anchor_ascii if ascii_ else lex.anchor).search(low)
-    if anchor:
+    if text.isascii():
+        low = text.lower()
+        anchor, future = lex.ascii_rx("anchor"), lex.ascii_rx("future_anchor")
+    else:
+        low, anchor, future = text, lex.anchor, lex.future_anchor
+    if anchor is not None and anchor.search(low):
         return _Scan(lex, text)
-    if (lex.future_anchor_ascii if ascii_ else lex.future_anchor).search(low):
+    if future is not None and future.search(low):
         return _Scan(lex, text, future_only=True)
     return None
 
@@ -1099,7 +1106,10 @@ def load_detector() -> None:
     """Read the detector's word files and confusable-letter table now (each is cached), so a
     process that will read many texts does not pay for them inside its first one. Reading an
     empty text loads neither: it returns before them."""
-    lexicons()
+    for lex in lexicons():
+        # every ASCII sentence is searched for these: compile them now, the classes on demand
+        lex.ascii_rx("anchor")
+        lex.ascii_rx("future_anchor")
     skeleton("\u0430")  # a Cyrillic letter: reads the confusables table once
 
 

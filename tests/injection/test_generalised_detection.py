@@ -384,9 +384,9 @@ def test_lowered_patterns_find_what_the_case_insensitive_ones_find_on_ascii_text
     sentences = _ascii_sentences()
     assert len(sentences) > 300
     for lex in lexicons():
-        pairs = [(name, lex.rx[name], lex.rx_ascii[name]) for name in lex.rx]
-        pairs += [("anchor", lex.anchor, lex.anchor_ascii)]
-        pairs += [("future anchor", lex.future_anchor, lex.future_anchor_ascii)]
+        pairs = [(name, lex.rx[name], lex.ascii_rx(name)) for name in lex.rx]
+        pairs += [("anchor", lex.anchor, lex.ascii_rx("anchor"))]
+        pairs += [("future anchor", lex.future_anchor, lex.ascii_rx("future_anchor"))]
         for name, slow, fast in pairs:
             if slow is None:
                 assert fast is None, (lex.language, name)
