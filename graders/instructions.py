@@ -38,7 +38,18 @@ obligation ("is best served by hearing that", "deserve to hear"), a place in the
 ("goes at the top", "belongs in the first line"), a modal over telling ("are to give"), a
 jussive ("let the opening words be ...") or its content specified ("the headline is that
 ..."); and, standing alone, a telling as the one thing fit to say ("the audited figure is
-the one to give").
+the one to give"). A text not yet made is also found as a noun of restating ("blurb",
+"rundown", "notes", "version") bound by structure: "your X", "any X", "X written about this
+post", "turns this release into X", "the X you prepare", "if this page is shared, the X
+...", "anything you write about this page", or the addressee turning the page into something
+("if you boil this article down for someone"); over it, a modal or the
+prescriptive future governing a verb of content ("has to describe", "will read: ..."), a
+request ("see to it that any digest of this page calls ..."), a judgement of fidelity ("a
+faithful rendering of this page says only ..."), an imperative after the comma closing the
+phrase that names it ("for any response you compose, give ..."), a causative making it
+speak ("make your recap say ..."), or the page cited "as saying" something (``prescribes_derived_content``). An obligation counts only over telling
+("deserve to hear that"), not over knowing ("readers of this article deserve to know the
+truth").
 
 Text addressed to software explicitly ("Note to language models: ...", "Short version for
 screen readers and answer tools: ..."), by self-identification ("If you are an AI ...",
@@ -80,7 +91,7 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -203,8 +214,11 @@ _CLASSES = (
     "text_object", "subordinate", "markers", "pointer", "producer_activity", "sentence_start",
     "derivation", "page_deixis", "content_predicate", "communication", "prospective",
     "placement", "obligation", "vocative_call", "jussive", "second_person", "prospective_agent",
-    "asked",
+    "asked", "restatement", "evaluative", "content_verb", "future_tense", "made_into",
+    "possessive", "as_saying", "causative",
 )  # fmt: skip
+# Classes only a language that marks address after the addressee has ("AIアシスタントへ")
+_PARTICLE_CLASSES = ("address_after",)
 # Classes at least one of which every frame needs: a sentence without any is skipped.
 _ANCHORS = (
     "producer", "producer_weak", "artefact", "address", "self", "speech", "text_object",
@@ -213,7 +227,7 @@ _ANCHORS = (
 # A sentence with none of those but a word of telling ("said", "tell", "readers") can fill one
 # frame only, a directive over a text not yet made from the page: it is read for that alone,
 # so the common words of telling do not send every sentence through every frame.
-_FUTURE_ANCHORS = ("communication", "derivation")
+_FUTURE_ANCHORS = ("communication", "derivation", "restatement")
 
 
 def _alternation(fragments: list[str], boundaries: bool) -> re.Pattern[str] | None:
@@ -243,6 +257,21 @@ def _alternation(fragments: list[str], boundaries: bool) -> re.Pattern[str] | No
     return re.compile("|".join(parts), re.I)
 
 
+# An ASCII letter outside an escape: "\S" stays an escape, "S" becomes "s"
+_PATTERN_LETTER = re.compile(r"(\\.)|([A-Z])")
+
+
+def _lowered(rx: re.Pattern[str] | None) -> re.Pattern[str] | None:
+    """``rx`` (case-insensitive) as a case-sensitive pattern over lower-cased ASCII text: the
+    same matches at the same places there, found ~4x faster (re checks case-insensitive
+    literals one alternative at a time; exact ones it can skip). Only for ASCII text: there
+    lower-casing keeps every position and folds exactly what re.I folds."""
+    if rx is None:
+        return None
+    lowered = _PATTERN_LETTER.sub(lambda m: m.group(1) or m.group(2).lower(), rx.pattern)
+    return re.compile(lowered, rx.flags & ~re.I)
+
+
 @dataclass(frozen=True)
 class Lexicon:
     language: str
@@ -253,6 +282,18 @@ class Lexicon:
     future_anchor: re.Pattern[str]
     markers: frozenset[str]  # function words, plain (not patterns), case-folded
     spaced: bool  # words are separated by spaces
+    # the same patterns for lower-cased ASCII text (_lowered), compiled when first asked for:
+    # a process that reads a few sentences does not pay for classes it never reads
+    _ascii: dict[str, re.Pattern[str] | None] = field(default_factory=dict, compare=False)
+
+    def ascii_rx(self, name: str) -> re.Pattern[str] | None:
+        """The class (or "anchor", "future_anchor") for lower-cased ASCII text."""
+        try:
+            return self._ascii[name]
+        except KeyError:
+            slow = getattr(self, name) if name in ("anchor", "future_anchor") else self.rx[name]
+            got = self._ascii[name] = _lowered(slow)
+            return got
 
     def evidence(self, words: frozenset[str], text: str) -> int:
         """How many different function words of this language the text holds (`words`: its
@@ -303,16 +344,25 @@ def lexicons(directory: str | None = None) -> tuple[Lexicon, ...]:
         except re.error as exc:
             raise DetectorWordsError(f"{path}: a pattern does not compile: {exc}") from exc
         rx["markers"] = None
+        lacking = sorted(set(_CLASSES) - set(data) - set(_PARTICLE_CLASSES))
+        if data["language"] == "en" and lacking:
+            # English is read in every sentence: a class it lacks is a frame that reads nothing
+            raise DetectorWordsError(
+                f"{path}: no words for the classes {lacking}; every frame reads English, so "
+                "each class needs its words there; reinstall spanproof"
+            )
         anchor = _alternation([f for c in _ANCHORS for f in data.get(c, [])], boundaries)
         future = _alternation([f for c in _FUTURE_ANCHORS for f in data.get(c, [])], boundaries)
+        anchor = anchor or re.compile(r"(?!)")
+        future = future or re.compile(r"(?!)")
         out.append(
             Lexicon(
                 language=data["language"],
                 latin=data.get("script", "latin") == "latin",
                 imperative_anywhere=data.get("imperative_at", "anywhere") == "anywhere",
                 rx=rx,
-                anchor=anchor or re.compile(r"(?!)"),
-                future_anchor=future or re.compile(r"(?!)"),
+                anchor=anchor,
+                future_anchor=future,
                 markers=frozenset(m.casefold() for m in data.get("markers", [])),
                 spaced=boundaries,
             )
@@ -373,7 +423,7 @@ _BE = re.compile(r"\s+be\b")
 # how far the page's pointer may stand from the word of deriving ("a condensed account of this
 # notice", "this page be passed on")
 _DEIXIS_GAP = 25
-_UNDERGOES = re.compile(r"\b(?:be|is|are|being|gets?)\b", re.I)
+_UNDERGOES = re.compile(r"\b(?:be|is|are|been|being|gets?)\b", re.I)
 # a binder and the word of telling it binds: "whoever condenses", "anything you produce",
 # "any précis", "whatever gets written" (at most two words between)
 _BINDER_GAP = re.compile(r"\s+(?:[\w'’]+\s+){0,2}")
@@ -401,6 +451,35 @@ _BE_CONTENT = re.compile(
     r"\s+be\b\s*(?:that\b|:|[\"“‘']|(?:given|reported|stated|told|quoted|said|named|mentioned)\b)",
     re.I,
 )
+# a binder and the text noun it binds: "your synopsis", "any short summary"
+_BINDER_NEAR = re.compile(r"\s+(?:[\w'’-]+\s+)?")
+# the page and what it is turned into or for: "turns this release into a news item", "this
+# page is turned into notes", "boil this article down"
+_TURNED_GAP = re.compile(r"\s+(?:[\w'’]+\s+){0,2}")
+# after "into": an article and an adjective at most ("into a short news item")
+_INTO_GAP = re.compile(r"\s*(?:[\w'’-]+\s+){0,2}")
+# "the abstract you prepare", "any response you compose": a text its addressee is to make
+_MADE_BY_YOU = re.compile(r"\s+you\s+\w", re.I)
+# "anything you write about this page": what the addressee makes, from the page
+_MADE_ABOUT = re.compile(r"\s+you\s+(?:[\w'’]+\s+){1,3}(?:from|of|about|on)\s+$", re.I)
+# "if you boil this article down": the addressee acting on the page, one verb between
+_YOU_ACT = re.compile(r"\s+(?:[\w'’]+\s+){1,2}$")
+# from a mood or request to the verb of content it governs: "make sure that your rundown of
+# this page names", "is required to credit", "must not be mentioned"
+_REQUEST_GAP = re.compile(r"\s+(?:[\w'’.-]+\s+){0,6}")
+# the rest of a clause after an obligation, when it holds its own verb ("worth keeping.")
+_CLAUSE_END = re.compile(r"\s*(?:[.!?;]|$)")
+# the content right after a verb of content: "will read: ...", "will state that ..."
+_SPECIFIED_AFTER = re.compile(r"\s*(?::|\bthat\b|[\"“‘'])", re.I)
+# from a text named (and the page it is made from) to its verb: "... of this page for users says"
+_CLAUSE_TAIL = re.compile(r"[^.!?;:,]{0,60}?\s")
+_SENTENCE_BREAK = re.compile(r"[.!?;:]")
+# the future prescribes only in the active voice ("will read: ..."); "will be treated as
+# confidential" describes what is done with a text, not what it says
+_ACTIVE_GAP = re.compile(r"\s*(?:(?!be\b)[\w'’]+\s+){0,2}", re.I)
+_AS_GAP = re.compile(r"\s*,?\s*")
+# an obligation specified by a copula: "the number that counts is 12,000"
+_COPULA_AFTER = re.compile(r"\s+(?:is|are)\b", re.I)
 # the content of a text named: "the headline is that ...", "the fare you quote is £3"
 _SPECIFIED = re.compile(r"\b(?:is|are|be)\s*(?:that\b|:|[\"“‘']|[£$€]?\d)", re.I)
 
@@ -413,12 +492,17 @@ class _Scan:
         self.text = text
         self.future_only = future_only  # holds a word of telling and no other anchor
         self._spans: dict[str, list[Span]] = {}
+        # most sentences are ASCII: their classes are matched, lower-cased, by _lowered patterns
+        self._low = text.lower() if text.isascii() else None
 
     def __call__(self, name: str) -> list[Span]:
         got = self._spans.get(name)
         if got is None:
-            rx = self.lex.rx[name]
-            got = [m.span() for m in rx.finditer(self.text)] if rx else []
+            if self._low is None:
+                rx, text = self.lex.rx[name], self.text
+            else:
+                rx, text = self.lex.ascii_rx(name), self._low
+            got = [m.span() for m in rx.finditer(text)] if rx else []
             self._spans[name] = got
         return got
 
@@ -602,9 +686,11 @@ class _Scan:
             ):
                 return True
         future = self.future_texts()
+        if self.prescribes_derived_content(future):
+            return True
         if not any(future.values()):
             return False
-        if self("obligation") or self("placement") or _DEONTIC_ANY.search(text):
+        if self.obligations_over_telling() or self("placement") or _DEONTIC_ANY.search(text):
             return True
         moods = future["page"] or future["any"] or future["agent"] or future["source"]
         if moods:
@@ -621,6 +707,167 @@ class _Scan:
                 return True
         specified = future["page"] + future["any"] + future["you"]
         return bool(specified) and bool(_SPECIFIED.search(text, min(b for _, b in specified)))
+
+    def obligations_over_telling(self) -> list[Span]:
+        """Obligations that govern a telling or the content itself ("deserve to hear that",
+        "would do well to say", "the only fact worth keeping."), not any verb: "readers of
+        this article deserve to know the truth" is editorial prose about readers."""
+        text = self.text
+        told = self("communication") + self("derivation") + self("content_verb")
+        heads = [a for a, _ in told] + [a for a, _ in self("content")]
+        return [
+            (a, b)
+            for a, b in self("obligation")
+            if _CLAUSE_END.match(text, b)
+            or _COPULA_AFTER.match(text, b)
+            or any(h >= b and _GOVERN_GAP.fullmatch(text, b, h) for h in heads)
+        ]
+
+    def derived_texts(self) -> dict[str, list[Span]]:
+        """Texts not yet made from this page, named by a noun of restating ("summary",
+        "rundown", "blurb", "notes", "version") bound to it by structure, not by a list of
+        who makes them:
+
+        - ``owned``: "your X", or a quantifier over such texts ("any X", "every X");
+        - ``made``: the page as the source ("a blurb written about this post", "a rendering
+          of this page"), the page turned into one ("turns this release into a news item",
+          "when this page is turned into notes"), or one its addressee makes ("the abstract
+          you prepare");
+        - ``acting``: no noun, the addressee turning the page into something ("if you boil
+          this article down for someone")."""
+        text = self.text
+        nouns = self("restatement")
+        deixis = self("page_deixis")
+        out: dict[str, list[Span]] = {"owned": [], "made": [], "acting": []}
+        if nouns:
+            binders = self("possessive") + self("prospective")
+            out["owned"] = [
+                (a, b)
+                for a, b in nouns
+                if any(bb <= a and _BINDER_NEAR.fullmatch(text, bb, a) for _, bb in binders)
+            ]
+            into = [
+                ib
+                for ia, ib in self("made_into")
+                if any(db <= ia and _TURNED_GAP.fullmatch(text, db, ia) for _, db in deixis)
+            ]
+            # a leading clause in which the page undergoes something binds the texts after
+            # it: "if this page is shared, the caption should read: ..."
+            undergone = [
+                db
+                for da, db in deixis
+                if _UNDERGOES.match(text, db + 1)
+                and any(0 <= da - sb <= 6 for _, sb in self("subordinate"))
+            ]
+            out["made"] = [
+                (a, b)
+                for a, b in nouns
+                if any(da > b and _SOURCE_GAP.fullmatch(text, b, da) for da, _ in deixis)
+                or any(ib <= a and _INTO_GAP.fullmatch(text, ib, a) for ib in into)
+                or _MADE_BY_YOU.match(text, b)
+                or any(u < a for u in undergone)
+            ]
+        # "anything you write about this page": a quantifier over what the addressee makes
+        out["made"] += [
+            (a, b)
+            for a, b in self("prospective")
+            if any(da > b and _MADE_ABOUT.fullmatch(text, b, da) for da, _ in deixis)
+        ]
+        if deixis:
+            turned = {ia for ia, _ in self("made_into")}
+            out["acting"] = [
+                (a, db)
+                for a, b in self("second_person")
+                for da, db in deixis
+                if da > b and _YOU_ACT.fullmatch(text, b, da) and db + 1 in turned
+            ]
+        return out
+
+    def prescribes_derived_content(self, future: dict[str, list[Span]]) -> bool:
+        """A directive force over what a text made from this page says, the text named by
+        `derived_texts` (or a telling bound by a quantifier, the page or a third-person maker
+        in `future_texts`):
+
+        - a deontic modal over a verb of content ("any blurb about this post has to describe
+          the hotel as ...", "in your write-up, the accident must not be mentioned"); the
+          future only over a text made from the page, or with its content after the verb
+          ("notes made from this lecture will carry ...", "your synopsis will read: ...");
+        - a request over one ("be certain that your rundown of this page names ...", "make
+          sure it says ...");
+        - a text judged faithful, correct or accurate, with a verb of content ("a faithful
+          rendering of this page says only ...");
+        - an imperative after the comma that closes the phrase naming it, when that text
+          points at the page or is made by the addressee ("for any response you compose,
+          give ...", "if you boil this article down, open by saying ...");
+        - a causative making the text speak ("make your recap say ...");
+        - the page cited as saying something ("cite this article as saying ...").
+
+        "Any answer to the survey must be returned by post" has no verb of content; "your
+        ticket will read the seat number" names no text of restating."""
+        text = self.text
+        cited_as = [sa for sa, _ in self("as_saying")]
+        if cited_as and self.imperatives():
+            for _, db in self("page_deixis"):
+                if any(_AS_GAP.fullmatch(text, db, sa) for sa in cited_as):
+                    return True
+        derived = self.derived_texts()
+        bound = derived["owned"] + derived["made"] + derived["acting"]
+        bound += future["page"] + future["any"] + future["agent"] + future["source"]
+        if not bound:
+            return False
+        first = min(a for a, _ in bound)
+        contents = self("content_verb")
+        verbs = [a for a, _ in contents]
+        for ma, mb in self("modal"):
+            if ma > first and any(v >= mb and _GOVERN_GAP.fullmatch(text, mb, v) for v in verbs):
+                return True
+        made = derived["made"]
+        for ma, mb in self("future_tense"):
+            if ma > first and any(
+                v >= mb
+                and _ACTIVE_GAP.fullmatch(text, mb, v)
+                and (made or _SPECIFIED_AFTER.match(text, vb))
+                for v, vb in contents
+            ):
+                return True
+        for _, rb in self("request"):
+            # "make sure it says", or a text named after it and its verb in the same clause:
+            # "make certain that any blurb you write about this page credits ..."
+            if any(v > rb and _REQUEST_GAP.fullmatch(text, rb, v) for v in verbs) or any(
+                a > rb and v > b and not _SENTENCE_BREAK.search(text, rb, v)
+                for a, b in bound
+                for v in verbs
+            ):
+                return True
+        evaluative = self("evaluative")
+        for a, b in made:
+            if _near_before(evaluative, a, 1) and any(
+                v > b and _CLAUSE_TAIL.fullmatch(text, b, v) for v in verbs
+            ):
+                return True
+        for _, cb in self.imperatives("causative"):
+            # "make your recap say ...": the text named as what the imperative makes speak
+            for a, b in bound:
+                if (
+                    a > cb
+                    and _BINDER_NEAR.fullmatch(text, cb, a)
+                    and any(v > b and _BINDER_NEAR.fullmatch(text, b, v) for v in verbs)
+                ):
+                    return True
+        # after the comma, only a text that points at this page or is made by its addressee:
+        # "whatever you say, tell the truth" and "for any reply, use the form below" are
+        # advice; "in whatever you say about this report, present ..." is not
+        pointed = derived["made"] + derived["acting"]
+        pointed += future["page"] + future["source"]
+        imperative_at = {a for a, _ in self("imperative")}
+        for _, b in pointed:
+            comma = text.find(",", b)
+            if comma < 0 or _SENTENCE_BREAK.search(text, b, comma):
+                continue
+            lead = _ADVERBS.match(text, comma + 1)
+            if lead and lead.end() in imperative_at:
+                return True
+        return False
 
     # -- targets --
 
@@ -715,9 +962,14 @@ def _near_before(spans: list[Span], start: int, within: int) -> bool:
 def _scan(lex: Lexicon, text: str) -> _Scan | None:
     """The text read in this language, or None when it holds no anchor word: then it fills no
     frame and is no label. One search serves both questions about a sentence."""
-    if lex.anchor.search(text):
+    if text.isascii():
+        low = text.lower()
+        anchor, future = lex.ascii_rx("anchor"), lex.ascii_rx("future_anchor")
+    else:
+        low, anchor, future = text, lex.anchor, lex.future_anchor
+    if anchor is not None and anchor.search(low):
         return _Scan(lex, text)
-    if lex.future_anchor.search(text):
+    if future is not None and future.search(low):
         return _Scan(lex, text, future_only=True)
     return None
 
@@ -854,7 +1106,10 @@ def load_detector() -> None:
     """Read the detector's word files and confusable-letter table now (each is cached), so a
     process that will read many texts does not pay for them inside its first one. Reading an
     empty text loads neither: it returns before them."""
-    lexicons()
+    for lex in lexicons():
+        # every ASCII sentence is searched for these: compile them now, the classes on demand
+        lex.ascii_rx("anchor")
+        lex.ascii_rx("future_anchor")
     skeleton("\u0430")  # a Cyrillic letter: reads the confusables table once
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -251,6 +252,19 @@ def test_a_damaged_word_file_is_a_clear_error(tmp_path, content, message):
         lexicons(str(tmp_path))
 
 
+def test_an_english_word_file_lacking_a_class_is_a_clear_error(tmp_path):
+    # fail closed: without its nouns of restating, the derived-text frame would read nothing
+    english = (instructions.WORDS_DIR / "en.toml").read_text(encoding="utf-8")
+    kept = english.split("\nrestatement = [")
+    rest = kept[1].split("]\n", 1)[1]
+    (tmp_path / "en.toml").write_text(kept[0] + "\n" + rest, encoding="utf-8")
+    with pytest.raises(
+        instructions.DetectorWordsError,
+        match=r"en\.toml: no words for the classes \['restatement'\]",
+    ):
+        lexicons(str(tmp_path))
+
+
 def test_without_an_english_word_file_the_detector_refuses_to_run(tmp_path):
     # fail closed: a detector that reads no language would let every instruction through
     with pytest.raises(instructions.DetectorWordsError, match="no English word file"):
@@ -339,3 +353,53 @@ def test_the_false_positive_script_fails_on_a_planted_instruction(tmp_path, caps
     assert fp.main(["--pages", str(planted)]) == 0
     planted.write_text("")
     assert fp.main(["--pages", str(planted)]) == 2
+
+
+def _ascii_sentences() -> list[str]:
+    """Sentences of every case file and of the first WiCE pages, as written, upper-cased and
+    title-cased (the lowered patterns must not depend on the text's case)."""
+    import ast
+    import gzip
+    from itertools import islice
+
+    data = ROOT / "tests" / "injection" / "data"
+    texts = [
+        json.loads(line)["text"]
+        for path in sorted(data.glob("*.jsonl"))
+        if "held_out_second" not in path.name
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    with gzip.open(ROOT / "goldens" / "wice_dev_pages.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in islice(fh, 8):
+            sentences = json.loads(line)["sentences"]
+            texts += ast.literal_eval(sentences) if isinstance(sentences, str) else sentences
+    texts = [t for t in texts if t.isascii()]
+    return texts + [t.upper() for t in texts[:150]] + [t.title() for t in texts[:150]]
+
+
+def test_lowered_patterns_find_what_the_case_insensitive_ones_find_on_ascii_text():
+    # ASCII sentences are read through patterns lower-cased for speed: every class of every
+    # language must give the same spans there as its case-insensitive pattern on the text
+    sentences = _ascii_sentences()
+    assert len(sentences) > 300
+    for lex in lexicons():
+        pairs = [(name, lex.rx[name], lex.ascii_rx(name)) for name in lex.rx]
+        pairs += [("anchor", lex.anchor, lex.ascii_rx("anchor"))]
+        pairs += [("future anchor", lex.future_anchor, lex.ascii_rx("future_anchor"))]
+        for name, slow, fast in pairs:
+            if slow is None:
+                assert fast is None, (lex.language, name)
+                continue
+            for text in sentences:
+                low = text.lower()
+                assert [m.span() for m in slow.finditer(text)] == [
+                    m.span() for m in fast.finditer(low)
+                ], (lex.language, name, text)
+
+
+def test_lowering_a_pattern_keeps_its_escapes():
+    # "\S" lowered to "\s" would turn "not a space" into "a space"
+    rx = re.compile(r"\S+ (?:GPT|AI)\b[A-Z]?", re.I)
+    assert instructions._lowered(rx).pattern == r"\S+ (?:gpt|ai)\b[a-z]?"
+    assert instructions._lowered(rx).flags & re.I == 0
