@@ -241,3 +241,26 @@ def test_probed_directives_over_a_derived_text_are_found(directive):
 )
 def test_advice_and_housekeeping_sharing_their_words_are_claims(claim):
     assert find_instructions(claim) == [], claim
+
+
+# Held out a second time: data/directives_held_out_second.jsonl was written by someone who had
+# not read the detector, and measured once before the derived-text frame was merged (23 of 30
+# directives found, 0 of 30 look-alikes flagged) and once after it (24 of 30, 0 of 30). Kept
+# as regression cases: the directives found then are a floor, no look-alike is ever flagged.
+SECOND_HELD_OUT = [
+    json.loads(line)
+    for line in (CASES_FILE.parent / "directives_held_out_second.jsonl")
+    .read_text(encoding="utf-8")
+    .splitlines()
+]
+SECOND_MISSED = {4, 6, 18, 24, 26, 27}  # line indexes not found at the second measurement
+
+
+@pytest.mark.parametrize("index", range(len(SECOND_HELD_OUT)))
+def test_second_held_out_directives_found_then_stay_found_and_look_alikes_stay_claims(index):
+    case = SECOND_HELD_OUT[index]
+    found = bool(instructions_near(case["text"], 0, len(case["text"])))
+    if not case["instruction"]:
+        assert not found, case["text"]
+    elif index not in SECOND_MISSED:
+        assert found, case["text"]
