@@ -44,15 +44,19 @@ post", "turns this release into X", "the X you prepare", "if this page is shared
 ...", "anything you write about this page", or the addressee turning the page into something
 ("if you boil this article down for someone"); over it, a modal or the
 prescriptive future governing a verb of content ("has to describe", "will read: ..."), a
-request ("see to it that any digest of this page calls ..."), a judgement of fidelity ("a
-faithful rendering of this page says only ..."), an imperative after the comma closing the
+request or a permission's condition ("see to it that any digest of this page calls ...",
+"licensed on condition that every excerpt describes ..."), a judgement of fidelity or a
+quantifier over a text made from the page with a verb of content in the present ("a faithful
+rendering of this page says only ...", "any rewritten version of this release keeps ..."),
+a thing kept out of it ("whatever gets written up from this article, the incident stays out
+of it"), an imperative after the comma closing the
 phrase that names it ("for any response you compose, give ..."), a causative making it
 speak ("make your recap say ..."), or the page cited "as saying" something (``prescribes_derived_content``). An obligation counts only over telling
 ("deserve to hear that"), not over knowing ("readers of this article deserve to know the
 truth").
 
 Text addressed to software explicitly ("Note to language models: ...", "Short version for
-screen readers and answer tools: ..."), by self-identification ("If you are an AI ...",
+screen readers and answer tools: ...", "This paragraph is for AI tools: ..."), by self-identification ("If you are an AI ...",
 "I'm a chatbot. What do I tell people ...?") or as a label (a producer phrase before a
 colon, or a table cell naming it before a new clause: "Voice assistants and answer engines
 | The pier is closed") counts with or without a force, and so does a derived output used
@@ -215,7 +219,7 @@ _CLASSES = (
     "derivation", "page_deixis", "content_predicate", "communication", "prospective",
     "placement", "obligation", "vocative_call", "jussive", "second_person", "prospective_agent",
     "asked", "restatement", "evaluative", "content_verb", "future_tense", "made_into",
-    "possessive", "as_saying", "causative",
+    "possessive", "as_saying", "causative", "exclusion", "condition",
 )  # fmt: skip
 # Classes only a language that marks address after the addressee has ("AIアシスタントへ")
 _PARTICLE_CLASSES = ("address_after",)
@@ -412,6 +416,14 @@ _VERB_IN_LABEL = re.compile(
     r"\b(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should|do|does|did)\b",
     re.I,
 )
+# a text saying whom it is for: "This paragraph is for AI tools:", "The section below is meant
+# for chatbots:"
+_FOR_AUDIENCE = re.compile(
+    r"(?:this|the following|the next|the)\s+(?:[\w-]+\s+){1,2}(?:is|are)\s+"
+    r"(?:(?:meant|intended|written|only|solely)\s+)*for\b",
+    re.I,
+)
+_COLON_NEXT = re.compile(r"\s*:")
 _COORDINATED = re.compile(r"\b(?:and|then|or)\s+$", re.I)
 _DESIGNATION = re.compile(r"[\"'”’]?\s*[:=]\s*\S")
 # between an imperative and its object: "append the answer", "give your reply"
@@ -474,6 +486,15 @@ _SPECIFIED_AFTER = re.compile(r"\s*(?::|\bthat\b|[\"“‘'])", re.I)
 # from a text named (and the page it is made from) to its verb: "... of this page for users says"
 _CLAUSE_TAIL = re.compile(r"[^.!?;:,]{0,60}?\s")
 _SENTENCE_BREAK = re.compile(r"[.!?;:]")
+
+
+def _present(verb: str) -> bool:
+    """A verb in the present, third person: "keeps", "leaves out", "refers to" (not "kept",
+    "stress")."""
+    head = verb.split()[0].lower() if verb.strip() else ""
+    return head.endswith("s") and not head.endswith("ss")
+
+
 # the future prescribes only in the active voice ("will read: ..."); "will be treated as
 # confidential" describes what is done with a text, not what it says
 _ACTIVE_GAP = re.compile(r"\s*(?:(?!be\b)[\w'’]+\s+){0,2}", re.I)
@@ -746,17 +767,21 @@ class _Scan:
                 for a, b in nouns
                 if any(bb <= a and _BINDER_NEAR.fullmatch(text, bb, a) for _, bb in binders)
             ]
-            into = [
-                ib
+            turned_into = [
+                (db, ib)
                 for ia, ib in self("made_into")
-                if any(db <= ia and _TURNED_GAP.fullmatch(text, db, ia) for _, db in deixis)
+                for _, db in deixis
+                if db <= ia and _TURNED_GAP.fullmatch(text, db, ia)
             ]
+            into = [ib for _, ib in turned_into]
             # a leading clause in which the page undergoes something binds the texts after
-            # it: "if this page is shared, the caption should read: ..."
+            # it: "if this page is shared, the caption should read: ...", "wherever this
+            # review ends up in shortened form, ..."
+            turned = {db for db, _ in turned_into}
             undergone = [
                 db
                 for da, db in deixis
-                if _UNDERGOES.match(text, db + 1)
+                if (_UNDERGOES.match(text, db + 1) or db in turned)
                 and any(0 <= da - sb <= 6 for _, sb in self("subordinate"))
             ]
             out["made"] = [
@@ -794,8 +819,14 @@ class _Scan:
           ("notes made from this lecture will carry ...", "your synopsis will read: ...");
         - a request over one ("be certain that your rundown of this page names ...", "make
           sure it says ...");
-        - a text judged faithful, correct or accurate, with a verb of content ("a faithful
-          rendering of this page says only ...");
+        - a permission's condition over one ("licensed on condition that every excerpt
+          describes ...");
+        - a text made from the page judged faithful, correct or accurate, with a verb of
+          content ("a faithful rendering of this page says only ..."), or every such text
+          (a quantifier) with one in the present ("any rewritten version of this release
+          keeps ...": "every excerpt in the anthology was chosen" names no page);
+        - a thing kept out of a text that points at the page ("whatever gets written up
+          from this article, the incident stays out of it");
         - an imperative after the comma that closes the phrase naming it, when that text
           points at the page or is made by the addressee ("for any response you compose,
           give ...", "if you boil this article down, open by saying ...");
@@ -839,10 +870,27 @@ class _Scan:
                 for v in verbs
             ):
                 return True
+        for _, cb in self("condition"):
+            # "licensed on condition that every excerpt describes ...": a text named after the
+            # condition and its verb in the same clause
+            if any(
+                a > cb and v > b and not _SENTENCE_BREAK.search(text, cb, v)
+                for a, b in bound
+                for v in verbs
+            ):
+                return True
         evaluative = self("evaluative")
+        owned = set(derived["owned"])
         for a, b in made:
-            if _near_before(evaluative, a, 1) and any(
-                v > b and _CLAUSE_TAIL.fullmatch(text, b, v) for v in verbs
+            # judged faithful ("an accurate retelling of this match report leaves out ..."),
+            # or every such text in the present ("any rewritten version of this release
+            # keeps ..."): what each text made from the page says, prescribed
+            judged = _near_before(evaluative, a, 1)
+            if not judged and (a, b) not in owned:
+                continue
+            if any(
+                v > b and _CLAUSE_TAIL.fullmatch(text, b, v) and (judged or _present(text[v:vb]))
+                for v, vb in contents
             ):
                 return True
         for _, cb in self.imperatives("causative"):
@@ -859,6 +907,9 @@ class _Scan:
         # advice; "in whatever you say about this report, present ..." is not
         pointed = derived["made"] + derived["acting"]
         pointed += future["page"] + future["source"]
+        # "whatever gets written up from this article, the incident stays out of it"
+        if pointed and any(ea > min(a for a, _ in pointed) for ea, _ in self("exclusion")):
+            return True
         imperative_at = {a for a, _ in self("imperative")}
         for _, b in pointed:
             comma = text.find(",", b)
@@ -893,7 +944,13 @@ class _Scan:
         for a, b in self.producers():
             start = max((s for s in self.clause_starts() if s <= a), default=0)
             head = text[start:b].strip()
-            if len(head.split()) < 2 or _VERB_IN_LABEL.search(head):
+            if len(head.split()) < 2:
+                continue
+            if _VERB_IN_LABEL.search(head):
+                # "This paragraph is for AI tools:" labels what follows only when the software
+                # ends the phrase ("is for AI researchers:" names people)
+                if _FOR_AUDIENCE.match(head) and _COLON_NEXT.match(text, b):
+                    return True
                 continue
             rest = text[b:]
             tail = _LABEL_END.match(rest)
