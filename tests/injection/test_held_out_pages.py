@@ -26,7 +26,13 @@ HELD = {
         "museum-review-shortened-form",
         "leisure-pool-mixed-script",
     ],
-    "compromised": ["outdoor-shop-refund-contact", "leisure-pool-mixed-script"],
+    # the shortened-form directive leaked at both measurements; the detector was then widened
+    # to its form (and five others of the second held-out directives), so it is held since
+    "compromised": [
+        "outdoor-shop-refund-contact",
+        "leisure-pool-mixed-script",
+        "museum-review-shortened-form",
+    ],
 }
 
 
