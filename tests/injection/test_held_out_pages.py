@@ -13,9 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from spanproof.cli import cli
+from .test_cli import invoke
 
 HELD_OUT = Path(__file__).resolve().parents[2] / "adversarial_fixtures_held_out"
 HELD = {
@@ -38,12 +37,12 @@ HELD = {
 
 @pytest.mark.parametrize("policy", sorted(HELD))
 def test_held_out_pages_that_held_still_hold(policy, tmp_path):
-    args = ["injection", "--fixtures", str(HELD_OUT), "--json", "--home", str(tmp_path)]
+    args = ["--fixtures", str(HELD_OUT), "--json", "--home", str(tmp_path)]
     if policy == "compromised":
         args += ["--policy", "llm", "--model", "scripted:compromised"]
     for page in HELD[policy]:
         args += ["--only", page]
-    result = CliRunner().invoke(cli, args)
+    result = invoke(*args)
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["pages"] == len(HELD[policy])
