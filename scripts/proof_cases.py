@@ -15,7 +15,8 @@ share proven per slot, then the pairs that came out wrong (``--show``).
     python scripts/proof_cases.py tests/graders/data/slot_cases_first.jsonl --show 40
     python scripts/proof_cases.py FILE --json
 
-Exit 1 when a paraphrase or an absence is proven (a proof that is wrong), else 0.
+Exit 1 when a paraphrase or an absence is proven (a proof that is wrong), 2 when a line is
+not a case (the line is named) or the file holds none, else 0.
 """
 
 from __future__ import annotations
@@ -36,13 +37,31 @@ WANTED = {"contradiction": True, "paraphrase": False, "absence": False}
 
 
 def load(path: Path) -> list[dict]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    """The cases, or SystemExit(2) naming what is wrong: a damaged line, a pair file's line
+    without a kind or slot, or no case at all (a figure over nothing is no figure)."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            row["id"], row["claim"], row["span"]  # noqa: B018  (all are required)
+        except (ValueError, KeyError, TypeError) as exc:
+            print(f"error: {path}:{n}: not a case ({type(exc).__name__}: {exc}); each line is "
+                  '{"id", "claim", "span", "kind", "slot", ...}', file=sys.stderr)  # fmt: skip
+            raise SystemExit(2) from exc
+        rows.append(row)
+    if not rows:
+        print(f"error: no cases read from {path}", file=sys.stderr)
+        raise SystemExit(2)
     bad = [r.get("id") for r in rows if r.get("kind") not in WANTED or "slot" not in r]
     if bad:
-        sys.exit(
+        print(
             f"error: {path}: lines without a kind in {sorted(WANTED)} or a slot: {bad[:5]} "
-            "- this script reads case files, not plain pair files"
+            "- this script reads case files, not plain pair files",
+            file=sys.stderr,
         )
+        raise SystemExit(2)
     return rows
 
 
