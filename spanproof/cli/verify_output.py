@@ -53,10 +53,13 @@ class Terminal:
                 self._bar = None
             case Notice(message=message):
                 err(message)
-            case Stopped(judged=judged, total=total, kept=kept) if judged:
+            case Stopped(judged=judged, total=total, kept=kept, cached=cached) if judged:
                 where = f"their rows are in {kept}; " if kept else ""
-                err(f"verify stopped after {judged} of {total} pairs: {where}rerun to finish "
-                    "(pairs already judged are answered from the verdict cache).")  # fmt: skip
+                again = ("pairs already judged are answered from the verdict cache" if cached
+                         else "with --no-cache every pair is judged again")  # fmt: skip
+                err(
+                    f"verify stopped after {judged} of {total} pairs: {where}rerun to finish ({again})."
+                )
 
     def _start_bar(self, total: int) -> None:
         from rich.console import Console

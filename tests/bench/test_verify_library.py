@@ -101,9 +101,27 @@ def test_a_stopped_run_keeps_its_rows_and_says_so(tmp_path):
         verify_pairs(_request(tmp_path, _pairs(tmp_path, 10), out=out), on_event=stop_at_the_third)
     assert events[-2:] == [
         JudgingEnded(),
-        Stopped(judged=3, total=10, kept=tmp_path / "v.jsonl.partial"),
+        Stopped(judged=3, total=10, kept=tmp_path / "v.jsonl.partial", cached=False),
     ]
     assert not out.exists() and len((tmp_path / "v.jsonl.partial").read_text().splitlines()) == 3
+
+
+@pytest.mark.parametrize(
+    ("cached", "says"),
+    [
+        (True, "answered from the verdict cache"),
+        (False, "with --no-cache every pair is judged again"),
+    ],
+)
+def test_a_stopped_run_says_whether_a_rerun_reads_its_verdicts_from_the_cache(
+    tmp_path, capsys, cached, says
+):
+    from spanproof.cli.verify_output import Terminal
+
+    Terminal(progress=False)(Stopped(judged=3, total=10, kept=None, cached=cached))
+    err = capsys.readouterr().err
+    assert "verify stopped after 3 of 10 pairs: rerun to finish" in err and says in err
+    assert ("verdict cache" in err) is cached
 
 
 def test_an_out_file_that_is_the_input_is_refused_before_reading(tmp_path):

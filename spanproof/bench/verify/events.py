@@ -40,11 +40,13 @@ class Notice(BaseModel):
 
 class Stopped(BaseModel):
     """A run stopped half way: ``judged`` of ``total`` pairs had their rows written, kept in
-    ``kept`` (``<out>.partial``; None without --out or with no row), their verdicts cached."""
+    ``kept`` (``<out>.partial``; None without --out or with no row); ``cached``: their verdicts
+    are in the verdict cache (False under --no-cache, where a rerun judges them again)."""
 
     judged: int
     total: int
     kept: Path | None
+    cached: bool
 
 
 VerifyEvent = BadLines | JudgingStarted | PairJudged | JudgingEnded | Notice | Stopped

@@ -79,9 +79,9 @@ def verify_streamed(
         runner(judge_stream(scan.pairs, judging, rows, tally, emit, total=scan.count))
         finished = True
     except WorkerCrashed as exc:
-        raise VerifyFailed(str(exc), stopped=_stop(rows, tally, scan.count)) from exc
+        raise VerifyFailed(str(exc), stopped=_stop(rows, tally, scan.count, request.cache)) from exc
     except BaseException:
-        emit(_stop(rows, tally, scan.count))
+        emit(_stop(rows, tally, scan.count, request.cache))
         raise
     finally:
         if auditors is not None:
@@ -97,11 +97,12 @@ def verify_streamed(
     return VerifyOutcome(summary, rows, judge_errors=tally.errors, first_error=tally.first_error)
 
 
-def _stop(rows: Rows, tally: Tally, total: int) -> Stopped:
-    """What a run that stopped half way kept: the rows written so far, the cached verdicts."""
+def _stop(rows: Rows, tally: Tally, total: int, cached: bool) -> Stopped:
+    """What a run that stopped half way kept: the rows written so far, and the verdicts cached
+    unless the run was told not to cache."""
     kept = rows.stop()
     rows.close()
-    return Stopped(judged=tally.n, total=total, kept=kept)
+    return Stopped(judged=tally.n, total=total, kept=kept, cached=cached)
 
 
 async def judge_stream(
