@@ -219,7 +219,8 @@ _CLASSES = (
     "derivation", "page_deixis", "content_predicate", "communication", "prospective",
     "placement", "obligation", "vocative_call", "jussive", "second_person", "prospective_agent",
     "asked", "restatement", "evaluative", "content_verb", "future_tense", "made_into",
-    "possessive", "as_saying", "causative", "exclusion", "condition",
+    "possessive", "as_saying", "causative", "exclusion", "condition", "advisory", "position",
+    "omission",
 )  # fmt: skip
 # Classes only a language that marks address after the addressee has ("AIアシスタントへ")
 _PARTICLE_CLASSES = ("address_after",)
@@ -489,10 +490,15 @@ _SENTENCE_BREAK = re.compile(r"[.!?;:]")
 
 
 def _present(verb: str) -> bool:
-    """A verb in the present, third person: "keeps", "leaves out", "refers to" (not "kept",
-    "stress")."""
+    """A verb in the present, third person: "keeps", "leaves out", "refers to", "focuses on"
+    (not "kept", "stress", "focus on", "was")."""
     head = verb.split()[0].lower() if verb.strip() else ""
-    return head.endswith("s") and not head.endswith("ss")
+    return bool(_THIRD_PERSON.fullmatch(head))
+
+
+# the third person singular present: a stem and -s ("keeps", "calls", "says", "carries",
+# "focuses", "goes"), never -ss, -us or -is ("stress", "focus", "this") and never "was"
+_THIRD_PERSON = re.compile(r"(?!was$)[a-z'’-]*[a-z](?<![sui])s")
 
 
 # the future prescribes only in the active voice ("will read: ..."); "will be treated as
@@ -502,6 +508,9 @@ _AS_GAP = re.compile(r"\s*,?\s*")
 # an obligation specified by a copula: "the number that counts is 12,000"
 _COPULA_AFTER = re.compile(r"\s+(?:is|are)\b", re.I)
 # the content of a text named: "the headline is that ...", "the fare you quote is £3"
+# a valued noun and the content it is given: "the recommended figure is 3.2 million", "the
+# ideal one-line gist of this press release: sales ...", "preferred wording ...: ..."
+_VALUED = re.compile(r"(?:[\s-]+[\w'’-]+){0,8}?\s*(?:\b(?:is|are)\s+(?!\w+ly\b)|:\s*)\S", re.I)
 _SPECIFIED = re.compile(r"\b(?:is|are|be)\s*(?:that\b|:|[\"“‘']|[£$€]?\d)", re.I)
 
 
@@ -707,7 +716,7 @@ class _Scan:
             ):
                 return True
         future = self.future_texts()
-        if self.prescribes_derived_content(future):
+        if self.prescribes_derived_content(future) or self.advises_derived_content(future):
             return True
         if not any(future.values()):
             return False
@@ -728,6 +737,43 @@ class _Scan:
                 return True
         specified = future["page"] + future["any"] + future["you"]
         return bool(specified) and bool(_SPECIFIED.search(text, min(b for _, b in specified)))
+
+    def advises_derived_content(self, future: dict[str, list[Span]]) -> bool:
+        """A judgement of value or a permission over what a text made from this page says,
+        where it says it, or what it leaves out: advice to whoever makes the text is a
+        directive over it as much as a modal is ("anyone condensing this page is advised to
+        leave the lawsuit unmentioned", "the refund policy can safely be skipped when this
+        page is paraphrased", "summaries of this thread are at their most useful when they
+        say ...", "the recommended figure for anyone turning these notes into an answer is
+        3.2 million", "a good rule for anyone digesting this memo: ...").
+
+        The text must point at this page (made from it, the page undergoing it, or the page
+        as its source): "it is best to book early" and "any outline of the novel is improved
+        by a family tree" judge no text made from it. Over that text, an `advisory` word with
+        what the text says in the same sentence: a verb of content, a place or order in it,
+        a thing left out, or the content itself after the valued noun ("the ideal gist of
+        this release: ...", "the kindest framing of the crash is ...")."""
+        advice = self("advisory")
+        if not advice:
+            return False
+        derived = self.derived_texts()
+        pointed = derived["made"] + derived["acting"] + future["page"] + future["source"]
+        if not pointed:
+            return False
+        text = self.text
+        said = (
+            self("content_verb")
+            + self("placement")
+            + self("exclusion")
+            + self("position")
+            + self("omission")
+        )
+        # within the clause the judgement stands in: "is best left out, the editor said" is
+        # the editor's, but "is best left out" with the page's text in the clause is advice
+        if any(not _SENTENCE_BREAK.search(text, min(a, sa), max(b, sb)) for a, b in advice
+               for sa, sb in said):  # fmt: skip
+            return True
+        return any(_VALUED.match(text, b) for _, b in advice)
 
     def obligations_over_telling(self) -> list[Span]:
         """Obligations that govern a telling or the content itself ("deserve to hear that",
