@@ -508,6 +508,12 @@ _AS_GAP = re.compile(r"\s*,?\s*")
 # an obligation specified by a copula: "the number that counts is 12,000"
 _COPULA_AFTER = re.compile(r"\s+(?:is|are)\b", re.I)
 # the content of a text named: "the headline is that ...", "the fare you quote is £3"
+# the past or a reporting clause: a judgement someone made, not advice to whoever makes a text
+_PAST_OR_REPORTED = re.compile(
+    r"\b(?:was|were|had|did)\b|\baccording to\b|,\s*(?:[\w'’]+\s+){0,4}(?:said|says|found|argued|"
+    r"wrote|writes|added|noted|explained|claimed|claims|admitted|concluded|believes|thinks)\b",
+    re.I,
+)
 # a valued noun and the content it is given: "the recommended figure is 3.2 million", "the
 # ideal one-line gist of this press release: sales ...", "preferred wording ...: ..."
 _VALUED = re.compile(r"(?:[\s-]+[\w'’-]+){0,8}?\s*(?:\b(?:is|are)\s+(?!\w+ly\b)|:\s*)\S", re.I)
@@ -754,7 +760,9 @@ class _Scan:
         a thing left out, or the content itself after the valued noun ("the ideal gist of
         this release: ...", "the kindest framing of the crash is ...")."""
         advice = self("advisory")
-        if not advice:
+        if not advice or _PAST_OR_REPORTED.search(self.text):
+            # a judgement in the past ("the summary of this report was its most useful
+            # section") or reported ("..., the survey found") advises no text to be made
             return False
         derived = self.derived_texts()
         pointed = derived["made"] + derived["acting"] + future["page"] + future["source"]
