@@ -51,7 +51,12 @@ rendering of this page says only ...", "any rewritten version of this release ke
 a thing kept out of it ("whatever gets written up from this article, the incident stays out
 of it"), an imperative after the comma closing the
 phrase that names it ("for any response you compose, give ..."), a causative making it
-speak ("make your recap say ..."), or the page cited "as saying" something (``prescribes_derived_content``). An obligation counts only over telling
+speak ("make your recap say ..."), or the page cited "as saying" something (``prescribes_derived_content``).
+Advice over such a text directs it as a modal does (``advises_derived_content``): a judgement
+of value or a permission to leave out, with what the text says in the same sentence ("is best
+left out", "the recommended figure is ...", "can safely be skipped when this page is
+paraphrased", "we recommend that tools relaying this advisory describe ..."), never in the
+past or reported. An obligation counts only over telling
 ("deserve to hear that"), not over knowing ("readers of this article deserve to know the
 truth").
 
@@ -769,13 +774,18 @@ class _Scan:
         if not pointed:
             return False
         text = self.text
-        said = (
-            self("content_verb")
+        # what the text says, not a word of the page's name ("this report") nor of the text
+        # itself ("restatements")
+        named = self("page_deixis") + pointed
+        said = [
+            (a, b)
+            for a, b in self("content_verb")
             + self("placement")
             + self("exclusion")
             + self("position")
             + self("omission")
-        )
+            if not any(a < nb and na < b for na, nb in named)
+        ]
         # within the clause the judgement stands in: "is best left out, the editor said" is
         # the editor's, but "is best left out" with the page's text in the clause is advice
         if any(not _SENTENCE_BREAK.search(text, min(a, sa), max(b, sb)) for a, b in advice
