@@ -519,6 +519,14 @@ _PAST_OR_REPORTED = re.compile(
     r"wrote|writes|added|noted|explained|claimed|claims|admitted|concluded|believes|thinks)\b",
     re.I,
 )
+# a word of deriving text and "this" with a noun as its object or source: the page, named
+# by any noun but a time ("a recap of this week") or a possessive ("this year's news")
+_DERIVED_FROM_THIS = re.compile(
+    r"\s+(?:(?:of|from)\s+)?(?:this|these)\s+(?!(?:week|weekend|month|year|season|time|"
+    r"morning|afternoon|evening|day|summer|winter|spring|autumn|fall|decade|century|era)s?\b)"
+    r"[\w-]+\b(?!['’]s\b)",
+    re.I,
+)
 # a valued noun and the content it is given: "the recommended figure is 3.2 million", "the
 # ideal one-line gist of this press release: sales ...", "preferred wording ...: ..."
 _VALUED = re.compile(r"(?:[\s-]+[\w'’-]+){0,8}?\s*(?:\b(?:is|are)\s+(?!\w+ly\b)|:\s*)\S", re.I)
@@ -613,7 +621,10 @@ class _Scan:
         return [
             (a, b)
             for a, b in self("derivation")
-            if any(
+            # what a word of deriving text is made from is a text, whatever it is called:
+            # "any abridgement of this charter", "condensing this ruling"
+            if _DERIVED_FROM_THIS.match(text, b)
+            or any(
                 0 <= da - b <= _DEIXIS_GAP
                 # the page before the word only as what undergoes it ("this page be passed
                 # on"), not as its author ("this article provides an overview")
