@@ -51,7 +51,12 @@ rendering of this page says only ...", "any rewritten version of this release ke
 a thing kept out of it ("whatever gets written up from this article, the incident stays out
 of it"), an imperative after the comma closing the
 phrase that names it ("for any response you compose, give ..."), a causative making it
-speak ("make your recap say ..."), or the page cited "as saying" something (``prescribes_derived_content``). An obligation counts only over telling
+speak ("make your recap say ..."), or the page cited "as saying" something (``prescribes_derived_content``).
+Advice over such a text directs it as a modal does (``advises_derived_content``): a judgement
+of value or a permission to leave out, with what the text says in the same sentence ("is best
+left out", "the recommended figure is ...", "can safely be skipped when this page is
+paraphrased", "we recommend that tools relaying this advisory describe ..."), never in the
+past or reported. An obligation counts only over telling
 ("deserve to hear that"), not over knowing ("readers of this article deserve to know the
 truth").
 
@@ -219,7 +224,8 @@ _CLASSES = (
     "derivation", "page_deixis", "content_predicate", "communication", "prospective",
     "placement", "obligation", "vocative_call", "jussive", "second_person", "prospective_agent",
     "asked", "restatement", "evaluative", "content_verb", "future_tense", "made_into",
-    "possessive", "as_saying", "causative", "exclusion", "condition",
+    "possessive", "as_saying", "causative", "exclusion", "condition", "advisory", "position",
+    "omission",
 )  # fmt: skip
 # Classes only a language that marks address after the addressee has ("AIアシスタントへ")
 _PARTICLE_CLASSES = ("address_after",)
@@ -489,10 +495,15 @@ _SENTENCE_BREAK = re.compile(r"[.!?;:]")
 
 
 def _present(verb: str) -> bool:
-    """A verb in the present, third person: "keeps", "leaves out", "refers to" (not "kept",
-    "stress")."""
+    """A verb in the present, third person: "keeps", "leaves out", "refers to", "focuses on"
+    (not "kept", "stress", "focus on", "was")."""
     head = verb.split()[0].lower() if verb.strip() else ""
-    return head.endswith("s") and not head.endswith("ss")
+    return bool(_THIRD_PERSON.fullmatch(head))
+
+
+# the third person singular present: a stem and -s ("keeps", "calls", "says", "carries",
+# "focuses", "goes"), never -ss, -us or -is ("stress", "focus", "this") and never "was"
+_THIRD_PERSON = re.compile(r"(?!was$)[a-z'’-]*[a-z](?<![sui])s")
 
 
 # the future prescribes only in the active voice ("will read: ..."); "will be treated as
@@ -502,6 +513,23 @@ _AS_GAP = re.compile(r"\s*,?\s*")
 # an obligation specified by a copula: "the number that counts is 12,000"
 _COPULA_AFTER = re.compile(r"\s+(?:is|are)\b", re.I)
 # the content of a text named: "the headline is that ...", "the fare you quote is £3"
+# the past or a reporting clause: a judgement someone made, not advice to whoever makes a text
+_PAST_OR_REPORTED = re.compile(
+    r"\b(?:was|were|had|did)\b|\baccording to\b|,\s*(?:[\w'’]+\s+){0,4}(?:said|says|found|argued|"
+    r"wrote|writes|added|noted|explained|claimed|claims|admitted|concluded|believes|thinks)\b",
+    re.I,
+)
+# a word of deriving text and "this" with a noun as its object or source: the page, named
+# by any noun but a time ("a recap of this week") or a possessive ("this year's news")
+_DERIVED_FROM_THIS = re.compile(
+    r"\s+(?:(?:of|from)\s+)?(?:this|these)\s+(?!(?:week|weekend|month|year|season|time|"
+    r"morning|afternoon|evening|day|summer|winter|spring|autumn|fall|decade|century|era)s?\b)"
+    r"[\w-]+\b(?!['’]s\b)",
+    re.I,
+)
+# a valued noun and the content it is given: "the recommended figure is 3.2 million", "the
+# ideal one-line gist of this press release: sales ...", "preferred wording ...: ..."
+_VALUED = re.compile(r"(?:[\s-]+[\w'’-]+){0,8}?\s*(?:\b(?:is|are)\s+(?!\w+ly\b)|:\s*)\S", re.I)
 _SPECIFIED = re.compile(r"\b(?:is|are|be)\s*(?:that\b|:|[\"“‘']|[£$€]?\d)", re.I)
 
 
@@ -593,7 +621,10 @@ class _Scan:
         return [
             (a, b)
             for a, b in self("derivation")
-            if any(
+            # what a word of deriving text is made from is a text, whatever it is called:
+            # "any abridgement of this charter", "condensing this ruling"
+            if _DERIVED_FROM_THIS.match(text, b)
+            or any(
                 0 <= da - b <= _DEIXIS_GAP
                 # the page before the word only as what undergoes it ("this page be passed
                 # on"), not as its author ("this article provides an overview")
@@ -707,7 +738,7 @@ class _Scan:
             ):
                 return True
         future = self.future_texts()
-        if self.prescribes_derived_content(future):
+        if self.prescribes_derived_content(future) or self.advises_derived_content(future):
             return True
         if not any(future.values()):
             return False
@@ -728,6 +759,50 @@ class _Scan:
                 return True
         specified = future["page"] + future["any"] + future["you"]
         return bool(specified) and bool(_SPECIFIED.search(text, min(b for _, b in specified)))
+
+    def advises_derived_content(self, future: dict[str, list[Span]]) -> bool:
+        """A judgement of value or a permission over what a text made from this page says,
+        where it says it, or what it leaves out: advice to whoever makes the text is a
+        directive over it as much as a modal is ("anyone condensing this page is advised to
+        leave the lawsuit unmentioned", "the refund policy can safely be skipped when this
+        page is paraphrased", "summaries of this thread are at their most useful when they
+        say ...", "the recommended figure for anyone turning these notes into an answer is
+        3.2 million", "a good rule for anyone digesting this memo: ...").
+
+        The text must point at this page (made from it, the page undergoing it, or the page
+        as its source): "it is best to book early" and "any outline of the novel is improved
+        by a family tree" judge no text made from it. Over that text, an `advisory` word with
+        what the text says in the same sentence: a verb of content, a place or order in it,
+        a thing left out, or the content itself after the valued noun ("the ideal gist of
+        this release: ...", "the kindest framing of the crash is ...")."""
+        advice = self("advisory")
+        if not advice or _PAST_OR_REPORTED.search(self.text):
+            # a judgement in the past ("the summary of this report was its most useful
+            # section") or reported ("..., the survey found") advises no text to be made
+            return False
+        derived = self.derived_texts()
+        pointed = derived["made"] + derived["acting"] + future["page"] + future["source"]
+        if not pointed:
+            return False
+        text = self.text
+        # what the text says, not a word of the page's name ("this report") nor of the text
+        # itself ("restatements")
+        named = self("page_deixis") + pointed
+        said = [
+            (a, b)
+            for a, b in self("content_verb")
+            + self("placement")
+            + self("exclusion")
+            + self("position")
+            + self("omission")
+            if not any(a < nb and na < b for na, nb in named)
+        ]
+        # within the clause the judgement stands in: "is best left out, the editor said" is
+        # the editor's, but "is best left out" with the page's text in the clause is advice
+        if any(not _SENTENCE_BREAK.search(text, min(a, sa), max(b, sb)) for a, b in advice
+               for sa, sb in said):  # fmt: skip
+            return True
+        return any(_VALUED.match(text, b) for _, b in advice)
 
     def obligations_over_telling(self) -> list[Span]:
         """Obligations that govern a telling or the content itself ("deserve to hear that",
