@@ -781,7 +781,9 @@ def _said(t: _Tok) -> frozenset[str]:
     sense of several ("held up": delayed, and in one sense supported) says neither."""
     own = frozenset({t.word.lower()})
     mine = phrase_concepts(t.keys)
-    return own | {w for w in _OPPOSITE_WORDS if 2 * len(mine & _concepts_of(w)) >= len(mine) > 0}
+    if not mine:
+        return own  # no verb phrase (most words): no pair's word can share half its senses
+    return own | {w for w in _OPPOSITE_WORDS if 2 * len(mine & _concepts_of(w)) >= len(mine)}
 
 
 def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
