@@ -33,20 +33,42 @@ class Specifics:
     tokens: set[str] = field(default_factory=set)
 
 
-@lru_cache(maxsize=2048)
-def extract(text: str) -> Specifics:
+def _lowered(text: str) -> str:
     low = text.lower().replace("’", "'")
     # "not only X but Y" asserts both: neither a negation nor an "only"
-    low = re.sub(r"\bnot only\b", " ", low)
+    return re.sub(r"\bnot only\b", " ", low)
+
+
+@lru_cache(maxsize=4096)
+def negated(text: str) -> bool:
+    """``extract(text).negated`` without the rest of ``extract``: the polarity check asks it
+    of every sentence of a span, and reads nothing else of most of them."""
+    low = _lowered(text)
+    return phrase_in(low, NEGATIONS) or "n't" in low
+
+
+@lru_cache(maxsize=4096)
+def modals(text: str) -> tuple[bool, bool]:
+    """(``extract(text).strong_modal``, ``.hedged_modal``) without the rest of ``extract``."""
+    return (
+        phrase_in(_lowered(text), STRONG_MODALS),
+        # "May" the month is not "may" the modal
+        phrase_in(re.sub(r"\bMay\b", " ", text).lower(), HEDGED_MODALS),
+    )
+
+
+@lru_cache(maxsize=2048)
+def extract(text: str) -> Specifics:
+    low = _lowered(text)
+    strong_modal, hedged_modal = modals(text)
     return Specifics(
         numbers=extract_numbers(text),
         dates=extract_dates(text),
         entities=extract_entities(text),
         quantifiers={g for g, ws in QUANTIFIER_GROUPS.items() if phrase_in(low, ws)},
-        strong_modal=phrase_in(low, STRONG_MODALS),
-        # "May" the month is not "may" the modal
-        hedged_modal=phrase_in(re.sub(r"\bMay\b", " ", text).lower(), HEDGED_MODALS),
-        negated=phrase_in(low, NEGATIONS) or "n't" in low,
+        strong_modal=strong_modal,
+        hedged_modal=hedged_modal,
+        negated=negated(text),
         attributions=attributions_in(text),
         tokens=token_set(text),
     )
