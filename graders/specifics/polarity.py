@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from spanproof.graders.specifics.extract import modals, negated
+from spanproof.graders.specifics.extract import modals, negates
 from spanproof.graders.specifics.wording import BOOSTERS, has_phrase, opposites
 
 from spanproof.core.sentences import sentences_of
@@ -89,10 +89,10 @@ def _aligned_parts(claim: str, span: str):
             continue
         # Of the sentences sharing as many words, the one of the part's own polarity: a span
         # that says both "X" and "not X" states the claim's "not X" (no departure to flag).
-        is_negated = negated(part)
+        is_negated = negates(part)
         best = max(
             span_sentences,
-            key=lambda s: (len(wanted & _keys(s)), negated(s) == is_negated),
+            key=lambda s: (len(wanted & _keys(s)), negates(s) == is_negated),
         )
         alignment = len(wanted & _keys(best)) / len(wanted)
         if alignment >= MIN_ALIGNMENT:
@@ -105,7 +105,7 @@ def polarity_departures(claim: str, span: str) -> list[Departure]:
     "will" / "may"); and a certainty ("certainly", "definitely") the span never states."""
     out = []
     for part, sentence, alignment in _aligned_parts(claim, span):
-        if negated(part) and not negated(sentence):
+        if negates(part) and not negates(sentence):
             out.append(Departure("negation", part, sentence, alignment))
         for said, answered in opposites(part, sentence):
             out.append(Departure("direction", part, sentence, alignment, said, answered))
