@@ -83,6 +83,8 @@ def claim_parts(claim: str) -> list[str]:
 def _aligned_parts(claim: str, span: str):
     """(claim part, the span sentence sharing most of its content words, that share)."""
     span_sentences = [_unquoted(s) for s in sentences_of(span)]
+    # each sentence's words and polarity read once, not again for every part of the claim
+    read = [(s, _keys(s), negates(s)) for s in span_sentences]
     for part in claim_parts(_unquoted(claim)):
         wanted = _keys(part)
         if len(wanted) < MIN_PART_WORDS:
@@ -90,11 +92,8 @@ def _aligned_parts(claim: str, span: str):
         # Of the sentences sharing as many words, the one of the part's own polarity: a span
         # that says both "X" and "not X" states the claim's "not X" (no departure to flag).
         is_negated = negates(part)
-        best = max(
-            span_sentences,
-            key=lambda s: (len(wanted & _keys(s)), negates(s) == is_negated),
-        )
-        alignment = len(wanted & _keys(best)) / len(wanted)
+        best, best_keys, _ = max(read, key=lambda r: (len(wanted & r[1]), r[2] == is_negated))
+        alignment = len(wanted & best_keys) / len(wanted)
         if alignment >= MIN_ALIGNMENT:
             yield part.strip(), best.strip(), round(alignment, 2)
 
