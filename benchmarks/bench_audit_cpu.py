@@ -8,8 +8,10 @@ SUPPORTED verdict whose ``quote_used`` is the span's best 25-word window (what t
 judge quotes), in a fresh Python process per round, so nothing is cached from an earlier
 round: each pair is read for the first time. Each round reports, as CPU time of that process:
 
-- ``load``: what the audit loads once per process before the first pair (pint's units, the
-  WordNet table, the place lists; the revisions that load them lazily pay inside the pairs);
+- ``load``: what the audit loads once per process before the first pair, as an audit worker
+  does (``graders.audit_pool.load_everything``): pint's units, the WordNet table, the place
+  lists, the instruction detector's word files; the revisions that load them lazily pay
+  inside the pairs;
 - ``per pair``: the CPU of auditing every pair, divided by their number;
 - ``cold per pair``: load and pairs together, divided by the number of pairs.
 
@@ -47,7 +49,12 @@ try:  # a revision that loads its tables up front, as its verifier does when it 
     from spanproof.graders.specifics.slot_reader import load_tables
 except ImportError:
     load_tables = lambda: None  # noqa: E731 - loaded lazily, inside the first pairs
+try:  # the instruction detector's word files, which the audit workers load before any pair
+    from spanproof.graders.instructions import load_detector
+except ImportError:
+    load_detector = lambda: None  # noqa: E731 - loaded lazily, inside the first pairs
 load_tables()
+load_detector()
 t2 = time.process_time()
 pairs = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8") if line.strip()]
 quotes = [best_window(p["claim"], p["span"]) for p in pairs]

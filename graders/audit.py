@@ -210,8 +210,10 @@ def contradiction_proof(claim: str, span: str, c: Contradiction) -> Proof:
 
 def _specific_flags(claim: str, span: str, proven: set[str]) -> list[Flag]:
     out = []
-    stated = stated_after_normalising(claim, span)
-    for m in compare(claim, span):
+    mismatches = compare(claim, span)
+    # read only when there is a mismatch to excuse: most pairs have none, and it is dear
+    stated = stated_after_normalising(claim, span) if mismatches else ()
+    for m in mismatches:
         if any(p and (p in m.element or m.element in p) for p in proven):
             continue  # the proof already says it, with the span's value
         if any(v and (v in m.element or m.element in v) for v in stated):

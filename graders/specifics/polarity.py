@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from spanproof.graders.specifics.extract import extract
+from spanproof.graders.specifics.extract import modals, negates
 from spanproof.graders.specifics.wording import BOOSTERS, has_phrase, opposites
 
 from spanproof.core.sentences import sentences_of
@@ -83,18 +83,17 @@ def claim_parts(claim: str) -> list[str]:
 def _aligned_parts(claim: str, span: str):
     """(claim part, the span sentence sharing most of its content words, that share)."""
     span_sentences = [_unquoted(s) for s in sentences_of(span)]
+    # each sentence's words and polarity read once, not again for every part of the claim
+    read = [(s, _keys(s), negates(s)) for s in span_sentences]
     for part in claim_parts(_unquoted(claim)):
         wanted = _keys(part)
         if len(wanted) < MIN_PART_WORDS:
             continue
         # Of the sentences sharing as many words, the one of the part's own polarity: a span
         # that says both "X" and "not X" states the claim's "not X" (no departure to flag).
-        negated = extract(part).negated
-        best = max(
-            span_sentences,
-            key=lambda s: (len(wanted & _keys(s)), extract(s).negated == negated),
-        )
-        alignment = len(wanted & _keys(best)) / len(wanted)
+        is_negated = negates(part)
+        best, best_keys, _ = max(read, key=lambda r: (len(wanted & r[1]), r[2] == is_negated))
+        alignment = len(wanted & best_keys) / len(wanted)
         if alignment >= MIN_ALIGNMENT:
             yield part.strip(), best.strip(), round(alignment, 2)
 
@@ -105,12 +104,12 @@ def polarity_departures(claim: str, span: str) -> list[Departure]:
     "will" / "may"); and a certainty ("certainly", "definitely") the span never states."""
     out = []
     for part, sentence, alignment in _aligned_parts(claim, span):
-        if extract(part).negated and not extract(sentence).negated:
+        if negates(part) and not negates(sentence):
             out.append(Departure("negation", part, sentence, alignment))
         for said, answered in opposites(part, sentence):
             out.append(Departure("direction", part, sentence, alignment, said, answered))
-        c, s = extract(part), extract(sentence)
-        if c.strong_modal and s.hedged_modal and not s.strong_modal:
+        (c_strong, _), (s_strong, s_hedged) = modals(part), modals(sentence)
+        if c_strong and s_hedged and not s_strong:
             out.append(Departure("modality", part, sentence, alignment))
     # a certainty the span never states anywhere ("certainly grew close" / "grew close")
     booster = has_phrase(claim.lower(), BOOSTERS)

@@ -171,14 +171,19 @@ def _quantity_reading(text: str, v: Value, q: Quantity) -> Reading | None:
     return Reading("count", q.value, unit, v.hedge)
 
 
+# compiled once: asked for every quantity of every text, several times (``unit_end``)
+_FIGURE = re.compile(
+    r"[^\d]*\d[\d,.]*(?:\s?(?:thousand|million|billion|trillion|bn|mn|k)\b)?", re.I
+)
+_WORDS_BEFORE_UNIT = re.compile(r"[A-Za-z -]+?(?=\s+[a-z]+$)")
+
+
 def _figure_end(text: str, v: Value) -> int:
     """Where the figure of a quantity ends (before any unit word it was read with)."""
-    m = re.match(
-        r"[^\d]*\d[\d,.]*(?:\s?(?:thousand|million|billion|trillion|bn|mn|k)\b)?", v.text, re.I
-    )
+    m = _FIGURE.match(v.text)
     if m and any(ch.isdigit() for ch in v.text):
         return v.start + m.end()
-    m = re.match(r"[A-Za-z -]+?(?=\s+[a-z]+$)", v.text)  # "three decades" -> after "three"
+    m = _WORDS_BEFORE_UNIT.match(v.text)  # "three decades" -> after "three"
     return v.start + (m.end() if m else len(v.text))
 
 

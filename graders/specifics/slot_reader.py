@@ -113,6 +113,8 @@ from spanproof.graders.specifics.slot_roles import (
 )
 from spanproof.graders.specifics.slots import Value, members
 
+from spanproof.core.heap import freeze_loaded
+
 # prepositions that do not change a value's role: "a fee of €45m" / "the fee was €54m" /
 # "signed for €54m" / "budgeted at $1.7bn"; "in", "on", "at", "during", "for" before a date.
 # Any other preposition must be the same on both sides ("rose to" is not "rose by").
@@ -628,6 +630,7 @@ def load_tables() -> None:
     readings.load_units()
     concepts.load()
     places.load()
+    freeze_loaded()  # never walked by the garbage collector again (spanproof.core.heap)
 
 
 def contradictions(claim: str, span: str) -> list[Contradiction]:
@@ -781,7 +784,9 @@ def _said(t: _Tok) -> frozenset[str]:
     sense of several ("held up": delayed, and in one sense supported) says neither."""
     own = frozenset({t.word.lower()})
     mine = phrase_concepts(t.keys)
-    return own | {w for w in _OPPOSITE_WORDS if 2 * len(mine & _concepts_of(w)) >= len(mine) > 0}
+    if not mine:
+        return own  # no verb phrase (most words): no pair's word can share half its senses
+    return own | {w for w in _OPPOSITE_WORDS if 2 * len(mine & _concepts_of(w)) >= len(mine)}
 
 
 def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
