@@ -161,7 +161,8 @@ def _revising(text: str, sentence: tuple[int, int]) -> bool:
 
 
 def _blocks_above(text: str, start: int) -> list[str]:
-    out = []
+    """The blocks above the one starting at ``start``, nearest first, a few at most."""
+    out: list[str] = []
     end = start - 2
     while end > 0 and len(out) < _LABEL_REACH:
         a, b = block_at(text, end - 1)
@@ -190,13 +191,12 @@ def _one_thing(text: str, own: Measured, other: Measured, page: tuple[Measured, 
     other_words = word_keys(text, _context(text, other.sentence))
     if own.counted is not None and other.counted is not None:
         return bool(own.counted & other.counted)  # a count is of its noun
-    if own.counted is not None or other.counted is not None:
-        # one side counts a noun the other names without counting it after its figure
-        # ("6,200 trees" / "the number of trees ... now stands at 4,960")
-        counted, words = (
-            (own.counted, other_words) if own.counted is not None else (other.counted, own_words)
-        )
-        return bool(counted & words)
+    # one side counts a noun the other names without counting it after its figure
+    # ("6,200 trees" / "the number of trees ... now stands at 4,960")
+    if own.counted is not None:
+        return bool(own.counted & other_words)
+    if other.counted is not None:
+        return bool(other.counted & own_words)
     if "count" in own.dims:
         return False  # a bare number, counting nothing named: nothing to tell its slot by
     return bool(_content(own_words) & _content(other_words))
