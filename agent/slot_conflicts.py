@@ -11,6 +11,11 @@ figure repeated or rounded elsewhere is no conflict). A claim whose slot the sou
 with two values is not published as it stands: a person sees both values, where they stand
 and the blocks around them (the agent's escalation rule: sources that directly contradict
 each other on a load-bearing fact).
+
+A statement that marks itself as revising a figure of its page (an erratum, a revision row, a
+quoted "correction") often restates its subject in words the reader does not align; on the
+claim's own page such a statement is aligned by what is measured alone
+(``agent.self_correction``), so the page's correction is a second value too.
 """
 
 from __future__ import annotations
