@@ -46,8 +46,11 @@ class Measured:
 
     @property
     def physical(self) -> bool:
-        """Its unit says what it measures ("kilometres", "cubic metres")."""
-        return bool(self.dims) and not any(d.split(":")[0] in _WORDLESS for d in self.dims)
+        """Its unit says what it measures ("kilometres", "cubic metres"); a length of time
+        does not ("married for three years", "20 years in the business")."""
+        return bool(self.dims) and not any(
+            d.split(":")[0] in _WORDLESS or d == "age" or "[time]" in d for d in self.dims
+        )
 
 
 @lru_cache(maxsize=256)

@@ -82,6 +82,16 @@ def test_revision_words_about_another_slot_raise_no_conflict(ordinary):
     assert _conflicts(EBOOKS, page) == [] and _conflicts(HOMES, page) == []
 
 
+def test_a_length_of_time_is_not_aligned_by_its_unit_alone():
+    # a duration says nothing of what it measures: "three years" married is not "20 years" in
+    # the business, though a word of revision ("actually") stands in the quote
+    claim = "She was married to Jim Threapleton for three years until 2001, the BBC reported."
+    quote = (
+        '"I actually thought it would be a small thing after 20 years in the business," she said.'
+    )
+    assert _conflicts(claim, f"{claim}\n\n{FILLER}\n\n{quote}") == []
+
+
 def test_without_a_word_of_revision_the_restated_subject_is_no_rival():
     # the erratum's figure in a plain sentence: the reader's full alignment still decides
     plain = "The total for 2025 is 61,300 e-books lent."
