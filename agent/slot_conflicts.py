@@ -11,13 +11,21 @@ figure repeated or rounded elsewhere is no conflict). A claim whose slot the sou
 with two values is not published as it stands: a person sees both values, where they stand
 and the blocks around them (the agent's escalation rule: sources that directly contradict
 each other on a load-bearing fact).
+
+A statement that marks itself as revising a figure of its page (an erratum, a revision row, a
+quoted "correction") often restates its subject in words the reader does not align; on the
+claim's own page such a statement is aligned by what is measured alone
+(``agent.self_correction``), so the page's correction is a second value too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spanproof.agent.self_correction import revisions
+from spanproof.graders.specifics.slot_measures import agrees, measured_values, same_measure
 from spanproof.graders.specifics.slot_reader import SlotStatement, slot_statements
+from spanproof.graders.specifics.slots import Value
 
 from spanproof.core.sentences import sentence_spans
 from spanproof.core.text import block_at, content_stems
@@ -72,15 +80,15 @@ class FetchedPage:
     text: str
 
 
-def _stated(page: FetchedPage, s: SlotStatement) -> StatedValue:
-    block = block_at(page.text, s.value.start)
+def _stated(page: FetchedPage, v: Value) -> StatedValue:
+    block = block_at(page.text, v.start)
     shown = " ".join(page.text[block[0] : block[1]].split())
     return StatedValue(
         page.doc_id,
         page.url,
-        s.value.text,
-        s.value.start,
-        s.value.end,
+        v.text,
+        v.start,
+        v.end,
         block,
         shown if len(shown) <= _BLOCK_CHARS else shown[: _BLOCK_CHARS - 1] + "…",
     )
@@ -101,6 +109,8 @@ def slot_conflicts(
     found = _conflicts(claim, own, others)
     if not found and span != claim:
         found = [c for c in _conflicts(span, own, others) if c.claim_value in claim]
+    if not found:
+        found = _quoted_revised(claim, span, own)
     out: list[SlotConflict] = []
     seen: set[tuple[str, str, str]] = set()
     for c in found:
@@ -128,9 +138,21 @@ def _conflicts(reader: str, own: FetchedPage, others: list[FetchedPage]) -> list
             key = (s.claim_value.start, s.claim_value.end)
             if s.agrees is not False or key not in agreeing:
                 continue
-            stated, other = _stated(own, agreeing[key]), _stated(page, s)
+            stated, other = _stated(own, agreeing[key].value), _stated(page, s.value)
             if _restates(own.text, stated, page.text, other):
                 out.append(SlotConflict(s.claim_value.text, stated, other))
+    return out + _revised(own, own_statements)
+
+
+def _revised(own: FetchedPage, statements: list[SlotStatement]) -> list[SlotConflict]:
+    """The page's statements that revise the claim's value, or that the claim's own statement
+    revises, aligned by what is measured (agent.self_correction): the reader aligns them only
+    when their words say the same thing, which a correction that restates its subject does not."""
+    out = []
+    for claim_value in {s.claim_value for s in statements if s.agrees is True}:
+        values = [s.value for s in statements if s.agrees is True and s.claim_value == claim_value]
+        for r in revisions(own.text, values):
+            out.append(SlotConflict(claim_value.text, _stated(own, r.own), _stated(own, r.rival)))
     return out
 
 
@@ -172,3 +194,20 @@ def _restates(own_text: str, stated: StatedValue, text: str, other: StatedValue)
         if s.agrees is False
     }
     return len(differing) <= 1
+
+
+def _quoted_revised(claim: str, span: str, own: FetchedPage) -> list[SlotConflict]:
+    """Revisions of the claim's values where its span quotes them on its page. A claim may
+    give its value in words the reader aligns with nothing, not even the sentence it is cut
+    from ("The correct first-dose coverage for two-year-olds in 2025 is 84.9 percent"); the
+    span still places the value on the page."""
+    at = own.text.find(span) if span else -1
+    if at < 0:
+        return []
+    quoted = [m for m in measured_values(own.text) if at <= m.value.start < at + len(span)]
+    out = []
+    for c in measured_values(claim):
+        values = [m.value for m in quoted if same_measure(c, m) and agrees(c, m) is True]
+        for r in revisions(own.text, values):
+            out.append(SlotConflict(c.value.text, _stated(own, r.own), _stated(own, r.rival)))
+    return out
