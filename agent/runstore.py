@@ -16,15 +16,19 @@ import builtins
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from spanproof.agent.record import RunKind, RunRecord
 
-from spanproof.store import Store, open_store, store_for_url
 from spanproof.store.columns import RUN_SUMMARY_FIELDS, run_provenance, run_values
 from spanproof.store.errors import RecordCorrupt
 from spanproof.store.models import RunPage, RunSummary
 from spanproof.store.records import corrupt_message
+
+if TYPE_CHECKING:
+    # the store (SQLAlchemy) is imported when a RunStore is made, not with this module
+    from spanproof.store import Store
 
 __all__ = ["RunStore", "RunSummary", "default_runstore_path"]
 
@@ -44,6 +48,8 @@ class RunStore:
     """
 
     def __init__(self, target: Store | str | os.PathLike[str], *, kind: RunKind | None = None):
+        from spanproof.store import Store, store_for_url
+
         self.store = target if isinstance(target, Store) else store_for_url(str(target))
         self.kind = kind
         self._inserted: set[str] = set()
@@ -53,6 +59,8 @@ class RunStore:
         cls, home: str | os.PathLike[str] | None = None, db: str | None = None,
         kind: RunKind | None = None,
     ) -> RunStore:  # fmt: skip
+        from spanproof.store import open_store
+
         return cls(open_store(home=home, db=db), kind=kind)
 
     @property

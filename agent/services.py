@@ -25,13 +25,15 @@ from spanproof.core.specs import EndpointSettings
 from spanproof.core.verdict import Judge
 from spanproof.store.home import resolve_home
 from spanproof.store.models import RunKind
-from spanproof.store.store import Store, open_store
 
 if TYPE_CHECKING:
     import httpx
     from spanproof.graders.cache import VerdictCache
     from spanproof.graders.verify import FindingsSource, Verifier
 
+    # the store (SQLAlchemy) is imported when it is first opened: `verify` without its cache
+    # never opens one
+    from spanproof.store.store import Store
     from spanproof.web.env import WebEnv
     from spanproof.web.search import SearchBackend
     from spanproof.web.snapshots import SnapshotStore
@@ -62,6 +64,8 @@ class Services:
 
     @cached_property
     def store(self) -> Store:
+        from spanproof.store.store import open_store
+
         return (
             self.opened if self.opened is not None else open_store(home=self.home_dir, db=self.db)
         )

@@ -7,6 +7,7 @@ Each subcommand lives in its own module and is imported only when used, so
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 import click
@@ -82,6 +83,23 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+# The errors every command turns into one line and exit 2, by module and class. They are read
+# from the modules already imported, never imported here: an error's class is imported before
+# it can be raised, and importing these modules to catch them would put the store (SQLAlchemy)
+# and the snapshot store on every command's start-up, whether it uses them or not.
+ONE_LINE_ERRORS = (
+    ("spanproof.graders.errors", "JudgeConfigError"),
+    ("spanproof.graders.instructions", "DetectorWordsError"),
+    ("spanproof.web.snapshots", "SnapshotStoreError"),
+)
+
+
+def _raised(exc: Exception, module: str, name: str) -> bool:
+    """Is ``exc`` an instance of ``module.name``, if that module has been imported?"""
+    cls = getattr(sys.modules.get(module), name, None)
+    return isinstance(cls, type) and isinstance(exc, cls)
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -98,20 +116,16 @@ class LazyGroup(click.Group):
         # Any command: a storage problem, a damaged snapshot file, damaged detector word files
         # or a judge that cannot work as configured is a one-line fix on stderr and exit 2,
         # never a traceback (commands that catch it themselves say the same).
-        from spanproof.graders.errors import JudgeConfigError
-        from spanproof.graders.instructions import DetectorWordsError
-
-        from spanproof.store.errors import StoreError
-        from spanproof.web.snapshots import SnapshotStoreError
-
         try:
             return super().invoke(ctx)
-        except StoreError as exc:
-            click.echo(f"Error: {exc}", err=True)
-            ctx.exit(exc.exit_code)
-        except (JudgeConfigError, SnapshotStoreError, DetectorWordsError) as exc:
-            click.echo(f"Error: {exc}", err=True)
-            ctx.exit(2)
+        except Exception as exc:
+            if _raised(exc, "spanproof.store.errors", "StoreError"):
+                click.echo(f"Error: {exc}", err=True)
+                ctx.exit(getattr(exc, "exit_code", 2))
+            if any(_raised(exc, module, name) for module, name in ONE_LINE_ERRORS):
+                click.echo(f"Error: {exc}", err=True)
+                ctx.exit(2)
+            raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Help text comes from the table so listing commands imports nothing.

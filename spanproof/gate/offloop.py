@@ -59,7 +59,7 @@ def warm(judge_spec: str, replayable: bool, *, runs: bool = False, sdk: bool = F
     confusable-letter table the first run would otherwise load on the loop while every run
     side by side waits.
     ``sdk``: a model is an ``openai:`` one; the first model call would otherwise import the
-    SDK (most of a second) on the loop."""
+    HTTP client (httpx and its transports) on the loop."""
     from spanproof.graders.judges import check_judge_spec
     from spanproof.graders.specifics.slot_reader import load_tables
 
@@ -76,7 +76,7 @@ def warm(judge_spec: str, replayable: bool, *, runs: bool = False, sdk: bool = F
 
         load_detector()
     if sdk:
-        import openai  # noqa: F401
+        import spanproof.wire.send  # noqa: F401
 
 
 async def warm_up(cfg: Any) -> None:

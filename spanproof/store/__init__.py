@@ -8,7 +8,13 @@ locations in one database (SQLite under the home by default, PostgreSQL for team
 
 Everything SQL lives in this package (SQLAlchemy Core + Alembic migrations); the rest of
 spanproof calls these methods. Errors are ``StoreError``s whose message says how to recover.
+
+The store itself (``Store``, ``open_store``, ...) is imported on first use: importing
+SQLAlchemy is a large part of a command's start-up, and a command that reads only this
+package's errors or models (``spanproof verify`` without its cache) never opens a store.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from spanproof.store.errors import (
     HomeError,
@@ -29,8 +35,21 @@ from spanproof.store.models import (
     StoreInfo,
 )
 from spanproof.store.provenance import Provenance
-from spanproof.store.store import Store, close_all, open_store, store_for_url
 from spanproof.store.url import resolve_db_url
+
+if TYPE_CHECKING:
+    from spanproof.store.store import Store, close_all, open_store, store_for_url
+
+_LAZY = frozenset({"Store", "close_all", "open_store", "store_for_url"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from spanproof.store import store
+
+        return getattr(store, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "HomeError",

@@ -147,15 +147,15 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
 
 
 def turn_from_response(response: Any, *, label: str, fallback_model: str = "") -> ModelTurn:
-    """The turn of one chat completion (the openai SDK's object): its first choice's text and
-    tool calls, the usage the client checked, the model the endpoint named, why it ended and
-    its token logprobs."""
+    """The turn of one chat completion (the client's ``ChatReply``, or the SDK's object a batch
+    line is read into): its first choice's text and tool calls, the usage the client checked,
+    the model the endpoint named, why it ended and its token logprobs."""
     if not response.choices:
         raise ChatModelError(f"{label}: the endpoint returned no choices")
     choice = response.choices[0]
     msg = choice.message
     calls = []
-    # The SDK's reply is not validated (any server's JSON): its optional parts are read with
+    # The reply is not validated (any server's JSON): its optional parts are read with
     # getattr, as the client does (spanproof.wire.client.checked_usage).
     for i, call in enumerate(getattr(msg, "tool_calls", None) or []):
         fn = getattr(call, "function", None)

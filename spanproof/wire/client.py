@@ -14,7 +14,7 @@ way, with the server's own explanation shown to the person.
   computing the request the client gave up on.
 - Requests are POSTed as they are (``spanproof.wire.send``), not through the openai SDK's
   ``create``, whose per-request parameter transform was most of the client's CPU a request;
-  replies are read into the SDK's ``ChatCompletion`` as the SDK reads them.
+  replies are read as the SDK reads them, into the client's own ``ChatReply``.
 - ``timeout_s`` bounds a whole reply, not each read: a server that sends one byte a second
   cannot keep a call alive. A reply whose headers came but whose body did not finish in time
   (a trickle) is not retried and opens the circuit at once (every call would take the whole
@@ -50,6 +50,7 @@ from pydantic import BaseModel, Field
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.wire.limiter import AdaptiveLimiter
+from spanproof.wire.reply import ReplyUsage
 from spanproof.wire.send import (
     REPLY,
     ChatSender,
@@ -217,9 +218,7 @@ def checked_usage(resp: Any, request: dict[str, Any]) -> str | None:
         resp["usage"] = {**estimate, "total_tokens": sum(estimate.values())}
         resp["usage_estimated"] = why
         return why
-    from openai.types import CompletionUsage
-
-    resp.usage = CompletionUsage(**estimate, total_tokens=sum(estimate.values()))
+    resp.usage = ReplyUsage(**estimate, total_tokens=sum(estimate.values()))
     with contextlib.suppress(AttributeError, TypeError, ValueError):
         resp.usage_estimated = why  # a reply type that takes no new attribute: counters say it
     return why

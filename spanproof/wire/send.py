@@ -1,4 +1,4 @@
-"""The HTTP of one chat completion: a POST of a JSON body, its reply read into the SDK's type.
+"""The HTTP of one chat completion: a POST of a JSON body, its reply read into a typed object.
 
 Why not the openai SDK's ``chat.completions.create``: before every request it walks the
 parameters through its type-driven transform (a recursive pass over every message, some
@@ -6,10 +6,11 @@ parameters through its type-driven transform (a recursive pass over every messag
 caller here sends. On the one event loop that drives 64 requests in flight that is most of the
 client's own cost, and the loop's lag then reads as the server's latency. So the body is
 encoded once, as it is, and sent with httpx (the SDK's own HTTP library), and the reply is
-read as the SDK reads it:
+read as the SDK reads it, into the client's own reply type (spanproof.wire.reply: the SDK's
+types are a second of imports):
 
-- a JSON object becomes the SDK's ``ChatCompletion`` through ``construct`` (no validation,
-  as the SDK builds replies: every reader of a reply checks what it uses);
+- a JSON object becomes a ``ChatReply`` (no validation, as the SDK builds replies: every
+  reader of a reply checks what it uses);
 - JSON that is not an object, or a body that is not JSON under a non-JSON content type,
   comes back as itself (a caller sees a reply without choices: a bad response);
 - a JSON content type whose body does not parse raises ``json.JSONDecodeError``;
@@ -28,12 +29,11 @@ from __future__ import annotations
 import contextvars
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
-if TYPE_CHECKING:
-    from openai.types.chat import ChatCompletion
+from spanproof.wire.reply import read_reply
 
 # The SDK's pool limits: every request of a full window gets a connection of its own.
 CONNECTION_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
@@ -114,13 +114,6 @@ class ReplyGuard(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def reply_type() -> type[ChatCompletion]:
-    """The SDK's reply type (importing the SDK takes a second: done before the first call)."""
-    from openai.types.chat import ChatCompletion
-
-    return ChatCompletion
-
-
 class ChatSender:
     """POSTs chat-completion bodies to one endpoint from one event loop."""
 
@@ -137,7 +130,6 @@ class ChatSender:
             timeout=httpx.Timeout(timeout_s),  # per read; the whole reply is the caller's
             follow_redirects=True,
         )
-        self.reply_type = reply_type()
 
     async def post(self, body: dict[str, Any]) -> Any:
         """The reply to ``body`` (see the module docstring for what comes back or is raised)."""
@@ -161,7 +153,7 @@ class ChatSender:
                 raise
             return response.text
         if isinstance(data, dict):
-            return self.reply_type.construct(**data)
+            return read_reply(data)
         return data
 
     async def aclose(self) -> None:

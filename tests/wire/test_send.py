@@ -1,15 +1,15 @@
 """A chat request is POSTed as the caller built it (no SDK transform on the way), and its reply
-is read as the openai SDK reads one: an object into its ChatCompletion, anything else as
+is read as the openai SDK reads one: an object into the client's ChatReply, anything else as
 itself, a JSON content type that does not parse as an unreadable response."""
 
 from __future__ import annotations
 
 import pytest
-from openai.types.chat import ChatCompletion
 from werkzeug import Response
 
 from spanproof.core.specs import EndpointSettings
 from spanproof.wire import EndpointFailed, ModelClient
+from spanproof.wire.reply import ChatReply
 
 from .server import ChatServer, completion, json_response
 
@@ -35,7 +35,7 @@ async def test_the_body_reaches_the_server_as_built_and_the_sdks_create_is_not_c
         await model.aclose()
     assert server.bodies == [{"messages": messages, "temperature": 0, "max_tokens": 50,
                               "logprobs": True, "model": "fake", "stream": False}]  # fmt: skip
-    assert isinstance(resp, ChatCompletion)
+    assert isinstance(resp, ChatReply)
     assert resp.choices[0].message.content == "hi" and resp.usage.prompt_tokens == 100
 
 
