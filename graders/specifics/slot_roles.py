@@ -476,15 +476,16 @@ def _subject_words(lay: _Layout, v: Value) -> list[_Tok] | None:
     """The content words of ``v``'s clause before its first verb and before ``v``: what the
     clause is about when ``v`` is not its subject ("Delegates signed the treaty at X"); a
     source and its saying verb before it aside ("UEFA announced the final will be played
-    in X"). None when ``v`` stands before the verb: it is in the subject, and the words
-    before it say who it is ("the expedition's leader, the geologist X")."""
+    in X"). None when ``v`` stands before the verb outside a phrase a preposition opens (one
+    opening the clause aside): it is in the subject, and the words before it say who it is
+    ("the expedition's leader, the geologist X"; "Under its conductor, X, the orchestra")."""
     clause = _around(lay.clauses, v.start)
     out: list[_Tok] = []
-    for t in lay.toks:
-        if not clause[0] <= t.start < clause[1]:
-            continue
+    inside = False  # a preposition after the clause's first word: ``v`` is in its phrase
+    for n, t in enumerate(x for x in lay.toks if clause[0] <= x.start < clause[1]):
         if t.start >= v.start:
-            return None
+            return out if inside else None
+        inside = inside or (n > 0 and t.word.lower() in _PREPS)
         if t.word.lower() in _SAYING:
             out = []  # what the source said is the clause whose subject is read
             continue
