@@ -218,10 +218,31 @@ def _after(lay: _Layout, toks: list[_Tok], j: int) -> set[Role]:
     return set()
 
 
+_RELATIVE_AFTER = re.compile(r"\s*,\s*(?:which|who)\s+")
+
+
+def _relative_role(lay: _Layout, end: int) -> frozenset[Role]:
+    """A name a relative clause is said of does its verb ("Castlemere Group, which bought the
+    brewery"; "Kellerton Civils, which beat Brightwater")."""
+    m = _RELATIVE_AFTER.match(lay.text, end)
+    if not m:
+        return frozenset()
+    toks = [t for t in lay.toks if t.start >= m.end()]
+    k = 0
+    while k < len(toks) and toks[k].word.lower() in _AUX:
+        k += 1
+    if k >= len(toks) or toks[k].word.lower() in _COPULA or toks[k].word.lower() in _SAYING:
+        return frozenset()
+    if not _verb_after_subject(lay, toks, k, after_name=True):
+        return frozenset()
+    return frozenset({Role("agent", toks[k].keys)})
+
+
 def roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
-    """Every role the words at ``start:end`` fill: by their clause (``_clause_roles``) and,
-    for a kinship word, whose relative it says who is (``_kin_roles``)."""
-    found = _clause_roles(lay, start, end) | _title_role(lay, start, end)
+    """Every role the words at ``start:end`` fill: by their clause (``_clause_roles``), by a
+    relative clause said of them, and, for a kinship word, whose relative it says who is
+    (``_kin_roles``)."""
+    found = _clause_roles(lay, start, end) | _title_role(lay, start, end) | _relative_role(lay, end)
     if kin_base(lay.text[start:end]) in KINSHIP:
         return found | _kin_roles(lay, start, end)
     return found
@@ -443,10 +464,16 @@ def _clause_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
         after_subject = prior is not None and (
             _named(lay, prior) or prior.word.lower() in _RELATIVE
         )
+        # an irregular past after a noun is its verb ("the team left Oakland"), as in _after
+        after_noun = prior is not None and prior.word.lower() not in _DETERMINERS
         if (
             t.keys
             and not _named(lay, t)
-            and (_is_verb(lay, t) or _verb_after_subject(lay, toks, k, after_subject))
+            and (
+                _is_verb(lay, t)
+                or _verb_after_subject(lay, toks, k, after_subject)
+                or verb_form(t.word, after_noun=after_noun, irregular=True)
+            )
         ):
             out.add(Role("object", t.keys))  # "managed Celtic", "which beat Brightwater"
             return frozenset(out)
