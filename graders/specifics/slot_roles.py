@@ -2,14 +2,22 @@
 who did the deed (``agent``: "Merck manufactures", "manufactured by Pfizer", "the company's
 founder was"), what the deed was done to (``object``: "managed Celtic", "Celtic were beaten"),
 where or for whom (the preposition after the deed: "died in Madrid", "signed for Everton"),
-or whose word it is (``source``: "according to Reuters", "Reuters said").
+or whose word it is (``source``: "according to Reuters", "Reuters said"). Read from the
+structure around the name: a role noun it opens with ("Composer Giorgio Baldini"), a deed noun
+it possesses ("Gregory Rabassa's translation"), a relative clause said of it ("Castlemere
+Group, which bought the brewery"), the object of a verb after a subject ("the Harriers beat
+the Falcons", "the team left Oakland"), the giver of what "came from" it, a move's destination
+as where the thing now is ("moved its headquarters from Rotterdam to Utrecht"), and a name
+``displaced`` from the role ("held in Madrid instead of Lisbon").
 
 The slot reader aligns two values by the words next to them; a name is often written away
 from its deed ("Tomas Adler wrote the libretto" / "the libretto was written by Clara Venn"),
 so two names fill one slot when they fill the same role of the same deed (the same lemma, a
 synonym or a derived form: "founder" / "founded"). ``slot_reader`` proves a contradiction
 from two such names only when they are of one kind, share no word, and the span names the
-claim's name nowhere."""
+claim's name nowhere in the claim's role: a mention whose role is read and is another one (a
+move's origin, a name displaced, the loser a winner beat) states nothing about who filled it,
+and a mention whose role is unread counts as stated."""
 
 from __future__ import annotations
 
