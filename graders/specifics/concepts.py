@@ -142,6 +142,23 @@ def verb_form(word: str, *, after_noun: bool = False, irregular: bool = False) -
 
 
 @lru_cache(maxsize=16384)
+def verb_sense(word: str) -> bool:
+    """Whether WordNet knows ``word`` as a verb in some form: itself ("beat", "won") or the
+    base it inflects ("beating", whose own entry is the noun). Whether it is one where it
+    stands is the caller's to read from the words around it."""
+    low = word.lower()
+    found = _entry(low)
+    if found is not None and "v" in found[0][1]:
+        return True
+    for ending, repl in _ENDINGS:
+        if low.endswith(ending) and len(low) - len(ending) >= 3:
+            base = _table().get(low[: -len(ending)] + repl)
+            if base is not None and "v" in base[1]:
+                return True
+    return False
+
+
+@lru_cache(maxsize=16384)
 def noun_form(word: str) -> bool:
     """Whether WordNet knows ``word`` (or the base it inflects) as a noun ("piers", "titles";
     not "across")."""

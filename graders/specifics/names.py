@@ -36,7 +36,17 @@ _NAME_RUN_BREAK = re.compile(r"(?<=[.!?])(?<![\s.][A-Z]\.)(?<!^[A-Z]\.)\s+(?=[A-
 # Capitalised words dropped when they open a name mid-sentence ("The" of "The Beatles");
 # not "New" of "New York", which COMMON_CAPITALISED drops only at a sentence start.
 _RUN_OPENERS = COMMON_CAPITALISED - {"new", "first", "last", "one", "two", "three", "home", "news"}
+# the common words that open a name wherever it stands ("New Zealand", "First Solar"): at a
+# sentence start too when a capitalised word follows ("New Zealand won", not "New rules")
+_NAME_OPENERS = COMMON_CAPITALISED - _RUN_OPENERS
 _QUARTER_TOKEN = re.compile(r"^Q[1-4]$")
+
+
+def _opens_name(toks: list[str], i: int) -> bool:
+    nxt = toks[i + 1] if i + 1 < len(toks) else ""
+    return bool(_CAP_TOKEN.match(nxt)) and nxt.lower() not in COMMON_CAPITALISED
+
+
 _PRONOUN_CAPS = {"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll"}
 PREFIX = 5  # demonyms and derived forms: "Libyan"/"Libya", "Canadians"/"Canada"
 
@@ -77,6 +87,7 @@ def _extract_entities(text: str) -> tuple[str, ...]:
                 is_cap
                 and i == 0
                 and (low in COMMON_CAPITALISED or low.endswith(("ly", "ing")) or low == "a")
+                and not (low in _NAME_OPENERS and _opens_name(toks, i))
             ):
                 continue  # sentence-initial common word
             if clean in _PRONOUN_CAPS:

@@ -104,6 +104,7 @@ from spanproof.graders.specifics.slot_frames import (
 from spanproof.graders.specifics.slot_roles import (
     SOURCE,
     aligned,
+    displaced,
     kin_base,
     kin_words,
     names_differ,
@@ -719,6 +720,8 @@ def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
     c_roles = roles(c_lay, cv.start, cv.end)
     for v in mentions:
         s_roles = roles(s_lay, v.start, v.end)
+        if displaced(s_roles):
+            continue  # "by Clara Jensen instead of Amir Haddad": named as the one it was not
         if not s_roles or aligned(c_roles, s_roles):
             return True
     return False

@@ -2,14 +2,22 @@
 who did the deed (``agent``: "Merck manufactures", "manufactured by Pfizer", "the company's
 founder was"), what the deed was done to (``object``: "managed Celtic", "Celtic were beaten"),
 where or for whom (the preposition after the deed: "died in Madrid", "signed for Everton"),
-or whose word it is (``source``: "according to Reuters", "Reuters said").
+or whose word it is (``source``: "according to Reuters", "Reuters said"). Read from the
+structure around the name: a role noun it opens with ("Composer Giorgio Baldini"), a deed noun
+it possesses ("Gregory Rabassa's translation"), a relative clause said of it ("Castlemere
+Group, which bought the brewery"), the object of a verb after a subject ("the Harriers beat
+the Falcons", "the team left Oakland"), the giver of what "came from" it, a move's destination
+as where the thing now is ("moved its headquarters from Rotterdam to Utrecht"), and a name
+``displaced`` from the role ("held in Madrid instead of Lisbon").
 
 The slot reader aligns two values by the words next to them; a name is often written away
 from its deed ("Tomas Adler wrote the libretto" / "the libretto was written by Clara Venn"),
 so two names fill one slot when they fill the same role of the same deed (the same lemma, a
 synonym or a derived form: "founder" / "founded"). ``slot_reader`` proves a contradiction
 from two such names only when they are of one kind, share no word, and the span names the
-claim's name nowhere."""
+claim's name nowhere in the claim's role: a mention whose role is read and is another one (a
+move's origin, a name displaced, the loser a winner beat) states nothing about who filled it,
+and a mention whose role is unread counts as stated."""
 
 from __future__ import annotations
 
@@ -17,7 +25,8 @@ import re
 from typing import NamedTuple
 
 from spanproof.graders.specifics import lexicon
-from spanproof.graders.specifics.concepts import phrase_verb, verb_form
+from spanproof.graders.specifics.concepts import keys as word_keys
+from spanproof.graders.specifics.concepts import noun_form, phrase_verb, verb_form, verb_sense
 from spanproof.graders.specifics.places import given_names
 from spanproof.graders.specifics.slot_agreement import _name_agrees
 from spanproof.graders.specifics.slot_frames import _PREPS, _around, _Layout, _Tok
@@ -114,6 +123,12 @@ _LOCATIVE = frozenset({"in", "at", "on"})
 _AGENT_NOUN = re.compile(r"(?:er|or|ist)s?$")
 
 KINSHIP = lexicon.words("kinship")
+# the words right before a name that say it was displaced from the clause's role
+_DISPLACING = tuple(tuple(e.split()) for e in lexicon.entries("displacing"))
+# a relative pronoun opens a clause whose verb follows it at once ("which beat Brightwater")
+_RELATIVE = frozenset(["who", "which", "that"])
+# "came from X" says where the subject came from: X gave it ("funding came from the MRC")
+_COME = word_keys("come")
 
 
 class Role(NamedTuple):
@@ -131,6 +146,18 @@ def _is_verb(lay: _Layout, t: _Tok, after_name: bool = False) -> bool:
     prior = re.findall(r"[A-Za-z']+", lay.text[max(0, t.start - 12) : t.start])
     after_noun = after_name or (bool(prior) and prior[-1].lower() not in _DETERMINERS)
     return bool(t.keys) and (verb_form(t.word, after_noun=after_noun) or phrase_verb(t.keys))
+
+
+def _verb_after_subject(lay: _Layout, toks: list[_Tok], k: int, after_name: bool) -> bool:
+    """``toks[k]`` is the verb of the name (or relative pronoun) right before it: any form
+    WordNet knows as a verb counts there, an irregular or bare one too ("Denby United won
+    the cup", "which beat Brightwater"), where alone it may be a noun ("the beat")."""
+    t = toks[k]
+    if not t.keys or _named(lay, t):
+        return False
+    if _is_verb(lay, t, after_name=after_name):
+        return True
+    return after_name and verb_sense(t.word) and not re.search(r"(?:er|or|ist)s?$", t.word)
 
 
 def _named(lay: _Layout, t: _Tok) -> bool:
@@ -194,18 +221,113 @@ def _after(lay: _Layout, toks: list[_Tok], j: int) -> set[Role]:
         if _is_verb(lay, rest[0]):  # "Celtic were beaten"
             return {Role("object", rest[0].keys)}
         return {Role(_role_of_noun(rest[0].word), rest[0].keys)}  # "X is the founder"
-    if _is_verb(lay, t, after_name=True):
+    if _verb_after_subject(lay, toks, k, after_name=True):
         return {Role("agent", t.keys)}
     return set()
 
 
+_RELATIVE_AFTER = re.compile(r"\s*,\s*(?:which|who)\s+")
+
+
+def _relative_role(lay: _Layout, end: int) -> frozenset[Role]:
+    """A name a relative clause is said of does its verb ("Castlemere Group, which bought the
+    brewery"; "Kellerton Civils, which beat Brightwater")."""
+    m = _RELATIVE_AFTER.match(lay.text, end)
+    if not m:
+        return frozenset()
+    toks = [t for t in lay.toks if t.start >= m.end()]
+    k = 0
+    while k < len(toks) and toks[k].word.lower() in _AUX:
+        k += 1
+    if k >= len(toks) or toks[k].word.lower() in _COPULA or toks[k].word.lower() in _SAYING:
+        return frozenset()
+    if not _verb_after_subject(lay, toks, k, after_name=True):
+        return frozenset()
+    return frozenset({Role("agent", toks[k].keys)})
+
+
 def roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
-    """Every role the words at ``start:end`` fill: by their clause (``_clause_roles``) and,
-    for a kinship word, whose relative it says who is (``_kin_roles``)."""
-    found = _clause_roles(lay, start, end)
+    """Every role the words at ``start:end`` fill: by their clause (``_clause_roles``), by a
+    relative clause said of them, and, for a kinship word, whose relative it says who is
+    (``_kin_roles``)."""
+    found = _clause_roles(lay, start, end) | _title_role(lay, start, end) | _relative_role(lay, end)
     if kin_base(lay.text[start:end]) in KINSHIP:
         return found | _kin_roles(lay, start, end)
     return found
+
+
+MIN_TITLED_WORDS = 2  # words of a name after a role noun it opens with ("Composer Ada Lind")
+
+
+def _title_role(lay: _Layout, start: int, end: int) -> frozenset[Role]:
+    """A name that opens with a common noun saying its bearer's role ("Composer Giorgio
+    Baldini", "Winner Almaz Tesfaye", "Publisher Linden Books"): the role that noun says,
+    as an apposition would ("the composer, Giorgio Baldini")."""
+    words = re.findall(r"[A-Za-z][\w'’-]*", lay.text[start:end])
+    if len(words) <= MIN_TITLED_WORDS or words[0].lower() in given_names():
+        return frozenset()
+    head = words[0].lower()
+    if not _AGENT_NOUN.search(head) or not noun_form(head) or not word_keys(head):
+        return frozenset()
+    return frozenset({Role("agent", word_keys(head))})
+
+
+def _possessed(lay: _Layout, end: int) -> frozenset[Role]:
+    """The role of a possessor: the agent of the deed noun it owns ("Ingrid Falk's design",
+    "Gregory Rabassa's English translation"), the head of the phrase after it before a
+    preposition, a verb, a break or another name; none for a noun that names no deed."""
+    clause = _around(lay.clauses, end)
+    head = None
+    for t in lay.toks:
+        if t.start < end or t.start >= clause[1]:
+            continue
+        if _named(lay, t):
+            break
+        if re.search(r"[,;(:]", lay.text[end : t.start]) or t.word.lower() in _PREPS:
+            break
+        if t.keys and _is_verb(lay, t, after_name=head is not None):
+            break
+        if t.keys:
+            head = t
+    if head is None or not _deed_noun(head.word):
+        return frozenset()  # "the Forum's council": the council fills the role, not the Forum
+    return frozenset({Role("agent", head.keys)})
+
+
+# the endings of nouns that name a deed ("translation", "appointment", "approval", "signature")
+_DEED_ENDING = re.compile(r"(?:tion|sion|ment|al|ance|ence|ure)s?$")
+
+
+def _deed_noun(word: str) -> bool:
+    """A noun with a deed noun's ending ("translation", "appointment"). A noun that is also a
+    verb may name a deed or a thing ("Falk's design", "Moreau's name"): which is unread."""
+    return noun_form(word) and bool(_DEED_ENDING.search(word.lower()))
+
+
+def _displaced(toks: list[_Tok], k: int) -> bool:
+    """The words ending at ``toks[k]`` are a displacing phrase ("instead of")."""
+    for phrase in _DISPLACING:
+        n = len(phrase)
+        if k + 1 >= n and tuple(t.word.lower() for t in toks[k + 1 - n : k + 1]) == phrase:
+            return True
+    return False
+
+
+def _moved_from(toks: list[_Tok], k: int) -> bool:
+    """A "from" stands before ``toks[k]`` (a "to") in its clause: a move from one place to
+    another, whose "to" is where the thing is now."""
+    return any(t.word.lower() == "from" for t in toks[:k])
+
+
+def _came_from(lay: _Layout, toks: list[_Tok], k: int) -> frozenset[Role]:
+    """X is the agent of the clause's subject noun ("funding for the study came from X")."""
+    verbs = [t for t in toks[:k] if t.keys and not _named(lay, t)]
+    if not verbs or not verbs[-1].keys & _COME:
+        return frozenset()
+    subject = next((t for t in toks[:k] if t.keys and not _named(lay, t)), None)
+    if subject is None or subject is verbs[-1]:
+        return frozenset()
+    return frozenset({Role("agent", subject.keys)})
 
 
 def _run_keys(lay: _Layout, t: _Tok) -> frozenset:
@@ -293,7 +415,7 @@ def _clause_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
     """Every role the words at ``start:end`` (a name, a kinship word) fill in their clause.
     None for a possessor ("World Economic Forum's council": the council fills the role)."""
     if re.match(r"['’]s?\b", lay.text[end : end + 3]):
-        return frozenset()
+        return _possessed(lay, end)
     clause = _around(lay.clauses, start)
     toks = [t for t in lay.toks if clause[0] <= t.start < clause[1]]
     i = sum(1 for t in toks if t.end <= start)  # the first word after the name's words
@@ -321,12 +443,19 @@ def _clause_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
             return frozenset(out)
         if word in _PREPS:
             deed = _deed_before(lay, toks, k)
+            if _displaced(toks, k):
+                # "held in Madrid instead of Lisbon": Lisbon is the one the deed was not
+                return frozenset({Role("displaced", deed)})
             if not deed:
                 break  # a fronted phrase ("In November of that year the Board said")
             if word == "of":
                 return frozenset()  # "chair of X" may be the chair of a part of X, or X's
             relation = "agent" if word == "by" else ("in" if word in _LOCATIVE else word)
             out.add(Role(relation, deed))
+            if word == "to" and _moved_from(toks, k):
+                out.add(Role("in", deed))  # "moved from Rotterdam to Utrecht": now in Utrecht
+            if word == "from":
+                out |= _came_from(lay, toks, k)
             return frozenset(out)
         if word in _SAYING:  # "said Smith"
             out.add(Role("source", frozenset()))
@@ -339,8 +468,22 @@ def _clause_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
                     out.add(Role(_role_of_noun(s.word), s.keys))
                 break
             return frozenset(out)
-        if t.keys and not _named(lay, t) and _is_verb(lay, t):
-            out.add(Role("object", t.keys))  # "managed Celtic"
+        prior = toks[k - 1] if k else None
+        after_subject = prior is not None and (
+            _named(lay, prior) or prior.word.lower() in _RELATIVE
+        )
+        # an irregular past after a noun is its verb ("the team left Oakland"), as in _after
+        after_noun = prior is not None and prior.word.lower() not in _DETERMINERS
+        if (
+            t.keys
+            and not _named(lay, t)
+            and (
+                _is_verb(lay, t)
+                or _verb_after_subject(lay, toks, k, after_subject)
+                or verb_form(t.word, after_noun=after_noun, irregular=True)
+            )
+        ):
+            out.add(Role("object", t.keys))  # "managed Celtic", "which beat Brightwater"
             return frozenset(out)
         edge = t.start
         k -= 1
@@ -359,16 +502,32 @@ def aligned(a: frozenset[Role], b: frozenset[Role]) -> bool:
     return False
 
 
-def _subject_words(lay: _Layout, v: Value) -> list[_Tok]:
+def displaced(found: frozenset[Role]) -> bool:
+    """A name read as the one displaced from its clause's role ("instead of X")."""
+    return any(r.relation == "displaced" for r in found)
+
+
+def _subject_words(lay: _Layout, v: Value) -> list[_Tok] | None:
     """The content words of ``v``'s clause before its first verb and before ``v``: what the
-    clause is about when ``v`` is not its subject ("Delegates signed the treaty at X")."""
+    clause is about when ``v`` is not its subject ("Delegates signed the treaty at X"); a
+    source and its saying verb before it aside ("UEFA announced the final will be played
+    in X"). None when ``v`` stands before the verb outside a phrase a preposition opens (one
+    opening the clause aside): it is in the subject, and the words before it say who it is
+    ("the expedition's leader, the geologist X"; "Under its conductor, X, the orchestra")."""
     clause = _around(lay.clauses, v.start)
     out: list[_Tok] = []
-    for t in lay.toks:
-        if not clause[0] <= t.start < clause[1]:
+    inside = False  # a preposition after the clause's first word: ``v`` is in its phrase
+    for n, t in enumerate(x for x in lay.toks if clause[0] <= x.start < clause[1]):
+        if t.start >= v.start:
+            return out if inside else None
+        inside = inside or (n > 0 and t.word.lower() in _PREPS)
+        if t.word.lower() in _SAYING:
+            out = []  # what the source said is the clause whose subject is read
             continue
-        if t.start >= v.start or _is_verb(lay, t, after_name=bool(out)):
-            break  # the verb, or the value itself: what comes after it is not the subject
+        if _is_verb(lay, t, after_name=bool(out)) or (
+            out and t.keys and verb_form(t.word, after_noun=True, irregular=True)
+        ):
+            break  # the verb: what comes after it is not the subject ("the team left X")
         if t.keys:
             out.append(t)
     return out
@@ -379,7 +538,7 @@ def _agentless_passive(lay: _Layout, v: Value) -> bool:
     span naming who did it ("Delegates signed the treaty at Nijmegen") adds an agent, not
     another subject."""
     clause = lay.text[slice(*_around(lay.clauses, v.start))]
-    return bool(re.search(r"\b(?:was|were|is|are|been)\s+\w+ed\b", clause)) and not re.search(
+    return bool(re.search(r"\b(?:was|were|is|are|been|be)\s+\w+ed\b", clause)) and not re.search(
         r"\bby\b", clause
     )
 
@@ -423,7 +582,7 @@ def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool
     for t in words:
         c_keys |= t.keys
     extra = [
-        t for t in _subject_words(s_lay, sv)
+        t for t in _subject_words(s_lay, sv) or ()
         if not t.keys & c_keys and t.word.lower() not in _DETERMINERS
     ]  # fmt: skip
     return not extra or _agentless_passive(c_lay, cv)
