@@ -111,6 +111,7 @@ from spanproof.graders.specifics.slot_roles import (
     same_report,
     same_statement,
 )
+from spanproof.graders.specifics.slot_unique import unique_slot
 from spanproof.graders.specifics.slots import Value, members
 
 # prepositions that do not change a value's role: "a fee of €45m" / "the fee was €54m" /
@@ -160,6 +161,17 @@ def _same_prep(c: str | None, s: str | None, dated: bool) -> bool:
         return True
     same = _SAME_ROLE[1] if dated else _SAME_ROLE[0]
     return c in same and s in same
+
+
+# the anchors that rest on the words next to both values (not on the clause they share, as
+# "measure" does): the alignment a sentence worded otherwise may still hold by uniqueness
+_WORDED = frozenset({"near", "noun", "counts", "after"})
+
+
+def _role_of(cf: _Frame):
+    """The test of whether a span value's preposition gives it the claim value's role."""
+    dated = _dated(cf)
+    return lambda c, s: _same_prep(c, s, dated)
 
 
 def _specifies(a: _Frame, b: _Frame) -> bool:
@@ -520,7 +532,12 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
             if anchor is not None and _converse(cf, s_lay, sf):
                 continue
             if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
-                continue
+                # worded otherwise, but the only value of the sentence that could fill it
+                if not unique_slot(
+                    c_lay, cf, c_frames, s_lay, sf, s_frames, _role_of(cf), _held, anchor in _WORDED
+                ):
+                    continue
+                anchor = "unique"
             s_group = _group_of(s_frames, s_lay, sf)
             agrees_ = _group_agrees(c_group, s_group)
             if agrees_ is False and _part_within_whole(cf, sf):
