@@ -86,16 +86,18 @@ def test_another_year_of_the_claim_makes_another_statement():
 
 def test_a_thing_the_span_names_only_outside_the_sentence_is_not_the_sentences():
     claim = "The male lion weighed 190 kg."
-    span = "The male lion was moved in May. Keepers said the cub tipped the scales at 23 kilograms."
+    weighed = "Keepers said the male lion tipped the scales at 230 kilograms."
+    assert _anchors(claim, "The pride was moved in May. " + weighed) == ["unique"]
+    # the lion is named, but in another sentence: this one weighs the cub
+    span = "The male lion was moved in May. Keepers said the male cub tipped the scales at 23 kg."
     assert not contradictions(claim, span)
 
 
 def test_a_name_of_the_claim_the_sentence_lacks_proves_nothing():
-    # a pronoun for the subject: the sentence may be about someone else
-    assert _anchors("Simba weighed 190 kg.", "Keepers said Simba tipped the scales at 230 kg.")
-    assert not contradictions(
-        "Simba weighed 190 kg.", "Keepers said he tipped the scales at 230 kg."
-    )
+    claim = "Simba the lion weighed 190 kg."
+    assert _anchors(claim, "Keepers said Simba the lion tipped the scales at 230 kg.")
+    # "the lion" is held, the name is not: another lion, or a pronoun for one
+    assert not contradictions(claim, "Keepers said the lion tipped the scales at 230 kg.")
 
 
 def test_a_date_or_sum_of_another_deed_is_not_aligned_by_uniqueness_alone():
