@@ -34,7 +34,12 @@ mechanism reads every kind of value:
    of the span clause's subject and the two nearest the span value are in the claim's
    clause, its verbs and words that only describe ("raised", "a healthy") aside. A pronoun
    for the subject, another subject or another measure proves nothing; nor does a relation
-   stated from the other side ("the capital lies south of the town").
+   stated from the other side ("the capital lies south of the town"). A span worded
+   otherwise may still share the slot **by uniqueness** (``slot_unique``): the only value of
+   the claim value's measure in the span sentence, the words next to both aligned or the
+   measure a physical one, the claim's things in the span value's clause, its other values
+   stated there, and no word that narrows what is measured ("signed in Lisbon on March 21,
+   1951" / "signed on 12 March 1951": a place added is no other statement).
 4. **Agreement at the precision written** (``readings.agrees``): a rounding either way, a
    hedge's range ("up to 900" / "450"), a list or a range ("in 2003, 2005 and 2008"; "between
    200 and 300", "two to four years"), a date inside the claim's period (1925 for "the
