@@ -39,7 +39,14 @@ import re
 
 from spanproof.graders.specifics.concepts import verb_form
 from spanproof.graders.specifics.slot_agreement import _comparable, _group_agrees
-from spanproof.graders.specifics.slot_frames import _Frame, _keys, _Layout, _outside, _Tok
+from spanproof.graders.specifics.slot_frames import (
+    _Frame,
+    _hedge_start,
+    _keys,
+    _Layout,
+    _outside,
+    _Tok,
+)
 from spanproof.graders.specifics.slots import members
 
 # prepositions that leave a value's role unchanged on top of the reader's own (``_SAME_ROLE``):
@@ -60,6 +67,14 @@ def _alone(frames: list[_Frame], lay: _Layout, f: _Frame, of: _Frame) -> bool:
     own = members(lay.values, f.value)
     return not any(
         g.sentence == f.sentence and g.value not in own and _comparable(of, g) for g in frames
+    )
+
+
+def _unread_bound(lay: _Layout, f: _Frame) -> bool:
+    """A hedge or a bound stands before the value ("more than", "nearly") but its reading is a
+    point: compared as a point, it would disagree with values it allows."""
+    return _hedge_start(lay.text, f.value.start) < f.value.start and not any(
+        r.hedge for r in f.readings
     )
 
 
@@ -139,6 +154,8 @@ def unique_slot(
         return False
     if not _comparable(cf, sf) or not _roles_agree(cf, sf, same_prep):
         return False
+    if _unread_bound(c_lay, cf) or _unread_bound(s_lay, sf):
+        return False  # "more than a decade" read as ten years would disagree with "over 11"
     counts = any(r.dim in ("count", "ordinal") for r in cf.readings)
     if counts and not _counted(cf) & _counted(sf):
         return False  # a bare count says nothing of what it counts: "16 piers" / "30 metres"

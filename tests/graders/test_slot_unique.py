@@ -109,3 +109,11 @@ def test_a_date_or_sum_of_another_deed_is_not_aligned_by_uniqueness_alone():
         "The film grossed $90 million worldwide.",
         "The film, made on a budget of $40 million, was a box-office disappointment.",
     )
+
+
+def test_a_bound_read_as_a_point_is_not_compared():
+    # "more than a decade" allows "over 11 years"; read as ten years it would disagree
+    span = "Watson brings junior hockey coaching experience to Odessa that spans over 11 years."
+    assert not contradictions(
+        "Watson has more than a decade of junior hockey coaching experience.", span
+    )
