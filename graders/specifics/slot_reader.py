@@ -34,7 +34,12 @@ mechanism reads every kind of value:
    of the span clause's subject and the two nearest the span value are in the claim's
    clause, its verbs and words that only describe ("raised", "a healthy") aside. A pronoun
    for the subject, another subject or another measure proves nothing; nor does a relation
-   stated from the other side ("the capital lies south of the town").
+   stated from the other side ("the capital lies south of the town"). A span worded
+   otherwise may still share the slot **by uniqueness** (``slot_unique``): the only value of
+   the claim value's measure in the span sentence, the words next to both aligned or the
+   measure a physical one, the claim's things in the span value's clause, its other values
+   stated there, and no word that narrows what is measured ("signed in Lisbon on March 21,
+   1951" / "signed on 12 March 1951": a place added is no other statement).
 4. **Agreement at the precision written** (``readings.agrees``): a rounding either way, a
    hedge's range ("up to 900" / "450"), a list or a range ("in 2003, 2005 and 2008"; "between
    200 and 300", "two to four years"), a date inside the claim's period (1925 for "the
@@ -112,6 +117,7 @@ from spanproof.graders.specifics.slot_roles import (
     same_report,
     same_statement,
 )
+from spanproof.graders.specifics.slot_unique import unique_slot
 from spanproof.graders.specifics.slots import Value, members
 
 from spanproof.core.heap import freeze_loaded
@@ -163,6 +169,17 @@ def _same_prep(c: str | None, s: str | None, dated: bool) -> bool:
         return True
     same = _SAME_ROLE[1] if dated else _SAME_ROLE[0]
     return c in same and s in same
+
+
+# the anchors that rest on the words next to both values (not on the clause they share, as
+# "measure" does): the alignment a sentence worded otherwise may still hold by uniqueness
+_WORDED = frozenset({"near", "noun", "counts", "after"})
+
+
+def _role_of(cf: _Frame):
+    """The test of whether a span value's preposition gives it the claim value's role."""
+    dated = _dated(cf)
+    return lambda c, s: _same_prep(c, s, dated)
 
 
 def _specifies(a: _Frame, b: _Frame) -> bool:
@@ -523,7 +540,12 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
             if anchor is not None and _converse(cf, s_lay, sf):
                 continue
             if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
-                continue
+                # worded otherwise, but the only value of the sentence that could fill it
+                if not unique_slot(
+                    c_lay, cf, c_frames, s_lay, sf, s_frames, _role_of(cf), _held, anchor in _WORDED
+                ):
+                    continue
+                anchor = "unique"
             s_group = _group_of(s_frames, s_lay, sf)
             agrees_ = _group_agrees(c_group, s_group)
             if agrees_ is False and _part_within_whole(cf, sf):
