@@ -9,38 +9,15 @@ the earlier case files did not hold (passive agents, appositions, possessives, r
 back-references and the claim's name in its role beside another name as paraphrases), and
 measured once with the reader as it was (``python scripts/proof_cases.py
 tests/graders/data/slot_cases_eighth.jsonl``, judge ``blind``): 6 of 26 contradictions
-proven, 0 of 18 paraphrases, 0 of 9 absences. Its paraphrases and absences must never be
-proven, and the contradictions proven today are a floor."""
+proven, 0 of 18 paraphrases, 0 of 9 absences; test_slot_case_files.py holds it since."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import pytest
 from spanproof.graders.specifics.names import extract_entities
-from spanproof.graders.specifics.slot_frames import _layout
 from spanproof.graders.specifics.slot_reader import contradictions
-from spanproof.graders.specifics.slot_roles import aligned, displaced, roles
+from spanproof.graders.specifics.slot_roles import aligned, displaced
 
-DATA = Path(__file__).parent / "data"
-CASES = [json.loads(line) for line in (DATA / "slot_cases_eighth.jsonl").read_text().splitlines()]
-PROVEN_TODAY = {f"eighth-c{i:03d}" for i in (1, 2, 4, 6, 8, 9, 11, 16, 19, 20, 22, 23, 24, 25, 26)}
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_eighth_cases(case):
-    proven = bool(contradictions(case["claim"], case["span"]))
-    if case["kind"] != "contradiction":
-        assert not proven, case["note"]  # a paraphrase or an absence is never a proof
-    elif case["id"] in PROVEN_TODAY:
-        assert proven, case["note"]
-
-
-def _roles(text: str, name: str):
-    lay = _layout(text)
-    at = text.index(name)
-    return roles(lay, at, at + len(name))
+from .test_slot_roles import _roles
 
 
 def _proof(claim: str, span: str) -> tuple[str, str] | None:

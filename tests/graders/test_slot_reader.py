@@ -1,78 +1,13 @@
 """The slot reader (graders.specifics.slot_reader): proofs that rest on an aligned slot and
-normalised values, never on absence, and the same reader over a whole page.
-
-Two case files, each written before the reader was adapted to it, in forms the repository did
-not hold, and each measured once before any change it prompted (``python
-scripts/proof_cases.py FILE``, judge ``blind``):
-
-- ``data/slot_cases_first.jsonl`` (84 cases), written before the reader existed: 6 of 36
-  contradictions proven by the old role check, 17 by the reader's first version;
-- ``data/slot_cases_second.jsonl`` (62 cases), written after the reader's first round of
-  changes: 11 of 32 contradictions proven, and one absence wrongly proven;
-- ``data/slot_cases_fourth.jsonl`` (45 cases), written apart from the alignment by the role a
-  name fills (test_slot_roles.py) and measured once when it was merged: 7 of 20 name,
-  kinship, life-state and term swaps proven (1 before it), 0 of 17 paraphrases, 0 of 8
-  absences;
-- ``data/slot_cases_sixth.jsonl`` (24 cases), written before the reader read verbs with their
-  particles, kinship by copula and apposition, ranks against counts, and a claim's name named
-  in another role: 3 of 12 contradictions proven, 0 of 8 paraphrases, 0 of 4 absences;
-- ``data/slot_cases_fifth.jsonl`` (60 cases), written by someone who did not read the reader,
-  over every slot type: 10 of 30 contradictions proven when first measured, and 10 of 30 again
-  after the changes the sixth file prompted (none of them carried to it), 0 of 20
-  paraphrases, 0 of 10 absences.
-
-Their paraphrases and absences must never be proven, and the contradictions proven today are
-a floor."""
+normalised values, never on absence, and the same reader over a whole page. The written case
+files are read in test_slot_case_files.py."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import pytest
 from spanproof.graders.audit import audit
 from spanproof.graders.specifics.slot_reader import contradictions, slot_statements
 
 from spanproof.core.verdict import SpanRef, Verdict
-
-DATA = Path(__file__).parent / "data"
-CASES = [
-    json.loads(line)
-    for name in (
-        "slot_cases_first.jsonl",
-        "slot_cases_second.jsonl",
-        "slot_cases_fourth.jsonl",
-        "slot_cases_sixth.jsonl",
-        "slot_cases_fifth.jsonl",
-    )
-    for line in (DATA / name).read_text().splitlines()
-]
-PROVEN_TODAY = {
-    f"first-c{i:03d}"
-    for i in (5, 7, 9, 11, 12, 13, 14, 15, 17, 18, 19, 20, 21, 22, 25, 26, 27, 28, 29, 31, 33)
-} | {f"first-c{i:03d}" for i in (34, 36)}
-PROVEN_TODAY |= {
-    f"second-c{i:03d}" for i in (3, 7, 9, 15, 17, 20, 22, 23, 24, 25, 26, 27, 28, 29, 32)
-}  # first-c021 and second-c029 by the role a name fills (test_slot_roles.py)
-PROVEN_TODAY |= {f"fourth-c{i:03d}" for i in (4, 8, 9, 10, 11, 17, 18, 19)}
-PROVEN_TODAY |= {f"sixth-c{i:03d}" for i in (2, 3, 4, 5, 6, 7, 9, 10, 11)}
-PROVEN_TODAY |= {f"fifth-c{i:03d}" for i in (4, 5, 8, 11, 13, 14, 19, 27, 29, 30)}
-# proven since names are read in more roles (test_name_roles.py): a role noun opening the
-# name, a possessed deed noun, "came from", a move's destination, a relative clause
-PROVEN_TODAY |= {"first-c035", "second-c012", "fourth-c006", "fourth-c013", "fourth-c016"}
-PROVEN_TODAY |= {"sixth-c012", "fifth-c018", "fifth-c021", "fifth-c023", "fifth-c025"}
-# a value worded otherwise than its span, the only one of its measure there (test_slot_unique.py)
-PROVEN_TODAY |= {"first-c003", "first-c006", "first-c008", "first-c010", "fourth-c012"}
-PROVEN_TODAY |= {"second-c019", "sixth-c008", "fifth-c009", "fifth-c026"}
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_written_cases(case):
-    proven = bool(contradictions(case["claim"], case["span"]))
-    if case["kind"] != "contradiction":
-        assert not proven, case["note"]  # a paraphrase or an absence is never a proof
-    elif case["id"] in PROVEN_TODAY:
-        assert proven, case["note"]
 
 
 def _audited(claim: str, span: str) -> Verdict:

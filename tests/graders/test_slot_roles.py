@@ -1,41 +1,13 @@
 """Names, kinship words and life states aligned by role (graders.specifics.slot_roles,
-slot_life, and their use in slot_reader.contradictions).
-
-``data/slot_cases_third.jsonl`` (80 cases) was written before this alignment existed, in
-forms the earlier case files did not hold (names swapped in varied syntax, kinship words, alive
-against dead, term counts; aliases, surnames, titles, back-references as paraphrases), and
-measured once with the reader as it was (``python scripts/proof_cases.py
-tests/graders/data/slot_cases_third.jsonl``, judge ``blind``): 4 of 40 contradictions proven,
-0 of 26 paraphrases, 1 of 14 absences (wrongly: a date range of another event, since fixed).
-Its paraphrases and absences must never be proven, and the contradictions proven today are a
-floor."""
+slot_life, and their use in slot_reader.contradictions). The case file written before this
+alignment (``data/slot_cases_third.jsonl``) is read in test_slot_case_files.py."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import pytest
 from spanproof.graders.specifics import slot_life
 from spanproof.graders.specifics.slot_frames import _layout
 from spanproof.graders.specifics.slot_reader import contradictions
 from spanproof.graders.specifics.slot_roles import aligned, roles
-
-DATA = Path(__file__).parent / "data"
-CASES = [json.loads(line) for line in (DATA / "slot_cases_third.jsonl").read_text().splitlines()]
-PROVEN_TODAY = {
-    f"third-c{i:03d}"
-    for i in (2, 4, 5, 6, 8, 11, 12, 14, 18, 19, 20, 21, 22, 23, 26, 27, 28, 29, 30, 31, 32, 33)
-} | {f"third-c{i:03d}" for i in (34, 35, 36, 37, 38)}
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_third_cases(case):
-    proven = bool(contradictions(case["claim"], case["span"]))
-    if case["kind"] != "contradiction":
-        assert not proven, case["note"]  # a paraphrase or an absence is never a proof
-    elif case["id"] in PROVEN_TODAY:
-        assert proven, case["note"]
 
 
 def _roles(text: str, name: str):

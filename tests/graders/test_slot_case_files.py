@@ -1,0 +1,70 @@
+"""Every written slot-case file, read by the slot reader (graders.specifics.slot_reader):
+paraphrases and absences are never proven, and the contradictions proven today are a floor.
+
+Each file was written before the reader was adapted to it, in forms the repository did not
+hold, and measured once before any change it prompted (``python scripts/proof_cases.py FILE``,
+judge ``blind``); the figure at that measurement, then at the last one:
+
+- ``first`` (84 cases), before the reader existed: 6 of 36 contradictions proven by the old
+  role check, 17 by the reader's first version;
+- ``second`` (62), after the reader's first round: 11 of 32 proven, one absence wrongly proven;
+- ``third`` (80), before names, kinship words and life states were aligned by role
+  (test_slot_roles.py): 4 of 40 proven, one absence wrongly proven (since fixed);
+- ``fourth`` (45), apart from that alignment, measured when it was merged: 7 of 20 proven;
+- ``sixth`` (24), before particles, kinship by copula, ranks against counts and a name in
+  another role were read: 3 of 12 proven;
+- ``fifth`` (60), written by someone who did not read the reader: 10 of 30 proven when first
+  measured and again after the sixth file's changes; 16 of 30 after the name-role reading and
+  the alignment by uniqueness, which were written with its missed name and value cases in view
+  (adapted, no longer a held-out figure);
+- ``eighth`` (53), before a name's role was read from its clause (test_name_roles.py): 6 of
+  26 proven, 15 after;
+- ``ninth`` (64), before a value worded otherwise than its span was aligned by uniqueness
+  (test_slot_unique.py): 5 of 28 proven, 6 after;
+- ``seventh`` (60), written by someone who did not read the reader and shown to no one who
+  changed it: 6 of 30 proven before the name-role reading and the alignment by uniqueness,
+  7 of 30 after (held out).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from spanproof.graders.specifics.slot_reader import contradictions
+
+DATA = Path(__file__).parent / "data"
+PROVEN_TODAY = {
+    "first": (3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20, 21, 22, 25, 26, 27, 28,
+              29, 31, 33, 34, 35, 36),
+    "second": (3, 7, 9, 12, 15, 17, 19, 20, 22, 23, 24, 25, 26, 27, 28, 29, 32),
+    "third": (2, 4, 5, 6, 8, 11, 12, 14, 18, 19, 20, 21, 22, 23, 26, 27, 28, 29, 30, 31, 32, 33,
+              34, 35, 36, 37, 38),
+    "fourth": (4, 6, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19),
+    "fifth": (4, 5, 8, 9, 11, 13, 14, 18, 19, 21, 23, 25, 26, 27, 29, 30),
+    "sixth": (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12),
+    "seventh": (7, 10, 12, 21, 25, 26, 27),
+    "eighth": (1, 2, 4, 6, 8, 9, 11, 16, 19, 20, 22, 23, 24, 25, 26),
+    "ninth": (15, 19, 20, 24, 26, 28),
+}  # fmt: skip
+CASES = [
+    json.loads(line)
+    for name in PROVEN_TODAY
+    for line in (DATA / f"slot_cases_{name}.jsonl").read_text().splitlines()
+]
+FLOOR = {f"{name}-c{i:03d}" for name, ids in PROVEN_TODAY.items() for i in ids}
+
+
+def test_every_case_file_is_read_here():
+    files = {p.stem.removeprefix("slot_cases_") for p in DATA.glob("slot_cases_*.jsonl")}
+    assert files == set(PROVEN_TODAY)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_written_cases(case):
+    proven = bool(contradictions(case["claim"], case["span"]))
+    if case["kind"] != "contradiction":
+        assert not proven, case["note"]  # a paraphrase or an absence is never a proof
+    elif case["id"] in FLOOR:
+        assert proven, case["note"]
