@@ -272,6 +272,32 @@ def test_second_held_out_directives_found_then_stay_found_and_look_alikes_stay_c
         assert found, case["text"]
 
 
+# Held out a third time: data/directives_held_out_third.jsonl was written by someone who had
+# not read the detector and was shown to no one who changed it; measured once before the
+# advisory frame was merged (16 of 30 found, 1 of 30 look-alikes flagged) and once after it
+# (17 of 30, 1 of 30). The directives found are a floor; the look-alike flagged at both
+# measurements (a minister's reported insistence on what "any account of the talks should
+# mention") is the one false alarm allowed, every other look-alike stays a claim.
+THIRD_HELD_OUT = [
+    json.loads(line)
+    for line in (CASES_FILE.parent / "directives_held_out_third.jsonl")
+    .read_text(encoding="utf-8")
+    .splitlines()
+]
+THIRD_MISSED = {4, 7, 8, 9, 10, 11, 13, 14, 15, 19, 21, 27, 28}  # line indexes not found
+THIRD_FALSE_ALARMS = {51}
+
+
+@pytest.mark.parametrize("index", range(len(THIRD_HELD_OUT)))
+def test_third_held_out_directives_found_stay_found_and_look_alikes_stay_claims(index):
+    case = THIRD_HELD_OUT[index]
+    found = bool(instructions_near(case["text"], 0, len(case["text"])))
+    if not case["instruction"]:
+        assert not found or index in THIRD_FALSE_ALARMS, case["text"]
+    elif index not in THIRD_MISSED:
+        assert found, case["text"]
+
+
 # Look-alikes of the forms read after the second held-out measurement, written before the
 # code that reads them and measured on it as it stood (0 of 10 flagged): they share the words
 # ("every excerpt", "an accurate retelling", "those asked", "on condition that", "is for AI
