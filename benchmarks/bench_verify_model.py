@@ -125,10 +125,15 @@ def main(argv: list[str] | None = None) -> int:
           f"side; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(tabulate(rows, headers=["version", "wall s", "wall / ideal", "CPU s main process", "CPU s workers",
                                   "ideal of the latencies slept", "requests", "judge errors"]))  # fmt: skip
-    same = runs["before"][0]["rows"] == runs["after"][0]["rows"]
+    before_rows, after_rows = (runs[side][0]["rows"].splitlines() for side in ("before", "after"))
+    same = before_rows == after_rows
     print(f"verdict rows of the two sides identical: {'yes' if same else 'NO'}")
     if not same:
-        print("FAIL: the two sides wrote different verdicts")
+        # a change of what the audit proves moves rows too: say how many, to tell it from a
+        # speed change that should have moved none
+        differ = sum(a != b for a, b in zip(before_rows, after_rows, strict=False))
+        differ += abs(len(before_rows) - len(after_rows))
+        print(f"FAIL: the two sides wrote different verdicts ({differ} of {len(after_rows)} rows)")
         return 1
     if ratio["after"] > args.target:
         print(f"FAIL: {ratio['after']:.2f} x the ideal, over the {args.target} target")
