@@ -107,6 +107,13 @@ def _pair_findings(claim: str, span_text: str) -> PairFindings:
     return found
 
 
+def _read_outcome(work: asyncio.Future[PairFindings]) -> None:
+    """Mark a work item's failure as read: the run reports a dead worker once, not once per
+    pair that was in flight."""
+    if not work.cancelled():
+        work.exception()
+
+
 class AuditPool:
     """``workers`` processes computing ``pair_findings``; ``await findings(claim, span)``."""
 
@@ -141,7 +148,13 @@ class AuditPool:
             if not self._ready.done():
                 await asyncio.shield(asyncio.wrap_future(self._ready))
             self._ready.result()  # raises what stopped the workers from starting
-            found = await asyncio.wrap_future(self._pool.submit(_pair_findings, claim, span_text))
+            # shielded: a pair stopped half way must not cancel its work item, because a pool
+            # that breaks later sets an exception on every item it holds, and on a cancelled
+            # one CPython's executor thread dies with InvalidStateError (a traceback on the
+            # user's terminal); the item's outcome is read when it ends, whoever waits for it
+            work = asyncio.wrap_future(self._pool.submit(_pair_findings, claim, span_text))
+            work.add_done_callback(_read_outcome)
+            found = await asyncio.shield(work)
         except BrokenProcessPool as exc:
             raise WorkerCrashed(
                 f"an audit worker process stopped unexpectedly after {self.done} pairs were "

@@ -161,8 +161,14 @@ class Verifier:
         finally:
             current_repeat.reset(rtoken)
             current_pair_id.reset(token)
-            if found is not None and not found.done():
-                found.cancel()  # a judge raised (a setup mistake): nobody will read it
+            if found is not None:
+                if not found.done():
+                    found.cancel()  # a judge raised (a setup mistake): nobody will read it
+                elif not found.cancelled():
+                    # read, so that an audit that failed while this pair was stopped (a dead
+                    # worker fails every pair in flight) is reported once, by the run, not as
+                    # one "exception was never retrieved" traceback per pair
+                    found.exception()
         if len(verdicts) == 1:
             return verdicts[0]
         return self._combine(verdicts)

@@ -164,3 +164,44 @@ def test_a_preload_that_fails_leaves_the_loading_to_each_worker(monkeypatch):
     importlib.reload(audit_preload)  # does not raise
     monkeypatch.undo()
     importlib.reload(audit_preload)
+
+
+def test_a_worker_killed_mid_run_ends_verify_with_one_clear_error(tmp_path):
+    # the run's other pairs' audits fail with the same broken pool: each is read, so the user
+    # sees the one error that says what happened, not a traceback for every pair in flight
+    import subprocess
+    import sys
+    import time
+
+    rows = _wice(120) * 10
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        "".join(json.dumps({**r, "id": f"{r['id']}-{i}"}) + "\n" for i, r in enumerate(rows))
+    )
+    with ChatServer(honest_judge, latency_s=0.05) as server:
+        cmd = [sys.executable, "-c", "from spanproof.cli import main; main()", "verify",
+               "--pairs", str(pairs), "--judge", "openai:bench-judge", "--base-url",
+               server.base_url, "--api-key", "local", "--no-cache", "--workers", "2",
+               "--concurrency", "16", "--home", str(tmp_path / "home")]  # fmt: skip
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
+        killed = False
+        deadline = time.monotonic() + 120
+        while not killed and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            # the workers are forked by a fork server, so they are the command's session's
+            kids = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True,
+                                  text=True).stdout.split()  # fmt: skip
+            for pid in kids:
+                # an audit worker: a process at a lower priority than the command
+                if os.getpriority(os.PRIO_PROCESS, int(pid)) > os.getpriority(
+                    os.PRIO_PROCESS, proc.pid
+                ):
+                    os.kill(int(pid), signal.SIGKILL)
+                    killed = True
+        _, err = proc.communicate(timeout=180)
+    assert killed, err
+    assert proc.returncode == 2, err
+    assert "audit worker process stopped unexpectedly" in err
+    assert "Task exception was never retrieved" not in err and "Traceback" not in err
