@@ -12,8 +12,9 @@ environment and the run store with it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from spanproof.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from spanproof.agent.chat import ScriptedChatModel, make_chat_model
@@ -54,17 +55,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next use is a plain lookup
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = lazy_exports(globals(), _WHERE)
 
 
 __all__ = [

@@ -14,8 +14,9 @@ SQLAlchemy is a large part of a command's start-up, and a command that reads onl
 package's errors or models (``spanproof verify`` without its cache) never opens a store.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from spanproof.core.lazy import lazy_exports
 from spanproof.store.errors import (
     HomeError,
     RecordCorrupt,
@@ -40,15 +41,10 @@ from spanproof.store.url import resolve_db_url
 if TYPE_CHECKING:
     from spanproof.store.store import Store, close_all, open_store, store_for_url
 
-_LAZY = frozenset({"Store", "close_all", "open_store", "store_for_url"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from spanproof.store import store
-
-        return getattr(store, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(
+    globals(),
+    dict.fromkeys(["Store", "close_all", "open_store", "store_for_url"], "spanproof.store.store"),
+)
 
 
 __all__ = [
