@@ -147,11 +147,10 @@ def _revising(text: str, sentence: tuple[int, int]) -> bool:
     ..."), or a label above it ("Erratum"; a table header "Revision Date Detail")?"""
     if _marks(text[sentence[0] : sentence[1]]):
         return True
-    a, b = block_at(text, sentence[0])
-    before = [text[a + s : a + e] for s, e in sentence_spans(text[a:b]) if a + e <= sentence[0]]
-    if before and _marks(before[-1]):
+    before = _sentence_before(text, sentence[0])
+    if before is not None and _marks(text[before[0] : before[1]]):
         return True
-    for block in _blocks_above(text, a):
+    for block in _blocks_above(text, block_at(text, sentence[0])[0]):
         words = _WORDS.findall(block)
         if len(words) <= _LABEL_WORDS and not any(ch.isdigit() for ch in block):
             return _marks(block)
@@ -224,9 +223,21 @@ def _restated_beside(text: str, a: Measured, b: Measured, page: tuple[Measured, 
 
 def _context(text: str, sentence: tuple[int, int]) -> tuple[int, int]:
     """The sentence with the one before it in its block."""
-    a, _ = block_at(text, sentence[0])
-    starts = [a + s for s, e in sentence_spans(text[a : sentence[0]]) if a + e <= sentence[0]]
-    return (starts[-1] if starts else sentence[0], sentence[1])
+    before = _sentence_before(text, sentence[0])
+    return (before[0] if before else sentence[0], sentence[1])
+
+
+def _sentence_before(text: str, start: int) -> tuple[int, int] | None:
+    """The sentence before the one starting at ``start``, within its block (page offsets)."""
+    a, b = block_at(text, start)
+    before = [(a + s, a + e) for s, e in _block_sentences(text, a, b) if a + e <= start]
+    return before[-1] if before else None
+
+
+@lru_cache(maxsize=4096)
+def _block_sentences(text: str, a: int, b: int) -> tuple[tuple[int, int], ...]:
+    # split once a block: every value of a block asks for the sentence before its own
+    return tuple(sentence_spans(text[a:b]))
 
 
 def _years(text: str, m: Measured) -> set[str]:
