@@ -27,6 +27,18 @@ def _acronym_of(short: str, name: tuple[str, ...]) -> bool:
     return len(letters) >= 2 and letters == _initials(name)
 
 
+def _may_abbreviate(short: Value, full: Value) -> bool:
+    """A name written in capitals whose letters run, in order, through the other name from its
+    first letter may be its short form, however that was made ("GSK" / "GlaxoSmithKline",
+    "Intl" would be too): letters the name's words no longer show apart, once folded, so
+    the test cannot ask for initials. It only keeps a proof from being made."""
+    letters = short.text.replace(".", "")
+    if len(short.name) != 1 or not 2 <= len(letters) <= 6 or not letters.isupper():
+        return False
+    rest = iter("".join(full.name))
+    return letters[0].lower() == full.name[0][:1] and all(ch in rest for ch in letters.lower())
+
+
 def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
     """True: one name; False: two names of one kind, neither of which may be the other;
     None: cannot tell. ``one_kind``: the slot says both are of one kind, whatever their
@@ -48,6 +60,8 @@ def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
             a.rstrip(".") == b[: len(a.rstrip("."))] for a, b in zip(short, full, strict=True)
         ):
             return True
+    if _may_abbreviate(c, s) or _may_abbreviate(s, c):
+        return None
     kinds = {c.name_type, s.name_type}
     if (
         one_kind

@@ -118,6 +118,16 @@ def test_by_after_the_same_word_makes_two_names_one_kind():
     )
 
 
+def test_a_short_form_in_capitals_is_never_the_rival_of_a_name_its_letters_run_through():
+    span = "The vaccine, developed by GlaxoSmithKline and licensed in 2021, is given in two doses."
+    assert contradictions("GSK developed the vaccine.", span) == []  # its short form
+    # the same role filled by names that cannot be one another is still a proof
+    assert contradictions("Pfizer developed the vaccine.", span)
+    assert contradictions("GSK developed the vaccine.", span.replace("GlaxoSmithKline", "Moderna"))
+    # letters out of the long name's order, or a word not in capitals, are not a short form
+    assert contradictions("KGS developed the vaccine.", span)
+
+
 def test_a_qualified_part_may_be_smaller_than_the_whole_and_a_range_shares_its_unit():
     whole = "The team won the title in 1998, the first of its five championships."
     assert contradictions("The team won four consecutive titles.", whole) == []
