@@ -62,6 +62,12 @@ class Params(BaseModel):
     intercept: list[float]
     thresholds: Thresholds
     data_sha256: str  # sha256 of the training rows (spanproof.judge_training.data.data_sha256)
+    # sha256 of what the code measured on those rows when it was fitted: every candidate
+    # signal and the audit's verdict under each label (spanproof.judge_training.training.
+    # features_sha256). The audit and the signals change with the code; parameters fitted on
+    # values the code no longer computes are stale, and this is how a test sees it in seconds
+    # rather than a refit's minutes.
+    features_sha256: str | None = None
     training: dict = Field(default_factory=dict)  # counts, settings and CV figures, for readers
     fitted_on: FittedOn | None = None  # the labelled pairs among the training rows
 

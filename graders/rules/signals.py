@@ -239,6 +239,9 @@ SIMPLE: tuple[str, ...] = (
     "coverage", "missing_entities", "unstated_numbers", "unstated_dates", "unstated_code",
     "wording_flags", "contradiction_proven",
 )  # fmt: skip
+# The slot reader's proofs as signals: ``spanproof judge cv --nested`` also measures every
+# candidate but these, to say whether the judge gains by reading them.
+PROOFS: tuple[str, ...] = ("contradiction_aligned", "contradiction_proven")
 
 
 def measure(claim: str, span: str, names: list[str] | tuple[str, ...] | None = None) -> list[float]:

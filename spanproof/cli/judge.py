@@ -113,8 +113,9 @@ def train(out_path: Path | None, check: bool) -> None:
     "--nested",
     is_flag=True,
     help="Choose the signals inside each fold too (backward elimination on the other folds), "
-    "from every candidate signal and from the simple set (the audit's findings and coverage), "
-    "and print both beside the shipped configuration. Slow (tens of minutes).",
+    "from every candidate signal, from the simple set (the audit's findings and coverage) and "
+    "from every candidate but the slot reader's proofs (what reading them gains), and print "
+    "them beside the shipped configuration. Slow (tens of minutes).",
 )
 def cv(as_json: bool, held_out_kinds: bool, nested: bool) -> None:
     """Cross-validated figures of the shipped configuration, judge-only and final.

@@ -120,6 +120,17 @@ def features(
     )
 
 
+def features_sha256(f: Features) -> str:
+    """sha256 of what the code measures on the training rows: each signal's values (rounded to
+    6 decimals, so the last bit of a float sum does not count) and the audit's table. Equal
+    hashes mean a refit would see the data the shipped parameters were fitted on."""
+    h = hashlib.sha256()
+    h.update(json.dumps(f.names).encode())
+    h.update(np.ascontiguousarray(np.round(f.X, 6) + 0.0).tobytes())
+    h.update(np.ascontiguousarray(f.audited, dtype=np.int64).tobytes())
+    return h.hexdigest()
+
+
 def _weights(origins: np.ndarray, share: float = WICE_SHARE) -> np.ndarray:
     """WiCE rows weigh ``share`` of the whole; the rest is split equally between the kinds of
     synthetic pair, so a rare kind (a quantifier inflated) counts as much as a common one."""
@@ -319,6 +330,7 @@ def train(f: Features, candidates: Sequence[str] | None = None, progress=None) -
         intercept=r(raw["intercept"]),
         thresholds=t,
         data_sha256=data_sha256(f.rows),
+        features_sha256=features_sha256(f),
         training={
             "rows": len(f.rows),
             "counts": dict(sorted(counts.items())),
@@ -483,8 +495,9 @@ def nested_cross_validate(
 def nested_report(f: Features, shipped: Sequence[str], progress=None) -> dict:
     """Everything ``spanproof judge cv --nested`` prints: the shipped signals (thresholds
     chosen inside each fold), and the selection run inside each fold from the simple set
-    (the audit's findings and coverage) and from every candidate signal."""
-    from spanproof.graders.rules.signals import SIGNALS, SIMPLE
+    (the audit's findings and coverage), from every candidate signal, and from every candidate
+    but the slot reader's proofs (what reading them gains)."""
+    from spanproof.graders.rules.signals import PROOFS, SIGNALS, SIMPLE
 
     configs: dict[str, dict] = {}
 
@@ -504,6 +517,9 @@ def nested_report(f: Features, shipped: Sequence[str], progress=None) -> dict:
     add("simple, nested", n.cv, n.selected)
     n = nested_cross_validate(f, [s.name for s in SIGNALS], progress=progress)
     add("all candidates, nested", n.cv, n.selected)
+    but = [s.name for s in SIGNALS if s.name not in PROOFS]
+    n = nested_cross_validate(f, but, progress=progress)
+    add("all but the proofs, nested", n.cv, n.selected)
     return {"nested": True, "configurations": configs}
 
 
