@@ -85,6 +85,13 @@ class Params(BaseModel):
     def decide(self, probs: dict[Label, float], coverage: float, shared: int) -> Label:
         return decide(probs, self.thresholds, coverage, shared)
 
+    def without(self, signal: str) -> Params:
+        """The same model with one signal's weights taken out: what a signal carries is what
+        changes when it is gone (tests/graders/test_rules_model.py, scripts/load_bearing_cases.py)."""
+        k = self.signals.index(signal)
+        coef = [[0.0 if j == k else w for j, w in enumerate(row)] for row in self.coef]
+        return self.model_copy(update={"coef": coef})
+
 
 def has_minimum_evidence(t: Thresholds, coverage: float, shared: int) -> bool:
     return coverage >= t.min_coverage and (shared >= t.min_shared or coverage >= 1.0)
