@@ -19,8 +19,8 @@ from functools import lru_cache
 from spanproof.graders.specifics.concepts import keys as concept_keys
 from spanproof.graders.specifics.concepts import verb_form
 from spanproof.graders.specifics.readings import unit_end
-from spanproof.graders.specifics.slot_agreement import _comparable, _group_agrees
-from spanproof.graders.specifics.slot_frames import _Frame, _layout
+from spanproof.graders.specifics.slot_agreement import comparable_frames, group_agrees
+from spanproof.graders.specifics.slot_frames import Frame, layout
 from spanproof.graders.specifics.slot_reader import _frames
 from spanproof.graders.specifics.slots import Value
 
@@ -42,7 +42,7 @@ class Measured:
     clause: tuple[int, int]
     counted: frozenset | None  # the keys of the noun it counts ("visits", "routes"), if any
     dims: frozenset[str]  # its readings' dimensions
-    frame: _Frame = field(compare=False, repr=False)
+    frame: Frame = field(compare=False, repr=False)
 
     @property
     def physical(self) -> bool:
@@ -57,7 +57,7 @@ class Measured:
 def measured_values(text: str) -> tuple[Measured, ...]:
     """Every quantity of ``text`` the reader reads (dates, names and directions aside)."""
     out = []
-    for f in _frames(_layout(text)):
+    for f in _frames(layout(text)):
         if f.value.kind != "quantity" or not f.readings:
             continue
         dims = frozenset(r.dim for r in f.readings)
@@ -65,7 +65,7 @@ def measured_values(text: str) -> tuple[Measured, ...]:
     return tuple(out)
 
 
-def _counted(text: str, f: _Frame, dims: frozenset[str]) -> frozenset | None:
+def _counted(text: str, f: Frame, dims: frozenset[str]) -> frozenset | None:
     """What a count counts: a unit word the value took in ("36,000 people"), or the head of
     the words right after it, up to a function word: the first plural ("48,720 e-books lent",
     "eight public libraries", "210 new school places"), else the last."""
@@ -91,19 +91,19 @@ def _counted(text: str, f: _Frame, dims: frozenset[str]) -> frozenset | None:
 
 def same_measure(a: Measured, b: Measured) -> bool:
     """Read on one measure: both counts, both shares, money in one currency, one dimension."""
-    return _comparable(a.frame, b.frame)
+    return comparable_frames(a.frame, b.frame)
 
 
 def agrees(a: Measured, b: Measured) -> bool | None:
     """Whether ``b`` states ``a``'s value at the precision written (the reader's agreement)."""
-    return _group_agrees([a.frame], [b.frame])
+    return group_agrees([a.frame], [b.frame])
 
 
 def word_keys(text: str, span: tuple[int, int]) -> frozenset:
     """The keys (stem and WordNet concepts) of the content words of ``text`` within ``span``,
     figures aside."""
     out: set = set()
-    for t in _layout(text).toks:
+    for t in layout(text).toks:
         if span[0] <= t.start < span[1] and not any(ch.isdigit() for ch in t.word):
             out |= t.keys
     return frozenset(out)
