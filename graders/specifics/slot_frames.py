@@ -266,6 +266,32 @@ class Frame:
     qualifier: frozenset | None  # a word between the value and that noun ("16 concrete piers")
 
 
+# a word right after a value, its spacing kept so a gap of punctuation ends the run
+_NEXT_WORDS = re.compile(r"[ \t]+([A-Za-z][A-Za-z'’-]*)")
+
+
+def counted_noun(text: str, f: Frame) -> frozenset:
+    """What a count or a rank counts (empty when nothing is named): a unit word the value took
+    in ("36,000 people"), or the head of the words right after it, up to a function word or a
+    verb: the first plural ("48,720 e-books lent", "eight public libraries", "210 new school
+    places"), else the last ("third consecutive title")."""
+    q = f.value.quantity
+    if q is not None and q.unit:
+        return word_keys(q.unit)
+    words: list[str] = []
+    at = unit_end(text, f.value)
+    while len(words) < 3 and (m := _NEXT_WORDS.match(text, at)):
+        w = m.group(1)
+        if w.lower() in STOPWORDS or verb_form(w, irregular=True):
+            break
+        words.append(w)
+        at = m.end()
+    if not words:
+        return frozenset()
+    plural = [w for w in words if w.lower().endswith("s")]
+    return word_keys(plural[0] if plural else words[-1])
+
+
 def describes(word: str) -> bool:
     """A word that only describes what follows it ("grew by a healthy 6.5 percent"): lower
     case, not a function word, and neither a noun nor a verb WordNet knows."""

@@ -45,9 +45,9 @@ from spanproof.graders.specifics.slot_frames import (
     Frame,
     Layout,
     Tok,
+    counted_noun,
     hedge_start,
     outside,
-    token_keys,
 )
 from spanproof.graders.specifics.slots import members
 
@@ -78,15 +78,6 @@ def _unread_bound(lay: Layout, f: Frame) -> bool:
     return hedge_start(lay.text, f.value.start) < f.value.start and not any(
         r.hedge for r in f.readings
     )
-
-
-def _counted(f: Frame) -> frozenset:
-    """What a count or a rank counts: the noun after it, or the one its own words end on
-    ("four members")."""
-    if f.right:
-        return f.right
-    words = f.value.text.split()
-    return token_keys(words[-1]) if len(words) > 1 and words[-1].isalpha() else frozenset()
 
 
 def _keys_of(lay: Layout, span: tuple[int, int]) -> frozenset:
@@ -170,7 +161,7 @@ def unique_slot(
     if _unread_bound(c_lay, cf) or _unread_bound(s_lay, sf):
         return False  # "more than a decade" read as ten years would disagree with "over 11"
     counts = any(r.dim in ("count", "ordinal") for r in cf.readings)
-    if counts and not _counted(cf) & _counted(sf):
+    if counts and not counted_noun(c_lay.text, cf) & counted_noun(s_lay.text, sf):
         return False  # a bare count says nothing of what it counts: "16 piers" / "30 metres"
     if cf.right and sf.right and not (cf.right & sf.right):
         return False  # they measure different things
