@@ -28,7 +28,6 @@ _PREFIX_LEN = 2
 _HYPHEN_WORD = re.compile(r"-[a-z]")
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
-_COMMA_NEXT = re.compile(r"\s*,")
 _LETTERS = re.compile(r"[A-Za-z]+")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
 _CLAUSE_BREAK = re.compile(
