@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from spanproof.graders.specifics.concepts import common_word
+from spanproof.graders.specifics.dates import MONTHS
 from spanproof.graders.specifics.slot_measures import (
     Measured,
     agrees,
@@ -72,6 +73,9 @@ _PLAN = re.compile(
     r"|project(?:ed|ing|ions?)|planned|plans?\s+to)\b",
     re.I,
 )
+# a year from 1600 to 2099. Not graders.specifics.dates' reading of years: it reads "2024-25"
+# as both years and takes figures from 1000 up ("a 1024 by 800 display", "377-1195") as years,
+# which would move which periods differ
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
 _FRONTED_YEAR = re.compile(r"^\W*(?:In|During|For|By)\s+((?:1[6-9]|20)\d\d)\b")
 # a word that makes the value after it a change ("added", "a rise of", "up"), not a level
@@ -80,14 +84,14 @@ _CHANGE = re.compile(
     r"|increase[sd]?|decrease[sd]?|up|down|by)\W+(?:(?:a|an|of|the|some|another)\W+)*$",
     re.I,
 )
-_MONTHS = (
-    "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|"
-    "july|august|september|october|november|december"
-)
+# the month names and their short forms of the product's lexicon (lexicons/months.json)
+_MONTH_ALT = "|".join(sorted(MONTHS, key=len, reverse=True))
 # a year written inside a full date ("28 November 2026", "January 2026", "20/02/2026",
-# "2026-02-11"): in a revising statement, the date of the revision, not the figure's period
+# "2026-02-11"): in a revising statement, the date of the revision, not the figure's period.
+# Not graders.specifics.dates.dated(): it reads no "20/02/2026", and it dates "November 28,
+# 2026" and "March, 2026", which this reading leaves as the figure's period.
 _DATED_YEAR = re.compile(
-    rf"\b(?:\d{{1,2}}\s+)?(?:{_MONTHS})\.?\s+(\d{{4}})\b|\b\d{{1,2}}[/.]\d{{1,2}}[/.](\d{{4}})\b"
+    rf"\b(?:\d{{1,2}}\s+)?(?:{_MONTH_ALT})\.?\s+(\d{{4}})\b|\b\d{{1,2}}[/.]\d{{1,2}}[/.](\d{{4}})\b"
     rf"|\b(\d{{4}})-\d{{2}}-\d{{2}}\b",
     re.I,
 )
@@ -268,13 +272,16 @@ def _names(text: str, m: Measured) -> set[str]:
     """The capitalised words of a value's clause that name who or where it is about: not a
     sentence's or a quotation's first word, not a month, and not a word WordNet knows as a
     common word unless it stands in a run of capitalised words ("Long Meadow", "Westbury
-    Council")."""
+    Council"). Not graders.specifics.names.extract_entities, which the audit reads for names a
+    claim adds: it keeps a sentence's first word that is no common capitalised word
+    ("Thornbury's eight public libraries", "Loans of printed books"), a weekday's plural
+    ("Thursdays") and a road number ("A629"), so a subject would differ where this reads none."""
     a, b = m.clause
     words = [w for w in _WORDS.finditer(text, a, b) if w.start() < b]
     out = set()
     for i, w in enumerate(words):
         word = w.group().removesuffix("'s").removesuffix("’s")
-        if not word[:1].isupper() or re.fullmatch(_MONTHS, word, re.I):
+        if not word[:1].isupper() or word.lower() in MONTHS:
             continue
         lead = text[max(0, w.start() - 3) : w.start()]
         if w.start() == m.sentence[0] or any(ch in lead for ch in ':—–"“(¹.!?'):

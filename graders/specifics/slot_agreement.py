@@ -8,13 +8,13 @@ from spanproof.graders.specifics.places import known_place, may_hold
 from spanproof.graders.specifics.readings import agrees, comparable
 
 # the reader's internals, split by concern: one package, one reader
-from spanproof.graders.specifics.slot_frames import _Frame
+from spanproof.graders.specifics.slot_frames import Frame
 from spanproof.graders.specifics.slots import CONTRASTS, Value
 
 from spanproof.core.text import fold
 
 
-def _distinctive(name: tuple[str, ...]) -> set[str]:
+def distinctive(name: tuple[str, ...]) -> set[str]:
     return {fold(t).strip(".'") for t in name if len(t.strip(".")) > 1} - GENERIC_NAME_WORDS
 
 
@@ -39,7 +39,7 @@ def _may_abbreviate(short: Value, full: Value) -> bool:
     return letters[0].lower() == full.name[0][:1] and all(ch in rest for ch in letters.lower())
 
 
-def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
+def name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
     """True: one name; False: two names of one kind, neither of which may be the other;
     None: cannot tell. ``one_kind``: the slot says both are of one kind, whatever their
     words say (``_names_of_one_kind``)."""
@@ -49,7 +49,7 @@ def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
         diff = [(p, q) for p, q in zip(c.name, s.name, strict=True) if p != q]
         if len(diff) == 1 and any(diff[0][0] in g and diff[0][1] in g for g in CONTRASTS):
             return False  # "North Carolina" / "South Carolina"
-    dc, ds = _distinctive(c.name), _distinctive(s.name)
+    dc, ds = distinctive(c.name), distinctive(s.name)
     if dc & ds or not dc or not ds:
         return True if dc & ds else None
     for short, full in ((c.name, s.name), (s.name, c.name)):
@@ -79,11 +79,11 @@ def _name_agrees(c: Value, s: Value, one_kind: bool = False) -> bool | None:
     return False
 
 
-def _value_agrees(c: _Frame, s: _Frame) -> bool | None:
+def _value_agrees(c: Frame, s: Frame) -> bool | None:
     """True: ``s`` states ``c``'s value; False: another value on one measure; None: the two
     cannot be compared."""
     if c.value.kind == "name" or s.value.kind == "name":
-        return _name_agrees(c.value, s.value) if c.value.kind == s.value.kind else None
+        return name_agrees(c.value, s.value) if c.value.kind == s.value.kind else None
     results = [agrees(x, y) for x in c.readings for y in s.readings]
     if any(r is True for r in results):
         return True
@@ -92,32 +92,32 @@ def _value_agrees(c: _Frame, s: _Frame) -> bool | None:
     return None
 
 
-def _measure(f: _Frame) -> set[str]:
+def measure(f: Frame) -> set[str]:
     return {r.dim.split(":")[0] for r in f.readings} or {f.value.kind}
 
 
-def _comparable(c: _Frame, s: _Frame) -> bool:
+def comparable_frames(c: Frame, s: Frame) -> bool:
     if c.value.kind == "name" or s.value.kind == "name":
         return c.value.kind == s.value.kind
     return any(comparable(x, y) for x in c.readings for y in s.readings)
 
 
-def _number_of(f: _Frame) -> tuple[float, float] | None:
+def number_of(f: Frame) -> tuple[float, float] | None:
     r = f.readings[0] if f.readings else None
     if r is None or r.dim in ("weekday", "calendar"):
         return None
     return (r.value, r.end if r.end is not None else r.value)
 
 
-def _group_agrees(c_group: list[_Frame], s_group: list[_Frame]) -> bool | None:
+def group_agrees(c_group: list[Frame], s_group: list[Frame]) -> bool | None:
     """Whether the span's list or range states the claim's value (or its range)."""
     results = [_value_agrees(c, s) for c in c_group for s in s_group]
     if any(r is True for r in results):
         return True
     for inner, outer in ((c_group, s_group), (s_group, c_group)):
         if len(outer) >= 2 and outer[0].value.in_range:
-            spans = [_number_of(f) for f in outer]
-            points = [_number_of(f) for f in inner]
+            spans = [number_of(f) for f in outer]
+            points = [number_of(f) for f in inner]
             if (
                 all(spans)
                 and all(points)

@@ -27,8 +27,7 @@ _ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
 _PREFIX_LEN = 2
 _HYPHEN_WORD = re.compile(r"-[a-z]")
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
-_WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
-_COMMA_NEXT = re.compile(r"\s*,")
+WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
 _LETTERS = re.compile(r"[A-Za-z]+")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
 _CLAUSE_BREAK = re.compile(
@@ -38,7 +37,7 @@ _CLAUSE_BREAK = re.compile(
 )
 # a phrase ends at these (within a clause): what follows attaches to something else
 _PHRASE_BREAK = re.compile(r",|\(|\)|\s(?:and|or)\s", re.I)
-_PREPS = frozenset(
+PREPS = frozenset(
     [
         "in",
         "on",
@@ -102,7 +101,7 @@ _MODIFIERS = frozenset(
 _HEDGE_WORDS = frozenset(h for h in NUMBER_HEDGES if " " not in h)
 
 
-class _Tok(NamedTuple):
+class Tok(NamedTuple):
     start: int
     end: int
     word: str
@@ -111,9 +110,9 @@ class _Tok(NamedTuple):
 
 
 @dataclass(frozen=True)
-class _Layout:
+class Layout:
     text: str
-    toks: tuple[_Tok, ...]
+    toks: tuple[Tok, ...]
     sentences: tuple[tuple[int, int], ...]
     clauses: tuple[tuple[int, int], ...]
     phrases: tuple[tuple[int, int], ...]
@@ -124,7 +123,7 @@ class _Layout:
     # where each value starts, when values_of gave them in order of start (else empty)
     value_starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
-    def toks_within(self, a: int, b: int) -> tuple[_Tok, ...]:
+    def toks_within(self, a: int, b: int) -> tuple[Tok, ...]:
         """The tokens that start in [a, b], in order: every token that may lie within
         text[a:b] (callers still test that it ends by b)."""
         if len(self.starts) != len(self.toks):  # a layout built without them: every token
@@ -134,7 +133,7 @@ class _Layout:
 
 # A word's keys depend on the word alone, and every text repeats most of its words: read once.
 @lru_cache(maxsize=1 << 16)
-def _keys(word: str) -> frozenset:
+def token_keys(word: str) -> frozenset:
     low = word.lower()
     if low in _HEDGE_WORDS or low in _MODIFIERS:
         return frozenset()
@@ -144,7 +143,7 @@ def _keys(word: str) -> frozenset:
 _PARTICLE_REACH = 3  # words of an object a particle may follow ("turned the bid down")
 
 
-def _join_particles(text: str, toks: list[_Tok]) -> None:
+def _join_particles(text: str, toks: list[Tok]) -> None:
     """A verb and its particle say one thing ("set up" a charity: found it; "turned down" an
     offer: rejected it): the verb's word takes the keys of the verb phrase WordNet lists in
     place of its own, so it aligns through the same synonyms as a one-word verb. The
@@ -160,7 +159,7 @@ def _join_particles(text: str, toks: list[_Tok]) -> None:
         closes = (
             after is None
             or _GAP_BREAK.search(text, p.end, after.start) is not None
-            or after.word.lower() in _PREPS
+            or after.word.lower() in PREPS
         )
         for i in range(k - 1, max(-1, k - 2 - _PARTICLE_REACH), -1):
             t = toks[i]
@@ -172,7 +171,7 @@ def _join_particles(text: str, toks: list[_Tok]) -> None:
                     toks[i] = t._replace(keys=extra)
                     break
             low = t.word.lower()
-            if t.run >= 0 or low in _PREPS or low in PARTICLES:
+            if t.run >= 0 or low in PREPS or low in PARTICLES:
                 break  # a name, a preposition or a particle: no verb before it takes this one
 
 
@@ -193,7 +192,7 @@ def _cuts(text: str, spans, rx: re.Pattern[str]) -> list[tuple[int, int]]:
 
 
 @lru_cache(maxsize=2048)
-def _layout(text: str) -> _Layout:
+def layout(text: str) -> Layout:
     values = values_of(text)
     # the words of a value (and of a unit written after it) are the value, not its context
     in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
@@ -202,7 +201,7 @@ def _layout(text: str) -> _Layout:
     # are searched for the token (in order, as before), not every value of the page
     ordered = all(a <= b for a, b in zip(value_starts, value_starts[1:], strict=False))
     reach = max((b - a for a, b in in_value), default=0)
-    toks: list[_Tok] = []
+    toks: list[Tok] = []
     run, last_cap = -1, None
     addresses = [m.span() for m in _ADDRESS.finditer(text)]
     covered = bytearray(len(text) + 1)  # characters some value (or address) stands on
@@ -222,7 +221,7 @@ def _layout(text: str) -> _Layout:
                       if a <= start < b]  # fmt: skip
             if inside and inside[0].kind != "name":
                 continue
-        keys = _keys(word)
+        keys = token_keys(word)
         if len(word) <= _PREFIX_LEN and _HYPHEN_WORD.match(text, m.end()):
             keys = frozenset()  # a prefix ("re-election", "co-founder"), not a word of its own
         cap = bool(keys) and word[:1].isupper()
@@ -232,63 +231,89 @@ def _layout(text: str) -> _Layout:
             last_cap = m
         else:
             last_cap = None
-        toks.append(_Tok(start, m.end(), word, keys, run if cap else -1))
+        toks.append(Tok(start, m.end(), word, keys, run if cap else -1))
     _join_particles(text, toks)
     sentences = sentence_spans(text) or [(0, len(text))]
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)
     phrases = _cuts(text, clauses, _PHRASE_BREAK)
-    return _Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values,
+    return Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values,
                    starts=tuple(t.start for t in toks),
                    value_starts=value_starts if ordered else ())  # fmt: skip
 
 
-def _around(spans: tuple[tuple[int, int], ...], at: int) -> tuple[int, int]:
+def around(spans: tuple[tuple[int, int], ...], at: int) -> tuple[int, int]:
     for a, b in spans:
         if a <= at < b:
             return a, b
     return at, at
 
 
-def _outside(toks, v: Value) -> tuple[_Tok, ...]:
+def outside(toks, v: Value) -> tuple[Tok, ...]:
     return tuple(t for t in toks if t.keys and not (v.start <= t.start < v.end))
 
 
 @dataclass(frozen=True)
-class _Frame:
+class Frame:
     value: Value
     readings: tuple[Reading, ...]
     sentence: tuple[int, int]
     clause: tuple[int, int]
-    before: tuple[_Tok, ...]  # content words of its phrase before it, nearest first
-    after: tuple[_Tok, ...]  # content words of its phrase after it, in order
+    before: tuple[Tok, ...]  # content words of its phrase before it, nearest first
+    after: tuple[Tok, ...]  # content words of its phrase after it, in order
     prep: str | None
     right: frozenset | None  # what a quantity counts, what a date dates: its noun's keys
     qualifier: frozenset | None  # a word between the value and that noun ("16 concrete piers")
 
 
-def _describes(word: str) -> bool:
+# a word right after a value, its spacing kept so a gap of punctuation ends the run
+_NEXT_WORDS = re.compile(r"[ \t]+([A-Za-z][A-Za-z'’-]*)")
+
+
+def counted_noun(text: str, f: Frame) -> frozenset:
+    """What a count or a rank counts (empty when nothing is named): a unit word the value took
+    in ("36,000 people"), or the head of the words right after it, up to a function word or a
+    verb: the first plural ("48,720 e-books lent", "eight public libraries", "210 new school
+    places"), else the last ("third consecutive title")."""
+    q = f.value.quantity
+    if q is not None and q.unit:
+        return word_keys(q.unit)
+    words: list[str] = []
+    at = unit_end(text, f.value)
+    while len(words) < 3 and (m := _NEXT_WORDS.match(text, at)):
+        w = m.group(1)
+        if w.lower() in STOPWORDS or verb_form(w, irregular=True):
+            break
+        words.append(w)
+        at = m.end()
+    if not words:
+        return frozenset()
+    plural = [w for w in words if w.lower().endswith("s")]
+    return word_keys(plural[0] if plural else words[-1])
+
+
+def describes(word: str) -> bool:
     """A word that only describes what follows it ("grew by a healthy 6.5 percent"): lower
     case, not a function word, and neither a noun nor a verb WordNet knows."""
     return (
         word.islower()
         and not word.endswith(("'s", "’s"))  # a possessive is a noun ("the county's")
         and word not in STOPWORDS
-        and word not in _PREPS
+        and word not in PREPS
         and not noun_form(word)
         and not verb_form(word)
     )
 
 
-def _hedge_start(text: str, at: int) -> int:
+def hedge_start(text: str, at: int) -> int:
     m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
     return max(0, at - 24) + m.start(1) if m else at
 
 
-def _frame(lay: _Layout, v: Value) -> _Frame:
-    sentence = _around(lay.sentences, v.start)
-    clause = _around(lay.clauses, v.start)
-    phrase = _around(lay.phrases, v.start)
-    lead_end = _hedge_start(lay.text, v.start)
+def frame_of(lay: Layout, v: Value) -> Frame:
+    sentence = around(lay.sentences, v.start)
+    clause = around(lay.clauses, v.start)
+    phrase = around(lay.phrases, v.start)
+    lead_end = hedge_start(lay.text, v.start)
     before = tuple(
         t
         for t in reversed(lay.toks_within(phrase[0], lead_end))
@@ -304,7 +329,7 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     if not after and v.kind != "name" and _COMMA_NEXT.match(lay.text, end):
         # a fronted value ("In 2018, the film was selected"): what follows is its statement
         comma = lay.text.index(",", end)
-        nxt = _around(lay.phrases, comma + 2)
+        nxt = around(lay.phrases, comma + 2)
         if nxt[0] < clause[1] or nxt[0] < sentence[1]:
             after = tuple(
                 t
@@ -313,12 +338,10 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
             )
     prior = _LETTERS.findall(lay.text, max(clause[0], lead_end - 40), lead_end)
     while prior and (
-        prior[-1].lower() in _MODIFIERS
-        or prior[-1].lower() in _HEDGE_WORDS
-        or _describes(prior[-1])
+        prior[-1].lower() in _MODIFIERS or prior[-1].lower() in _HEDGE_WORDS or describes(prior[-1])
     ):
         prior.pop()
-    prep = prior[-1].lower() if prior and prior[-1].lower() in _PREPS else None
+    prep = prior[-1].lower() if prior and prior[-1].lower() in PREPS else None
     if v.kind == "direction":
         prep = None  # "from the east": where the wind comes from is the value's own reading
     right = None
@@ -343,14 +366,14 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
     # a physical quantity or an age counts nothing: the word after it describes the measure
     # ("5 km long", "500 metres along the cliff", "300 years old")
     measured = any(r.dim.startswith("[") or r.dim == "age" for r in readings)
-    m = None if measured else _WORD_NEXT.match(lay.text, end)
-    if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and _keys(m.group(1)):
-        right = _keys(m.group(1))
-        m2 = _WORD_NEXT.match(lay.text, m.end())
+    m = None if measured else WORD_NEXT.match(lay.text, end)
+    if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and token_keys(m.group(1)):
+        right = token_keys(m.group(1))
+        m2 = WORD_NEXT.match(lay.text, m.end())
         if (
             m2
             and m2.group(1)[:1].islower()
-            and _keys(m2.group(1))
+            and token_keys(m2.group(1))
             and noun_form(m2.group(1))
             and not verb_form(m2.group(1))
             and (m.group(1)[:1].islower() or m2.group(1).endswith("s"))
@@ -358,5 +381,5 @@ def _frame(lay: _Layout, v: Value) -> _Frame:
         ):
             # "16 concrete piers", "five Oscar nominations": the noun counted is the second
             # word, qualified by the first ("Part Two Admittedly we've" qualifies nothing)
-            qualifier, right = right, _keys(m2.group(1)) | right
-    return _Frame(v, readings, sentence, clause, before, after, prep, right, qualifier)
+            qualifier, right = right, token_keys(m2.group(1)) | right
+    return Frame(v, readings, sentence, clause, before, after, prep, right, qualifier)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from spanproof.graders.specifics import lexicon
 from spanproof.graders.specifics.concepts import verb_form
-from spanproof.graders.specifics.slot_frames import _around, _Layout, _layout
+from spanproof.graders.specifics.slot_frames import Layout, around, layout
 
 _TABLE = lexicon.table("life_states")
 _STATES = {
@@ -40,7 +40,7 @@ def _mentions(text: str) -> list[tuple[str, int, int]]:
     return sorted(out, key=lambda x: x[1])
 
 
-def _keys(lay: _Layout, a: int, b: int, verbs: bool = True) -> list[frozenset]:
+def token_keys(lay: Layout, a: int, b: int, verbs: bool = True) -> list[frozenset]:
     return [
         t.keys
         for t in lay.toks
@@ -55,8 +55,8 @@ def _held(words: list[frozenset], keys: frozenset) -> bool:
     return all(w & keys for w in words)
 
 
-def _all_keys(lay: _Layout, a: int, b: int) -> frozenset:
-    return frozenset().union(*_keys(lay, a, b))
+def _all_keys(lay: Layout, a: int, b: int) -> frozenset:
+    return frozenset().union(*token_keys(lay, a, b))
 
 
 def contradictions(claim: str, span: str) -> list[LifeProof]:
@@ -67,29 +67,29 @@ def contradictions(claim: str, span: str) -> list[LifeProof]:
     c_states = {s for s, *_ in c_said}
     if len(c_states) > 1 or any(state in c_states for state, *_ in s_said):
         return []  # the claim says both, or the span says the claim's state somewhere
-    c_lay, s_lay = _layout(claim), _layout(span)
+    c_lay, s_lay = layout(claim), layout(span)
     for _, ca, cb in c_said:
-        c_sentence = _around(c_lay.sentences, ca)
-        c_clause = _around(c_lay.clauses, ca)
+        c_sentence = around(c_lay.sentences, ca)
+        c_clause = around(c_lay.clauses, ca)
         if _NEGATED.search(claim[slice(*c_sentence)]):
             continue
-        c_subject = _keys(c_lay, c_clause[0], ca, verbs=False)
-        c_event = _keys(c_lay, cb, c_clause[1])
+        c_subject = token_keys(c_lay, c_clause[0], ca, verbs=False)
+        c_event = token_keys(c_lay, cb, c_clause[1])
         for _, sa, sb in s_said:
-            s_sentence = _around(s_lay.sentences, sa)
+            s_sentence = around(s_lay.sentences, sa)
             if _NEGATED.search(span[slice(*s_sentence)]):
                 continue
-            s_clause = _around(s_lay.clauses, sa)
+            s_clause = around(s_lay.clauses, sa)
             # the subject: everything before the state in its clause, an appositive's
             # commas aside ("The novelist, still alive at 97,")
-            s_subject = _keys(s_lay, s_clause[0], sa, verbs=False)
+            s_subject = token_keys(s_lay, s_clause[0], sa, verbs=False)
             s_keys = _all_keys(s_lay, *s_sentence)
             c_keys = _all_keys(c_lay, *c_sentence)
             if not c_subject or not s_subject:
                 continue
             if not _held(c_subject, s_keys) or not _held(s_subject, c_keys):
                 continue
-            s_event = _keys(s_lay, sb, s_clause[1])
+            s_event = token_keys(s_lay, sb, s_clause[1])
             if c_event and s_event and not any(k & frozenset().union(*s_event) for k in c_event):
                 continue  # "killed in the crash" / "survived the war": two events
             return [LifeProof((ca, cb, claim[ca:cb]), (sa, sb, span[sa:sb]), s_sentence)]

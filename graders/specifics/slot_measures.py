@@ -12,22 +12,14 @@ frames and readings the reader uses, so both read values alike.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from spanproof.graders.specifics.concepts import keys as concept_keys
-from spanproof.graders.specifics.concepts import verb_form
-from spanproof.graders.specifics.readings import unit_end
-from spanproof.graders.specifics.slot_agreement import _comparable, _group_agrees
-from spanproof.graders.specifics.slot_frames import _Frame, _layout
+from spanproof.graders.specifics.slot_agreement import comparable_frames, group_agrees
+from spanproof.graders.specifics.slot_frames import Frame, counted_noun, layout
 from spanproof.graders.specifics.slot_reader import _frames
 from spanproof.graders.specifics.slots import Value
 
-from spanproof.core.text import STOPWORDS
-
-# a word right after a value, its spacing kept so a gap of punctuation ends the run
-_NEXT_WORDS = re.compile(r"[ \t]+([A-Za-z][A-Za-z'’-]*)")
 # dimensions whose unit names what is measured (a length, a volume, a mass...): a count, a
 # share and money say nothing of what they measure without the words around them
 _WORDLESS = frozenset({"count", "ordinal", "percent", "share", "ratio", "currency", "money"})
@@ -42,7 +34,7 @@ class Measured:
     clause: tuple[int, int]
     counted: frozenset | None  # the keys of the noun it counts ("visits", "routes"), if any
     dims: frozenset[str]  # its readings' dimensions
-    frame: _Frame = field(compare=False, repr=False)
+    frame: Frame = field(compare=False, repr=False)
 
     @property
     def physical(self) -> bool:
@@ -57,53 +49,31 @@ class Measured:
 def measured_values(text: str) -> tuple[Measured, ...]:
     """Every quantity of ``text`` the reader reads (dates, names and directions aside)."""
     out = []
-    for f in _frames(_layout(text)):
+    for f in _frames(layout(text)):
         if f.value.kind != "quantity" or not f.readings:
             continue
         dims = frozenset(r.dim for r in f.readings)
-        out.append(Measured(f.value, f.sentence, f.clause, _counted(text, f, dims), dims, f))
+        # only a plain count counts a noun here: a share or a sum of money of it is another measure
+        counted = (counted_noun(text, f) or None) if dims == {"count"} else None
+        out.append(Measured(f.value, f.sentence, f.clause, counted, dims, f))
     return tuple(out)
-
-
-def _counted(text: str, f: _Frame, dims: frozenset[str]) -> frozenset | None:
-    """What a count counts: a unit word the value took in ("36,000 people"), or the head of
-    the words right after it, up to a function word: the first plural ("48,720 e-books lent",
-    "eight public libraries", "210 new school places"), else the last."""
-    if dims != {"count"}:
-        return None
-    q = f.value.quantity
-    if q is not None and q.unit:
-        return concept_keys(q.unit)
-    words: list[re.Match[str]] = []
-    at = unit_end(text, f.value)
-    while len(words) < 3 and (m := _NEXT_WORDS.match(text, at)):
-        w = m.group(1)
-        if w.lower() in STOPWORDS or verb_form(w, irregular=True):
-            break
-        words.append(m)
-        at = m.end()
-    if not words:
-        return None
-    plural = [m.group(1) for m in words if m.group(1).lower().endswith("s")]
-    head = plural[0] if plural else words[-1].group(1)
-    return concept_keys(head) or None
 
 
 def same_measure(a: Measured, b: Measured) -> bool:
     """Read on one measure: both counts, both shares, money in one currency, one dimension."""
-    return _comparable(a.frame, b.frame)
+    return comparable_frames(a.frame, b.frame)
 
 
 def agrees(a: Measured, b: Measured) -> bool | None:
     """Whether ``b`` states ``a``'s value at the precision written (the reader's agreement)."""
-    return _group_agrees([a.frame], [b.frame])
+    return group_agrees([a.frame], [b.frame])
 
 
 def word_keys(text: str, span: tuple[int, int]) -> frozenset:
     """The keys (stem and WordNet concepts) of the content words of ``text`` within ``span``,
     figures aside."""
     out: set = set()
-    for t in _layout(text).toks:
+    for t in layout(text).toks:
         if span[0] <= t.start < span[1] and not any(ch.isdigit() for ch in t.word):
             out |= t.keys
     return frozenset(out)

@@ -87,25 +87,21 @@ from spanproof.graders.specifics.names import entity_present, spelled_variant, t
 from spanproof.graders.specifics.readings import in_year, unit_end, year_of
 
 # the reader's internals, split by concern: one package, one reader
-from spanproof.graders.specifics.slot_agreement import (
-    _comparable,
-    _distinctive,
-    _group_agrees,
-    _measure,
-    _name_agrees,
-    _number_of,
-)
-from spanproof.graders.specifics.slot_frames import (
-    _PREPS,
-    _WORD_NEXT,
-    _describes,
-    _Frame,
-    _frame,
-    _Layout,
-    _layout,
-    _outside,
-    _Tok,
-)
+from spanproof.graders.specifics.slot_agreement import comparable_frames as _comparable
+from spanproof.graders.specifics.slot_agreement import distinctive as _distinctive
+from spanproof.graders.specifics.slot_agreement import group_agrees as _group_agrees
+from spanproof.graders.specifics.slot_agreement import measure as _measure
+from spanproof.graders.specifics.slot_agreement import name_agrees as _name_agrees
+from spanproof.graders.specifics.slot_agreement import number_of as _number_of
+from spanproof.graders.specifics.slot_frames import PREPS as _PREPS
+from spanproof.graders.specifics.slot_frames import WORD_NEXT as _WORD_NEXT
+from spanproof.graders.specifics.slot_frames import Frame as _Frame
+from spanproof.graders.specifics.slot_frames import Layout as _Layout
+from spanproof.graders.specifics.slot_frames import Tok as _Tok
+from spanproof.graders.specifics.slot_frames import describes as _describes
+from spanproof.graders.specifics.slot_frames import frame_of as _frame
+from spanproof.graders.specifics.slot_frames import layout as _layout
+from spanproof.graders.specifics.slot_frames import outside as _outside
 from spanproof.graders.specifics.slot_roles import (
     SOURCE,
     aligned,
@@ -117,7 +113,7 @@ from spanproof.graders.specifics.slot_roles import (
     same_report,
     same_statement,
 )
-from spanproof.graders.specifics.slot_unique import unique_slot
+from spanproof.graders.specifics.slot_unique import Side, unique_slot
 from spanproof.graders.specifics.slots import Value, members
 
 from spanproof.core.heap import freeze_loaded
@@ -542,7 +538,11 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
             if anchor is None or not _same_statement(c_lay, cf, s_lay, sf, anchor):
                 # worded otherwise, but the only value of the sentence that could fill it
                 if not unique_slot(
-                    c_lay, cf, c_frames, s_lay, sf, s_frames, _role_of(cf), _held, anchor in _WORDED
+                    Side(c_lay, cf, c_frames),
+                    Side(s_lay, sf, s_frames),
+                    same_prep=_role_of(cf),
+                    held=_held,
+                    anchored=anchor in _WORDED,
                 ):
                     continue
                 anchor = "unique"

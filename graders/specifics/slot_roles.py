@@ -28,8 +28,11 @@ from spanproof.graders.specifics import lexicon
 from spanproof.graders.specifics.concepts import keys as word_keys
 from spanproof.graders.specifics.concepts import noun_form, phrase_verb, verb_form, verb_sense
 from spanproof.graders.specifics.places import given_names
-from spanproof.graders.specifics.slot_agreement import _name_agrees
-from spanproof.graders.specifics.slot_frames import _PREPS, _around, _Layout, _Tok
+from spanproof.graders.specifics.slot_agreement import name_agrees as _name_agrees
+from spanproof.graders.specifics.slot_frames import PREPS as _PREPS
+from spanproof.graders.specifics.slot_frames import Layout as _Layout
+from spanproof.graders.specifics.slot_frames import Tok as _Tok
+from spanproof.graders.specifics.slot_frames import around as _around
 from spanproof.graders.specifics.slots import Value
 
 # a copula joins a name to the noun that says its role ("the founder was X", "X is the owner")

@@ -36,16 +36,18 @@ either side writes and the claim's value stated nowhere in the span (``slot_read
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from spanproof.graders.specifics.concepts import verb_form
-from spanproof.graders.specifics.slot_agreement import _comparable, _group_agrees
+from spanproof.graders.specifics.slot_agreement import comparable_frames, group_agrees
 from spanproof.graders.specifics.slot_frames import (
-    _Frame,
-    _hedge_start,
-    _keys,
-    _Layout,
-    _outside,
-    _Tok,
+    Frame,
+    Layout,
+    Tok,
+    counted_noun,
+    hedge_start,
+    outside,
 )
 from spanproof.graders.specifics.slots import members
 
@@ -61,54 +63,45 @@ _OF_GAP = re.compile(r"\s+(?:of|for)\s+(?:(?:the|a|an|its|their)\s+)?", re.I)
 _ADJACENT_GAP = 1
 
 
-def _alone(frames: list[_Frame], lay: _Layout, f: _Frame, of: _Frame) -> bool:
+def _alone(frames: list[Frame], lay: Layout, f: Frame, of: Frame) -> bool:
     """No other value in ``f``'s sentence (its own list or range aside) that could fill the
     slot of ``of`` (the claim's value): one of its measure."""
     own = members(lay.values, f.value)
     return not any(
-        g.sentence == f.sentence and g.value not in own and _comparable(of, g) for g in frames
+        g.sentence == f.sentence and g.value not in own and comparable_frames(of, g) for g in frames
     )
 
 
-def _unread_bound(lay: _Layout, f: _Frame) -> bool:
+def _unread_bound(lay: Layout, f: Frame) -> bool:
     """A hedge or a bound stands before the value ("more than", "nearly") but its reading is a
     point: compared as a point, it would disagree with values it allows."""
-    return _hedge_start(lay.text, f.value.start) < f.value.start and not any(
+    return hedge_start(lay.text, f.value.start) < f.value.start and not any(
         r.hedge for r in f.readings
     )
 
 
-def _counted(f: _Frame) -> frozenset:
-    """What a count or a rank counts: the noun after it, or the one its own words end on
-    ("four members")."""
-    if f.right:
-        return f.right
-    words = f.value.text.split()
-    return _keys(words[-1]) if len(words) > 1 and words[-1].isalpha() else frozenset()
-
-
-def _keys_of(lay: _Layout, span: tuple[int, int]) -> frozenset:
+def _keys_of(lay: Layout, span: tuple[int, int]) -> frozenset:
     return frozenset().union(*(t.keys for t in lay.toks if span[0] <= t.start < span[1]))
 
 
-def _roles_agree(cf: _Frame, sf: _Frame, same_prep) -> bool:
+def _roles_agree(cf: Frame, sf: Frame, same_prep: SamePrep) -> bool:
     if same_prep(cf.prep, sf.prep):
         return True
     shares = any(r.dim == "share" for r in cf.readings)
     return shares and cf.prep in _CHANGE_PREPS and sf.prep in _CHANGE_PREPS
 
 
-def _sentence_toks(lay: _Layout, f: _Frame) -> tuple[_Tok, ...]:
+def _sentence_toks(lay: Layout, f: Frame) -> tuple[Tok, ...]:
     a, b = f.sentence
-    return _outside((t for t in lay.toks if a <= t.start and t.end <= b), f.value)
+    return outside((t for t in lay.toks if a <= t.start and t.end <= b), f.value)
 
 
-def _nouns(toks) -> list[_Tok]:
+def _nouns(toks) -> list[Tok]:
     """The words that name things (not the verbs that say what happened to them)."""
     return [t for t in toks if t.run >= 0 or not verb_form(t.word, after_noun=True)]
 
 
-def _narrowed(lay: _Layout, toks, held: list[bool]) -> bool:
+def _narrowed(lay: Layout, toks, held: list[bool]) -> bool:
     """A word not held by the other side standing right before a word that is ("European
     revenue"), or after it through "of" or "for" ("support for the measure", "the population
     of the county"): it narrows what both speak of."""
@@ -123,7 +116,7 @@ def _narrowed(lay: _Layout, toks, held: list[bool]) -> bool:
     return False
 
 
-def _qualifiers_agree(c_lay: _Layout, c_frames, cf: _Frame, s_frames, sf: _Frame) -> bool:
+def _qualifiers_agree(c_lay: Layout, c_frames, cf: Frame, s_frames, sf: Frame) -> bool:
     """Every other value of the claim that the span sentence answers with a value of the same
     measure is stated there ("in 2022" / "in 2022"; not "in 2021")."""
     own = members(c_lay.values, cf.value)
@@ -131,33 +124,44 @@ def _qualifiers_agree(c_lay: _Layout, c_frames, cf: _Frame, s_frames, sf: _Frame
         if g.value in own or g.value.kind == "name" or not g.readings:
             continue
         rivals = [h for h in s_frames if h.sentence == sf.sentence and h is not sf
-                  and _comparable(g, h)]  # fmt: skip
-        if rivals and not any(_group_agrees([g], [h]) is True for h in rivals):
+                  and comparable_frames(g, h)]  # fmt: skip
+        if rivals and not any(group_agrees([g], [h]) is True for h in rivals):
             return False
     return True
 
 
+@dataclass(frozen=True)
+class Side:
+    """One text at the value being aligned: its layout, the value's frame and every frame of
+    the text (the claim's or the span's)."""
+
+    lay: Layout
+    frame: Frame
+    frames: list[Frame]
+
+
+# the reader's test of a preposition's role: the claim value's, the span value's
+SamePrep = Callable[[str | None, str | None], bool]
+# the reader's test of words held by a text: for each token, is it among the keys (a name
+# when any of its words is), reading the tokens' own layout for their name runs
+Held = Callable[[Sequence[Tok], Layout, frozenset], list[bool]]
+
+
 def unique_slot(
-    c_lay: _Layout,
-    cf: _Frame,
-    c_frames: list[_Frame],
-    s_lay: _Layout,
-    sf: _Frame,
-    s_frames: list[_Frame],
-    same_prep,
-    held,
-    anchored: bool,
+    claim: Side, span: Side, *, same_prep: SamePrep, held: Held, anchored: bool
 ) -> bool:
-    """Whether ``cf`` and ``sf`` fill one slot by uniqueness (module doc). ``same_prep`` and
-    ``held`` are the reader's tests of a preposition's role and of words held by a text."""
+    """Whether the claim's value and the span's fill one slot by uniqueness (module doc).
+    ``anchored``: the words next to both values align (the reader's worded anchors)."""
+    c_lay, cf, c_frames = claim.lay, claim.frame, claim.frames
+    s_lay, sf, s_frames = span.lay, span.frame, span.frames
     if cf.value.kind == "name" or sf.value.kind == "name" or not cf.readings:
         return False
-    if not _comparable(cf, sf) or not _roles_agree(cf, sf, same_prep):
+    if not comparable_frames(cf, sf) or not _roles_agree(cf, sf, same_prep):
         return False
     if _unread_bound(c_lay, cf) or _unread_bound(s_lay, sf):
         return False  # "more than a decade" read as ten years would disagree with "over 11"
     counts = any(r.dim in ("count", "ordinal") for r in cf.readings)
-    if counts and not _counted(cf) & _counted(sf):
+    if counts and not counted_noun(c_lay.text, cf) & counted_noun(s_lay.text, sf):
         return False  # a bare count says nothing of what it counts: "16 piers" / "30 metres"
     if cf.right and sf.right and not (cf.right & sf.right):
         return False  # they measure different things
@@ -175,7 +179,7 @@ def unique_slot(
     return _same_thing(c_lay, cf, s_lay, sf, held)
 
 
-def _same_thing(c_lay: _Layout, cf: _Frame, s_lay: _Layout, sf: _Frame, held) -> bool:
+def _same_thing(c_lay: Layout, cf: Frame, s_lay: Layout, sf: Frame, held: Held) -> bool:
     c_toks = _sentence_toks(c_lay, cf)
     s_toks = _sentence_toks(s_lay, sf)
     s_keys = _keys_of(s_lay, sf.clause)  # "revenue rose, while profit fell 3%": the clause's

@@ -51,15 +51,18 @@ async def in_daemon_thread(work: Callable[[], T], *, name: str) -> T:
     return await done
 
 
-def warm(judge_spec: str, replayable: bool, *, runs: bool = False, sdk: bool = False) -> None:
+def warm(judge_spec: str, replayable: bool, *, runs: bool = False) -> None:
     """Everything slow the judge setup computes once per process (each part caches itself).
 
     ``runs``: the gate answers questions or serves hostile pages; every run's publication reads
     the pages around its spans with the instruction detector, whose sixteen word files and
     confusable-letter table the first run would otherwise load on the loop while every run
     side by side waits.
-    ``sdk``: a model is an ``openai:`` one; the first model call would otherwise import the
-    HTTP client (httpx and its transports) on the loop."""
+
+    The HTTP client a model call sends with (``spanproof.wire.send``, httpx and its
+    transports) needs no part of its own: the judge registry imports it with the graders
+    (``graders.verify`` reads ``wire``'s limiter), whatever the models are
+    (tests/gate/test_offloop_warm.py holds this)."""
     from spanproof.graders.judges import check_judge_spec
     from spanproof.graders.specifics.slot_reader import load_tables
 
@@ -75,22 +78,16 @@ def warm(judge_spec: str, replayable: bool, *, runs: bool = False, sdk: bool = F
         from spanproof.graders.instructions import load_detector
 
         load_detector()
-    if sdk:
-        import spanproof.wire.send  # noqa: F401
 
 
 async def warm_up(cfg: Any) -> None:
     """The judge setup's slow start (tables, digests, the runs' first imports), cached for the
     process."""
-    from spanproof.agent.prices import is_offline_model
-
     from spanproof.gate.config import AGENT_CHECKS
     from spanproof.gate.memo import replayable
 
     runs = bool(set(cfg.checks) & {*AGENT_CHECKS, "injection"})
-    models = (cfg.model, cfg.judge, cfg.usefulness_model)
-    sdk = any(not is_offline_model(m) for m in models)
     await in_daemon_thread(
-        lambda: warm(cfg.judge, replayable(cfg) is None, runs=runs, sdk=sdk),
+        lambda: warm(cfg.judge, replayable(cfg) is None, runs=runs),
         name="spanproof-gate-setup",
     )

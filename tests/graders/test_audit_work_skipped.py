@@ -17,7 +17,7 @@ import pytest
 from spanproof.graders.specifics import polarity, slot_reader
 from spanproof.graders.specifics.comparison import compare
 from spanproof.graders.specifics.extract import extract, modals, negates
-from spanproof.graders.specifics.slot_frames import _layout
+from spanproof.graders.specifics.slot_frames import layout
 
 # the module (the package exports its function ``extract`` under the same name)
 extract_module = importlib.import_module("spanproof.graders.specifics.extract")
@@ -81,11 +81,11 @@ def test_a_word_without_a_verb_phrase_is_not_compared_with_every_opposite_word(m
         return real(word)
 
     monkeypatch.setattr(slot_reader, "_concepts_of", counting)
-    plain = next(t for t in _layout("The board approved the merger.").toks if t.word == "approved")
+    plain = next(t for t in layout("The board approved the merger.").toks if t.word == "approved")
     assert slot_reader._said.__wrapped__(plain) == frozenset({"approved"})
     assert asked == []
     # a verb with its particle still says the opposite pair's word WordNet lists it as
-    lay = _layout("The board turned down the merger.")
+    lay = layout("The board turned down the merger.")
     phrase = next(t for t in lay.toks if t.word == "turned")
     assert "rejected" in slot_reader._said.__wrapped__(phrase)
     assert asked

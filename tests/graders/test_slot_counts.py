@@ -4,7 +4,7 @@ values are said of one thing (graders.specifics.slot_reader, slot_frames)."""
 
 from __future__ import annotations
 
-from spanproof.graders.specifics.slot_frames import _layout
+from spanproof.graders.specifics.slot_frames import layout
 from spanproof.graders.specifics.slot_reader import contradictions
 
 
@@ -33,6 +33,6 @@ def test_a_re_election_won_is_the_span_s_predicate_not_another_subject():
 
 
 def test_a_two_letter_word_hyphened_to_another_is_its_prefix():
-    toks = {t.word: t.keys for t in _layout("Her co-founder won re-election.").toks}
+    toks = {t.word: t.keys for t in layout("Her co-founder won re-election.").toks}
     assert toks["co"] == frozenset() and toks["re"] == frozenset()
     assert toks["founder"] and toks["election"]

@@ -5,13 +5,13 @@ alignment (``data/slot_cases_third.jsonl``) is read in test_slot_case_files.py."
 from __future__ import annotations
 
 from spanproof.graders.specifics import slot_life
-from spanproof.graders.specifics.slot_frames import _layout
+from spanproof.graders.specifics.slot_frames import layout
 from spanproof.graders.specifics.slot_reader import contradictions
 from spanproof.graders.specifics.slot_roles import aligned, roles
 
 
 def _roles(text: str, name: str):
-    lay = _layout(text)
+    lay = layout(text)
     at = text.index(name)
     return roles(lay, at, at + len(name))
 
