@@ -44,6 +44,37 @@ def test_workers_find_what_this_process_finds():
     assert pool.done == len(rows)
 
 
+def test_pairs_asked_together_travel_in_chunks_and_a_lone_pair_does_not_wait():
+    # one work item a pair was half a millisecond of the parent's CPU (pickling, queueing,
+    # handing back to the loop) on the process whose loop sends the model calls
+    from spanproof.graders.audit_pool import CHUNK
+
+    rows = _wice(2 * CHUNK + 3)
+    pool = AuditPool(2)
+    sent: list[int] = []
+    submit = pool._pool.submit
+
+    def counting(fn, *args, **kwargs):
+        if args and isinstance(args[0], list):
+            sent.append(len(args[0]))
+        return submit(fn, *args, **kwargs)
+
+    pool._pool.submit = counting
+
+    async def together_then_alone():
+        found = await asyncio.gather(*(pool.findings(r["claim"], r["span"]) for r in rows))
+        alone = [await pool.findings(r["claim"], r["span"]) for r in rows[:2]]
+        return found, alone
+
+    try:
+        found, alone = asyncio.run(together_then_alone())
+    finally:
+        pool.close()
+    assert sent == [CHUNK, CHUNK, 3, 1, 1]
+    assert found == [pair_findings(r["claim"], r["span"]) for r in rows]
+    assert alone == found[:2]
+
+
 def test_a_model_judges_rows_are_the_same_audited_in_workers(tmp_path):
     rows = _wice(60)
     pairs = tmp_path / "pairs.jsonl"
