@@ -39,6 +39,7 @@ from spanproof.wire.exchange import (
     StatusError,
     WireReply,
 )
+from spanproof.wire.lean import LeanSender
 from spanproof.wire.reply import read_reply
 
 __all__ = ["REPLY", "ChatSender", "ReplyProgress", "ReplyTooLarge", "SendFailed", "StatusError"]
@@ -70,8 +71,6 @@ def transport_for(url: str, headers: dict[str, str], *, timeout_s: float,
         from spanproof.wire.send_httpx import HttpxTransport
 
         return HttpxTransport(url, headers, timeout_s=timeout_s, max_reply_bytes=max_reply_bytes)
-    from spanproof.wire.lean import LeanSender
-
     return LeanSender(url, headers, max_reply_bytes=max_reply_bytes)
 
 
