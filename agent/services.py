@@ -19,17 +19,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spanproof.agent.runstore import RunStore
-
 from spanproof.core.specs import EndpointSettings
 from spanproof.core.verdict import Judge
 from spanproof.store.home import resolve_home
-from spanproof.store.models import RunKind
 
 if TYPE_CHECKING:
     import httpx
+    from spanproof.agent.runstore import RunStore
     from spanproof.graders.cache import VerdictCache
     from spanproof.graders.verify import FindingsSource, Verifier
+
+    from spanproof.store.models import RunKind
 
     # the store (SQLAlchemy) is imported when it is first opened: `verify` without its cache
     # never opens one
@@ -104,6 +104,9 @@ class Services:
 
     def runs(self, kind: RunKind | None = None) -> RunStore:
         """The run store; ``kind`` (ask, gate, injection, grade) is stamped on what it saves."""
+        # imported here: the run records' models are not needed by verify, which has no run
+        from spanproof.agent.runstore import RunStore
+
         return RunStore(self.store, kind=kind)
 
     def offline_web(

@@ -31,6 +31,7 @@ import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 
 from spanproof.graders.audit import PairFindings, pair_findings
 from spanproof.graders.instructions import load_detector
@@ -71,12 +72,45 @@ def worker_context() -> multiprocessing.context.BaseContext:
     return ctx
 
 
-def _start_worker() -> None:
+def _start_worker(niceness: int | None = None) -> None:
+    """``niceness``: the workers' own, the parent's plus ``WORKER_NICENESS`` (a worker forked
+    from the fork server has that server's already, see ``_lower_fork_server``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
-        os.nice(WORKER_NICENESS)
+        now = os.nice(0)
+        wanted = now + WORKER_NICENESS if niceness is None else niceness
+        if wanted > now:
+            os.nice(wanted - now)
     load_everything()  # loaded in the fork server already: then nothing to do
+
+
+def _niceness() -> int | None:
+    try:
+        return os.nice(0)
+    except (OSError, AttributeError):  # not on every platform
+        return None
+
+
+def _lower_fork_server() -> None:
+    """Start the fork server and give it the workers' lower priority: it loads the audit's
+    modules and tables (a second of CPU) just as the first model call is out, and at the
+    parent's priority it took the CPU that call's reply needed to be read (on a machine of
+    two cores, or a local model server's to answer it): the first reply, which the limiter
+    reads as the server's latency with nothing queued, came four times late, and the window
+    opened at 2. Lowered from here (the fork server's own code is CPython's); where this
+    cannot be done the fork server runs at the parent's priority, as before."""
+    from multiprocessing import forkserver
+
+    base = _niceness()
+    ensure = getattr(forkserver, "ensure_running", None)
+    if base is None or not callable(ensure):
+        return
+    ensure()
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if isinstance(pid, int):
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, pid, min(19, base + WORKER_NICENESS))
 
 
 def _started() -> None:
@@ -107,6 +141,18 @@ def _pair_findings(claim: str, span_text: str) -> PairFindings:
     return found
 
 
+def _chunk_findings(pairs: list[tuple[str, str]]) -> list[PairFindings]:
+    return [_pair_findings(claim, span_text) for claim, span_text in pairs]
+
+
+# Pairs asked for in one turn of the event loop travel to a worker together, this many to a
+# work item: each work item is pickled, queued, read back and handed to the loop by the
+# executor's threads in this process, about half a millisecond of its CPU each, on the
+# process whose loop sends the model calls. A pair's audit then waits for its chunk's, a few
+# milliseconds, while its model call takes a hundred times that.
+CHUNK = 8
+
+
 def _read_outcome(work: asyncio.Future[PairFindings]) -> None:
     """Mark a work item's failure as read: the run reports a dead worker once, not once per
     pair that was in flight."""
@@ -114,27 +160,49 @@ def _read_outcome(work: asyncio.Future[PairFindings]) -> None:
         work.exception()
 
 
+def _hand_out(
+    pairs: list[asyncio.Future[PairFindings]], work: asyncio.Future[list[PairFindings]]
+) -> None:
+    """A chunk's findings (or its failure) to each of its pairs."""
+    if work.cancelled():
+        return
+    failed = work.exception()
+    found = [] if failed is not None else work.result()
+    for i, mine in enumerate(pairs):
+        if mine.done():
+            continue
+        if failed is not None:
+            mine.set_exception(failed)
+        else:
+            mine.set_result(found[i])
+
+
 class AuditPool:
     """``workers`` processes computing ``pair_findings``; ``await findings(claim, span)``."""
 
     def __init__(self, workers: int) -> None:
         self._context = worker_context()
+        base = _niceness()
         self._pool = ProcessPoolExecutor(
             max_workers=max(1, workers),
             mp_context=self._context,
             initializer=_start_worker,
+            initargs=(None if base is None else min(19, base + WORKER_NICENESS),),
         )
         self.done = 0
         # The workers are started now, from a thread of their own: starting one waits for
         # the fork server to load the tables (a second), which on the event loop would hold
         # every model call back. The calls go out meanwhile; only the audits wait (findings).
         self._ready: Future[None] = Future()
+        self._asked: list[tuple[str, str, asyncio.Future[PairFindings]]] = []
         threading.Thread(
             target=self._start, args=(max(1, workers),), name="audit-workers", daemon=True
         ).start()
 
     def _start(self, workers: int) -> None:
         try:
+            if self._context.get_start_method() == "forkserver":
+                _lower_fork_server()
             # one task each: a pool starts a worker per task while none is idle
             for _ in range(workers):
                 self._pool.submit(_started)
@@ -148,13 +216,20 @@ class AuditPool:
             if not self._ready.done():
                 await asyncio.shield(asyncio.wrap_future(self._ready))
             self._ready.result()  # raises what stopped the workers from starting
+            loop = asyncio.get_running_loop()
+            mine: asyncio.Future[PairFindings] = loop.create_future()
+            # its outcome is read whoever waits for it: a pair stopped half way leaves it
+            mine.add_done_callback(_read_outcome)
+            if not self._asked:
+                loop.call_soon(self._send)  # what this turn of the loop asked for, together
+            self._asked.append((claim, span_text, mine))
+            if len(self._asked) >= CHUNK:
+                self._send()
             # shielded: a pair stopped half way must not cancel its work item, because a pool
             # that breaks later sets an exception on every item it holds, and on a cancelled
             # one CPython's executor thread dies with InvalidStateError (a traceback on the
-            # user's terminal); the item's outcome is read when it ends, whoever waits for it
-            work = asyncio.wrap_future(self._pool.submit(_pair_findings, claim, span_text))
-            work.add_done_callback(_read_outcome)
-            found = await asyncio.shield(work)
+            # user's terminal)
+            found = await asyncio.shield(mine)
         except BrokenProcessPool as exc:
             raise WorkerCrashed(
                 f"an audit worker process stopped unexpectedly after {self.done} pairs were "
@@ -162,6 +237,22 @@ class AuditPool:
             ) from exc
         self.done += 1
         return found
+
+    def _send(self) -> None:
+        """The pairs asked for since the last send, as work items of up to ``CHUNK`` pairs."""
+        asked, self._asked = self._asked, []
+        for i in range(0, len(asked), CHUNK):
+            chunk = asked[i : i + CHUNK]
+            try:
+                work = asyncio.wrap_future(
+                    self._pool.submit(_chunk_findings, [(c, s) for c, s, _ in chunk])
+                )
+            except BaseException as exc:  # a broken or closed pool: each pair's error
+                for _, _, mine in chunk:
+                    if not mine.done():
+                        mine.set_exception(exc)
+                continue
+            work.add_done_callback(partial(_hand_out, [mine for _, _, mine in chunk]))
 
     def close(self, *, finished: bool = True) -> None:
         """Wait for the workers to end (``finished``), or stop them now."""

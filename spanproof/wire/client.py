@@ -348,10 +348,9 @@ class ModelClient:
         self, exc: Exception, progress: ReplyProgress | None = None
     ) -> WireError | tuple[str, float | None, str]:
         """A final error, or (kind, retry_after, message) for a retryable one."""
-        import httpx
-
         timeout = self.settings.timeout_s
-        if isinstance(exc, TimeoutError | httpx.TimeoutException):
+        # the transports raise TimeoutError for a timeout of theirs (spanproof.wire.send)
+        if isinstance(exc, TimeoutError):
             if progress is not None and progress.headers:
                 return EndpointFailed(
                     f"{self.label}: the reply did not finish within {timeout:g} s although the "

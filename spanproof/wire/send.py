@@ -5,8 +5,9 @@ parameters through its type-driven transform (a recursive pass over every messag
 2.5 ms of CPU a request), which changes nothing in a body of plain JSON such as every
 caller here sends. On the one event loop that drives 64 requests in flight that is most of the
 client's own cost, and the loop's lag then reads as the server's latency. So the body is
-encoded once, as it is, and sent with httpx (the SDK's own HTTP library), and the reply is
-read as the SDK reads it, into the client's own reply type (spanproof.wire.reply: the SDK's
+encoded once, as it is, and sent over plain HTTP/1.1 (spanproof.wire.lean: h11 over asyncio
+streams; httpx, the SDK's own HTTP library, when a proxy is set), and the reply is read as
+the SDK reads it, into the client's own reply type (spanproof.wire.reply: the SDK's
 types are a second of imports):
 
 - a JSON object becomes a ``ChatReply`` (no validation, as the SDK builds replies: every
@@ -16,7 +17,7 @@ types are a second of imports):
 - a JSON content type whose body does not parse raises ``json.JSONDecodeError``;
 - a status of 400 or more raises ``StatusError`` (status, the body as JSON or text, the
   response with its headers: what the SDK's ``APIStatusError`` carries);
-- anything that stops the exchange other than a timeout (``httpx.TimeoutException``) or an
+- anything that stops the exchange other than a timeout (``TimeoutError``) or an
   oversized reply (``ReplyTooLarge``) raises ``SendFailed`` from its cause: the connection
   failed, as the SDK's ``APIConnectionError`` says.
 
@@ -26,117 +27,81 @@ deadline) and caps its body while it streams (``max_reply_bytes``).
 
 from __future__ import annotations
 
-import contextvars
 import json
-from collections.abc import AsyncIterator
-from typing import Any
+import os
+from typing import Any, Protocol
 
-import httpx
-
+from spanproof.wire.exchange import (
+    REPLY,
+    ReplyProgress,
+    ReplyTooLarge,
+    SendFailed,
+    StatusError,
+    WireReply,
+)
+from spanproof.wire.lean import LeanSender
 from spanproof.wire.reply import read_reply
 
-# The SDK's pool limits: every request of a full window gets a connection of its own.
-CONNECTION_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
+__all__ = ["REPLY", "ChatSender", "ReplyProgress", "ReplyTooLarge", "SendFailed", "StatusError"]
+
 USER_AGENT = "spanproof"
 
 
-class ReplyTooLarge(Exception):
-    """A reply body passed the size cap while it streamed (or declared a larger length)."""
+class Transport(Protocol):
+    """Sends one POST of a body and returns the whole reply (a status of 400 or more too)."""
 
-    def __init__(self, limit: int, seen: int):
-        super().__init__(f"the reply passed {limit} bytes ({seen} read); refused")
-        self.limit, self.seen = limit, seen
+    async def request(self, content: bytes) -> WireReply: ...
 
-
-class StatusError(Exception):
-    """The server answered with a status of 400 or more; ``body`` is its JSON, or its text."""
-
-    def __init__(self, response: httpx.Response, body: object) -> None:
-        super().__init__(f"Error code: {response.status_code}")
-        self.response, self.status_code, self.body = response, response.status_code, body
+    async def aclose(self) -> None: ...
 
 
-class SendFailed(Exception):
-    """The exchange stopped before a reply was read (refused, reset, a broken reply)."""
+# Where httpx reads a proxy from (trust_env): with one set, requests go through httpx, which
+# speaks to proxies (and reads NO_PROXY); the lean transport connects directly.
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 
 
-class ReplyProgress:
-    """How far the current request's reply came: its headers, and the bytes of its body."""
-
-    def __init__(self) -> None:
-        self.headers = False
-        self.bytes = 0
+def proxied() -> bool:
+    return any(os.environ.get(v) or os.environ.get(v.upper()) for v in PROXY_VARIABLES)
 
 
-REPLY: contextvars.ContextVar[ReplyProgress | None] = contextvars.ContextVar(
-    "model_reply_progress", default=None
-)
+def transport_for(url: str, headers: dict[str, str], *, timeout_s: float,
+                  max_reply_bytes: int) -> Transport:  # fmt: skip
+    """The lean HTTP/1.1 transport (spanproof.wire.lean), or httpx's behind a proxy."""
+    if proxied():
+        from spanproof.wire.send_httpx import HttpxTransport
 
-
-class _CappedBody(httpx.AsyncByteStream):
-    def __init__(self, inner: Any, progress: ReplyProgress | None, limit: int) -> None:
-        self.inner, self.progress, self.limit = inner, progress, limit
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        seen = 0
-        async for chunk in self.inner:
-            seen += len(chunk)
-            if self.progress is not None:
-                self.progress.bytes = seen
-            if seen > self.limit:
-                raise ReplyTooLarge(self.limit, seen)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-class ReplyGuard(httpx.AsyncBaseTransport):
-    """Notes when a reply's headers came and caps its body while it streams."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.inner = httpx.AsyncHTTPTransport(limits=CONNECTION_LIMITS)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self.inner.handle_async_request(request)
-        progress = REPLY.get()
-        if progress is not None:
-            progress.headers = True
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.limit:
-            await response.aclose()
-            raise ReplyTooLarge(self.limit, int(declared))
-        response.stream = _CappedBody(response.stream, progress, self.limit)
-        return response
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+        return HttpxTransport(url, headers, timeout_s=timeout_s, max_reply_bytes=max_reply_bytes)
+    return LeanSender(url, headers, max_reply_bytes=max_reply_bytes)
 
 
 class ChatSender:
     """POSTs chat-completion bodies to one endpoint from one event loop."""
 
-    def __init__(self, base_url: str, api_key: str | None, *, timeout_s: float,
-                 max_reply_bytes: int) -> None:  # fmt: skip
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        *,
+        timeout_s: float,
+        max_reply_bytes: int,
+        transport: Transport | None = None,
+    ) -> None:
+        """``transport``: what carries the bytes (default: ``transport_for`` the endpoint)."""
         self.url = f"{base_url.rstrip('/')}/chat/completions"
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    "User-Agent": USER_AGENT}  # fmt: skip
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self.http = httpx.AsyncClient(
-            transport=ReplyGuard(max_reply_bytes),
-            headers=headers,
-            timeout=httpx.Timeout(timeout_s),  # per read; the whole reply is the caller's
-            follow_redirects=True,
+        self.transport = transport or transport_for(
+            self.url, headers, timeout_s=timeout_s, max_reply_bytes=max_reply_bytes
         )
 
     async def post(self, body: dict[str, Any]) -> Any:
         """The reply to ``body`` (see the module docstring for what comes back or is raised)."""
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         try:
-            response = await self.http.post(self.url, content=content)
-        except (httpx.TimeoutException, ReplyTooLarge):
+            response = await self.transport.request(content)
+        except (TimeoutError, ReplyTooLarge):
             raise
         except Exception as exc:  # any other failure of the exchange: the connection's
             raise SendFailed(f"{type(exc).__name__}: {exc}") from exc
@@ -144,8 +109,8 @@ class ChatSender:
             raise StatusError(response, _error_body(response))
         return self._read(response)
 
-    def _read(self, response: httpx.Response) -> Any:
-        content_type = response.headers.get("content-type", "*").split(";")[0]
+    def _read(self, response: WireReply) -> Any:
+        content_type = (response.headers.get("content-type") or "*").split(";")[0]
         try:
             data = response.json()
         except ValueError:
@@ -157,10 +122,10 @@ class ChatSender:
         return data
 
     async def aclose(self) -> None:
-        await self.http.aclose()
+        await self.transport.aclose()
 
 
-def _error_body(response: httpx.Response) -> object:
+def _error_body(response: WireReply) -> object:
     text = response.text.strip()
     try:
         return json.loads(text)

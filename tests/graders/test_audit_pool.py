@@ -44,6 +44,37 @@ def test_workers_find_what_this_process_finds():
     assert pool.done == len(rows)
 
 
+def test_pairs_asked_together_travel_in_chunks_and_a_lone_pair_does_not_wait():
+    # one work item a pair was half a millisecond of the parent's CPU (pickling, queueing,
+    # handing back to the loop) on the process whose loop sends the model calls
+    from spanproof.graders.audit_pool import CHUNK
+
+    rows = _wice(2 * CHUNK + 3)
+    pool = AuditPool(2)
+    sent: list[int] = []
+    submit = pool._pool.submit
+
+    def counting(fn, *args, **kwargs):
+        if args and isinstance(args[0], list):
+            sent.append(len(args[0]))
+        return submit(fn, *args, **kwargs)
+
+    pool._pool.submit = counting
+
+    async def together_then_alone():
+        found = await asyncio.gather(*(pool.findings(r["claim"], r["span"]) for r in rows))
+        alone = [await pool.findings(r["claim"], r["span"]) for r in rows[:2]]
+        return found, alone
+
+    try:
+        found, alone = asyncio.run(together_then_alone())
+    finally:
+        pool.close()
+    assert sent == [CHUNK, CHUNK, 3, 1, 1]
+    assert found == [pair_findings(r["claim"], r["span"]) for r in rows]
+    assert alone == found[:2]
+
+
 def test_a_model_judges_rows_are_the_same_audited_in_workers(tmp_path):
     rows = _wice(60)
     pairs = tmp_path / "pairs.jsonl"
@@ -98,6 +129,28 @@ def test_workers_run_at_a_lower_priority_than_the_loop_that_sends_the_model_call
     finally:
         pool.close()
     assert niceness == min(19, os.nice(0) + WORKER_NICENESS) > os.nice(0)
+
+
+def test_the_fork_server_loads_the_audit_at_the_workers_priority_and_they_keep_theirs():
+    # the fork server loads the audit's modules and tables (a second of CPU) while the first
+    # model call is out; at the loop's priority it took the CPU that reply needed, the
+    # limiter read a late first reply as a slow server and opened the window at 2
+    from multiprocessing import forkserver
+
+    from spanproof.graders.audit_pool import WORKER_NICENESS
+
+    pool = AuditPool(1)
+    try:
+        assert asyncio.run(pool.findings("It rose 5%.", "It rose 5%.")) is not None
+        server = forkserver._forkserver._forkserver_pid
+        assert server is not None
+        server_niceness = os.getpriority(os.PRIO_PROCESS, server)
+        worker_niceness = pool._pool.submit(os.nice, 0).result(timeout=60)
+    finally:
+        pool.close()
+    expected = min(19, os.nice(0) + WORKER_NICENESS)
+    assert server_niceness == expected > os.nice(0)
+    assert worker_niceness == expected  # not lowered twice (the server's and its own)
 
 
 def _audit_loaded_before_the_worker_started() -> bool:
@@ -166,6 +219,13 @@ def test_a_preload_that_fails_leaves_the_loading_to_each_worker(monkeypatch):
     importlib.reload(audit_preload)
 
 
+def _parent(pid: int) -> int | None:
+    try:  # the field after the (parenthesised) command name and the state
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, ValueError, IndexError):  # ended meanwhile
+        return None
+
+
 def test_a_worker_killed_mid_run_ends_verify_with_one_clear_error(tmp_path):
     # the run's other pairs' audits fail with the same broken pool: each is read, so the user
     # sees the one error that says what happened, not a traceback for every pair in flight
@@ -194,10 +254,12 @@ def test_a_worker_killed_mid_run_ends_verify_with_one_clear_error(tmp_path):
             kids = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True,
                                   text=True).stdout.split()  # fmt: skip
             for pid in kids:
-                # an audit worker: a process at a lower priority than the command
+                # an audit worker: a process at a lower priority than the command, other than
+                # the fork server the workers are forked from (it has their priority too, and
+                # the command is its parent)
                 if os.getpriority(os.PRIO_PROCESS, int(pid)) > os.getpriority(
                     os.PRIO_PROCESS, proc.pid
-                ):
+                ) and _parent(int(pid)) not in (proc.pid, None):
                     os.kill(int(pid), signal.SIGKILL)
                     killed = True
         _, err = proc.communicate(timeout=180)

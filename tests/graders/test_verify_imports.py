@@ -1,6 +1,7 @@
 """`spanproof verify` with a model judge imports only what it uses: not the openai SDK (its
 replies are read into the client's own type), not the store's SQLAlchemy (nothing is cached
-with --no-cache), not the agent's loop and web, not pandas, matplotlib or Alembic. Importing
+with --no-cache), not the agent's loop and web, not pandas, matplotlib or Alembic, not httpx (the model calls go over h11) and so not the
+rich and pygments httpx imports for its command line, not the run records' models. Importing
 them was over a second of the command's own CPU, on the process whose event loop sends every
 model call; this holds them out, so a module-level import added on the way cannot bring them
 back unseen.
@@ -27,6 +28,15 @@ NOT_IMPORTED = (
     "spanproof.store.store",
     "spanproof.agent.run",
     "spanproof.web.egress",
+    # the model calls go over h11 (spanproof.wire.lean): httpx's stack is not imported, nor
+    # its command line's rich and pygments (httpx's __init__ imports them)
+    "httpx",
+    "httpcore",
+    "anyio",
+    "rich",
+    "pygments",
+    # the run records' models: verify keeps no run
+    "spanproof.agent.record",
 )
 
 MARK = "modules imported: "
@@ -77,4 +87,11 @@ def test_verify_with_a_model_judge_imports_none_of_what_it_does_not_use(tmp_path
 def test_the_probe_sees_a_module_the_command_imported(tmp_path):
     # a planted import on the way (as a module-level import would be) is caught
     modules = imported_by_verify(tmp_path, before="import sqlalchemy, openai")
-    assert heavy(modules) == ["openai", "sqlalchemy"]
+    assert {"openai", "sqlalchemy"} <= set(heavy(modules))
+
+
+def test_importing_httpx_would_bring_its_command_lines_rich_and_pygments(tmp_path):
+    # why httpx is held out of the verify path, not only its own import: its __init__ imports
+    # its command line (httpx._main), and with it rich and pygments
+    modules = imported_by_verify(tmp_path, before="import httpx")
+    assert {"httpx", "rich", "pygments"} <= set(heavy(modules))
