@@ -23,7 +23,13 @@ judge ``blind``); the figure at that measurement, then at the last one:
   (test_slot_unique.py): 5 of 28 proven, 6 after;
 - ``seventh`` (60), written by someone who did not read the reader and shown to no one who
   changed it: 6 of 30 proven before the name-role reading and the alignment by uniqueness,
-  7 of 30 after (held out).
+  7 of 30 after (held out);
+- ``eleventh`` (59), before predicates and subjects one step apart in WordNet were joined
+  (test_concepts_narrower.py): 16 of 27 proven, 17 after (one lost: "the number of
+  inhabitants" read as another subject once "grew" / "increased" align); four absences were
+  wrongly proven already when it was written (``KNOWN_WRONG``: a birth year against a year of
+  resignation, an age at marriage against an age at death, a start against a finish, teachers
+  against students), held here as wrong so that their fix is seen.
 """
 
 from __future__ import annotations
@@ -47,7 +53,11 @@ PROVEN_TODAY = {
     "seventh": (7, 10, 12, 21, 25, 26, 27),
     "eighth": (1, 2, 4, 6, 8, 9, 11, 16, 19, 20, 22, 23, 24, 25, 26),
     "ninth": (15, 19, 20, 24, 26, 28),
+    "eleventh": (5, 6, 7, 8, 10, 11, 13, 15, 17, 18, 19, 20, 22, 23, 24, 25, 26),
 }  # fmt: skip
+# absences the reader proves though the span does not state the claim's slot: a known fault,
+# asserted as one (strict), so that the day it is fixed the case joins the rest
+KNOWN_WRONG = {"eleventh-c052", "eleventh-c054", "eleventh-c055", "eleventh-c059"}
 CASES = [
     json.loads(line)
     for name in PROVEN_TODAY
@@ -61,7 +71,16 @@ def test_every_case_file_is_read_here():
     assert files == set(PROVEN_TODAY)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="absence wrongly proven"))
+        if c["id"] in KNOWN_WRONG
+        else c
+        for c in CASES
+    ],
+    ids=[c["id"] for c in CASES],
+)
 def test_written_cases(case):
     proven = bool(contradictions(case["claim"], case["span"]))
     if case["kind"] != "contradiction":
