@@ -5,9 +5,9 @@ The slot reader aligns a claim with its span word by word, tolerating synonyms (
 "distribution", "elected" / "election"). It reads them from WordNet rather than from a list
 of its own: two words *share a concept* when one of the first four senses of each (WordNet
 orders senses by frequency) is the same synset, or when a derivational link of WordNet joins
-such senses, or when one of the first senses of one is a troponym or hyponym, one step
-narrower, of a first sense of the other ("climb" under "rise", "drop" under "fall", "factory"
-under "plant"; ``_narrower`` says what it never joins). Irregular forms ("won", "fell",
+such senses, or, for verbs, when one of the first senses of one is a troponym, one step
+narrower, of a first sense of the other ("climb" under "rise", "drop" under "fall";
+``_narrower`` says what it never joins). Irregular forms ("won", "fell",
 "held") carry their base form's concepts (WordNet's exception lists).
 
 Each output line is ``word<TAB>id id ...<TAB>pos``: a word (lower case, one token, or a verb
@@ -101,7 +101,11 @@ def concepts(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
                     # a derivational link from this very word ("distribute" -> "distribution")
                     if sym == "+" and tpos in POS and src and words[src - 1] == word:
                         held[word].add(tpos + target)
-        _narrower(index, data, pos, held)
+        # verbs only: a noun one step under another names a narrower thing, which the reader
+        # then reads as the same subject ("investment" under "finance", "top" under "place"
+        # aligned a claim's date or sum with another statement's)
+        if pos == "v":
+            _narrower(index, data, pos, held)
         exceptions = _exceptions(root, pos)
         for form, base in exceptions.items():
             if _WORD.fullmatch(form) and base in held:
@@ -147,8 +151,7 @@ def _narrower(
     held: dict[str, set[str]],
 ) -> None:
     """Join each word to the words one step narrower than its first senses (a verb's
-    troponyms, a noun's hyponyms): "rise" to "climb", "fall" to "drop", "plant" to
-    "factory". The join is a concept of its own, ``^`` and the narrower sense, held by the
+    troponyms, a noun's hyponyms): "rise" to "climb", "fall" to "drop". The join is a concept of its own, ``^`` and the narrower sense, held by the
     broader word and by the words that have that sense among their own first senses, so it
     is one step and one way only: two narrower words under one broader sense ("rise" and
     "fall" under "move", "profit" and "sales" under "income") get nothing in common, and a

@@ -7,10 +7,9 @@ set of *keys*: its own light stem, and the WordNet concepts it takes part in
 (``lexicons/wordnet_concepts.tsv.gz``, built from WordNet 3.0 by
 ``scripts/build_wordnet_concepts.py``: the first four senses of a word, the synsets they are
 in and the words derived from them; irregular forms carry their base's; and one step down
-WordNet's hierarchy, a join of a word to the words whose first sense is one step narrower
-than one of its own, "rose" / "climbed", "fell" / "dropped", "plant" / "factory", never
-between two narrower words, an antonym or from a root sense). Two words *match* when their
-keys meet.
+WordNet's verb hierarchy, a join of a verb to the verbs whose first sense is one step
+narrower than one of its own, "rose" / "climbed", "fell" / "dropped", never between two
+narrower verbs, an antonym or from a root sense). Two words *match* when their keys meet.
 
 A maintained lexical resource rather than a list of our own: the pairs it joins and the pairs
 it keeps apart ("revenue" / "profit", "rose" / "fell", "founded" / "closed") are WordNet's.
