@@ -5,8 +5,10 @@ The slot reader aligns a claim with its span word by word, tolerating synonyms (
 "distribution", "elected" / "election"). It reads them from WordNet rather than from a list
 of its own: two words *share a concept* when one of the first four senses of each (WordNet
 orders senses by frequency) is the same synset, or when a derivational link of WordNet joins
-such senses. Irregular forms ("won", "fell", "held") carry their base form's concepts
-(WordNet's exception lists).
+such senses, or, for verbs, when one of the first senses of one is a troponym, one step
+narrower, of a first sense of the other ("climb" under "rise", "drop" under "fall";
+``_narrower`` says what it never joins). Irregular forms ("won", "fell",
+"held") carry their base form's concepts (WordNet's exception lists).
 
 Each output line is ``word<TAB>id id ...<TAB>pos``: a word (lower case, one token, or a verb
 and its particle joined by ``_``: "set_up", "took_over"), the
@@ -99,10 +101,15 @@ def concepts(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
                     # a derivational link from this very word ("distribute" -> "distribution")
                     if sym == "+" and tpos in POS and src and words[src - 1] == word:
                         held[word].add(tpos + target)
+        # verbs only: a noun one step under another names a narrower thing, which the reader
+        # then reads as the same subject ("investment" under "finance", "top" under "place"
+        # aligned a claim's date or sum with another statement's)
+        if pos == "v":
+            _narrower(index, data, pos, held)
         exceptions = _exceptions(root, pos)
         for form, base in exceptions.items():
             if _WORD.fullmatch(form) and base in held:
-                held[form] |= {c for c in held[base] if c[0] == pos}
+                held[form] |= {c for c in held[base] if c.lstrip("^")[0] == pos}
                 parts[form].add(pos)
                 if pos == "v":
                     parts[form].add("x")  # an irregular form of a verb ("won", "led")
@@ -117,6 +124,60 @@ def concepts(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
                         held[f"{form}_{particle}"] = set(held[phrase])
                         parts[f"{form}_{particle}"].add(pos)
     return held, parts
+
+
+def _antonyms(
+    data: dict[str, tuple[list[str], list[tuple[str, str, str, str]]]],
+    pos: str,
+) -> set[tuple[str, str]]:
+    """The word pairs WordNet marks as antonyms ("rise" / "fall", "win" / "lose"), both ways."""
+    out: set[tuple[str, str]] = set()
+    for words, ptrs in data.values():
+        for sym, target, tpos, src_tgt in ptrs:
+            if sym == "!" and tpos == pos and target in data:
+                src, tgt = int(src_tgt[:2], 16), int(src_tgt[2:], 16)
+                a = words[src - 1] if src else None
+                b = data[target][0][tgt - 1] if tgt else None
+                for x in words if a is None else [a]:
+                    for y in data[target][0] if b is None else [b]:
+                        out |= {(x, y), (y, x)}
+    return out
+
+
+def _narrower(
+    index: dict[str, list[str]],
+    data: dict[str, tuple[list[str], list[tuple[str, str, str, str]]]],
+    pos: str,
+    held: dict[str, set[str]],
+) -> None:
+    """Join each word to the words one step narrower than its first senses (a verb's
+    troponyms, a noun's hyponyms): "rise" to "climb", "fall" to "drop". The join is a concept of its own, ``^`` and the narrower sense, held by the
+    broader word and by the words that have that sense among their own first senses, so it
+    is one step and one way only: two narrower words under one broader sense ("rise" and
+    "fall" under "move", "profit" and "sales" under "income") get nothing in common, and a
+    word linked to the narrower sense only by derivation is not joined through it. Never a
+    narrower sense one of whose words is the word's antonym; and a sense at the root of
+    WordNet's hierarchy (a verb's "unique beginner": "make", "change", "move", "have") is
+    broader than any statement it could align: it takes none."""
+    own: dict[str, list[str]] = defaultdict(list)  # a sense -> the words it is a first sense of
+    for word in held:
+        for off in index.get(word, [])[:SENSES]:
+            own[off].append(word)
+    opposite = _antonyms(data, pos)
+    joined: set[str] = set()
+    for word in [w for w in held if w in index]:
+        for off in index[word][:SENSES]:
+            if not any(sym in ("@", "@i") for sym, *_ in data[off][1]):
+                continue  # a root sense
+            for sym, target, tpos, _ in data[off][1]:
+                if sym != "~" or tpos != pos or target not in own:
+                    continue
+                if not any((word, w) in opposite for w in data[target][0]):
+                    held[word].add("^" + pos + target)
+                    joined.add(target)
+    for target in joined:
+        for word in own[target]:
+            held[word].add("^" + pos + target)
 
 
 def build(root: Path) -> bytes:

@@ -6,8 +6,10 @@ identity misses the paraphrases writers use ("won the title" / "captured the cha
 set of *keys*: its own light stem, and the WordNet concepts it takes part in
 (``lexicons/wordnet_concepts.tsv.gz``, built from WordNet 3.0 by
 ``scripts/build_wordnet_concepts.py``: the first four senses of a word, the synsets they are
-in and the words derived from them; irregular forms carry their base's). Two words *match*
-when their keys meet.
+in and the words derived from them; irregular forms carry their base's; and one step down
+WordNet's verb hierarchy, a join of a verb to the verbs whose first sense is one step
+narrower than one of its own, "rose" / "climbed", "fell" / "dropped", never between two
+narrower verbs, an antonym or from a root sense). Two words *match* when their keys meet.
 
 A maintained lexical resource rather than a list of our own: the pairs it joins and the pairs
 it keeps apart ("revenue" / "profit", "rose" / "fell", "founded" / "closed") are WordNet's.
@@ -28,14 +30,23 @@ _ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing"
 
 
 @cache
-def _table() -> dict[str, tuple[tuple[int, ...], str]]:
-    """word -> (its concepts, the parts of speech WordNet knows it as: n, v or nv)."""
+def _table() -> dict[str, str]:
+    """word -> its row as written ("ids<TAB>pos"), read by ``_row`` when the word is looked
+    up: a text asks for a few hundred of the table's words, so parsing every row at start-up
+    would cost more than all the look-ups of an audit."""
     raw = resources.files(_PACKAGE).joinpath("lexicons", _FILE).read_bytes()
-    out = {}
-    for line in gzip.decompress(raw).decode().splitlines():
-        word, ids, pos = line.split("\t")
-        out[word] = (tuple(int(i) for i in ids.split()), pos)
-    return out
+    return dict(line.split("\t", 1) for line in gzip.decompress(raw).decode().splitlines())
+
+
+@lru_cache(maxsize=65536)
+def _row(word: str) -> tuple[tuple[int, ...], str] | None:
+    """(the concepts of ``word``, the parts of speech WordNet knows it as: n, v or nv), or
+    None when the table lacks it."""
+    row = _table().get(word)
+    if row is None:
+        return None
+    ids, pos = row.split("\t")
+    return tuple(int(i) for i in ids.split()), pos
 
 
 def load() -> None:
@@ -45,20 +56,20 @@ def load() -> None:
 
 def _entry(low: str) -> tuple[tuple[tuple[int, ...], str], str] | None:
     """(the table's entry for ``low`` or for the base it inflects, the ending stripped)."""
-    table = _table()
-    if low in table:
-        return table[low], ""
+    row = _row(low)
+    if row is not None:
+        return row, ""
     for ending, repl in _ENDINGS:
         if low.endswith(ending) and len(low) - len(ending) >= 3:
-            base = low[: -len(ending)] + repl
-            if base in table:
-                return table[base], ending
+            row = _row(low[: -len(ending)] + repl)
+            if row is not None:
+                return row, ending
     # a doubled consonant before -ed/-ing ("stopped", "planning")
     for ending in ("ed", "ing"):
         if low.endswith(ending) and len(low) > len(ending) + 3:
             base = low[: -len(ending)]
-            if base[-1] == base[-2] and base[:-1] in table:
-                return table[base[:-1]], ending
+            if base[-1] == base[-2] and (row := _row(base[:-1])) is not None:
+                return row, ending
     return None
 
 
@@ -90,7 +101,6 @@ def phrase_keys(verb: str, particle: str) -> frozenset[str | int]:
     low, part = verb.lower(), particle.lower()
     if part not in PARTICLES:
         return frozenset()
-    table = _table()
     # the verb as written ("took_over" is listed whole), then its regular bases
     bases = [low] + [low[: -len(e)] + r for e, r in _ENDINGS if low.endswith(e)]
     for e in ("ed", "ing"):  # a doubled consonant ("setting" -> "set")
@@ -99,18 +109,18 @@ def phrase_keys(verb: str, particle: str) -> frozenset[str | int]:
             bases.append(stem_[:-1])
     for base in bases:
         phrase = f"{base}_{part}"
-        if phrase in table:
-            return frozenset((phrase, *table[phrase][0]))
+        row = _row(phrase)
+        if row is not None:
+            return frozenset((phrase, *row[0]))
     return frozenset()
 
 
 def phrase_concepts(keys: frozenset) -> frozenset[int]:
     """The concepts of the verb phrase a word's keys hold (``phrase_keys``), not its own."""
-    table = _table()
     out: set[int] = set()
     for k in keys:
-        if isinstance(k, str) and "_" in k and k in table:
-            out.update(table[k][0])
+        if isinstance(k, str) and "_" in k and (row := _row(k)) is not None:
+            out.update(row[0])
     return frozenset(out)
 
 
@@ -152,7 +162,7 @@ def verb_sense(word: str) -> bool:
         return True
     for ending, repl in _ENDINGS:
         if low.endswith(ending) and len(low) - len(ending) >= 3:
-            base = _table().get(low[: -len(ending)] + repl)
+            base = _row(low[: -len(ending)] + repl)
             if base is not None and "v" in base[1]:
                 return True
     return False

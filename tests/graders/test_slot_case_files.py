@@ -27,7 +27,13 @@ judge ``blind``); the figure at that measurement, then at the last one:
 - ``tenth`` (60), written the same way, measured once before any change of the next round:
   5 of 30 proven, and one paraphrase wrongly proven ("GSK" read as another name than
   "GlaxoSmithKline"; a short form in capitals is now never a rival of a name its letters run
-  through, test_slot_reader.py) (held out for contradictions, adapted for that paraphrase).
+  through, test_slot_reader.py) (held out for contradictions, adapted for that paraphrase);
+- ``eleventh`` (59), before verbs one step apart in WordNet were joined
+  (test_concepts_narrower.py): 16 of 27 proven, 15 after (one lost: "the number of
+  inhabitants" read as another subject once "grew" / "increased" align); four absences were
+  wrongly proven already when it was written (``KNOWN_WRONG``: a birth year against a year of
+  resignation, an age at marriage against an age at death, a start against a finish, teachers
+  against students), held here as wrong so that their fix is seen.
 """
 
 from __future__ import annotations
@@ -52,7 +58,11 @@ PROVEN_TODAY = {
     "eighth": (1, 2, 4, 6, 8, 9, 11, 16, 19, 20, 22, 23, 24, 25, 26),
     "ninth": (15, 19, 20, 24, 26, 28),
     "tenth": (5, 7, 8, 10, 22),
+    "eleventh": (6, 7, 8, 10, 11, 15, 17, 18, 19, 20, 22, 23, 24, 25, 26),
 }  # fmt: skip
+# absences the reader proves though the span does not state the claim's slot: a known fault,
+# asserted as one (strict), so that the day it is fixed the case joins the rest
+KNOWN_WRONG = {"eleventh-c052", "eleventh-c054", "eleventh-c055", "eleventh-c059"}
 CASES = [
     json.loads(line)
     for name in PROVEN_TODAY
@@ -66,7 +76,16 @@ def test_every_case_file_is_read_here():
     assert files == set(PROVEN_TODAY)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="absence wrongly proven"))
+        if c["id"] in KNOWN_WRONG
+        else c
+        for c in CASES
+    ],
+    ids=[c["id"] for c in CASES],
+)
 def test_written_cases(case):
     proven = bool(contradictions(case["claim"], case["span"]))
     if case["kind"] != "contradiction":
