@@ -674,8 +674,11 @@ def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
 
 
 def _value_contradictions(claim: str, span: str):
-    c_lay, s_lay = _layout(claim), _layout(span)
-    if not c_lay.values or not s_lay.values:
+    c_lay = _layout(claim)
+    if not c_lay.values:
+        return  # a claim without a value has no slot: the span is not read for one
+    s_lay = _layout(span)
+    if not s_lay.values:
         return
     s_frames = _frames(s_lay)
     for cf, c_group, found in _slot_matches(c_lay, s_lay):
@@ -709,15 +712,19 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
     to what, where, on whose word) the span fills with another of one kind, in the same
     statement, while naming the claim's nowhere: "the libretto was written by Clara Venn" /
     "Tomas Adler wrote the libretto"; "passed to his son" / "passed to his granddaughter"."""
-    c_lay, s_lay = _layout(claim), _layout(span)
+    c_lay = _layout(claim)
+    c_names = [v for v in c_lay.values if v.kind == "name"]
+    c_kin = [_word_value(c_lay, t) for t in kin_words(c_lay)]
+    if not c_names and not c_kin:
+        return []  # nothing of the claim's fills a role: the span is not read for one
+    s_lay = _layout(span)
     out = []
     s_names = [v for v in s_lay.values if v.kind == "name"]
-    for cv in (v for v in c_lay.values if v.kind == "name") if s_names else ():
+    for cv in c_names if s_names else ():
         rival = _rival(c_lay, cv, s_lay, s_names, names_differ)
         # a rival first, then the name anywhere (the dearer look, and most names have none)
         if rival is not None and not _stated_in_its_role(c_lay, cv, s_lay):
             out.append(_role_proof(c_lay, cv, s_lay, rival))
-    c_kin = [_word_value(c_lay, t) for t in kin_words(c_lay)]
     s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)] if c_kin else []
     for cv in c_kin if s_kin else ():
         if re.search(rf"\b{cv.name[0]}s?\b", span, re.I):
@@ -755,8 +762,10 @@ def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], dif
     if not c_roles:
         return None
     for sv in s_values:
+        if not differ(cv, sv):
+            continue  # read first: the same name (or one that may be it) needs no roles read
         s_roles = roles(s_lay, sv.start, sv.end)
-        if not aligned(c_roles, s_roles) or not differ(cv, sv):
+        if not aligned(c_roles, s_roles):
             continue
         # a source is compared by what it reports, any other role by what its deed is of
         if aligned(c_roles & SOURCE, s_roles & SOURCE):
@@ -816,10 +825,13 @@ def _said(t: _Tok) -> frozenset[str]:
 
 def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
     """A claim clause the span sentence states with the opposite predicate (module doc)."""
-    c_lay, s_lay = _layout(claim), _layout(span)
     if _NEGATION.search(claim):
         return []  # "did not lose" says what "won" says: a negation is the polarity check's
+    c_lay = _layout(claim)
     claim_words = frozenset().union(*(_said(t) for t in _content(c_lay.toks)))
+    if not claim_words & _OPPOSITE_WORDS:
+        return []  # the claim says no side of any pair (most claims): the span is not read
+    s_lay = _layout(span)
     span_words = frozenset().union(*(_said(t) for t in _content(s_lay.toks)))
     # the opposite pairs that can fire at all: the claim says one side somewhere, the span
     # the other, and the span never the claim's (most pairs have none, and are not looped on)
@@ -829,6 +841,8 @@ def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
         for said, other in ((a, b), (b, a))
         if claim_words & said and span_words & other and not span_words & said
     ]
+    if not pairs:
+        return []  # nothing can fire: no clause or sentence is walked
     for ca, cb in c_lay.clauses:
         c_toks = _content(t for t in c_lay.toks if ca <= t.start < cb)
         for sa, sb in s_lay.sentences:
