@@ -735,6 +735,18 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
     return out
 
 
+def _roles(lay: _Layout, start: int, end: int) -> frozenset:
+    """``roles`` of the words at ``start:end`` of a layout the reader made (``_layout``): a
+    span name's roles are asked again for every name of the claim, a claim name's again when
+    a rival is found."""
+    return _roles_in(lay.text, start, end) if _layout(lay.text) is lay else roles(lay, start, end)
+
+
+@lru_cache(maxsize=16384)
+def _roles_in(text: str, start: int, end: int) -> frozenset:
+    return roles(_layout(text), start, end)
+
+
 def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
     """The span names the claim's name where it may fill the claim's role: a swap ("At the
     premiere Lena Vogt conducted the orchestra, with Felix Ahrens as soloist" against
@@ -746,9 +758,9 @@ def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
     mentions = [v for v in s_lay.values if v.kind == "name" and _name_agrees(cv, v) is True]
     if not mentions:
         return True  # named by a word outside the span's names: where it stands is unread
-    c_roles = roles(c_lay, cv.start, cv.end)
+    c_roles = _roles(c_lay, cv.start, cv.end)
     for v in mentions:
-        s_roles = roles(s_lay, v.start, v.end)
+        s_roles = _roles(s_lay, v.start, v.end)
         if displaced(s_roles):
             continue  # "by Clara Jensen instead of Amir Haddad": named as the one it was not
         if not s_roles or aligned(c_roles, s_roles):
@@ -758,13 +770,13 @@ def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
 
 def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], differ):
     """The span value that fills ``cv``'s role in the same statement with another value."""
-    c_roles = roles(c_lay, cv.start, cv.end)
+    c_roles = _roles(c_lay, cv.start, cv.end)
     if not c_roles:
         return None
     for sv in s_values:
         if not differ(cv, sv):
             continue  # read first: the same name (or one that may be it) needs no roles read
-        s_roles = roles(s_lay, sv.start, sv.end)
+        s_roles = _roles(s_lay, sv.start, sv.end)
         if not aligned(c_roles, s_roles):
             continue
         # a source is compared by what it reports, any other role by what its deed is of
