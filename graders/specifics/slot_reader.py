@@ -532,6 +532,8 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     for cf, c_group in _claim_frames(c_lay):
         found = []
         for sf in s_frames:
+            if not _comparable(cf, sf) and _count_and_rank(cf, sf) is None:
+                continue  # another measure: no anchor, measure or uniqueness can align them
             anchor = _anchor(cf, sf)
             if anchor is None and _by_measure(c_lay, cf, c_frames, s_lay, sf, s_frames):
                 anchor = "measure"
@@ -774,10 +776,8 @@ def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], dif
     if not c_roles:
         return None
     for sv in s_values:
-        if not differ(cv, sv):
-            continue  # read first: the same name (or one that may be it) needs no roles read
         s_roles = _roles(s_lay, sv.start, sv.end)
-        if not aligned(c_roles, s_roles):
+        if not aligned(c_roles, s_roles) or not differ(cv, sv):
             continue
         # a source is compared by what it reports, any other role by what its deed is of
         if aligned(c_roles & SOURCE, s_roles & SOURCE):

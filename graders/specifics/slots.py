@@ -396,6 +396,9 @@ def _word_values(text: str) -> list[Value]:
     return out
 
 
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s+(?:\S+\s+)?$", re.I)
+
+
 def _group(text: str, values: list[Value]) -> list[Value]:
     """Mark lists and ranges: neighbouring values of one kind with only a separator between."""
     out: list[Value] = []
@@ -406,9 +409,12 @@ def _group(text: str, values: list[Value]) -> list[Value]:
             out.append(v)
             continue
         gap = text[prev.end : v.start]
-        head = first.get(prev.group, prev)
-        after_between = re.search(r"\bbetween\s+(?:\S+\s+)?$", text[: head.start], re.I)
-        is_range = bool(_RANGE_SEP.fullmatch(gap)) and (gap.strip() != "and" or bool(after_between))
+        # "between" before the group's first value is read only for a bare "and" (a scan of
+        # all the text before it, for every pair of neighbouring values otherwise)
+        is_range = bool(_RANGE_SEP.fullmatch(gap)) and (
+            gap.strip() != "and"
+            or bool(_BETWEEN_BEFORE.search(text[: first.get(prev.group, prev).start]))
+        )
         if not is_range and not _GROUP_SEP.fullmatch(gap):
             out.append(v)
             continue
