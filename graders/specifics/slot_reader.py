@@ -365,10 +365,23 @@ def _frames(lay: _Layout) -> list[_Frame]:
     return list(_frames_of(lay.text))
 
 
+def _span_frames(c_lay: _Layout, s_lay: _Layout) -> list[_Frame]:
+    """The span's frames that may share a slot with a claim value: a name's only with a name
+    (``_comparable``), so a claim of names only (or of no name) is not read against the span's
+    other values (or its names). Either part keeps its order, its lists and its ranges."""
+    names = {v.kind == "name" for v in c_lay.values}
+    if len(names) != 1:
+        return _frames(s_lay)
+    return list(_frames_of(s_lay.text, names.pop()))
+
+
 @lru_cache(maxsize=2048)
-def _frames_of(text: str) -> tuple[_Frame, ...]:
+def _frames_of(text: str, names: bool | None = None) -> tuple[_Frame, ...]:
+    """The frames of every value of ``text``; of its names only (``names`` True) or of its
+    other values only (False): a list or a range holds values of one kind."""
     lay = _layout(text)
-    frames = [_frame(lay, v) for v in lay.values]
+    values = lay.values if names is None else [v for v in lay.values if (v.kind == "name") == names]
+    frames = [_frame(lay, v) for v in values]
     # "two to four years", "April-June 2017": a unit or a year written after a range's last
     # value is every value's
     for group in {f.value.group for f in frames if f.value.in_range}:
@@ -527,7 +540,7 @@ def _rank_agrees(cf: _Frame, sf: _Frame) -> bool | None:
 
 def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
-    s_frames = _frames(s_lay)
+    s_frames = _span_frames(c_lay, s_lay)
     c_frames = _frames(c_lay)
     for cf, c_group in _claim_frames(c_lay):
         found = []
@@ -682,7 +695,7 @@ def _value_contradictions(claim: str, span: str):
     s_lay = _layout(span)
     if not s_lay.values:
         return
-    s_frames = _frames(s_lay)
+    s_frames = _span_frames(c_lay, s_lay)
     for cf, c_group, found in _slot_matches(c_lay, s_lay):
         if not found or any(a is True for *_, a in found):
             continue
