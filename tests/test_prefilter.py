@@ -86,6 +86,7 @@ def _texts() -> list[str]:
         "New Year's Day, St Patrick's Day 1999 and a dozen first-quarter results",
         "according to his spokesman, in my view, columnist, the plan is set to",
         "twenty-one hundred and five Ninth Q3 QUARTER Since April 2004",
+        "built in the late sixties, half a century ago, by a firm of a quarter of a million",
     ]
 
 

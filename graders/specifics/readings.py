@@ -180,11 +180,15 @@ _WORDS_BEFORE_UNIT = re.compile(r"[A-Za-z -]+?(?=\s+[a-z]+$)")
 
 def _figure_end(text: str, v: Value) -> int:
     """Where the figure of a quantity ends (before any unit word it was read with)."""
-    m = _FIGURE.match(v.text)
-    if m and any(ch.isdigit() for ch in v.text):
-        return v.start + m.end()
-    m = _WORDS_BEFORE_UNIT.match(v.text)  # "three decades" -> after "three"
-    return v.start + (m.end() if m else len(v.text))
+    return _figure_end_of(v.start, v.text)
+
+
+def _figure_end_of(start: int, surface: str) -> int:
+    m = _FIGURE.match(surface)
+    if m and any(ch.isdigit() for ch in surface):
+        return start + m.end()
+    m = _WORDS_BEFORE_UNIT.match(surface)  # "three decades" -> after "three"
+    return start + (m.end() if m else len(surface))
 
 
 def _days(y: int, m: int = 1, d: int = 1) -> int:
@@ -273,8 +277,15 @@ def unit_end(text: str, v: Value) -> int:
     """Where the unit words written after a quantity end (the value's own end when none)."""
     if v.kind != "quantity" or v.quantity is None:
         return v.end
-    found = _unit_after(text, _figure_end(text, v), v.quantity.unit)
-    return max(v.end, found[2]) if found else v.end
+    return _unit_end(text, v.start, v.end, v.text, v.quantity.unit)
+
+
+# asked of each quantity by the layout, by its frame (twice) and by the words a slot rests on:
+# what it reads of the value (where it stands, its words, its unit) is the key
+@lru_cache(maxsize=16384)
+def _unit_end(text: str, start: int, end: int, surface: str, unit: str | None) -> int:
+    found = _unit_after(text, _figure_end_of(start, surface), unit)
+    return max(end, found[2]) if found else end
 
 
 # ---------------------------------------------------------------- do two readings agree

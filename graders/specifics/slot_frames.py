@@ -175,6 +175,10 @@ def _join_particles(text: str, toks: list[Tok]) -> None:
                 break  # a name, a preposition or a particle: no verb before it takes this one
 
 
+# what a character of a text stands on, for the layout's tokens (``_layout``)
+_ON_NAME, _ON_VALUE, _ON_ADDRESS = b"\x01", b"\x02", b"\x03"
+_NOT_PROSE = frozenset({_ON_VALUE[0], _ON_ADDRESS[0]})
+
 _GAP_BREAK = re.compile(r"[^\s]")  # anything but spaces between two words: a break
 
 
@@ -197,30 +201,22 @@ def layout(text: str) -> Layout:
     # the words of a value (and of a unit written after it) are the value, not its context
     in_value = [(v.start, unit_end(text, v) if v.kind == "quantity" else v.end) for v in values]
     value_starts = tuple(v.start for v in values)
-    # a value holding a token starts at most this far before it: only the values from there on
-    # are searched for the token (in order, as before), not every value of the page
     ordered = all(a <= b for a, b in zip(value_starts, value_starts[1:], strict=False))
-    reach = max((b - a for a, b in in_value), default=0)
     toks: list[Tok] = []
     run, last_cap = -1, None
-    addresses = [m.span() for m in _ADDRESS.finditer(text)]
-    covered = bytearray(len(text) + 1)  # characters some value (or address) stands on
-    for a, b in (*in_value, *addresses):
-        covered[a:b] = b"\x01" * (b - a)
+    # What each character stands on, painted once so that a token asks one byte: a web
+    # address (whose words are not prose) over everything; else the first value, in the
+    # values' order, whose words hold it (painted last to first, so the first one wins): a
+    # name's words are still words, any other value's are the value.
+    covered = bytearray(len(text) + 1)
+    for v, (a, b) in zip(reversed(values), reversed(in_value), strict=True):
+        covered[a:b] = (_ON_NAME if v.kind == "name" else _ON_VALUE) * (b - a)
+    for m in _ADDRESS.finditer(text):
+        covered[m.start() : m.end()] = _ON_ADDRESS * (m.end() - m.start())
     for m in _TOKEN.finditer(text):
         word, start = m.group(0), m.start()
-        if covered[start]:
-            if any(a <= start < b for a, b in addresses):
-                continue  # the words of a web address are not prose
-            lo, hi = (
-                (bisect_left(value_starts, start - reach), bisect_right(value_starts, start))
-                if ordered
-                else (0, len(values))
-            )
-            inside = [v for v, (a, b) in zip(values[lo:hi], in_value[lo:hi], strict=True)
-                      if a <= start < b]  # fmt: skip
-            if inside and inside[0].kind != "name":
-                continue
+        if covered[start] in _NOT_PROSE:
+            continue
         keys = token_keys(word)
         if len(word) <= _PREFIX_LEN and _HYPHEN_WORD.match(text, m.end()):
             keys = frozenset()  # a prefix ("re-election", "co-founder"), not a word of its own

@@ -361,10 +361,23 @@ def _frames(lay: _Layout) -> list[_Frame]:
     return list(_frames_of(lay.text))
 
 
+def _span_frames(c_lay: _Layout, s_lay: _Layout) -> list[_Frame]:
+    """The span's frames that may share a slot with a claim value: a name's only with a name
+    (``_comparable``), so a claim of names only (or of no name) is not read against the span's
+    other values (or its names). Either part keeps its order, its lists and its ranges."""
+    names = {v.kind == "name" for v in c_lay.values}
+    if len(names) != 1:
+        return _frames(s_lay)
+    return list(_frames_of(s_lay.text, names.pop()))
+
+
 @lru_cache(maxsize=2048)
-def _frames_of(text: str) -> tuple[_Frame, ...]:
+def _frames_of(text: str, names: bool | None = None) -> tuple[_Frame, ...]:
+    """The frames of every value of ``text``; of its names only (``names`` True) or of its
+    other values only (False): a list or a range holds values of one kind."""
     lay = _layout(text)
-    frames = [_frame(lay, v) for v in lay.values]
+    values = lay.values if names is None else [v for v in lay.values if (v.kind == "name") == names]
+    frames = [_frame(lay, v) for v in values]
     # "two to four years", "April-June 2017": a unit or a year written after a range's last
     # value is every value's
     for group in {f.value.group for f in frames if f.value.in_range}:
@@ -523,11 +536,13 @@ def _rank_agrees(cf: _Frame, sf: _Frame) -> bool | None:
 
 def _slot_matches(c_lay: _Layout, s_lay: _Layout):
     """(claim frame, its group, [(span frame, span group, anchor, agrees)]) per claim value."""
-    s_frames = _frames(s_lay)
+    s_frames = _span_frames(c_lay, s_lay)
     c_frames = _frames(c_lay)
     for cf, c_group in _claim_frames(c_lay):
         found = []
         for sf in s_frames:
+            if not _comparable(cf, sf) and _count_and_rank(cf, sf) is None:
+                continue  # another measure: no anchor, measure or uniqueness can align them
             anchor = _anchor(cf, sf)
             if anchor is None and _by_measure(c_lay, cf, c_frames, s_lay, sf, s_frames):
                 anchor = "measure"
@@ -674,10 +689,13 @@ def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
 
 
 def _value_contradictions(claim: str, span: str):
-    c_lay, s_lay = _layout(claim), _layout(span)
-    if not c_lay.values or not s_lay.values:
+    c_lay = _layout(claim)
+    if not c_lay.values:
+        return  # a claim without a value has no slot: the span is not read for one
+    s_lay = _layout(span)
+    if not s_lay.values:
         return
-    s_frames = _frames(s_lay)
+    s_frames = _span_frames(c_lay, s_lay)
     for cf, c_group, found in _slot_matches(c_lay, s_lay):
         if not found or any(a is True for *_, a in found):
             continue
@@ -709,15 +727,19 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
     to what, where, on whose word) the span fills with another of one kind, in the same
     statement, while naming the claim's nowhere: "the libretto was written by Clara Venn" /
     "Tomas Adler wrote the libretto"; "passed to his son" / "passed to his granddaughter"."""
-    c_lay, s_lay = _layout(claim), _layout(span)
+    c_lay = _layout(claim)
+    c_names = [v for v in c_lay.values if v.kind == "name"]
+    c_kin = [_word_value(c_lay, t) for t in kin_words(c_lay)]
+    if not c_names and not c_kin:
+        return []  # nothing of the claim's fills a role: the span is not read for one
+    s_lay = _layout(span)
     out = []
     s_names = [v for v in s_lay.values if v.kind == "name"]
-    for cv in (v for v in c_lay.values if v.kind == "name") if s_names else ():
+    for cv in c_names if s_names else ():
         rival = _rival(c_lay, cv, s_lay, s_names, names_differ)
         # a rival first, then the name anywhere (the dearer look, and most names have none)
         if rival is not None and not _stated_in_its_role(c_lay, cv, s_lay):
             out.append(_role_proof(c_lay, cv, s_lay, rival))
-    c_kin = [_word_value(c_lay, t) for t in kin_words(c_lay)]
     s_kin = [_word_value(s_lay, t) for t in kin_words(s_lay)] if c_kin else []
     for cv in c_kin if s_kin else ():
         if re.search(rf"\b{cv.name[0]}s?\b", span, re.I):
@@ -726,6 +748,18 @@ def _role_contradictions(claim: str, span: str) -> list[Contradiction]:
         if rival is not None:
             out.append(_role_proof(c_lay, cv, s_lay, rival))
     return out
+
+
+def _roles(lay: _Layout, start: int, end: int) -> frozenset:
+    """``roles`` of the words at ``start:end`` of a layout the reader made (``_layout``): a
+    span name's roles are asked again for every name of the claim, a claim name's again when
+    a rival is found."""
+    return _roles_in(lay.text, start, end) if _layout(lay.text) is lay else roles(lay, start, end)
+
+
+@lru_cache(maxsize=16384)
+def _roles_in(text: str, start: int, end: int) -> frozenset:
+    return roles(_layout(text), start, end)
 
 
 def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
@@ -739,9 +773,9 @@ def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
     mentions = [v for v in s_lay.values if v.kind == "name" and _name_agrees(cv, v) is True]
     if not mentions:
         return True  # named by a word outside the span's names: where it stands is unread
-    c_roles = roles(c_lay, cv.start, cv.end)
+    c_roles = _roles(c_lay, cv.start, cv.end)
     for v in mentions:
-        s_roles = roles(s_lay, v.start, v.end)
+        s_roles = _roles(s_lay, v.start, v.end)
         if displaced(s_roles):
             continue  # "by Clara Jensen instead of Amir Haddad": named as the one it was not
         if not s_roles or aligned(c_roles, s_roles):
@@ -751,11 +785,11 @@ def _stated_in_its_role(c_lay: _Layout, cv: Value, s_lay: _Layout) -> bool:
 
 def _rival(c_lay: _Layout, cv: Value, s_lay: _Layout, s_values: list[Value], differ):
     """The span value that fills ``cv``'s role in the same statement with another value."""
-    c_roles = roles(c_lay, cv.start, cv.end)
+    c_roles = _roles(c_lay, cv.start, cv.end)
     if not c_roles:
         return None
     for sv in s_values:
-        s_roles = roles(s_lay, sv.start, sv.end)
+        s_roles = _roles(s_lay, sv.start, sv.end)
         if not aligned(c_roles, s_roles) or not differ(cv, sv):
             continue
         # a source is compared by what it reports, any other role by what its deed is of
@@ -816,10 +850,13 @@ def _said(t: _Tok) -> frozenset[str]:
 
 def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
     """A claim clause the span sentence states with the opposite predicate (module doc)."""
-    c_lay, s_lay = _layout(claim), _layout(span)
     if _NEGATION.search(claim):
         return []  # "did not lose" says what "won" says: a negation is the polarity check's
+    c_lay = _layout(claim)
     claim_words = frozenset().union(*(_said(t) for t in _content(c_lay.toks)))
+    if not claim_words & _OPPOSITE_WORDS:
+        return []  # the claim says no side of any pair (most claims): the span is not read
+    s_lay = _layout(span)
     span_words = frozenset().union(*(_said(t) for t in _content(s_lay.toks)))
     # the opposite pairs that can fire at all: the claim says one side somewhere, the span
     # the other, and the span never the claim's (most pairs have none, and are not looped on)
@@ -829,6 +866,8 @@ def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
         for said, other in ((a, b), (b, a))
         if claim_words & said and span_words & other and not span_words & said
     ]
+    if not pairs:
+        return []  # nothing can fire: no clause or sentence is walked
     for ca, cb in c_lay.clauses:
         c_toks = _content(t for t in c_lay.toks if ca <= t.start < cb)
         for sa, sb in s_lay.sentences:

@@ -61,11 +61,13 @@ _NUMBER_WORD = (
 _WORD_RUN = guarded(re.compile(rf"\b{_NUMBER_WORD}(?:(?:\s+|-)(?:and\s+)?{_NUMBER_WORD})*\b", re.I))
 _PERCENT_AFTER = re.compile(r"\s?(?:%|per\s?cent\b|percent\b|pct\b)", re.I)
 _WORD_AFTER = re.compile(r"[\s-]+([A-Za-z/]+)")
-_WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b(?!s)")
+_WEEKDAY = guarded(
+    re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b(?!s)")
+)
 # "north", "south-east", "eastern", "westward", "westerly": a compass direction (lower case:
 # "North Carolina" is a name). "-erly" and "from the ..." say where something comes from.
-_DIRECTION = re.compile(
-    r"\b(north|south|east|west)(?:-?(east|west))?(ern|erly|wards?)?\b(?![-–]\w)"
+_DIRECTION = guarded(
+    re.compile(r"\b(north|south|east|west)(?:-?(east|west))?(ern|erly|wards?)?\b(?![-–]\w)")
 )
 _ANGLES = {"north": 0, "east": 90, "south": 180, "west": 270}
 _GROUP_SEP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|(?:,?\s+(?:and|or|&)\s+))\s*")
@@ -292,10 +294,12 @@ _IN_EVERY = re.compile(
     re.I,
 )
 # "aged 67", "at the age of 74", "age 30", "67 years old", "a 67-year-old"
-_AGE = re.compile(
-    r"\b(?:aged|age\s+of|ages?)\s+(\d{1,3})\b(?![.,]\d)(?!\s*(?:[-–]|to)\s*\d)"
-    r"|(?<![\d][-–])\b(\d{1,3})[\s-]years?[\s-]old\b",
-    re.I,
+_AGE = guarded(
+    re.compile(
+        r"\b(?:aged|age\s+of|ages?)\s+(\d{1,3})\b(?![.,]\d)(?!\s*(?:[-–]|to)\s*\d)"
+        r"|(?<![\d][-–])\b(\d{1,3})[\s-]years?[\s-]old\b",
+        re.I,
+    )
 )
 # "half a million", "a quarter of a million", "a million": a count in words
 _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
@@ -307,16 +311,22 @@ _SHARE_OF_SCALE = {
     "one": 1.0,
 }
 _LOWER_WORD_NEXT = re.compile(r"\s+[a-z]")
-_SCALED = re.compile(
-    r"\b(half|a quarter of|three quarters of|a|one)\s+(?:a\s+)?(thousand|million|billion)\b(?!\s*(?:and|-)\s*\w)",
-    re.I,
+_SCALED = guarded(
+    re.compile(
+        r"\b(half|a quarter of|three quarters of|a|one)\s+(?:a\s+)?(thousand|million|billion)\b(?!\s*(?:and|-)\s*\w)",
+        re.I,
+    )
 )
 # "a quarter of a century", "half a century", "a decade": a length of time in words
 _SPAN_WORDS = {"a quarter of a century": 25.0, "half a century": 50.0, "a decade": 10.0,
                "half a decade": 5.0, "a century": 100.0}  # fmt: skip
-_TIME_SPAN = re.compile(
-    r"\b(" + "|".join(sorted(map(re.escape, _SPAN_WORDS), key=len, reverse=True)) + r")\b(?![-])",
-    re.I,
+_TIME_SPAN = guarded(
+    re.compile(
+        r"\b("
+        + "|".join(sorted(map(re.escape, _SPAN_WORDS), key=len, reverse=True))
+        + r")\b(?![-])",
+        re.I,
+    )
 )
 # "7/1/2018", "25/01/2019": a date in figures (read both ways when either way is a date)
 _NUMERIC_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
@@ -326,8 +336,8 @@ _DECADE_WORDS = {
                            "seventies", "eighties", "nineties"))
     if w
 }  # fmt: skip
-_DECADE_WORD = re.compile(
-    r"\bthe\s+(?:early\s+|late\s+|mid-?\s*)?(" + "|".join(_DECADE_WORDS) + r")\b", re.I
+_DECADE_WORD = guarded(
+    re.compile(r"\bthe\s+(?:early\s+|late\s+|mid-?\s*)?(" + "|".join(_DECADE_WORDS) + r")\b", re.I)
 )
 _ORDINAL_ALT = "|".join(sorted(ORDINALS, key=len, reverse=True))
 # "the 12th century", "the fifteenth century", "the 1400s" (a century, not the decade 1400-09)
@@ -386,6 +396,9 @@ def _word_values(text: str) -> list[Value]:
     return out
 
 
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s+(?:\S+\s+)?$", re.I)
+
+
 def _group(text: str, values: list[Value]) -> list[Value]:
     """Mark lists and ranges: neighbouring values of one kind with only a separator between."""
     out: list[Value] = []
@@ -396,9 +409,12 @@ def _group(text: str, values: list[Value]) -> list[Value]:
             out.append(v)
             continue
         gap = text[prev.end : v.start]
-        head = first.get(prev.group, prev)
-        after_between = re.search(r"\bbetween\s+(?:\S+\s+)?$", text[: head.start], re.I)
-        is_range = bool(_RANGE_SEP.fullmatch(gap)) and (gap.strip() != "and" or bool(after_between))
+        # "between" before the group's first value is read only for a bare "and" (a scan of
+        # all the text before it, for every pair of neighbouring values otherwise)
+        is_range = bool(_RANGE_SEP.fullmatch(gap)) and (
+            gap.strip() != "and"
+            or bool(_BETWEEN_BEFORE.search(text[: first.get(prev.group, prev).start]))
+        )
         if not is_range and not _GROUP_SEP.fullmatch(gap):
             out.append(v)
             continue
