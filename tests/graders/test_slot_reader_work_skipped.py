@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 from spanproof.graders.specifics import readings, slot_reader, slots
-from spanproof.graders.specifics.slot_frames import _layout
+from spanproof.graders.specifics.slot_frames import layout as _layout
 from spanproof.graders.specifics.slot_roles import kin_words
 
 from spanproof.core.prefilter import Guarded
