@@ -27,7 +27,11 @@ from spanproof.graders.specifics.dates import (
     dated,
     has_digit,
 )
-from spanproof.graders.specifics.names import GENERIC_NAME_WORDS, extract_entities
+from spanproof.graders.specifics.names import (
+    GENERIC_NAME_WORDS,
+    extract_entities,
+    organisation_ending,
+)
 from spanproof.graders.specifics.numbers import (
     _DOZEN_RE,
     _FRACTION_RE,
@@ -262,11 +266,14 @@ def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
         return "place"
     if 2 <= len(toks) <= 3 and toks[0] in given_names() and toks[-1] not in GENERIC_NAME_WORDS:
         return "person"  # "Sarah Lund", "Marco Bellini": a given name of the census first
+    if len(toks) >= 2 and organisation_ending(toks[-1]):
+        return "org"  # "Halden Construction", "Northgate Holdings": a kind of organisation
     by = re.search(r"\bby\s+$", text[max(0, start - 5) : start])
     if (
         by
         and 2 <= len(toks) <= 3
         and all(t[:1].isalpha() and t not in GENERIC_NAME_WORDS for t in toks)
+        and not common_word(toks[-1])  # "by Brackley Aggregates": a firm's as likely
     ):
         return "person"  # "directed by Anna Kowal": a maker named in full
     end = start + len(" ".join(toks))
