@@ -697,12 +697,13 @@ _RELATIVE_PASSIVE = re.compile(
 def bound_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
     """The roles the name at ``start:end`` is given by its own phrase, not by the clause it
     stands in: an apposition on either side ("the trial judge, Howard Pemberton,"; "Bologna,
-    the region's capital,"), a role noun it opens with ("Composer Giorgio Baldini"), the
+    the region's capital,"), a role noun it opens with ("Composer Giorgio Baldini"), a
+    relative clause said of it ("Castlemere Group, which bought the brewery"), the
     agent of a passive in a relative clause ("the mission, which was commanded by Major
     Stefan Holm"), or the subject of a clause a preposition opens ("after Helen Osei had
     founded the firm"). The subject of the sentence around such a name is someone else's
     ("Nadia Rousseau, a curator, worked under its director, Pierre Lambert")."""
-    out = set(_apposition_role(lay, end) | _title_role(lay, start, end))
+    out = set(_apposition_role(lay, end) | _title_role(lay, start, end) | _relative_role(lay, end))
     clause = _around(lay.clauses, start)
     toks = [t for t in lay.toks if clause[0] <= t.start < clause[1]]
     i = sum(1 for t in toks if t.end <= start)
