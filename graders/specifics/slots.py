@@ -273,7 +273,6 @@ def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
         by
         and 2 <= len(toks) <= 3
         and all(t[:1].isalpha() and t not in GENERIC_NAME_WORDS for t in toks)
-        and not common_word(toks[-1])  # "by Brackley Aggregates": a firm's as likely
     ):
         return "person"  # "directed by Anna Kowal": a maker named in full
     end = start + len(" ".join(toks))

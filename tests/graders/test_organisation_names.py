@@ -40,11 +40,6 @@ def test_a_word_most_often_a_quantity_is_no_kind_of_organisation():
     assert organisation_ending("Construction") and organisation_ending("Holdings")
 
 
-def test_a_name_ending_with_a_common_noun_after_by_is_not_typed_a_person():
-    # "Brackley Aggregates": WordNet knows no organisation's aggregate, nor is it a person's
-    assert _type("It was supplied by Brackley Aggregates.", "Brackley Aggregates") is None
-
-
 def test_two_organisations_in_one_role_are_two_fillers():
     assert contradictions(
         "The stand was built by Halden Construction.",
