@@ -43,7 +43,7 @@ def test_a_word_most_often_a_quantity_is_no_kind_of_organisation():
 def test_two_organisations_in_one_role_are_two_fillers():
     assert contradictions(
         "The stand was built by Halden Construction.",
-        "The stand was built by Carrick Builders in 2004.",
+        "The stand was built by Carrick Industries in 2004.",
     )
 
 
