@@ -7,8 +7,15 @@ structure around the name: a role noun it opens with ("Composer Giorgio Baldini"
 it possesses ("Gregory Rabassa's translation"), a relative clause said of it ("Castlemere
 Group, which bought the brewery"), the object of a verb after a subject ("the Harriers beat
 the Falcons", "the team left Oakland"), the giver of what "came from" it, a move's destination
-as where the thing now is ("moved its headquarters from Rotterdam to Utrecht"), and a name
-``displaced`` from the role ("held in Madrid instead of Lisbon").
+as where the thing now is ("moved its headquarters from Rotterdam to Utrecht"), a name
+``displaced`` from the role ("held in Madrid instead of Lisbon"), an apposition on either
+side ("Eleanor Whitcombe, the prosecuting barrister,"; "the trial judge, Howard Pemberton,"),
+the subject of a clause a preposition opens ("a year after Helen Osei had founded the firm")
+and the head of a subject before a copula ("the referee of the final was X"). A role the
+name's own phrase gives it (``bound_roles``: an apposition, a role noun it opens with, a
+relative clause said of it, a passive's agent in a relative clause, such a subject) holds
+whoever the sentence around it is about ("Nadia Rousseau, a curator, worked under its
+director, Pierre Lambert").
 
 The slot reader aligns two values by the words next to them; a name is often written away
 from its deed ("Tomas Adler wrote the libretto" / "the libretto was written by Clara Venn"),
