@@ -11,7 +11,7 @@ in lower case and over-collects title-cased headings; both errors are visible in
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from spanproof.graders.specifics import lexicon
 from spanproof.graders.specifics.dates import _HOLIDAY, MONTHS, WEEKDAYS, blank
@@ -268,6 +268,40 @@ def first_name_mentioned(entity: str, span_text: str) -> bool:
         if not _CAPITALISED_NEXT.match(span_text, m.end()):
             return True
     return False
+
+
+@cache
+def _organisation_nouns() -> tuple[frozenset[str], frozenset[str]]:
+    """(nouns of an organisation's kind, first words of a firm's two-word noun), from
+    ``lexicons/organisation_nouns.txt`` (``scripts/build_organisation_nouns.py``)."""
+    found: dict[str, set[str]] = {"kind": set(), "firm": set()}
+    for line in lexicon.entries("organisation_nouns"):
+        section, _, word = line.partition("\t")
+        if section not in found or not word:
+            raise ValueError(
+                f"lexicons/organisation_nouns.txt: bad line {line!r}; rebuild it with "
+                "scripts/build_organisation_nouns.py"
+            )
+        found[section].add(word)
+    return frozenset(found["kind"]), frozenset(found["firm"])
+
+
+# a plural's singular forms: "industries" -> "industry", "holdings" -> "holding"
+_PLURALS = (("ies", "y"), ("es", ""), ("s", ""))
+
+
+def organisation_ending(word: str) -> bool:
+    """Whether a name ending with ``word`` names an organisation by its structure: a noun of
+    an organisation's kind in WordNet ("Halden Construction", "Varley Industries"), or the
+    plural of the first word of a firm's noun ("Northgate Holdings": a holding company)."""
+    low = word.lower().strip(".")
+    kinds, firms = _organisation_nouns()
+    if low in kinds:
+        return True
+    singular = [
+        low[: -len(e)] + r for e, r in _PLURALS if low.endswith(e) and len(low) > len(e) + 2
+    ]
+    return any(w in kinds or w in firms for w in singular)
 
 
 def only_generic(entity: str) -> bool:

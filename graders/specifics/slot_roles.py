@@ -7,8 +7,15 @@ structure around the name: a role noun it opens with ("Composer Giorgio Baldini"
 it possesses ("Gregory Rabassa's translation"), a relative clause said of it ("Castlemere
 Group, which bought the brewery"), the object of a verb after a subject ("the Harriers beat
 the Falcons", "the team left Oakland"), the giver of what "came from" it, a move's destination
-as where the thing now is ("moved its headquarters from Rotterdam to Utrecht"), and a name
-``displaced`` from the role ("held in Madrid instead of Lisbon").
+as where the thing now is ("moved its headquarters from Rotterdam to Utrecht"), a name
+``displaced`` from the role ("held in Madrid instead of Lisbon"), an apposition on either
+side ("Eleanor Whitcombe, the prosecuting barrister,"; "the trial judge, Howard Pemberton,"),
+the subject of a clause a preposition opens ("a year after Helen Osei had founded the firm")
+and the head of a subject before a copula ("the referee of the final was X"). A role the
+name's own phrase gives it (``bound_roles``: an apposition, a role noun it opens with, a
+relative clause said of it, a passive's agent in a relative clause, such a subject) holds
+whoever the sentence around it is about ("Nadia Rousseau, a curator, worked under its
+director, Pierre Lambert").
 
 The slot reader aligns two values by the words next to them; a name is often written away
 from its deed ("Tomas Adler wrote the libretto" / "the libretto was written by Clara Venn"),
@@ -132,6 +139,9 @@ _DISPLACING = tuple(tuple(e.split()) for e in lexicon.entries("displacing"))
 _RELATIVE = frozenset(["who", "which", "that"])
 # "came from X" says where the subject came from: X gave it ("funding came from the MRC")
 _COME = word_keys("come")
+# prepositions that also open a clause: the name after one may be that clause's subject ("a
+# year after Helen Osei had founded the firm")
+_SUBORDINATING = frozenset(["after", "before", "since", "until", "till"])
 
 
 class Role(NamedTuple):
@@ -219,6 +229,9 @@ def _after(lay: _Layout, toks: list[_Tok], j: int) -> set[Role]:
     if word in _COPULA:
         rest = [x for x in toks[k + 1 :] if x.word.lower() not in _AUX | _COPULA]
         rest = [x for x in rest if x.word.lower() not in _DETERMINERS]
+        # a possessor before the role noun says whose role it is ("the museum's director")
+        while len(rest) > 1 and re.search(r"['’]s?$", rest[0].word):
+            rest = rest[1:]
         if not rest or not rest[0].keys or _named(lay, rest[0]):
             return set()
         if _is_verb(lay, rest[0]):  # "Celtic were beaten"
@@ -253,10 +266,92 @@ def roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
     """Every role the words at ``start:end`` fill: by their clause (``_clause_roles``), by a
     relative clause said of them, and, for a kinship word, whose relative it says who is
     (``_kin_roles``)."""
-    found = _clause_roles(lay, start, end) | _title_role(lay, start, end) | _relative_role(lay, end)
+    found = (
+        _clause_roles(lay, start, end)
+        | _title_role(lay, start, end)
+        | _relative_role(lay, end)
+        | _apposition_role(lay, end)
+    )
     if kin_base(lay.text[start:end]) in KINSHIP:
         return found | _kin_roles(lay, start, end)
     return found
+
+
+def _subject_head(lay: _Layout, toks: list[_Tok], k: int) -> _Tok | None:
+    """The head noun of the subject before the copula at ``toks[k]``: its last noun ("the
+    founder was"), or the noun an "of" phrase follows ("the referee of the final was": the
+    referee, not the final; "the capital of France is"). None when the word before the
+    copula is no noun ("in 2019 was", "said was")."""
+    m = k - 1
+    while m >= 0 and toks[m].word.lower() in _AUX:
+        m -= 1
+    if m < 0:
+        return None
+    last = toks[m]
+    head = last if last.keys and not _named(lay, last) and not _is_verb(lay, last) else None
+    if head is None and not _named(lay, last):
+        return None
+    # back over the phrase to an "of" after its head, within the clause and its words
+    while m > 0 and not re.search(r"[,;(:]", _gap(lay, toks[m - 1].end, toks[m].start)):
+        m -= 1
+        t = toks[m]
+        if t.word.lower() == "of":
+            prior = toks[m - 1] if m else None
+            if (
+                prior is not None
+                and prior.keys
+                and not _named(lay, prior)
+                and not _is_verb(lay, prior)
+                and not re.search(r"[,;(:]", _gap(lay, prior.end, t.start))
+            ):
+                return prior
+            break
+        if t.keys and (_is_verb(lay, t) or t.word.lower() in _PREPS):
+            break
+    return head
+
+
+# the words that open an apposition said of a name right after it ("X, the trial judge,")
+_APPOSITION = re.compile(r"\s*,\s*(?:the|a|an|its|their|his|her)\s", re.I)
+
+
+def _apposition_words(lay: _Layout, end: int) -> list[_Tok] | None:
+    """The words of an apposition after the name ending at ``end``: a noun phrase a
+    determiner opens between two commas ("Halberd Shipping, the vessel's owner, lodged"), or
+    before the clause's end; None without one."""
+    m = _APPOSITION.match(lay.text, end)
+    if not m:
+        return None
+    clause_end = _around(lay.clauses, end)[1] if end < len(lay.text) else end
+    close = lay.text.find(",", m.end())
+    stop = clause_end if close < 0 else min(close, clause_end)
+    words = [t for t in lay.toks if m.end() - 1 <= t.start < stop]
+    if not words or re.search(r"[;(:]", lay.text[m.end() : stop]):
+        return None
+    return words
+
+
+def _apposition_role(lay: _Layout, end: int) -> frozenset[Role]:
+    """The role an apposition after a name says ("Eleanor Whitcombe, the prosecuting
+    barrister,"; "Bologna, the region's capital,"; "Nadia Rousseau, a curator at the
+    museum,"): its head noun, the last before a preposition, as the role noun of "the
+    barrister, Eleanor Whitcombe" would be. None when the phrase holds a verb or a name
+    ("X, the company that built the dam"), which is no role noun's phrase."""
+    words = _apposition_words(lay, end)
+    if not words:
+        return frozenset()
+    head = None
+    for t in words:
+        low = t.word.lower()
+        if low in _PREPS:
+            break
+        if _named(lay, t) or low in _RELATIVE:
+            return frozenset()
+        if t.keys and low not in _DETERMINERS and not re.search(r"['’]s?$", t.word):
+            head = t  # the last noun; a verb form before it describes it ("the presiding")
+    if head is None or not noun_form(head.word) or _is_verb(lay, head):
+        return frozenset()
+    return frozenset({Role(_role_of_noun(head.word), head.keys)})
 
 
 MIN_TITLED_WORDS = 2  # words of a name after a role noun it opens with ("Composer Ada Lind")
@@ -444,6 +539,15 @@ def _clause_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
         if word == "to" and k and toks[k - 1].word.lower() == "according":
             out.add(Role("source", frozenset()))
             return frozenset(out)
+        if (
+            word in _SUBORDINATING
+            and j < len(toks)
+            and "," not in _gap(lay, end, toks[j].start)
+            and (own := _after(lay, toks, j))
+        ):
+            # "a year after Helen Osei had founded the firm": the name is the subject of the
+            # clause the word opens, whose verb follows it
+            return frozenset(own)
         if word in _PREPS:
             deed = _deed_before(lay, toks, k)
             if _displaced(toks, k):
@@ -464,12 +568,9 @@ def _clause_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
             out.add(Role("source", frozenset()))
             return frozenset(out)
         if word in _COPULA:  # "the founder was X": the subject's noun says the role
-            for s in reversed(toks[:k]):
-                if s.word.lower() in _AUX:
-                    continue
-                if s.keys and not _named(lay, s) and not _is_verb(lay, s):
-                    out.add(Role(_role_of_noun(s.word), s.keys))
-                break
+            head = _subject_head(lay, toks, k)
+            if head is not None:
+                out.add(Role(_role_of_noun(head.word), head.keys))
             return frozenset(out)
         prior = toks[k - 1] if k else None
         after_subject = prior is not None and (
@@ -588,7 +689,45 @@ def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool
         t for t in _subject_words(s_lay, sv) or ()
         if not t.keys & c_keys and t.word.lower() not in _DETERMINERS
     ]  # fmt: skip
-    return not extra or _agentless_passive(c_lay, cv)
+    if not extra or _agentless_passive(c_lay, cv):
+        return True
+    # the span's filler bound to the claim's role by its own phrase is said of the deed the
+    # claim's words name, whoever the clause around it is about
+    return aligned(roles(c_lay, cv.start, cv.end), bound_roles(s_lay, sv.start, sv.end))
+
+
+# a passive's agent in a relative clause: "the portrait, which was painted by his friend X"
+_RELATIVE_PASSIVE = re.compile(
+    r"\b(?:which|who|that)\s+(?:(?:has|have|had)\s+)?(?:was|were|is|are|been|be|being)\s+"
+    r"(?:\w+\s+)?\w+\s+by\s+(?:[\w'’-]+\s+){0,3}$",
+    re.I,
+)
+
+
+def bound_roles(lay: _Layout, start: int, end: int) -> frozenset[Role]:
+    """The roles the name at ``start:end`` is given by its own phrase, not by the clause it
+    stands in: an apposition on either side ("the trial judge, Howard Pemberton,"; "Bologna,
+    the region's capital,"), a role noun it opens with ("Composer Giorgio Baldini"), a
+    relative clause said of it ("Castlemere Group, which bought the brewery"), the
+    agent of a passive in a relative clause ("the mission, which was commanded by Major
+    Stefan Holm"), or the subject of a clause a preposition opens ("after Helen Osei had
+    founded the firm"). The subject of the sentence around such a name is someone else's
+    ("Nadia Rousseau, a curator, worked under its director, Pierre Lambert")."""
+    out = set(_apposition_role(lay, end) | _title_role(lay, start, end) | _relative_role(lay, end))
+    clause = _around(lay.clauses, start)
+    toks = [t for t in lay.toks if clause[0] <= t.start < clause[1]]
+    i = sum(1 for t in toks if t.end <= start)
+    if i:
+        before, gap = toks[i - 1], _gap(lay, toks[i - 1].end, start)
+        found = _clause_roles(lay, start, end)
+        if "," in gap and not re.search(r"[;(:]", gap):
+            if before.keys and not _named(lay, before) and not _is_verb(lay, before):
+                out.add(Role(_role_of_noun(before.word), before.keys))  # "the trial judge, X"
+        elif before.word.lower() in _SUBORDINATING:
+            out |= found
+        elif _RELATIVE_PASSIVE.search(lay.text[clause[0] : start]):
+            out |= {r for r in found if r.relation == "agent"}
+    return frozenset(out)
 
 
 def same_report(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:

@@ -27,7 +27,11 @@ from spanproof.graders.specifics.dates import (
     dated,
     has_digit,
 )
-from spanproof.graders.specifics.names import GENERIC_NAME_WORDS, extract_entities
+from spanproof.graders.specifics.names import (
+    GENERIC_NAME_WORDS,
+    extract_entities,
+    organisation_ending,
+)
 from spanproof.graders.specifics.numbers import (
     _DOZEN_RE,
     _FRACTION_RE,
@@ -264,6 +268,8 @@ def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
         return "place"
     if 2 <= len(toks) <= 3 and toks[0] in given_names() and toks[-1] not in GENERIC_NAME_WORDS:
         return "person"  # "Sarah Lund", "Marco Bellini": a given name of the census first
+    if len(toks) >= 2 and organisation_ending(toks[-1]):
+        return "org"  # "Halden Construction", "Northgate Holdings": a kind of organisation
     by = re.search(r"\bby\s+$", text[max(0, start - 5) : start])
     if (
         by

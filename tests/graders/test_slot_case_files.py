@@ -18,12 +18,17 @@ judge ``blind``); the figure at that measurement, then at the last one:
   the alignment by uniqueness, which were written with its missed name and value cases in view
   (adapted, no longer a held-out figure);
 - ``eighth`` (53), before a name's role was read from its clause (test_name_roles.py): 6 of
-  26 proven, 15 after;
+  26 proven, 15 after, 16 once a relative clause said of a name bound it to its role;
 - ``ninth`` (64), before a value worded otherwise than its span was aligned by uniqueness
   (test_slot_unique.py): 5 of 28 proven, 6 after;
+- ``twelfth`` (46), before a name's role was read from its own phrase (an apposition, a
+  passive's agent in a relative clause, the subject of a clause "after" opens) and names
+  ending with a kind of organisation were typed (test_bound_roles.py): 10 of 22 proven, 18
+  after;
 - ``seventh`` (60), written by someone who did not read the reader and shown to no one who
   changed it: 6 of 30 proven before the name-role reading and the alignment by uniqueness,
-  7 of 30 after (held out);
+  7 of 30 after (held out; the organisation typing of the next round was mended after the
+  words of one of its names were printed, so its figure after that change is not clean);
 - ``tenth`` (60), written the same way, measured once before any change of the next round:
   5 of 30 proven, and one paraphrase wrongly proven ("GSK" read as another name than
   "GlaxoSmithKline"; a short form in capitals is now never a rival of a name its letters run
@@ -55,10 +60,11 @@ PROVEN_TODAY = {
     "fifth": (4, 5, 8, 9, 11, 13, 14, 18, 19, 21, 23, 25, 26, 27, 29, 30),
     "sixth": (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12),
     "seventh": (7, 10, 12, 21, 25, 26, 27),
-    "eighth": (1, 2, 4, 6, 8, 9, 11, 16, 19, 20, 22, 23, 24, 25, 26),
+    "eighth": (1, 2, 4, 6, 8, 9, 11, 16, 18, 19, 20, 22, 23, 24, 25, 26),
     "ninth": (15, 19, 20, 24, 26, 28),
     "tenth": (5, 7, 8, 10, 22),
     "eleventh": (6, 7, 8, 10, 11, 15, 17, 18, 19, 20, 22, 23, 24, 25, 26),
+    "twelfth": (1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19),
 }  # fmt: skip
 # absences the reader proves though the span does not state the claim's slot: a known fault,
 # asserted as one (strict), so that the day it is fixed the case joins the rest
