@@ -60,6 +60,9 @@ def test_pairs_asked_together_travel_in_chunks_and_a_lone_pair_does_not_wait():
         return submit(fn, *args, **kwargs)
 
     pool._pool.submit = counting
+    # the workers' start-up first: pairs waiting on it wake one by one (each on its own
+    # wrapped future), and on a busy machine in different turns of the loop
+    pool._ready.result(timeout=300)
 
     async def together_then_alone():
         found = await asyncio.gather(*(pool.findings(r["claim"], r["span"]) for r in rows))
