@@ -286,6 +286,11 @@ def _organisation_nouns() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(found["kind"]), frozenset(found["firm"])
 
 
+def load() -> None:
+    """Read the organisation nouns now, before the first pair (slot_reader.load_tables)."""
+    _organisation_nouns()
+
+
 # a plural's singular forms: "industries" -> "industry", "holdings" -> "holding"
 _PLURALS = (("ies", "y"), ("es", ""), ("s", ""))
 

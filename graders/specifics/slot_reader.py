@@ -663,11 +663,12 @@ def load_tables() -> None:
     """Load what the reader reads, once per process (about a second: pint's unit definitions,
     the WordNet concepts, ISO 3166, the towns and given names), so that no pair pays for it:
     the verifier calls this when it is made, before any pair is judged."""
-    from spanproof.graders.specifics import concepts, places, readings
+    from spanproof.graders.specifics import concepts, names, places, readings
 
     readings.load_units()
     concepts.load()
     places.load()
+    names.load()
     freeze_loaded()  # never walked by the garbage collector again (spanproof.core.heap)
 
 

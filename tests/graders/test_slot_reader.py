@@ -154,14 +154,16 @@ def test_a_compass_direction_is_a_value_read_the_way_round_it_is_stated():
 
 def test_the_verifier_loads_the_reader_s_tables_when_it_is_made_not_in_a_pair():
     from spanproof.graders.judges import make_judge
-    from spanproof.graders.specifics import places, readings
+    from spanproof.graders.specifics import names, places, readings
     from spanproof.graders.verify import Verifier
 
     readings._units.cache_clear()
     places._regions.cache_clear()
+    names._organisation_nouns.cache_clear()
     Verifier([make_judge("blind")])
     assert readings._units.cache_info().currsize == 1
     assert places._regions.cache_info().currsize == 1
+    assert names._organisation_nouns.cache_info().currsize == 1
 
 
 def test_a_range_is_found_by_its_values_when_a_layout_is_recomputed_beside_cached_frames():
