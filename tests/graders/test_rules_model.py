@@ -19,6 +19,7 @@ from spanproof.graders.rules.model import (
 from spanproof.graders.rules.signals import BY_NAME
 
 from spanproof.judge_training.data import data_sha256, training_rows
+from spanproof.judge_training.training import features, features_sha256
 
 
 def test_the_parameters_match_the_hash_of_the_data_they_were_fitted_on():
@@ -33,6 +34,30 @@ def test_the_parameters_match_the_hash_of_the_data_they_were_fitted_on():
     cal_path = Path(__file__).resolve().parents[2] / "goldens" / "judge_calibration.jsonl"
     cal = {json.loads(line)["claim"] for line in cal_path.read_text(encoding="utf-8").splitlines()}
     assert not cal & {r.claim for r in rows}
+
+
+def test_the_parameters_were_fitted_on_what_the_code_measures_today():
+    # The audit and the signals change with the code; parameters fitted on values the code no
+    # longer computes are stale even when the training rows are the same (the data hash above
+    # cannot see it, and `spanproof judge train --check` takes minutes).
+    params = load_params()
+    f = features(training_rows(), params.training["candidates"])
+    assert features_sha256(f) == params.features_sha256, (
+        "the signals or the audit now measure the training pairs otherwise than when "
+        "graders/rules/params.json was fitted: run `spanproof judge train`, then "
+        "`spanproof judge cv --nested` for the README's figures, and commit params.json"
+    )
+
+
+def test_a_changed_measurement_no_longer_matches():
+    rows = training_rows(synthetic=False)[:6]
+    f = features(rows, ["coverage", "contradiction_proven"])
+    before = features_sha256(f)
+    f.X[3, 1] += 1.0  # one proof more on one pair
+    assert features_sha256(f) != before
+    f.X[3, 1] -= 1.0
+    f.audited[2, 0] = (f.audited[2, 0] + 1) % 3  # the audit lowers one verdict otherwise
+    assert features_sha256(f) != before
 
 
 def test_a_changed_training_set_no_longer_matches(tmp_path):
@@ -61,51 +86,38 @@ def test_every_verdict_carries_a_confidence():
 
 # One development pair per signal (goldens/wice_dev_pairs.jsonl or a synthetic pair of the
 # training set) on which the judge is right, and on which the verdict changes when that
-# signal's weights are taken out of the model: remove any signal and its test fails.
+# signal's weights are taken out of the model: remove any signal and its test fails. After a
+# refit, `python scripts/load_bearing_cases.py` prints a fresh table (shortest pairs first).
 LOAD_BEARING = [
-    ('coverage', 'The Tozzer library itself holds over 260,000 volumes, including the first book acquired by the Peabody Museum Library.',
-     'In 1866 the Peabody Museum of Natural History at Yale University was founded with a gift of $150,000 for the construction of a museum building and the care and increase of the museum and its collections. O.C. Marsh was appointed Professor of Paleontology at Yale in 1866, the first such professorship in the United States, and only the second in the world.', 'NOT_SUPPORTED'),  # wice
-    ('clause_coverage', 'This further decreased to 41.3\xa0% in 2016 , mainly due to the conversion of "Hindus into Christian" by the Christian missionaries.',
-     'They are divided along the following major religions: Hindu (41.3%), Muslim (24.6%) and Christian (24.4%).', 'PARTIAL'),  # wice
-    ('substituted', 'Instead of attending his local school Teaneck High School, Lecque decided to enroll at Monsignor Scanlan High School in The Bronx because of its superior basketball program.',
-     'Teaneck High School, the local public school is the two-time defending state champions in basketball and one of the best programs in North Jersey. Although Lecque could have chosen to attend there, he decided to make the commute to Scanlan every day, which is on the Hutchinson River Parkway. When asked what made him go to Scanlan, Lecque says, "You know Scanlan was a good school. They have a great coach, good players, it was such a good time."', 'SUPPORTED'),  # wice
-    ('claim_length', 'Late the following year, Harris left the band and Dennis Whitted took over from Davidson on drums.',
-     'The band stretches out Big Walter\'s "Everything\'s Gonna Be Alright" past eight minutes and Charles Brown\'s "Driftin\' Blues" almost 15. Then there\'s the rendition of "The Boxer," which takes a left turn into Allmans territory with drummer Dennis Whitted taking an extended solo for the ages that probably furrowed brows of the audience members coming to hear "Born in Chicago" and instead getting a pretty good Jaimoe.', 'NOT_SUPPORTED'),  # wice
-    ('missing_entities', 'The Tozzer library itself holds over 260,000 volumes, including the first book acquired by the Peabody Museum Library.',
-     'In 1866 the Peabody Museum of Natural History at Yale University was founded with a gift of $150,000 for the construction of a museum building and the care and increase of the museum and its collections. O.C. Marsh was appointed Professor of Paleontology at Yale in 1866, the first such professorship in the United States, and only the second in the world.', 'NOT_SUPPORTED'),  # wice
-    ('opposite_words', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
-     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
-    ('stronger_claim', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
-     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
-    ('quantifier_scope', 'Also, resource mobilization applies because of the fact that the people who founded the organization knew how to utilize the resources available, which implies that anyone who uses the website to sign a petition or start a petition are rational social actors who act as utility maximizers, who weigh the costs and benefits before deciding to be a part of a social movement.',
-     'Projecting Start Up Costs for a Business', 'NOT_SUPPORTED'),  # wice
-    ('contradiction_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
-     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
-    ('negation_conflict_aligned', 'Instead of attending his local school Teaneck High School, Lecque decided to enroll at Monsignor Scanlan High School in The Bronx because of its superior basketball program.',
-     'Teaneck High School, the local public school is the two-time defending state champions in basketball and one of the best programs in North Jersey. Although Lecque could have chosen to attend there, he decided to make the commute to Scanlan every day, which is on the Hutchinson River Parkway. When asked what made him go to Scanlan, Lecque says, "You know Scanlan was a good school. They have a great coach, good players, it was such a good time."', 'SUPPORTED'),  # wice
-    ('stronger_claim_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
-     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
-    ('missing_entities_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
-     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
-    ('quantifier_scope_aligned', "The company announced that its first store would be on located on the shores of the world-famous Doctor's Cave Beach, offering views of the Caribbean Sea.",
-     'This follows the announcement in May this year that world-famous Starbucks Coffee Company had entered a geographic licensing agreement with Caribbean Coffee Traders Ltd, a consortium led by Margaritaville Caribbean Group, a leading restaurant management and franchise operator in the Caribbean.', 'NOT_SUPPORTED'),  # wice
-    ('hedge_dropped_aligned', 'In 2017, Shout! Factory released a Blu-ray edition restoring the original songs, making this the first home media version since the original VHS release to feature a completely unaltered soundtrack.',
-     'Released: June 6, 2017 • Available in US & Canada "With Shout Select\'s terrific presentation and all of the film\'s original music finally back in it for the first time in many, many years, this is definitely a release worth checking out." – Tim Salmons, The Digital Bits', 'PARTIAL'),  # wice
-    ('unstated_numbers', 'Instead of attending his local school Teaneck High School, Lecque decided to enroll at Monsignor Scanlan High School in The Bronx because of its superior basketball program.',
-     'Teaneck High School, the local public school is the two-time defending state champions in basketball and one of the best programs in North Jersey. Although Lecque could have chosen to attend there, he decided to make the commute to Scanlan every day, which is on the Hutchinson River Parkway. When asked what made him go to Scanlan, Lecque says, "You know Scanlan was a good school. They have a great coach, good players, it was such a good time."', 'SUPPORTED'),  # wice
-    ('unstated_dates', 'Late the following year, Harris left the band and Dennis Whitted took over from Davidson on drums.',
-     'The band stretches out Big Walter\'s "Everything\'s Gonna Be Alright" past eight minutes and Charles Brown\'s "Driftin\' Blues" almost 15. Then there\'s the rendition of "The Boxer," which takes a left turn into Allmans territory with drummer Dennis Whitted taking an extended solo for the ages that probably furrowed brows of the audience members coming to hear "Born in Chicago" and instead getting a pretty good Jaimoe.', 'NOT_SUPPORTED'),  # wice
-    ('wording_flags_aligned', 'The band\'s third album, "Emotive", was released on November 2, 2004\xa0– the actual U.S Presidential Election Day.',
-     '(meta data) PUBLISHED DATETIME: 2004-10-19 14:49 eMOTIVe hits stores on Election Day, November 2.', 'SUPPORTED'),  # wice
-    ('contradiction_proven', 'Late the following year, Harris left the band and Dennis Whitted took over from Davidson on drums.',
-     'The band stretches out Big Walter\'s "Everything\'s Gonna Be Alright" past eight minutes and Charles Brown\'s "Driftin\' Blues" almost 15. Then there\'s the rendition of "The Boxer," which takes a left turn into Allmans territory with drummer Dennis Whitted taking an extended solo for the ages that probably furrowed brows of the audience members coming to hear "Born in Chicago" and instead getting a pretty good Jaimoe.', 'NOT_SUPPORTED'),  # wice
+    ('coverage', 'She replaced James Marshall on 24 July 2019.',
+     'Tue 23 Jul 2019 14.40 EDT', 'NOT_SUPPORTED'),  # wice
+    ('clause_coverage', 'Paterson died on November 10, 2018, at the age of 78.',
+     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('substituted', 'He was married to his wife, the former Mildred Schmidt, of Grants Pass, Oregon, for 69 years until her death 16 November 2012.',
+     'My wife of 69 years, Mildred, passed away late last year and that was difficult.', 'PARTIAL'),  # wice
+    ('sentence_alignment', 'Paterson died on November 10, 2018, at the age of 78.',
+     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('claim_length', 'Gill has won 21 awards from 44 nominations.',
+     '## GRAMMY Award Results for Vince Gill', 'NOT_SUPPORTED'),  # wice
+    ('missing_entities', 'Paterson died on November 10, 2018, at the age of 78.',
+     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('stronger_claim', 'This interactive educational website tells story of African-Americans and the role they played, and still play, in the horse industry.',
+     'The goal of the Chronicle of African Americans in the Horse Industry is to create an online, interactive archive to house and display photos, documents, artifacts, and oral histories of African Americans who have worked, and continue to work in equine industries.', 'SUPPORTED'),  # wice
+    ('quantifier_scope', 'Finishing each lap extends the game timer like in most arcade-style racing games.',
+     'Races are also timed, and completing a lap extends the timer, similar to OutRun.', 'PARTIAL'),  # wice
+    ('negation_conflict_aligned', 'Also some other softenings were foreseen, e.g. for women having 3 and more children.',
+     'Women with three or more children could retire earlier, he added.', 'PARTIAL'),  # wice
+    ('stronger_claim_aligned', 'He was married to his wife, the former Mildred Schmidt, of Grants Pass, Oregon, for 69 years until her death 16 November 2012.',
+     'My wife of 69 years, Mildred, passed away late last year and that was difficult.', 'PARTIAL'),  # wice
+    ('hedge_dropped_aligned', 'He was married to his wife, the former Mildred Schmidt, of Grants Pass, Oregon, for 69 years until her death 16 November 2012.',
+     'My wife of 69 years, Mildred, passed away late last year and that was difficult.', 'PARTIAL'),  # wice
+    ('wording_flags_aligned', 'Paterson died on November 10, 2018, at the age of 78.',
+     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
+    ('unstated_specifics_aligned', "Hernandez's father died in January 2006 from complications from hernia surgery when Hernandez was 16.",
+     'According to a January 7, 2006 obituary, Daniel Hernandez was 49 years old when he died.', 'PARTIAL'),  # wice
+    ('contradiction_proven', 'He was married to his wife, the former Mildred Schmidt, of Grants Pass, Oregon, for 69 years until her death 16 November 2012.',
+     'My wife of 69 years, Mildred, passed away late last year and that was difficult.', 'PARTIAL'),  # wice
 ]  # fmt: skip
-
-
-def _without(params: Params, signal: str) -> Params:
-    j = params.signals.index(signal)
-    coef = [[0.0 if k == j else w for k, w in enumerate(row)] for row in params.coef]
-    return params.model_copy(update={"coef": coef})
 
 
 @pytest.mark.parametrize(
@@ -115,7 +127,7 @@ def test_each_signal_is_load_bearing(signal, claim, span, expected):
     params = load_params()
     assert signal in params.signals, f"{signal} is no longer in the model"
     assert RulesJudge(params).decide(claim, span).verdict == expected
-    assert RulesJudge(_without(params, signal)).decide(claim, span).verdict != expected
+    assert RulesJudge(params.without(signal)).decide(claim, span).verdict != expected
 
 
 def test_every_signal_of_the_model_has_a_load_bearing_case():
