@@ -59,8 +59,8 @@ def warm(judge_spec: str, replayable: bool, *, runs: bool = False) -> None:
     confusable-letter table the first run would otherwise load on the loop while every run
     side by side waits.
 
-    The HTTP client a model call sends with (``spanproof.wire.send``, httpx and its
-    transports) needs no part of its own: the judge registry imports it with the graders
+    The HTTP client a model call sends with (``spanproof.wire.send`` and its own transport,
+    ``spanproof.wire.lean``) needs no part of its own: the judge registry imports it with the graders
     (``graders.verify`` reads ``wire``'s limiter), whatever the models are
     (tests/gate/test_offloop_warm.py holds this)."""
     from spanproof.graders.judges import check_judge_spec

@@ -66,7 +66,12 @@ def _figure_dropped(data: dict) -> None:
 
 
 TAMPERED = {
-    "zeroed outcomes": (_zero_outcomes, "calibration.agreement is 0.737"),
+    # the committed figure, named with the count that no longer gives it (refits move it)
+    "zeroed outcomes": (
+        _zero_outcomes,
+        f"calibration.agreement is {_committed()['figures']['calibration.agreement']} but its "
+        "per-item outcomes give 0",
+    ),
     "5 of 1": (_five_of_one, "count 5 of 1 has more successes than trials"),
     "negative": (_negative, "count -1 of 1 is negative"),
     "string": (_string, "outcomes.sets.calibration.items.0.counts.correct.0"),

@@ -15,11 +15,11 @@ import sys
 from spanproof.gate.offloop import warm
 assert "spanproof.wire.send" not in sys.modules, "imported before warm: the probe reads nothing"
 warm("blind", False)
-print("httpx" in sys.modules, "spanproof.wire.send" in sys.modules)
+print("spanproof.wire.lean" in sys.modules, "spanproof.wire.send" in sys.modules)
 """
 
 
-def test_warm_imports_the_http_client_for_an_offline_judge():
+def test_warm_imports_the_model_calls_transport_for_an_offline_judge():
     out = subprocess.run(
         [sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=300, check=True
     )
