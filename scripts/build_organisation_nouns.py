@@ -31,7 +31,14 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
+
+# the WordNet 3.0 file readers are the concept table's build script's (this folder is not a
+# package; the script is also loaded by path from the tests)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_wordnet_concepts import _data as read_data  # noqa: E402
+from build_wordnet_concepts import _index as read_index  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "graders" / "specifics" / "lexicons" / "organisation_nouns.txt"
@@ -45,32 +52,12 @@ PERSON = "00007846"  # person, individual
 _WORD = re.compile(r"[a-z]+")
 
 
-def _index(root: Path) -> dict[str, list[str]]:
-    out = {}
-    for line in (root / "index.noun").read_text(encoding="latin-1").splitlines():
-        if line.startswith(" "):
-            continue
-        f = line.split()
-        out[f[0]] = f[4 + int(f[3]) + 2 :]
-    return out
-
-
 def _hypernyms(root: Path) -> dict[str, list[str]]:
     """synset -> the synsets it is a kind (``@``) or an instance (``@i``) of."""
-    out = {}
-    for line in (root / "data.noun").read_text(encoding="latin-1").splitlines():
-        if line.startswith(" "):
-            continue
-        f = line.split("|")[0].split()
-        i = 4 + 2 * int(f[3], 16)
-        ups = []
-        for _ in range(int(f[i])):
-            sym, target, pos = f[i + 1], f[i + 2], f[i + 3]
-            if sym in ("@", "@i") and pos == "n":
-                ups.append(target)
-            i += 4
-        out[f[0]] = ups
-    return out
+    return {
+        synset: [target for sym, target, pos, _ in ptrs if sym in ("@", "@i") and pos == "n"]
+        for synset, (_, ptrs) in read_data(root, "n").items()
+    }
 
 
 def _closure(start: str, ups: dict[str, list[str]]) -> set[str]:
@@ -85,7 +72,7 @@ def _closure(start: str, ups: dict[str, list[str]]) -> set[str]:
 
 
 def build(root: Path) -> str:
-    index, ups = _index(root), _hypernyms(root)
+    index, ups = read_index(root, "n"), _hypernyms(root)
     cache: dict[str, set[str]] = {}
 
     def above(s: str) -> set[str]:
