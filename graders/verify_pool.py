@@ -161,14 +161,18 @@ def _judge_chunk(pairs: list[StreamPair], hits: dict[str, str]) -> ChunkResult:
 
 def _stop(pool: ProcessPoolExecutor, out: deque[Future[ChunkResult]]) -> None:
     """Abandon the chunks still out: stop their workers now rather than wait for them."""
-    for f in out:
+    # A broken pool (a worker died) fails every chunk still out from CPython's manager thread;
+    # a chunk cancelled under it makes that thread die with InvalidStateError, printing a
+    # traceback after the run's one clear error. Only a pool still whole has chunks to cancel.
+    broken = bool(getattr(pool, "_broken", False))
+    for f in out if not broken else ():
         f.cancel()
     # the pool's private parts (CPython's, so each may be absent): read with getattr
     processes = list((getattr(pool, "_processes", None) or {}).values())
     # taken before shutdown, which drops the pool's references to both
     manager = getattr(pool, "_executor_manager_thread", None)
     writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
-    pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=False, cancel_futures=not broken)
     for process in processes:
         if process.is_alive():
             process.kill()  # workers ignore SIGINT and SIGTERM: only the parent stops them
