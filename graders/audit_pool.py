@@ -230,10 +230,13 @@ class AuditPool:
             # one CPython's executor thread dies with InvalidStateError (a traceback on the
             # user's terminal)
             found = await asyncio.shield(mine)
-        except BrokenProcessPool as exc:
+        except (BrokenProcessPool, EOFError, ConnectionError) as exc:
+            # a worker died (the pool is broken), or the fork server the pool starts workers
+            # from did (its socket reads end of file): the same stop for the user
+            why = str(exc) or f"{type(exc).__name__}: the workers' fork server is gone"
             raise WorkerCrashed(
                 f"an audit worker process stopped unexpectedly after {self.done} pairs were "
-                f"audited ({exc}); if the machine ran out of memory, retry with fewer --workers"
+                f"audited ({why}); if the machine ran out of memory, retry with fewer --workers"
             ) from exc
         self.done += 1
         return found
