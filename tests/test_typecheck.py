@@ -5,29 +5,21 @@ exactly what mypy's own --strict sets."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "typecheck.py"
 
 pytest.importorskip("mypy", reason="mypy is in the test extra")
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("typecheck", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _mypy_config() -> dict:
@@ -43,7 +35,7 @@ def _copy_of_the_tree(tmp_path: Path) -> tuple[Path, int]:
     """The packages' .py files at their checkout paths, with pyproject.toml; and how many."""
     root = tmp_path / "checkout"
     count = 0
-    for folder in _script().top_level_packages(REPO).values():
+    for folder in load_script("typecheck").top_level_packages(REPO).values():
         for py in folder.rglob("*.py"):
             dest = root / py.relative_to(REPO)
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -63,9 +55,13 @@ def _plant(file: Path, line: str) -> int:
 def test_planted_errors_fail_the_check_where_they_are_and_only_there(tmp_path):
     root, files = _copy_of_the_tree(tmp_path)
     strict = set(_strict_override()["module"])
-    lax = sorted(p for p in _script().top_level_packages(root) if f"spanproof.{p}" not in strict)
+    lax = sorted(
+        p
+        for p in load_script("typecheck").top_level_packages(root)
+        if f"spanproof.{p}" not in strict
+    )
     assert lax, "every package is strict: plant the untyped function's twin elsewhere"
-    lax_folder = _script().top_level_packages(root)[lax[0]].relative_to(root)
+    lax_folder = load_script("typecheck").top_level_packages(root)[lax[0]].relative_to(root)
     untyped = "def planted_untyped(value): return value"
     bad = _plant(root / "agent" / "run.py", 'planted: int = "not a number"')  # a mapped folder
     strict_bad = _plant(root / "spanproof" / "core" / "text.py", untyped)
@@ -114,7 +110,7 @@ def test_the_strict_override_sets_what_mypy_strict_sets(tmp_path):
 def test_paths_are_reported_as_checkout_paths():
     packages = {"agent": REPO / "agent", "core": REPO / "spanproof" / "core"}
     output = "spanproof/agent/run.py:3: error: x\nspanproof/core/a.py:1: note: y\n"
-    assert _script().checkout_paths(output, REPO, packages) == (
+    assert load_script("typecheck").checkout_paths(output, REPO, packages) == (
         "agent/run.py:3: error: x\nspanproof/core/a.py:1: note: y\n"
     )
 

@@ -13,6 +13,7 @@ from spanproof.graders.judges.blind import BlindJudge
 from spanproof.graders.verify import Verifier
 
 from spanproof.core.evidence import Span
+from tests.scripts import load_script
 
 LOANS = "Thornbury Libraries recorded 318,400 loans in 2024, up from 301,900 in 2023."
 ERRATUM = (
@@ -209,24 +210,10 @@ async def test_contact_details_are_not_published_unless_asked_for_and_then_flagg
 # --- the false-conflict figure ----------------------------------------------------------------
 
 
-def _script():
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "slot_conflict_false_positives.py"
-    spec = importlib.util.spec_from_file_location("slot_conflict_false_positives", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_false_conflict_script_fails_on_a_planted_self_contradiction(tmp_path, capsys):
     import json
 
-    script = _script()
+    script = load_script("slot_conflict_false_positives")
     pairs, pages = tmp_path / "pairs.jsonl", tmp_path / "pages.jsonl"
     rows = [
         {"id": "a", "claim": LOANS, "span": LOANS, "source": {"wice_id": "pa"}},

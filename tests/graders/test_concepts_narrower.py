@@ -6,24 +6,14 @@ joined this way (graders.specifics.concepts, scripts/build_wordnet_concepts.py
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 from spanproof.graders.specifics import concepts
 from spanproof.graders.specifics.concepts import same
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _build_script():
-    spec = importlib.util.spec_from_file_location(
-        "build_wordnet_concepts", ROOT / "scripts" / "build_wordnet_concepts.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_word_and_one_a_step_narrower_match():
@@ -65,7 +55,7 @@ _DATA = {
 
 
 def test_the_build_joins_one_step_one_way_and_not_an_antonym_or_from_a_root():
-    build = _build_script()
+    build = load_script("build_wordnet_concepts")
     held = {w: {"v" + off for off in offs} for w, offs in _INDEX.items()}
     held["climber"] = {"v02"}  # by derivation only
     build._narrower(_INDEX, _DATA, "v", held)

@@ -6,7 +6,6 @@ holding company), read from ``lexicons/organisation_nouns.txt``, which
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,8 @@ from spanproof.graders.specifics import names
 from spanproof.graders.specifics.names import organisation_ending
 from spanproof.graders.specifics.slot_reader import contradictions
 from spanproof.graders.specifics.slots import name_type
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDNET = Path("/usr/share/wordnet")
@@ -53,24 +54,16 @@ def test_a_bad_lexicon_line_fails_with_what_to_do(monkeypatch):
         names._organisation_nouns.__wrapped__()
 
 
-def _build_module():
-    spec = importlib.util.spec_from_file_location(
-        "build_organisation_nouns", ROOT / "scripts" / "build_organisation_nouns.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.skipif(not (WORDNET / "index.noun").is_file(), reason="no WordNet database here")
 def test_the_committed_list_is_what_wordnet_gives():
     committed = ROOT / "graders" / "specifics" / "lexicons" / "organisation_nouns.txt"
-    assert _build_module().build(WORDNET) == committed.read_text(encoding="utf-8")
+    assert load_script("build_organisation_nouns").build(WORDNET) == committed.read_text(
+        encoding="utf-8"
+    )
 
 
 def test_the_build_without_wordnet_says_what_to_install(tmp_path, monkeypatch, capsys):
-    module = _build_module()
+    module = load_script("build_organisation_nouns")
     monkeypatch.setattr(
         "sys.argv", ["build", "--wordnet", str(tmp_path), "--out", str(tmp_path / "o")]
     )

@@ -4,24 +4,14 @@ proven paraphrase is exit 1."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location(
-        "proof_cases", ROOT / "scripts" / "proof_cases.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 CASE = {"id": "c1", "claim": "The bridge opened in 1932.", "span": "The bridge opened in 1934.",
@@ -40,14 +30,14 @@ def test_a_file_that_is_not_a_case_file_exits_2_saying_why(tmp_path, capsys, tex
     path = tmp_path / "cases.jsonl"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(SystemExit) as stop:
-        _script().main([str(path)])
+        load_script("proof_cases").main([str(path)])
     assert stop.value.code == 2 and said in capsys.readouterr().err
 
 
 def test_a_proven_paraphrase_is_exit_1_and_a_proven_contradiction_exit_0(tmp_path, capsys):
     path = tmp_path / "cases.jsonl"
     path.write_text(json.dumps(CASE) + "\n", encoding="utf-8")
-    assert _script().main([str(path)]) == 0
+    assert load_script("proof_cases").main([str(path)]) == 0
     path.write_text(json.dumps(CASE | {"kind": "paraphrase"}) + "\n", encoding="utf-8")
-    assert _script().main([str(path)]) == 1
+    assert load_script("proof_cases").main([str(path)]) == 1
     assert "paraphrase: proven 1 of 1" in capsys.readouterr().out

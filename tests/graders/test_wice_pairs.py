@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
 from spanproof.core.verdict import Pair
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT.parent / "shared" / "data" / "wice" / "dev.jsonl"
 GOLDEN = ROOT / "goldens" / "wice_dev_pairs.jsonl"
 
 
-def _builder():
-    spec = importlib.util.spec_from_file_location(
-        "build_wice_pairs", ROOT / "scripts" / "build_wice_pairs.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.skipif(not SRC.is_file(), reason="WiCE development split not present")
 def test_build_is_reproducible_and_matches_the_shipped_file(tmp_path):
-    mod = _builder()
+    mod = load_script("build_wice_pairs")
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     assert mod.main(["--src", str(SRC), "--out", str(a)]) == 0
     assert mod.main(["--src", str(SRC), "--out", str(b)]) == 0
@@ -48,7 +39,7 @@ def test_golden_pairs_are_valid_pair_format():
 
 
 def test_not_supported_window_is_topic_adjacent_and_short():
-    mod = _builder()
+    mod = load_script("build_wice_pairs")
     evidence = [
         "(meta data) TITLE: Zoo news",
         "The zoo opened in 1990.",

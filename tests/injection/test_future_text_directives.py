@@ -7,13 +7,13 @@ sentences flagged."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from spanproof.graders.instructions import find_instructions, instructions_near
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_FILE = Path(__file__).parent / "data" / "future_text_directives.jsonl"
@@ -77,18 +77,8 @@ def test_telling_advice_and_reports_of_what_was_said_are_claims(sentence):
     assert find_instructions(sentence) == [], sentence
 
 
-def _cases_script():
-    spec = importlib.util.spec_from_file_location(
-        "instruction_cases", ROOT / "scripts" / "instruction_cases.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_case_script_fails_on_a_miss_a_false_alarm_and_an_empty_file(tmp_path, capsys):
-    script = _cases_script()
+    script = load_script("instruction_cases")
     path = tmp_path / "cases.jsonl"
     rows = [
         {"text": "The pool opened in 1990.", "instruction": True, "form": "planted miss"},
@@ -203,7 +193,7 @@ def test_the_case_script_names_a_damaged_line_and_exits_2(tmp_path, capsys):
     path = tmp_path / "cases.jsonl"
     path.write_text('{"text": "The pool opened.", "instruction": false}\n{bad\n')
     with pytest.raises(SystemExit) as stop:
-        _cases_script().main([str(path)])
+        load_script("instruction_cases").main([str(path)])
     assert stop.value.code == 2 and f"{path}:2: not a case" in capsys.readouterr().err
 
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from spanproof.graders.instructions import (
 )
 
 from spanproof.web.sanitise import html_to_text
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 # The pages whose attack styles the first 25 pages did not use.
@@ -320,19 +319,9 @@ def test_extractive_answer_about_an_assistant_coach_reports_no_injection():
     assert instruction_note(text, "preview") is None
 
 
-def _fp_script():
-    spec = importlib.util.spec_from_file_location(
-        "instruction_false_positives", ROOT / "scripts" / "instruction_false_positives.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_no_wice_development_page_is_read_as_an_instruction():
     # the figure stands at 0 of 349; a change that flags one true page must say so here
-    fp = _fp_script()
+    fp = load_script("instruction_false_positives")
     pages = fp.wice_pages()
     assert len(pages) == 349
     figure = fp.measure_pages(pages)
@@ -340,7 +329,7 @@ def test_no_wice_development_page_is_read_as_an_instruction():
 
 
 def test_the_false_positive_script_fails_on_a_planted_instruction(tmp_path, capsys):
-    fp = _fp_script()
+    fp = load_script("instruction_false_positives")
     planted = tmp_path / "pages.jsonl"
     rows = [
         {"wice_id": "a", "sentences": ["The bridge opened in 2021.", "It cost 4 million pounds."]},
