@@ -313,6 +313,10 @@ def _in_hedged_range(x: float, around: float, hedge: str, unit: float) -> bool:
     return False
 
 
+_LOWER_BOUNDS = frozenset({"above", "at_least"})
+_UPPER_BOUNDS = frozenset({"below", "at_most"})
+
+
 def _number_agrees(c: Reading, s: Reading) -> bool | None:
     a, b = c.value, s.value
     exact = abs(a - b) < max(c.unit, s.unit) / 2 or abs(a - b) <= 1e-9 * max(1.0, abs(a))
@@ -320,6 +324,11 @@ def _number_agrees(c: Reading, s: Reading) -> bool | None:
         # "a third" is written "33%": a fraction meets a percentage rounded to the point
         exact = exact or abs(a - b) <= 0.005 + 1e-9
     if c.hedge == s.hedge:
+        if c.hedge in _LOWER_BOUNDS or c.hedge in _UPPER_BOUNDS:
+            # two bounds the same way: "over 11 years" states "more than a decade"; "over 9"
+            # neither states nor denies "more than 10"
+            within = b >= a if c.hedge in _LOWER_BOUNDS else b <= a
+            return True if exact or within else None
         return exact
     if c.hedge and not s.hedge:
         return exact or _in_hedged_range(b, a, c.hedge, c.unit)

@@ -443,7 +443,9 @@ def values_of(text: str) -> tuple[Value, ...]:
 
     for v in _word_values(text):
         if free(v.start, v.end):
-            found.append(v)
+            # "more than a decade", "nearly one in five": a hedge states a range whatever
+            # the figure is written in, as it does before digits
+            found.append(replace(v, hedge=_hedge(text, v.start)) if v.quantity else v)
             taken.append((v.start, v.end))
     year_ranges: dict[tuple[int, int], list[DateMention]] = {}
     for d, a, b in _dates(text):

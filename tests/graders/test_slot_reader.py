@@ -180,3 +180,23 @@ def test_a_range_is_found_by_its_values_when_a_layout_is_recomputed_beside_cache
         "200",
         "800 metres",
     ]
+
+
+def test_a_hedge_before_a_figure_in_words_states_a_range():
+    # "more than a decade" is met by twelve years, as "more than 10 years" is
+    span = "The lighthouse keeper stayed on the island for twelve years before the light was automated."
+    assert contradictions("The keeper lived on the island for more than a decade.", span) == []
+    assert contradictions("The keeper lived on the island for over a decade.", span) == []
+    # the same figure with no hedge, or a hedge that excludes twelve, is another value
+    assert contradictions("The keeper lived on the island for less than a decade.", span)
+    assert contradictions("The keeper lived on the island for two decades.", span)
+
+
+def test_two_bounds_the_same_way_never_disagree():
+    span = "Over 40 volunteers helped restore the mill."
+    assert contradictions("More than 30 volunteers helped restore the mill.", span) == []
+    assert contradictions("More than 50 volunteers helped restore the mill.", span) == []
+    # a bound the span's plain figure does not meet is still a rival
+    assert contradictions(
+        "More than 50 volunteers helped restore the mill.", "40 volunteers helped restore the mill."
+    )
