@@ -869,6 +869,7 @@ def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
     ]
     if not pairs:
         return []  # nothing can fire: no clause or sentence is walked
+    span_toks = _content(s_lay.toks)
     for ca, cb in c_lay.clauses:
         c_toks = _content(t for t in c_lay.toks if ca <= t.start < cb)
         for sa, sb in s_lay.sentences:
@@ -881,6 +882,8 @@ def _event_contradictions(claim: str, span: str) -> list[Contradiction]:
                 answer = [t for t in s_toks if _said(t) & other_side]
                 if not said or not answer:
                     continue
+                if any(_match(w.keys, t.keys) for w in said for t in span_toks):
+                    continue  # the span states the claim's side in other words ("went up" / "climbed")
                 if frozenset().union(*(_said(t) for t in c_toks)) & other_side:
                     continue  # the claim states both ("left Reading to join Millwall")
                 rest = [t for t in c_toks if t not in said]

@@ -192,6 +192,15 @@ def test_a_hedge_before_a_figure_in_words_states_a_range():
     assert contradictions("The keeper lived on the island for two decades.", span)
 
 
+def test_an_opposite_predicate_proves_nothing_when_the_span_states_the_claim_s_in_other_words():
+    span = "Ticket sales climbed in 2023, while merchandise income fell."
+    # "went up" is said by "climbed": the "fell" of another subject is no rival
+    assert contradictions("Ticket sales went up in 2023.", span) == []
+    # the span stating only the opposite is still a proof
+    [c] = contradictions("Ticket sales went up in 2023.", "Ticket sales fell in 2023.")
+    assert c.kind == "event"
+
+
 def test_two_bounds_the_same_way_never_disagree():
     span = "Over 40 volunteers helped restore the mill."
     assert contradictions("More than 30 volunteers helped restore the mill.", span) == []
