@@ -47,7 +47,36 @@ _FRACTION_RE = guarded(
         re.I,
     )
 )
-_DOZEN_RE = guarded(re.compile(r"\ba dozen\b", re.I))
+# a whole number up to 99 in words ("seventeen", "seventy-four"): ages and multiples are
+# written so as often as in figures
+_UNIT_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]  # fmt: skip
+_TEN_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+WORD_NUMBER = (
+    rf"(?:(?:{'|'.join(_TEN_WORDS)})(?:[-\s](?:{'|'.join(_UNIT_WORDS[1:10])}))?"
+    rf"|{'|'.join(_UNIT_WORDS)})"
+)
+
+
+def whole_number(figure: str) -> int:
+    """The value of a whole number written in figures or by ``WORD_NUMBER``."""
+    if figure.isdigit():
+        return int(figure)
+    return sum(
+        20 + 10 * _TEN_WORDS.index(w) if w in _TEN_WORDS else _UNIT_WORDS.index(w)
+        for w in re.split(r"[-\s]+", figure.lower())
+    )
+
+
+# "a dozen", "two dozen", "half a dozen": twelve times the figure before it
+_DOZEN_RE = guarded(re.compile(rf"\b(a|half a|\d{{1,3}}|{WORD_NUMBER})\s+dozen\b", re.I))
+
+
+def dozens(m: re.Match[str]) -> float:
+    """The count a ``_DOZEN_RE`` match states."""
+    figure = m.group(1).lower()
+    return 12.0 * (1.0 if figure == "a" else 0.5 if figure == "half a" else whole_number(figure))
+
+
 _ORDINAL_WORD_RE = guarded(re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I))
 _ORDINAL_DIGIT_RE = re.compile(r"\b(\d{1,4})(st|nd|rd|th)\b", re.I)
 
@@ -208,10 +237,10 @@ def _extract_numbers(text: str) -> tuple[Quantity, ...]:
             out.append(Quantity(float(val), "fraction", None, word))
         return " " * len(m.group(0))
 
-    text = _FRACTION_RE.sub(_frac, text)
-    for m in _DOZEN_RE.finditer(text):
-        out.append(Quantity(12.0, "number", None, m.group(0)))
+    for m in _DOZEN_RE.finditer(text):  # "half a dozen" before fractions: six
+        out.append(Quantity(dozens(m), "number", None, m.group(0)))
     text = _DOZEN_RE.sub(blank, text)
+    text = _FRACTION_RE.sub(_frac, text)
     # Dates are not quantities: blank "November 2", "2004-10-19", "14:49" first.
     text = blank_dates(text)
     for m in _ORDINAL_WORD_RE.finditer(text):

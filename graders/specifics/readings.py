@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
 
@@ -33,7 +33,7 @@ from spanproof.graders.specifics.numbers import (
     Quantity,
     rounding_unit,
 )
-from spanproof.graders.specifics.slots import Value
+from spanproof.graders.specifics.slots import Value, values_of
 
 # one unit per measure: base units of pint; the length of a year in days for dates
 _YEARS = {"year": 1.0, "decade": 10.0, "century": 100.0, "millennium": 1000.0}
@@ -259,6 +259,8 @@ def read(text: str, v: Value) -> tuple[Reading, ...]:
 def _read(text: str, v: Value) -> tuple[Reading, ...]:
     if v.kind == "quantity" and v.quantity is not None:
         r = _quantity_reading(text, v, v.quantity)
+        if r is not None and r.dim.startswith("["):
+            return _compound(text, v, r)
         return (r,) if r else ()
     if v.kind == "weekday" and v.weekday:
         return (
@@ -271,6 +273,43 @@ def _read(text: str, v: Value) -> tuple[Reading, ...]:
         out = [r for d in (v.date, v.alt_date) if d is not None and (r := _date_reading(v, d))]
         return tuple(out)
     return ()
+
+
+_COMPOUND_GAP = re.compile(r"\s+(?:and\s+)?")
+
+
+def _measured(text: str, w: Value, dim: str) -> tuple[Reading, float] | None:
+    """``w``'s reading on the measure ``dim`` and the size of its unit, or None."""
+    if w.kind != "quantity" or w.quantity is None or not w.quantity.value:
+        return None
+    r = _quantity_reading(text, w, w.quantity)
+    return (r, r.value / w.quantity.value) if r is not None and r.dim == dim else None
+
+
+def _compound(text: str, v: Value, r: Reading) -> tuple[Reading, ...]:
+    """A measure written in two units, "3 hours 52 minutes", "6 feet 2 inches", "2 years and
+    3 months", is one value: the larger unit's part carries the smaller's, at its precision,
+    and the smaller part alone is no value (52 minutes is not how long it took)."""
+    own = _measured(text, v, r.dim)
+    if own is None:
+        return (r,)
+    values = values_of(text)
+    at = next((i for i, w in enumerate(values) if (w.start, w.end) == (v.start, v.end)), None)
+    if at is None:
+        return (r,)  # a value read apart from its text's reading (no neighbours to join)
+    if at > 0 and _COMPOUND_GAP.fullmatch(text[unit_end(text, values[at - 1]) : v.start]):
+        larger = _measured(text, values[at - 1], r.dim)
+        if larger is not None and larger[1] > own[1]:
+            return ()
+    total, unit, per = r.value, r.unit, own[1]
+    for before, w in zip(values[at:], values[at + 1 :], strict=False):
+        smaller = _measured(text, w, r.dim)
+        if not _COMPOUND_GAP.fullmatch(text[unit_end(text, before) : w.start]) or smaller is None:
+            break
+        if not smaller[1] < per:
+            break
+        total, unit, per = total + smaller[0].value, smaller[0].unit, smaller[1]
+    return (replace(r, value=total, unit=unit),)
 
 
 def unit_end(text: str, v: Value) -> int:

@@ -129,3 +129,18 @@ def group_agrees(c_group: list[Frame], s_group: list[Frame]) -> bool | None:
                 if all(lo <= a and b <= hi for a, b in points):  # type: ignore[misc]
                     return True
     return False if any(r is False for r in results) else None
+
+
+_AGE_OR_COUNT = frozenset({"age", "count"})
+
+
+def same_figure(c_group: list[Frame], f: Frame) -> bool:
+    """A bare figure and an age of the same number ("her debut at 17" / "capped as a
+    seventeen-year-old"): not one reading, but enough that the claim's figure is stated and a
+    rival elsewhere proves nothing."""
+    return any(
+        rc.dim != rs.dim and {rc.dim, rs.dim} <= _AGE_OR_COUNT and rc.value == rs.value
+        for c in c_group
+        for rc in c.readings[:1]
+        for rs in f.readings[:1]
+    )

@@ -93,6 +93,7 @@ from spanproof.graders.specifics.slot_agreement import group_agrees as _group_ag
 from spanproof.graders.specifics.slot_agreement import measure as _measure
 from spanproof.graders.specifics.slot_agreement import name_agrees as _name_agrees
 from spanproof.graders.specifics.slot_agreement import number_of as _number_of
+from spanproof.graders.specifics.slot_agreement import same_figure
 from spanproof.graders.specifics.slot_frames import PREPS as _PREPS
 from spanproof.graders.specifics.slot_frames import WORD_NEXT as _WORD_NEXT
 from spanproof.graders.specifics.slot_frames import Frame as _Frame
@@ -617,7 +618,7 @@ def _stated_elsewhere(
     if c_group[0].value.kind == "name":
         return any(_name_stated(c.value, s_lay) for c in c_group)
     for f in s_frames:
-        if _group_agrees(c_group, [f]) is not True:
+        if _group_agrees(c_group, [f]) is not True and not same_figure(c_group, f):
             continue
         if f.sentence != rival.sentence:
             return True
@@ -689,6 +690,20 @@ def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
     return tuple(out + _event_contradictions(claim, span))
 
 
+def _selects_its_subject(lay: _Layout, f: _Frame) -> bool:
+    """A rank in the claim's subject says which thing the claim is about, not a value it
+    states of it: "the firm's third plant was opened in Lagos" against "the firm's first plant
+    opened in Leopoldville" speaks of another plant (a rank the claim states comes after its
+    verb: "finished third", "was its fourth album")."""
+    q = f.value.quantity
+    if q is None or q.kind != "ordinal" or not f.right:
+        return False
+    a, b = f.clause
+    before = [t for t in lay.toks if a <= t.start < f.value.start]
+    after = [t for t in lay.toks if f.value.end <= t.start < b]
+    return not any(_verb(lay, t) for t in before) and any(_verb(lay, t) for t in after)
+
+
 def _value_contradictions(claim: str, span: str):
     c_lay = _layout(claim)
     if not c_lay.values:
@@ -699,6 +714,8 @@ def _value_contradictions(claim: str, span: str):
     s_frames = _span_frames(c_lay, s_lay)
     for cf, c_group, found in _slot_matches(c_lay, s_lay):
         if not found or any(a is True for *_, a in found):
+            continue
+        if _selects_its_subject(c_lay, cf):
             continue
         claim_keys = _keys_in(c_lay, cf.clause, cf.value)
         for sf, s_group, anchor, agrees_ in found:

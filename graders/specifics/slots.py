@@ -43,9 +43,12 @@ from spanproof.graders.specifics.numbers import (
     NUMBER_HEDGES,
     ORDINALS,
     UNITS,
+    WORD_NUMBER,
     Quantity,
     _read_numbers,
     alpha2digit_safe,
+    dozens,
+    whole_number,
 )
 from spanproof.graders.specifics.places import given_names, known_place
 
@@ -110,6 +113,10 @@ def _hedge(text: str, start: int) -> str | None:
 def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
     out: list[tuple[Quantity, int, int]] = []
     blanked = blank_dates(text)
+    # "half a dozen" before fractions: six, not a half and a dozen
+    for m in _DOZEN_RE.finditer(blanked):
+        out.append((Quantity(dozens(m), "number", None, m.group(0)), *m.span()))
+    blanked = _DOZEN_RE.sub(blank, blanked)
     for m in _FRACTION_RE.finditer(blanked):
         word = next(g for g in m.groups() if g)
         val = FRACTIONS.get(word.lower()) or FRACTIONS.get(word.lower().replace(" ", "-"))
@@ -117,9 +124,6 @@ def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
             at = m.start() + m.group(0).find(word)
             out.append((Quantity(float(val), "fraction", None, word), at, at + len(word)))
     blanked = _FRACTION_RE.sub(blank, blanked)
-    for m in _DOZEN_RE.finditer(blanked):
-        out.append((Quantity(12.0, "number", None, m.group(0)), *m.span()))
-    blanked = _DOZEN_RE.sub(blank, blanked)
     for m in _ORDINAL_WORD_RE.finditer(blanked):
         q = Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1))
         out.append((q, *m.span(1)))
@@ -302,8 +306,8 @@ _IN_EVERY = re.compile(
 # "aged 67", "at the age of 74", "age 30", "67 years old", "a 67-year-old"
 _AGE = guarded(
     re.compile(
-        r"\b(?:aged|age\s+of|ages?)\s+(\d{1,3})\b(?![.,]\d)(?!\s*(?:[-–]|to)\s*\d)"
-        r"|(?<![\d][-–])\b(\d{1,3})[\s-]years?[\s-]old\b",
+        rf"\b(?:aged|age\s+of|ages?)\s+(\d{{1,3}}|{WORD_NUMBER})\b(?![.,]\d)(?!\s*(?:[-–]|to)\s*\d)"
+        rf"|(?<![\d][-–])\b(\d{{1,3}}|{WORD_NUMBER})[\s-]years?[\s-]old\b",
         re.I,
     )
 )
@@ -366,11 +370,11 @@ def _word_values(text: str) -> list[Value]:
         if 0 < n < d <= 1000:
             q = Quantity(n / d, "fraction", None, m.group(0))
             out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
+    for m in _AGE.finditer(text):
+        at = 1 if m.group(1) else 2
+        q = Quantity(float(whole_number(m.group(at))), "age", None, m.group(0))
+        out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
     if has_digit(text):
-        for m in _AGE.finditer(text):
-            at = 1 if m.group(1) else 2
-            q = Quantity(float(m.group(at)), "age", None, m.group(0))
-            out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
         for m in _NUMERIC_DATE.finditer(text):
             a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
             readings = [DateMention(year, a, b, surface=m.group(0))] if a <= 12 and b <= 31 else []

@@ -1,0 +1,39 @@
+"""Forms the slot reader normalises before it compares, and readings that keep it from
+comparing what is not one slot: each was once a proof against a true paraphrase or an absence
+(tests/graders/data/slot_cases_fourteenth.jsonl); these cases are written otherwise."""
+
+from __future__ import annotations
+
+from spanproof.graders.specifics.slot_reader import contradictions
+
+
+def test_a_multiple_of_a_dozen_is_the_count_it_states():
+    span = "The choir's 36 members rehearse weekly in the old corn exchange."
+    assert contradictions("The choir has three dozen members.", span) == []
+    assert contradictions("The choir has half a dozen soloists.", "The choir has 6 soloists.") == []
+    assert contradictions("The choir has three dozen members.", "The choir has 30 members.")
+
+
+def test_an_age_in_words_is_an_age_and_a_bare_figure_of_it_is_stated():
+    assert contradictions("He retired aged sixty-two.", "He retired at the age of 62.") == []
+    assert contradictions("He retired aged sixty-two.", "He retired at the age of 65.")
+    # "at 19" is a bare figure the span states as an age: the sister's age is no rival
+    span = "She was crowned champion as a nineteen-year-old. Her sister won the title at 22."
+    assert contradictions("She first won the title at 19.", span) == []
+
+
+def test_a_measure_written_in_two_units_is_one_value():
+    span = "The summit party took 5 hours 50 minutes, about 40 minutes longer than planned."
+    assert contradictions("The climb to the summit took just under six hours.", span) == []
+    assert contradictions("The climb to the summit took four hours.", span)
+    assert (
+        contradictions("The keep is 12 feet 6 inches thick.", "The keep is 12 feet 6 inches thick.")
+        == []
+    )
+
+
+def test_a_rank_in_the_claim_s_subject_says_which_thing_not_a_value():
+    span = "The chain's second store opened in York in 2004, and a third followed in Hull."
+    assert contradictions("The chain's fifth store opened in Leeds.", span) == []
+    # a rank the claim states of its subject is still compared
+    assert contradictions("It was the chain's fifth store.", "It was the chain's second store.")
