@@ -44,7 +44,19 @@ judge ``blind``); the figure at that measurement, then at the last one:
   read as ten years against "eleven years": a hedge before a figure in words now states its
   range; "went up" proven opposite to another subject's "fell" though the span says it as
   "climbed": an opposite predicate now proves nothing when the span states the claim's in
-  other words; test_slot_reader.py) (held out for contradictions, adapted for those two).
+  other words; test_slot_reader.py) (held out for contradictions, adapted for those two);
+- ``fourteenth`` (70), written the same way to find wrong proofs, 50 paraphrases and 20
+  absences with rival values of the same kind around the claim's, measured once before any
+  change it prompted: 4 paraphrases and 4 absences wrongly proven; after the mends it
+  prompted (test_slot_reader_normalised_forms.py: "two dozen", an age in words, a measure
+  in two units, a rank in the subject) 2 and 3, held here as ``KNOWN_WRONG``: a name stated in the same sentence in a role read as another ("first
+  capped as a seventeen-year-old" / "her sister Ebba did not make her debut until"; "set for
+  Cardiff ... went to Bristol instead"), and a length of time aligned by measure across a
+  coordinated or relative clause of the same sentence ("sat as a magistrate for nineteen
+  years and was also chairman of the licensing committee"), a title's year in brackets
+  aligned by measure with a release year the span does not state ("Harbour Lights (1999)."
+  / "released on DVD in 2001"; counting a name as one word mended it but lost a planted WiCE
+  date of the same shape, so it was not kept).
 """
 
 from __future__ import annotations
@@ -72,10 +84,14 @@ PROVEN_TODAY = {
     "eleventh": (6, 7, 8, 10, 11, 15, 17, 18, 19, 20, 22, 23, 24, 25, 26),
     "twelfth": (1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19),
     "thirteenth": (2, 4, 5, 7, 8, 10, 12, 16, 17, 19),
+    "fourteenth": (),  # paraphrases and absences only
 }  # fmt: skip
-# absences the reader proves though the span does not state the claim's slot: a known fault,
+# paraphrases and absences the reader proves though the span does not fill the claim's slot otherwise: a known fault,
 # asserted as one (strict), so that the day it is fixed the case joins the rest
-KNOWN_WRONG = {"eleventh-c052", "eleventh-c054", "eleventh-c055", "eleventh-c059"}
+KNOWN_WRONG = {
+    "eleventh-c052", "eleventh-c054", "eleventh-c055", "eleventh-c059",
+    "fourteenth-p027", "fourteenth-p043", "fourteenth-a010", "fourteenth-a013", "fourteenth-a014",
+}  # fmt: skip
 CASES = [
     json.loads(line)
     for name in PROVEN_TODAY
@@ -92,7 +108,7 @@ def test_every_case_file_is_read_here():
 @pytest.mark.parametrize(
     "case",
     [
-        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="absence wrongly proven"))
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="wrongly proven"))
         if c["id"] in KNOWN_WRONG
         else c
         for c in CASES
