@@ -258,7 +258,7 @@ def read(text: str, v: Value) -> tuple[Reading, ...]:
 @lru_cache(maxsize=16384)
 def _read(text: str, v: Value) -> tuple[Reading, ...]:
     if v.kind == "quantity" and v.quantity is not None:
-        r = _quantity_reading(text, v, v.quantity)
+        r = _plain(text, v)
         if r is not None and r.dim.startswith("["):
             return _compound(text, v, r)
         return (r,) if r else ()
@@ -278,11 +278,17 @@ def _read(text: str, v: Value) -> tuple[Reading, ...]:
 _COMPOUND_GAP = re.compile(r"\s+(?:and\s+)?")
 
 
+@lru_cache(maxsize=16384)
+def _plain(text: str, v: Value) -> Reading | None:
+    """``v``'s reading alone, before a compound joins it (read once: its neighbours ask too)."""
+    return _quantity_reading(text, v, v.quantity) if v.quantity is not None else None
+
+
 def _measured(text: str, w: Value, dim: str) -> tuple[Reading, float] | None:
     """``w``'s reading on the measure ``dim`` and the size of its unit, or None."""
     if w.kind != "quantity" or w.quantity is None or not w.quantity.value:
         return None
-    r = _quantity_reading(text, w, w.quantity)
+    r = _plain(text, w)
     return (r, r.value / w.quantity.value) if r is not None and r.dim == dim else None
 
 
@@ -303,10 +309,10 @@ def _compound(text: str, v: Value, r: Reading) -> tuple[Reading, ...]:
             return ()
     total, unit, per = r.value, r.unit, own[1]
     for before, w in zip(values[at:], values[at + 1 :], strict=False):
-        smaller = _measured(text, w, r.dim)
-        if not _COMPOUND_GAP.fullmatch(text[unit_end(text, before) : w.start]) or smaller is None:
+        if not _COMPOUND_GAP.fullmatch(text[unit_end(text, before) : w.start]):
             break
-        if not smaller[1] < per:
+        smaller = _measured(text, w, r.dim)
+        if smaller is None or not smaller[1] < per:
             break
         total, unit, per = total + smaller[0].value, smaller[0].unit, smaller[1]
     return (replace(r, value=total, unit=unit),)
@@ -352,8 +358,10 @@ def _in_hedged_range(x: float, around: float, hedge: str, unit: float) -> bool:
     return False
 
 
+# "more than", "at least", "fewer than": a bound, which a figure beyond it also meets; not
+# "up to" or "as many as", which state the cap itself ("up to 900 jobs" / "up to 600 jobs")
 _LOWER_BOUNDS = frozenset({"above", "at_least"})
-_UPPER_BOUNDS = frozenset({"below", "at_most"})
+_UPPER_BOUNDS = frozenset({"below"})
 
 
 def _number_agrees(c: Reading, s: Reading) -> bool | None:
