@@ -32,7 +32,12 @@ _LETTERS = re.compile(r"[A-Za-z]+")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
-    r"|\s(?:but|while|whereas)\s",
+    r"|\s(?:but|while|whereas)\s"
+    # a second verb of the same subject, or a relative clause of time: another statement
+    # ("sat as a magistrate for nineteen years and was also chairman of the committee";
+    # "closed for 21 days, after which the repairs will continue")
+    r"|\sand\s+(?:also\s+)?(?=(?:was|were|is|are|has|had|have|became|becomes)\b)"
+    r"|,\s+(?:after|before|during|since|until)\s+which\s",
     re.I,
 )
 # a phrase ends at these (within a clause): what follows attaches to something else

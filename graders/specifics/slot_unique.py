@@ -167,16 +167,29 @@ def unique_slot(
         return False  # they measure different things
     if sf.qualifier and not sf.qualifier & _keys_of(c_lay, cf.clause):
         return False  # the span counts a part the claim does not name ("12 wind players")
-    physical = all(r.dim.startswith("[") or r.dim == "age" for r in cf.readings)
-    if not (anchored or physical):
+    physical = all(
+        (r.dim.startswith("[") and r.dim != "[time]") or r.dim == "age" for r in cf.readings
+    )
+    if not (anchored or physical or _lasts_in_its_clause(c_lay, cf, s_lay, sf, held)):
         return False  # a date, a sum or a share of another deed ("begun in 1618" / "signed
-        # in 1648"; "achievements in 2018" / "won the cup in 2019"): only a physical measure
-        # or an age says what it measures by itself
+        # in 1648"; "won the cup in 2019"): only a physical measure or an age says what it
+        # measures by itself, and a length of time only of what its own clause names
     if not (_alone(c_frames, c_lay, cf, cf) and _alone(s_frames, s_lay, sf, cf)):
         return False
     if not _qualifiers_agree(c_lay, c_frames, cf, s_frames, sf):
         return False
     return _same_thing(c_lay, cf, s_lay, sf, held)
+
+
+def _lasts_in_its_clause(c_lay: Layout, cf: Frame, s_lay: Layout, sf: Frame, held: Held) -> bool:
+    """A length of time is how long a deed lasted: it fills the claim's slot only when its own
+    clause names a thing the claim's does ("two-year term as mayor" / "was mayor for four
+    years"), not when another clause of the sentence does ("sat as a magistrate for nineteen
+    years and was also chairman of the committee" / "chaired the committee for ten years")."""
+    if not all(r.dim == "[time]" for r in cf.readings):
+        return False
+    things = [t for t in _nouns(_sentence_toks(c_lay, cf)) if t.run < 0]
+    return any(held(things, c_lay, _keys_of(s_lay, sf.clause)))
 
 
 def _same_thing(c_lay: Layout, cf: Frame, s_lay: Layout, sf: Frame, held: Held) -> bool:

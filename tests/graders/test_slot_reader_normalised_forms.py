@@ -37,3 +37,22 @@ def test_a_rank_in_the_claim_s_subject_says_which_thing_not_a_value():
     assert contradictions("The chain's fifth store opened in Leeds.", span) == []
     # a rank the claim states of its subject is still compared
     assert contradictions("It was the chain's fifth store.", "It was the chain's second store.")
+
+
+def test_a_second_verb_of_the_subject_or_a_clause_of_time_is_another_statement():
+    # the only length of time in the sentence is said of the first verb, not the second
+    span = (
+        "Lund sat on the county council for eleven years and was also chair of its planning"
+        " board, a post she held until her death."
+    )
+    assert contradictions("Lund chaired the planning board for six years.", span) == []
+    span = (
+        "The museum will close for 18 months from May for roof repairs, after which the gallery"
+        " refit will continue in stages."
+    )
+    assert contradictions("The gallery refit will take two years.", span) == []
+    # a length of time said of what the claim names is still compared
+    assert contradictions(
+        "Lund sat on the county council for six years.",
+        "Lund sat on the county council for eleven years.",
+    )
