@@ -198,6 +198,11 @@ def _serve(shape: Shape, conn, keep_alive: bool = False) -> None:
     import logging
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    # What the honest judge reads each reply with (its quote), imported before the server is
+    # ready: imported by the first request instead, it held that reply back by the import of
+    # the graders package, a start-up a real endpoint does not make its first client wait for.
+    from spanproof.graders.quoting import best_window  # noqa: F401
+
     from tests.wire.server import ChatServer, honest_judge
 
     planned = shape.latencies(100_000)
