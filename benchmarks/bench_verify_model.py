@@ -21,7 +21,10 @@ endpoints do: the client then reuses its connections (spanproof.wire.lean). The 
 checked on the headline only; the keep-alive figure says what connection set-up costs.
 
 ``--before`` is a git revision installed (not editable) into a temporary directory; the other
-side is this checkout as installed. Rounds alternate the two sides (and the two servers), so
+side is this checkout's working tree installed the same way, so pip compiles both sides'
+bytecode alike (run from an editable checkout where PYTHONDONTWRITEBYTECODE is set, every
+process of every command compiled a hundred modules from source, CPU the installed side never
+spent). Rounds alternate the two sides (and the two servers), so
 all see the same machine load; the medians are printed with the CPU of the command's main
 process (the event loop driving the calls), of its worker processes (the audit's fork server
 and workers), and of the server process (every thread of it, from the moment it was ready:
@@ -45,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_gate_cold_warm import install
+from bench_gate_cold_warm import install, install_tree
 from bench_throughput import ServerProcess, Shape, schedule_ideal
 from tabulate import tabulate
 
@@ -72,14 +75,13 @@ SERVERS = {"closing": False, "keep-alive": True}  # name: does the server keep c
 
 
 def run_command(
-    site: Path | None, pairs: Path, work: Path, latency: float, concurrency: int,
+    site: Path, pairs: Path, work: Path, latency: float, concurrency: int,
     keep_alive: bool = False,
 ) -> dict:  # fmt: skip
     """One `spanproof verify` in a fresh process against a fresh server: wall, CPU, exit."""
     env = dict(os.environ)
     env.pop("OPENAI_API_KEY", None)
-    if site is not None:
-        env["PYTHONPATH"] = str(site)
+    env["PYTHONPATH"] = str(site)
     home = Path(tempfile.mkdtemp(dir=work))
     with ServerProcess(Shape("fixed", latency), keep_alive=keep_alive) as server:
         cmd = [sys.executable, "-c", COMMAND, "verify",
@@ -115,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         pairs = work / "pairs.jsonl"
         make_pairs(args.n, pairs)
-        sites: dict[str, Path | None] = {"before": install(args.before, work / "before")}
-        sites["after"] = None
+        sites: dict[str, Path] = {"before": install(args.before, work / "before")}
+        sites["after"] = install_tree(ROOT, work / "after")
         runs: dict[tuple[str, str], list[dict]] = {
             (side, server): [] for server in SERVERS for side in ("before", "after")
         }
