@@ -191,11 +191,18 @@ class Shape:
         return [rng.lognormvariate(math.log(self.median_s), self.sigma) for _ in range(n)]
 
 
-def _serve(shape: Shape, conn) -> None:
-    """Child process: a ChatServer whose i-th request sleeps the i-th latency of the shape."""
+def _serve(shape: Shape, conn, keep_alive: bool = False) -> None:
+    """Child process: a ChatServer whose i-th request sleeps the i-th latency of the shape.
+    Its stats hold the CPU it used from the moment it was ready (``cpu``: every thread's,
+    user and system; the server shares the machine with the client it serves)."""
     import logging
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    # What the honest judge reads each reply with (its quote), imported before the server is
+    # ready: imported by the first request instead, it held that reply back by the import of
+    # the graders package, a start-up a real endpoint does not make its first client wait for.
+    from spanproof.graders.quoting import best_window  # noqa: F401
+
     from tests.wire.server import ChatServer, honest_judge
 
     planned = shape.latencies(100_000)
@@ -210,31 +217,35 @@ def _serve(shape: Shape, conn) -> None:
         return honest_judge(body, server)
 
     if shape.one_at_a_time:
-        server = ChatServer(one_at_a_time=True, latency_s=shape.median_s)
+        server = ChatServer(one_at_a_time=True, latency_s=shape.median_s, keep_alive=keep_alive)
     else:
-        server = ChatServer(behave)
+        server = ChatServer(behave, keep_alive=keep_alive)
     with server:
+        ready = time.process_time()
         conn.send(server.base_url)
         conn.recv()  # "stats"
         if shape.one_at_a_time:
             slept = [shape.median_s] * server.count
-        conn.send({"count": server.count, "peak": server.peak_in_flight, "slept": slept})
+        conn.send({"count": server.count, "peak": server.peak_in_flight, "slept": slept,
+                   "cpu": time.process_time() - ready})  # fmt: skip
 
 
 class ServerProcess:
     """The server in a process of its own, or (``in_process``, as the tests run it) in a
-    thread of this one, where it competes with the client for the interpreter."""
+    thread of this one, where it competes with the client for the interpreter.
+    ``keep_alive``: the server keeps connections open between requests (else it closes each
+    after its reply; tests.wire.server.ChatServer)."""
 
     in_process = False
 
-    def __init__(self, shape: Shape) -> None:
+    def __init__(self, shape: Shape, *, keep_alive: bool = False) -> None:
         self.shape = shape
         self._conn, child = mp.Pipe()
+        args = (shape, child, keep_alive)
         if self.in_process:
-            self._proc = threading.Thread(target=_serve, args=(shape, child), daemon=True)
+            self._proc = threading.Thread(target=_serve, args=args, daemon=True)
         else:
-            self._proc = mp.get_context("fork").Process(target=_serve, args=(shape, child),
-                                                        daemon=True)  # fmt: skip
+            self._proc = mp.get_context("fork").Process(target=_serve, args=args, daemon=True)
 
     def __enter__(self) -> ServerProcess:
         self._proc.start()

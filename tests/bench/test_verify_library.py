@@ -129,3 +129,26 @@ def test_an_out_file_that_is_the_input_is_refused_before_reading(tmp_path):
     with pytest.raises(VerifyFailed, match="would destroy the input"):
         verify_pairs(_request(tmp_path, pairs, out=pairs))
     assert len(pairs.read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("labelled", [True, False])
+def test_the_figures_module_is_imported_while_a_labelled_file_is_judged(
+    tmp_path, monkeypatch, labelled
+):
+    # its import came after the last verdict; only a labelled file has figures to compute
+    import inspect
+
+    from spanproof.bench.verify import streaming
+    from spanproof.bench.verify.summary import label_metrics
+
+    asked: list[str] = []
+    monkeypatch.setattr(streaming, "_import_meanwhile", asked.append)
+    pairs = _pairs(tmp_path, 3)
+    if not labelled:
+        rows = [json.loads(line) for line in pairs.read_text(encoding="utf-8").splitlines()]
+        pairs.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "label"}) + "\n"
+                                 for r in rows), encoding="utf-8")  # fmt: skip
+    verify_pairs(_request(tmp_path, pairs))
+    assert asked == ([streaming.FIGURES_MODULE] if labelled else [])
+    # the module imported meanwhile is the one the summary computes the figures with
+    assert f"from {streaming.FIGURES_MODULE} import" in inspect.getsource(label_metrics)

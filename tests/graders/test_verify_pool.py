@@ -259,3 +259,92 @@ def test_a_worker_killed_mid_result_does_not_hang_the_stopped_command(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=120)  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "stopped", done.stderr[-2000:]
+
+
+def _judging_loaded_before_the_worker_started() -> bool:
+    """In a worker: whether the process it was forked from had already loaded what judging
+    reads (the preload module, and the rules judge's version, hashed once per process)."""
+    from spanproof.graders.rules import judge
+
+    return "spanproof.graders.verify_preload" in sys.modules and "RULES_VERSION" in vars(judge)
+
+
+def test_local_judges_workers_are_forked_from_a_server_that_loaded_the_judging_once(
+    monkeypatch,
+):
+    # each spawned worker imported the judges, loaded the audit's tables and hashed the rules
+    # judge's code and dependencies again (more than a second of CPU each); forked from the
+    # fork server, they start with them
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import forkserver
+
+    from spanproof.graders import verify_pool
+
+    asked: list[str] = []
+    real = verify_pool.fork_server_context
+
+    def context(preload: str):
+        asked.append(preload)
+        return real(preload)
+
+    monkeypatch.setattr(verify_pool, "fork_server_context", context)
+    pool = PoolJudging(["rules"], [make_judge("rules")], policy="all-must-support",
+                       cache=None, workers=2, chunk=4)  # fmt: skip
+    assert len(asyncio.run(_collect(pool.stream(_stream_pairs(_wice(8)))))) == 8
+    assert asked == [verify_pool.PRELOAD]
+    # the fork server ended with the pool: nothing outlives the command, and its CPU counts
+    assert forkserver._forkserver._forkserver_pid is None
+    # and what that preload gives a worker
+    with ProcessPoolExecutor(1, mp_context=real(verify_pool.PRELOAD)) as workers:
+        assert workers.submit(_judging_loaded_before_the_worker_started).result(timeout=120)
+    verify_pool.end_fork_server(real(verify_pool.PRELOAD))
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_fork_server_killed_before_the_workers_started_is_the_same_clear_error():
+    # the first worker's start waits for the fork server's preload (a second or more); the
+    # server killed meanwhile, that start read end of file from its socket, and the EOFError
+    # was no WorkerCrashed: not the error that says what happened and what to do
+    import threading
+    from multiprocessing import forkserver
+
+    stop = threading.Event()
+
+    def kill_the_fork_server() -> None:
+        while not stop.is_set():
+            pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+            if pid is not None:
+                os.kill(pid, signal.SIGKILL)
+                return
+            time.sleep(0.001)
+
+    killer = threading.Thread(target=kill_the_fork_server, daemon=True)
+    killer.start()
+    pool = PoolJudging(["rules"], [make_judge("rules")], policy="all-must-support",
+                       cache=None, workers=2, chunk=4)  # fmt: skip
+    try:
+        with pytest.raises(WorkerCrashed, match=r"stopped unexpectedly after 0 pairs"):
+            asyncio.run(_collect(pool.stream(_stream_pairs(_wice(8)))))
+    finally:
+        stop.set()
+        killer.join(5)
+    assert forkserver._forkserver._forkserver_pid is None
+
+
+def test_a_judging_preload_that_fails_leaves_the_loading_to_each_worker(monkeypatch):
+    # the fork server would die of an error raised while it preloads: the preload swallows it
+    # and each worker's own start-up builds its judges and verifier (and fails the run if it
+    # cannot)
+    import importlib
+
+    from spanproof.graders import audit_pool, verify_preload
+
+    def broken() -> None:
+        raise FileNotFoundError("a table is missing (planted)")
+
+    monkeypatch.setattr(audit_pool, "load_everything", broken)
+    importlib.reload(verify_preload)  # does not raise
+    with pytest.raises(FileNotFoundError, match="planted"):
+        verify_preload.load_judging()
+    monkeypatch.undo()
+    importlib.reload(verify_preload)

@@ -24,10 +24,13 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 from werkzeug import Request, Response
 from werkzeug.serving import make_server
+from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 Behaviour = Callable[[dict[str, Any], "ChatServer"], Response]
 
@@ -237,11 +240,55 @@ def huge_reply(n_bytes: int, *, declare_length: bool = True) -> Behaviour:
     return behave
 
 
+class KeepAliveHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 that keeps each connection open for the client's next request, as hosted
+    OpenAI-compatible endpoints do, running the server's WSGI app (``server.app``) on each
+    request. Werkzeug's own server cannot: it says ``Connection: close`` on every reply and,
+    after each, reads whatever the client sent next to discard it (its source says it would
+    break keep-alive). Here the request body is read by its length, so the next request line
+    is where the handler reads next; every reply says its length."""
+
+    protocol_version = "HTTP/1.1"
+
+    def _run(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        url = urlsplit(self.path)
+        environ = EnvironBuilder(path=url.path, query_string=url.query, method=self.command,
+                                 headers=list(self.headers.items()), data=body).get_environ()  # fmt: skip
+        app_iter, status, headers = run_wsgi_app(self.server.app, environ, buffered=True)  # type: ignore[attr-defined]
+        data = b"".join(app_iter)
+        code, _, reason = status.partition(" ")
+        self.send_response(int(code), reason)
+        for key, value in headers.items():
+            if key.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_DELETE = _run
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet, as the tests' werkzeug server is (its log is at ERROR)."""
+
+
+def _keep_alive_server(app: Callable[..., Any]) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), KeepAliveHandler)
+    server.daemon_threads = True
+    server.app = app  # type: ignore[attr-defined]
+    return server
+
+
 class ChatServer:
-    """A threaded HTTP server on 127.0.0.1 speaking /v1/chat/completions (see the module doc)."""
+    """A threaded HTTP server on 127.0.0.1 speaking /v1/chat/completions (see the module doc).
+
+    ``keep_alive``: connections stay open between requests (``KeepAliveHandler``); by default
+    the server closes each one after its reply, as werkzeug's does, so every request is a new
+    TCP connection."""
 
     def __init__(self, behaviour: Behaviour = honest_judge, *, one_at_a_time: bool = False,
-                 latency_s: float = 0.0) -> None:  # fmt: skip
+                 latency_s: float = 0.0, keep_alive: bool = False) -> None:  # fmt: skip
         self.behaviour = behaviour
         self.one_at_a_time = one_at_a_time
         self.latency_s = latency_s
@@ -252,7 +299,11 @@ class ChatServer:
         self.release = threading.Event()
         self._lock = threading.Lock()
         self._serial = threading.Lock()
-        self._server = make_server("127.0.0.1", 0, self._app, threaded=True)
+        self._server = (
+            _keep_alive_server(self._app)
+            if keep_alive
+            else make_server("127.0.0.1", 0, self._app, threaded=True)
+        )
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property

@@ -11,6 +11,8 @@ answers them from it and judges only the rest), and says so with a ``Stopped`` e
 from __future__ import annotations
 
 import contextlib
+import importlib
+import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
 from functools import partial
@@ -74,6 +76,8 @@ def verify_streamed(
 
     rows = Rows(request.out, keep=request.keep_rows)
     tally = Tally(keep_for_metrics=scan.all_labelled)
+    if scan.all_labelled:
+        _import_meanwhile(FIGURES_MODULE)
     finished = False
     try:
         runner(judge_stream(scan.pairs, judging, rows, tally, emit, total=scan.count))
@@ -95,6 +99,24 @@ def verify_streamed(
         code_changes=tally.audit.changes(), flags=tally.audit.flags(),
     )  # fmt: skip
     return VerifyOutcome(summary, rows, judge_errors=tally.errors, first_error=tally.first_error)
+
+
+# What the agreement figures of a labelled file are computed with (summary.label_metrics): its
+# import (the bench's metrics, the rules judge's fitted parameters, numpy) is a fifth of a
+# second of CPU that, left to the summary, came after the last verdict.
+FIGURES_MODULE = "spanproof.bench.calibration"
+
+
+def _import_meanwhile(module: str) -> None:
+    """Import ``module`` in a thread of its own while the pairs are judged, so that the
+    summary finds it imported. Best effort: an import that fails here fails again, with its
+    error, where the summary imports it."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+    threading.Thread(target=load, name="import-figures", daemon=True).start()
 
 
 def _stop(rows: Rows, tally: Tally, total: int, cached: bool) -> Stopped:
