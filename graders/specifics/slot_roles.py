@@ -656,6 +656,10 @@ def _sentence_keys(lay: _Layout, v: Value, sentence: tuple[int, int]) -> set:
     return keys
 
 
+def _refers_back(lay: _Layout, clause: tuple[int, int]) -> bool:
+    return bool({w.lower() for w in re.findall(r"[A-Za-z]+", lay.text[slice(*clause)])} & _PRONOUNS)
+
+
 def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool:
     """The two role fillers are said of one thing: the span sentence holds every other name
     of the claim's clause and at least half of its other words that are not verbs (one at
@@ -674,6 +678,12 @@ def same_statement(c_lay: _Layout, cv: Value, s_lay: _Layout, sv: Value) -> bool
         return False
     # what the deed is done to or by, not only the deed: "Hetherington was killed" and "the
     # mortar that killed Chris Hondros" share a verb, not a statement
+    # ... in the filler's own clause, unless that clause refers back to the sentence's
+    # ("recorded the song in 1972; its writer, Colm Dunne,"): "the final was switched to the
+    # Welsh capital, and the fixture set for Cardiff went to Bristol" moved no final to Bristol
+    s_clause = _around(s_lay.clauses, sv.start)
+    if s_clause != sentence and not _refers_back(s_lay, s_clause):
+        held = [bool(t.keys & _sentence_keys(s_lay, sv, s_clause)) for t in words]
     things = [h for t, h in zip(words, held, strict=True) if not _is_verb(c_lay, t)]
     # a person referred back to on both sides ("drafted him" / "he was drafted") is one
     said = {m.lower() for m in re.findall(r"[A-Za-z]+", c_lay.text[slice(*clause)])} & _PRONOUNS

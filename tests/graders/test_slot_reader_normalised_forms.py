@@ -56,3 +56,15 @@ def test_a_second_verb_of_the_subject_or_a_clause_of_time_is_another_statement()
         "Lund sat on the county council for six years.",
         "Lund sat on the county council for eleven years.",
     )
+
+
+def test_a_name_in_another_clause_about_another_thing_fills_no_role_of_the_claim_s():
+    span = (
+        "Flooding forced organisers to switch the cup final to the Minster city, and the junior"
+        " races that had been set for York went to Exeter instead."
+    )
+    assert contradictions("The cup final was moved to York.", span) == []
+    # the same clause moving the claim's own thing to another place is still a proof
+    assert contradictions(
+        "The cup final was moved to York.", "Organisers moved the cup final to Exeter."
+    )
