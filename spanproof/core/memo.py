@@ -78,11 +78,12 @@ def memo_list(maxsize: int = 4096) -> Callable[[Callable[P, list[T]]], Callable[
             raise TypeError(f"memo_list: {fn.__name__} takes *args or positional-only arguments")
 
         n_params = len(params)
+        call: Callable[..., list[T]] = fn  # called with the cache key's arguments
 
         @lru_cache(maxsize=maxsize)
         def cached(*key: Any) -> tuple[T, ...]:
             if not keyword_only:  # most are: the key is the positional arguments as given
-                return tuple(fn(*key))
+                return tuple(call(*key))
             kwargs = dict(zip(keyword_only, key[n_positional:], strict=True))
             return tuple(fn(*key[:n_positional], **kwargs))
 

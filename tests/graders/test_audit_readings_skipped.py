@@ -159,3 +159,27 @@ def test_an_ascii_token_is_folded_without_unicode_normalisation(monkeypatch):
     # a token with an accent or a curly apostrophe is still normalised
     assert text_module.fold("Bruzón’s") == "bruzon's"
     assert normalised == ["bruzón's"]
+
+
+def test_a_claim_that_may_depart_from_no_sentence_has_no_span_sentence_read(monkeypatch):
+    from spanproof.graders.specifics import polarity
+
+    asked: list[str] = []
+    real = polarity.negates
+
+    def counting(text: str) -> bool:
+        asked.append(text)
+        return real(text)
+
+    monkeypatch.setattr(polarity, "negates", counting)
+    span = "The council approved 42 new homes. Turnout rose to 61.5 percent. It was not spent."
+    # no negation, no strong modal, no word of an opposite pair: nothing to depart
+    assert polarity.polarity_departures("The council discussed the new homes.", span) == []
+    assert not any(s in span for s in asked)  # the claim part alone is asked
+    # a negated claim still has its sentence found, and the departure read
+    found = polarity.polarity_departures("The council did not approve the new homes.", span)
+    assert [d.kind for d in found] == ["negation"]
+    assert "The council approved 42 new homes." in asked
+    # and a claim using an opposite word still has its sentence's word read against it
+    found = polarity.polarity_departures("Turnout fell to 61.5 percent.", span)
+    assert [(d.said, d.answered) for d in found] == [("fell", "rose")]
