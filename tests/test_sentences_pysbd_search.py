@@ -164,3 +164,72 @@ _WORDS = ["He", "met", "the", "Gov", "a", "B", "I", "3", "12", "Yahoo", "word", 
 def test_same_segments_as_pysbd_on_near_one_sentence_texts(lead, body, end):
     text = lead + body + end
     assert _pysbd_segments(text) == _PYSBD.segment(text)
+
+
+def _english_rules() -> list:
+    """Every rule pysbd's English applies (its rule classes, nested, and their lists)."""
+    from pysbd.lang.english import English
+    from pysbd.utils import Rule
+
+    found: dict[tuple[str, str], Rule] = {}
+
+    def walk(obj: object, depth: int) -> None:
+        for name in dir(obj):
+            value = getattr(obj, name, None)
+            for item in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(item, Rule):
+                    found[(item.pattern, item.replacement)] = item
+            if isinstance(value, type) and value.__module__.startswith("pysbd") and depth < 3:
+                walk(value, depth + 1)
+
+    walk(English, 0)
+    return list(found.values())
+
+
+_MARKED = [
+    "It rose∯ 5∯5 percent ♬ then ♭ fell&ᓰ&&ᓱ&&ᓳ& x &ᓴ&&ᓷ&&ᓸ& ☉☇☈☄ &✂&a&⌬& ȸ endȹ next",
+    "Dr. Smith met the U.S. team at 5 p.m. on Jan. 3.",
+    'He said "Go." (It was 3.5 km.) Then: left! Yes?! No... "Why?" she asked.',
+    "&⎋&quoted&⎋& and 'single' words, e.g. this; i.e. that",
+]
+
+
+@pytest.mark.parametrize("text", _MARKED + _pages(2))
+def test_the_splitters_rule_application_is_pysbds(text):
+    from pysbd.utils import Text
+
+    from spanproof.core.sentences import _apply, _pysbd_apply
+
+    rules = _english_rules()
+    assert len(rules) > 40  # every rule class was walked
+    for rule in rules:
+        got, want = _apply(Text(text), rule), _pysbd_apply(Text(text), rule)
+        assert got == want and type(got) is type(want) is str
+    assert _apply(Text(text), *rules) == _pysbd_apply(Text(text), *rules)
+
+
+def test_a_marker_rule_is_applied_without_re_and_pysbds_apply_is_put_back(monkeypatch):
+    import re
+
+    from pysbd.lang.english import English
+    from pysbd.utils import Text
+
+    from spanproof.core.sentences import _pysbd_apply
+
+    subbed: list[str] = []
+    real = re.sub
+
+    def counting(pattern, *args, **kwargs):  # type: ignore[no-untyped-def]
+        subbed.append(pattern)
+        return real(pattern, *args, **kwargs)
+
+    monkeypatch.setattr(re, "sub", counting)
+    text = "He met Dr. Reyes at 5 p.m. on Jan. 3. They spoke (briefly). She left!"
+    assert _pysbd_segments(text) == _PYSBD.segment(text)
+    markers = {r.pattern for r in English.SubSymbolsRules.All}
+    # stock pysbd (the reference, run after the splitter) still applies them with re
+    assert markers <= set(subbed)
+    subbed.clear()
+    _pysbd_segments(text)
+    assert not markers & set(subbed)
+    assert Text.apply is _pysbd_apply

@@ -98,10 +98,14 @@ def credited_elsewhere(claim: str, span: str) -> list[str]:
     someone the span does not is a different claim (docs/architecture.md: "different attribution"). Every
     word of the source must be in the span; the head-word rule names use elsewhere would
     let "the World Bank" pass on "World-exclusive"."""
-    tokens = token_set(span)
+    tokens: set[str] | None = None  # the span's, read only for a claim that credits someone
     out = []
     for m in _ACCORDING.finditer(claim):
         who = m.group("who").strip()
-        if entity_tokens(who) and not entity_present(who, tokens, strict=True):
+        if not entity_tokens(who):
+            continue
+        if tokens is None:
+            tokens = token_set(span)
+        if not entity_present(who, tokens, strict=True):
             out.append(who)
     return out

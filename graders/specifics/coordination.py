@@ -70,12 +70,15 @@ def _words(text: str) -> list[str]:
 
 
 def coordination_departures(claim: str, span: str) -> list[Coordination]:
+    coordinated = list(_COORD.finditer(claim))
+    if not coordinated:
+        return []  # nothing the claim joins: the span's words are not read for it
     raw = [t.lower() for t in _TOKEN.findall(span)]
     norm = [_norm(t) for t in raw]
     present = set(norm)
     span_text = " ".join(fold(span).lower().split())
     out: list[Coordination] = []
-    for m in _COORD.finditer(claim):
+    for m in coordinated:
         a, b = m.group(1), m.group(2)
         if " ".join(fold(m.group(0)).lower().split()) in span_text:
             continue  # the span joins them in these very words (however they tokenise)

@@ -237,18 +237,25 @@ def _extract_numbers(text: str) -> tuple[Quantity, ...]:
             out.append(Quantity(float(val), "fraction", None, word))
         return " " * len(m.group(0))
 
-    for m in _DOZEN_RE.finditer(text):  # "half a dozen" before fractions: six
+    # "half a dozen" before fractions: six; a pattern's matches are blanked by a second scan
+    # only when the first found one (the substitution finds the very matches finditer found)
+    found = list(_DOZEN_RE.finditer(text))
+    for m in found:
         out.append(Quantity(dozens(m), "number", None, m.group(0)))
-    text = _DOZEN_RE.sub(blank, text)
+    if found:
+        text = _DOZEN_RE.sub(blank, text)
     text = _FRACTION_RE.sub(_frac, text)
     # Dates are not quantities: blank "November 2", "2004-10-19", "14:49" first.
     text = blank_dates(text)
-    for m in _ORDINAL_WORD_RE.finditer(text):
+    found = list(_ORDINAL_WORD_RE.finditer(text))
+    for m in found:
         out.append(Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1)))
-    text = _ORDINAL_WORD_RE.sub(blank, text)
-    for m in _ORDINAL_DIGIT_RE.finditer(text):
+    if found:
+        text = _ORDINAL_WORD_RE.sub(blank, text)
+    found = list(_ORDINAL_DIGIT_RE.finditer(text))
+    for m in found:
         out.append(Quantity(float(m.group(1)), "ordinal", None, m.group(0)))
-    if has_digit(text):
+    if found:
         text = _ORDINAL_DIGIT_RE.sub(blank, text)
     # Digits first, masked, then number words: alpha2digit would otherwise turn the
     # "million" of "$5 million" into a second number.

@@ -24,10 +24,10 @@ import re
 from dataclasses import dataclass
 
 from spanproof.graders.specifics.extract import modals, negates
-from spanproof.graders.specifics.wording import BOOSTERS, has_phrase, opposites
+from spanproof.graders.specifics.wording import BOOSTERS, OPPOSITE_WORDS, has_phrase, opposites
 
 from spanproof.core.sentences import sentences_of
-from spanproof.core.text import content_stems
+from spanproof.core.text import content_stems, words
 
 # A negated part is compared only when it follows one span sentence this closely (share of
 # its content words): below it the claim is a loose paraphrase and the sentence found may
@@ -80,15 +80,25 @@ def claim_parts(claim: str) -> list[str]:
     return out
 
 
+def _may_depart(part: str) -> bool:
+    """Whether ``polarity_departures`` can find anything in a claim part, against whatever
+    sentence: the part negates, states a strong modal, or uses a word of an opposite pair
+    (``opposites`` finds none without one)."""
+    return negates(part) or modals(part)[0] or not OPPOSITE_WORDS.isdisjoint(words(part))
+
+
 def _aligned_parts(claim: str, span: str):
-    """(claim part, the span sentence sharing most of its content words, that share)."""
-    span_sentences = [_unquoted(s) for s in sentences_of(span)]
-    # each sentence's words and polarity read once, not again for every part of the claim
-    read = [(s, _keys(s), negates(s)) for s in span_sentences]
+    """(claim part, the span sentence sharing most of its content words, that share), for
+    the parts that may depart from their sentence (``_may_depart``)."""
+    read: list[tuple[str, frozenset[str], bool]] | None = None
     for part in claim_parts(_unquoted(claim)):
         wanted = _keys(part)
-        if len(wanted) < MIN_PART_WORDS:
+        if len(wanted) < MIN_PART_WORDS or not _may_depart(part.strip()):
             continue
+        if read is None:
+            # each sentence's words and polarity read once, not again for every part of the
+            # claim, and not at all for a claim no part of which may depart (most claims)
+            read = [(s, _keys(s), negates(s)) for s in map(_unquoted, sentences_of(span))]
         # Of the sentences sharing as many words, the one of the part's own polarity: a span
         # that says both "X" and "not X" states the claim's "not X" (no departure to flag).
         is_negated = negates(part)

@@ -34,6 +34,7 @@ from spanproof.graders.specifics.numbers import (
     rounding_unit,
 )
 from spanproof.graders.specifics.slots import Value, values_of
+from spanproof.graders.specifics.unit_names import names_no_unit
 
 # one unit per measure: base units of pint; the length of a year in days for dates
 _YEARS = {"year": 1.0, "decade": 10.0, "century": 100.0, "millennium": 1000.0}
@@ -110,8 +111,11 @@ def _pint_unit(words: str) -> tuple[str, float] | None:
     low = low.replace("sq ", "square ").replace("sq. ", "square ")
     low = low.replace("metres", "meters").replace("metre", "meter")
     low = low.replace("litres", "liters").replace("litre", "liter")
+    expression = low.replace(" per ", " / ")
+    if names_no_unit(_units(), expression):
+        return None  # what pint's parser ends in for such a word, at a thirtieth of the cost
     try:
-        q = _units().parse_expression(low.replace(" per ", " / "))
+        q = _units().parse_expression(expression)
         base = q.to_base_units()
     except Exception:  # not a unit pint knows: a word
         return None

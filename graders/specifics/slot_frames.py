@@ -218,21 +218,29 @@ def layout(text: str) -> Layout:
         covered[a:b] = (_ON_NAME if v.kind == "name" else _ON_VALUE) * (b - a)
     for m in _ADDRESS.finditer(text):
         covered[m.start() : m.end()] = _ON_ADDRESS * (m.end() - m.start())
+    # the loop runs for every word of every text: its lookups are bound once, out of it
+    append, keys_of, hyphen_after, name_gap = (
+        toks.append,
+        token_keys,
+        _HYPHEN_WORD.match,
+        _NAME_GAP.fullmatch,
+    )
     for m in _TOKEN.finditer(text):
-        word, start = m.group(0), m.start()
+        start, end = m.span()
         if covered[start] in _NOT_PROSE:
             continue
-        keys = token_keys(word)
-        if len(word) <= _PREFIX_LEN and _HYPHEN_WORD.match(text, m.end()):
+        word = m.group()
+        keys = keys_of(word)
+        if len(word) <= _PREFIX_LEN and hyphen_after(text, end):
             keys = frozenset()  # a prefix ("re-election", "co-founder"), not a word of its own
         cap = bool(keys) and word[:1].isupper()
         if cap:
-            if last_cap is None or not _NAME_GAP.fullmatch(text, last_cap.end(), start):
+            if last_cap is None or not name_gap(text, last_cap.end(), start):
                 run += 1
             last_cap = m
         else:
             last_cap = None
-        toks.append(Tok(start, m.end(), word, keys, run if cap else -1))
+        append(Tok(start, end, word, keys, run if cap else -1))
     _join_particles(text, toks)
     sentences = sentence_spans(text) or [(0, len(text))]
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)

@@ -638,15 +638,16 @@ def stated_after_normalising(claim: str, span: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def _stated_after_normalising(claim: str, span: str) -> tuple[str, ...]:
     c_lay, s_lay = _layout(claim), _layout(span)
-    s_frames = _frames(s_lay)
     out = []
     for cf, c_group in _claim_frames(c_lay):
         if cf.value.kind == "name":
             if _name_stated(cf.value, s_lay):
                 out.append(cf.value.text)
+        # the span's frames are read only for a claim value other than a name: a claim of
+        # names (most of the pairs asking) never compares them
         elif any(
             _group_agrees(c_group, [f]) is True and f.value.hedge in (None, cf.value.hedge)
-            for f in s_frames
+            for f in _frames(s_lay)
         ):  # a span figure hedged where the claim's is not ("roughly a third" / "34%") is less
             out += [g.value.text for g in c_group]  # precise than the claim: not its statement
     return tuple(out)

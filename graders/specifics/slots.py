@@ -113,25 +113,35 @@ def _hedge(text: str, start: int) -> str | None:
 def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
     out: list[tuple[Quantity, int, int]] = []
     blanked = blank_dates(text)
+    # Each pattern's matches are blanked by a second scan only when the first found one: the
+    # substitution finds the very matches finditer found, so a text without any is kept.
     # "half a dozen" before fractions: six, not a half and a dozen
-    for m in _DOZEN_RE.finditer(blanked):
+    found = list(_DOZEN_RE.finditer(blanked))
+    for m in found:
         out.append((Quantity(dozens(m), "number", None, m.group(0)), *m.span()))
-    blanked = _DOZEN_RE.sub(blank, blanked)
-    for m in _FRACTION_RE.finditer(blanked):
+    if found:
+        blanked = _DOZEN_RE.sub(blank, blanked)
+    found = list(_FRACTION_RE.finditer(blanked))
+    for m in found:
         word = next(g for g in m.groups() if g)
         val = FRACTIONS.get(word.lower()) or FRACTIONS.get(word.lower().replace(" ", "-"))
         if val is not None:
             at = m.start() + m.group(0).find(word)
             out.append((Quantity(float(val), "fraction", None, word), at, at + len(word)))
-    blanked = _FRACTION_RE.sub(blank, blanked)
-    for m in _ORDINAL_WORD_RE.finditer(blanked):
+    if found:
+        blanked = _FRACTION_RE.sub(blank, blanked)
+    found = list(_ORDINAL_WORD_RE.finditer(blanked))
+    for m in found:
         q = Quantity(float(ORDINALS[m.group(1).lower()]), "ordinal", None, m.group(1))
         out.append((q, *m.span(1)))
-    blanked = _ORDINAL_WORD_RE.sub(blank, blanked)
+    if found:
+        blanked = _ORDINAL_WORD_RE.sub(blank, blanked)
     if has_digit(blanked):
-        for m in _ORDINAL_DIGIT_RE.finditer(blanked):
+        found = list(_ORDINAL_DIGIT_RE.finditer(blanked))
+        for m in found:
             out.append((Quantity(float(m.group(1)), "ordinal", None, m.group(0)), *m.span()))
-        blanked = _ORDINAL_DIGIT_RE.sub(blank, blanked)
+        if found:
+            blanked = _ORDINAL_DIGIT_RE.sub(blank, blanked)
     digits: list[Quantity] = []
     spans: list[tuple[int, int]] = []
     _read_numbers(blanked, digits, mask=False, spans=spans)
@@ -303,6 +313,10 @@ _IN_EVERY = re.compile(
     rf"\b({_SMALL_ALT}|\d{{1,3}})\s+(?:in|out\s+of)\s+(?:every\s+)?({_SMALL_ALT}|\d{{1,4}})\b(?!\s*%)",
     re.I,
 )
+# What every match of _IN_EVERY holds from the space before "in"/"out of" to the first
+# character of the whole it shares: most texts hold "in" but not a figure after it, and the
+# share pattern, tried at every position with its number words, was dear on every text
+_IN_EVERY_GAP = re.compile(rf"\s(?:in|out\s+of)\s+(?:every\s+)?(?:{_SMALL_ALT}|\d)", re.I)
 # "aged 67", "at the age of 74", "age 30", "67 years old", "a 67-year-old"
 _AGE = guarded(
     re.compile(
@@ -357,6 +371,16 @@ _CENTURY = re.compile(
 )
 
 
+def _may_name_century(text: str) -> bool:
+    """Whether ``text`` can hold a match of _CENTURY: each of its forms writes "century" or
+    "00s" (case aside; a text that is not ASCII is always read, as re.I folds more than
+    str.lower does)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return "century" in low or "00s" in low
+
+
 def _small(word: str) -> int:
     return _SMALL[word.lower()] if word.lower() in _SMALL else int(word)
 
@@ -365,7 +389,7 @@ def _word_values(text: str) -> list[Value]:
     """Shares, ages, spans of time, centuries, decades and dates in figures written as words
     or patterns the other readers split."""
     out: list[Value] = []
-    for m in _IN_EVERY.finditer(text):
+    for m in _IN_EVERY.finditer(text) if _IN_EVERY_GAP.search(text) else ():
         n, d = _small(m.group(1)), _small(m.group(2))
         if 0 < n < d <= 1000:
             q = Quantity(n / d, "fraction", None, m.group(0))
@@ -375,7 +399,7 @@ def _word_values(text: str) -> list[Value]:
         q = Quantity(float(whole_number(m.group(at))), "age", None, m.group(0))
         out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
     if has_digit(text):
-        for m in _NUMERIC_DATE.finditer(text):
+        for m in _NUMERIC_DATE.finditer(text) if "/" in text else ():  # each match has two
             a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
             readings = [DateMention(year, a, b, surface=m.group(0))] if a <= 12 and b <= 31 else []
             if b <= 12 and a <= 31 and a != b:
@@ -395,7 +419,7 @@ def _word_values(text: str) -> list[Value]:
     for m in _DECADE_WORD.finditer(text):
         decade = DateMention(decade=_DECADE_WORDS[m.group(1).lower()], surface=m.group(0))
         out.append(Value("date", *m.span(), m.group(0), date=decade))
-    for m in _CENTURY.finditer(text):
+    for m in _CENTURY.finditer(text) if _may_name_century(text) else ():
         if m.group(3):
             n = int(m.group(3)) + 1
         else:

@@ -26,6 +26,9 @@ _ANY_HEDGE = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, HEDGES)) + r")(?
 NOW_WORDS = lexicon.entries("now_words")
 PAST_ONLY_WORDS = lexicon.entries("past_only_words")
 _OPPOSITES: list[tuple[str, str]] = [(a, b) for a, b in lexicon.table("opposites")]
+# every word of either side of an opposite pair: ``opposites`` finds nothing for a claim that
+# uses none of them
+OPPOSITE_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side.split())
 _NEG_WORDS = lexicon.words("negation_words")
 _NEG_SKIP = STOPWORDS | {"be", "been", "being", "also", "yet", "ever", "even", "really", "only"}
 _NEG_WINDOW = 4  # a negation governs a content word at most this many words later

@@ -77,8 +77,13 @@ def memo_list(maxsize: int = 4096) -> Callable[[Callable[P, list[T]]], Callable[
         if n_positional + len(keyword_only) != len(params):
             raise TypeError(f"memo_list: {fn.__name__} takes *args or positional-only arguments")
 
+        n_params = len(params)
+        call: Callable[..., list[T]] = fn  # called with the cache key's arguments
+
         @lru_cache(maxsize=maxsize)
         def cached(*key: Any) -> tuple[T, ...]:
+            if not keyword_only:  # most are: the key is the positional arguments as given
+                return tuple(call(*key))
             kwargs = dict(zip(keyword_only, key[n_positional:], strict=True))
             return tuple(fn(*key[:n_positional], **kwargs))
 
@@ -87,7 +92,7 @@ def memo_list(maxsize: int = 4096) -> Callable[[Callable[P, list[T]]], Callable[
             if not _enabled:
                 return fn(*args, **kwargs)
             key: tuple[Any, ...] = args
-            if kwargs or len(args) != len(params):
+            if kwargs or len(args) != n_params:
                 # one key however the arguments are spelled: f(a, b) and f(a, b, strict=False)
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 import pysbd
 from pysbd.lang.english import English
@@ -188,6 +189,44 @@ def _unsplittable(text: str) -> bool:
     return end == len(text) or text.lstrip()[0] not in "（「('\"“"
 
 
+# pysbd applies its rules with ``Text.apply``: ``re.sub(rule.pattern, rule.replacement, text)``
+# rule by rule, over ten thousand calls for a page. Each looks its pattern up in ``re``'s
+# cache again, and most rules are one of pysbd's own marker characters ("∯", "&ᓰ&"), written
+# back into punctuation in every sentence, which holds none. ``_apply`` makes the same
+# substitutions with each pattern compiled once, and a rule of literal characters (without
+# flags, whose replacement holds no backslash: no group or escape in it) by ``str.replace``,
+# which replaces the same leftmost non-overlapping occurrences and returns the text when
+# there is none. Both answer an exact ``str``, as ``re.sub`` does.
+_pysbd_apply = Text.apply
+_RULES: dict[str, tuple[re.Pattern[str], str | None]] = {}
+# the characters with a meaning in a pattern: a pattern of none of them matches itself
+_PATTERN_SYNTAX = frozenset(".^$*+?{}[]\\|()")
+
+
+def _literal(rx: re.Pattern[str]) -> str | None:
+    """The text ``rx`` matches when it is a run of plain characters without flags, else None."""
+    if rx.flags != re.UNICODE or not rx.pattern or _PATTERN_SYNTAX & set(rx.pattern):
+        return None
+    return rx.pattern
+
+
+def _apply(text: str, *rules: Any) -> str:
+    if not rules:
+        return text
+    out = str(text)
+    for rule in rules:
+        found = _RULES.get(rule.pattern)
+        if found is None:
+            rx = re.compile(rule.pattern)
+            found = _RULES[rule.pattern] = (rx, _literal(rx))
+        rx, literal = found
+        if literal is not None and "\\" not in rule.replacement:
+            out = out.replace(literal, rule.replacement)
+        else:
+            out = rx.sub(rule.replacement, out)
+    return out
+
+
 def _pysbd_segments(text: str) -> list[str]:
     r"""What ``pysbd.Segmenter(language="en", clean=False).segment(text)`` returns: each
     sentence with the whitespace after it.
@@ -208,9 +247,15 @@ def _pysbd_segments(text: str) -> list[str]:
     if _unsplittable(text):
         start = len(text) - len(text.lstrip())
         return [text[start:]] if start < len(text) else []
+    # pysbd's rules applied by _apply while it runs, its own apply put back after
+    setattr(Text, "apply", _apply)  # noqa: B010 - a method replaced: mypy refuses a plain assignment
+    try:
+        segments = _segmenter.processor(text).process()
+    finally:
+        setattr(Text, "apply", _pysbd_apply)  # noqa: B010
     out: list[str] = []
     prior_end = 0
-    for sent in _segmenter.processor(text).process():
+    for sent in segments:
         if not sent:  # rare: pysbd's own search for an empty segment, exactly as it does it
             for m in re.finditer(r"\s*", text):
                 if m.end() > prior_end:

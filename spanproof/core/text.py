@@ -98,6 +98,8 @@ def content_stems(text: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def fold(token: str) -> str:
     """Lower-case, curly apostrophe straightened, accents stripped: "Bruzón" -> "bruzon"."""
+    if token.isascii():  # nothing to straighten or strip: NFKD leaves ASCII as it is
+        return token.lower()
     token = unicodedata.normalize("NFKD", token.lower().replace("’", "'"))
     return "".join(c for c in token if not unicodedata.combining(c))
 
