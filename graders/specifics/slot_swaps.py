@@ -1,24 +1,28 @@
 """A name swapped within its statement: the claim's name of a kind (a person, a place, an
-organisation) that the span never states, where one span sentence states every other specific
-of the claim's sentence and names one other name of that kind.
+organisation) that the span never states, where the span states every other specific of the
+claim's sentence and the span sentence that says the claim's words names one other name of
+that kind.
 
 The role reader (``slot_roles``) aligns two names by the deed they fill, which needs the deed
 read on both sides; a real span often words it otherwise ("She was elected to the council" /
 "won council seats"; "a ceremony in Israel" / "visited Australia to accept the award"). The
-statement itself says which name is the rival: the claim is a paraphrase of one sentence, that
-sentence states the claim's other values (its dates, numbers and other names), and it names
-one thing of the claim's name's kind that the claim does not name. A name the span never
-states, in a claim every other specific of which that sentence states, is not merely absent:
-the sentence names someone, somewhere or something else in its place.
+statement itself says which name is the rival: the claim is a paraphrase of the span, which states
+the claim's other values (its dates, numbers and other names), and the sentence that says the
+claim's words names one thing of the claim's name's kind that the claim does not name. A name
+the span never states, in a claim every other specific of which the span states, is not
+merely absent: the sentence names someone, somewhere or something else in its place.
 
 What keeps an absence from being read as a swap: the claim's name shares no word with the
 span; the kind is read on both names and is the same (``slots.name_type``), and the two
 cannot be one thing (``slot_agreement.name_agrees``: a place that may hold the other, a
-person named by one word, are not rivals); the claim states at least one other specific and
-at least half of its sentence's other words are in the span sentence; the claim has no other
-unstated name of the kind and the sentence (with any other sentence stating the same) no other
-unnamed one; and a rival whose own deed is read and is not the claim's ("The poet, who was
-born in Palermo, died in 1961" against "died in Naples in 1961") fills another role.
+person named by one word, are not rivals); the claim states at least one other specific, the
+span states every one of them, and the sentence holds at least half of the claim sentence's
+other words and the deed the claim's name fills when its role is read ("the war in Syria" is
+no deed of "briefed the Security Council in New York"); the rival stands in that statement,
+not in a verbless phrase about another name ("John Patterson, a coal merchant from Toledo");
+no other name of the sentence fills the claim name's role ("The All Blacks won ..., beating
+France" against "New Zealand won"); and the claim has no other unstated name of the kind nor
+the span's statement another unnamed one.
 """
 
 from __future__ import annotations
@@ -42,22 +46,6 @@ def _shares_a_word(v: Value, tokens: set[str]) -> bool:
 
 def _deeds(found: frozenset[Role]) -> frozenset:
     return frozenset().union(*(r.deed for r in found - SOURCE))
-
-
-def _other_role(c_lay: Layout, cv: Value, s_lay: Layout, sv: Value, claim_keys: set) -> bool:
-    """The rival fills the claim name's relation to another deed, read on both sides and
-    nowhere in the claim: "produced by X" / "mixed by Y", "died in X" / "who was born in Y"."""
-    c_roles = roles(c_lay, cv.start, cv.end) - SOURCE
-    s_roles = roles(s_lay, sv.start, sv.end) - SOURCE
-    if aligned(c_roles, s_roles):
-        return False
-    shared = {r.relation for r in c_roles} & {r.relation for r in s_roles}
-    for rel in shared:
-        c_deed = _deeds(frozenset(r for r in c_roles if r.relation == rel))
-        s_deed = _deeds(frozenset(r for r in s_roles if r.relation == rel))
-        if c_deed and s_deed and not s_deed & claim_keys:
-            return True
-    return False
 
 
 def _keys_of(lay: Layout, span: tuple[int, int], skip: Value) -> set:
@@ -141,7 +129,6 @@ def swapped_names(
         said = set(stated(c_lay.text, s_lay.text))
         if not all(v.text in said for v in others):
             continue  # a specific of the claim the span does not state: the claim adds more
-        claim_keys = set().union(*(t.keys for t in c_lay.toks))
         c_deed = _deeds(roles(c_lay, cv.start, cv.end))
         rivals: dict[tuple[str, ...], tuple[Value, tuple[int, int]]] = {}
         for s_sentence in s_lay.sentences:
@@ -160,7 +147,6 @@ def swapped_names(
                     and not _shares_a_word(sv, claim_tokens)
                     and _name_agrees(cv, sv) is False
                     and _in_the_statement(s_lay, sv, words)
-                    and not _other_role(c_lay, cv, s_lay, sv, claim_keys)
                     and not _filled_by_another(c_lay, cv, s_lay, sv, s_sentence)
                 ):
                     rivals.setdefault(sv.name, (sv, s_sentence))
