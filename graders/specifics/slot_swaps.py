@@ -19,7 +19,9 @@ person named by one word, are not rivals); the claim states at least one other s
 span states every one of them, and the sentence holds at least half of the claim sentence's
 other words and the deed the claim's name fills when its role is read ("the war in Syria" is
 no deed of "briefed the Security Council in New York"); the rival stands in that statement,
-not in a verbless phrase about another name ("John Patterson, a coal merchant from Toledo");
+not in a verbless phrase about another name ("John Patterson, a coal merchant from Toledo")
+nor as the one who reports it ("..., said Roy Rana, Head Coach") where the claim's name is not
+its source, nor the other way round;
 no other name of the sentence fills the claim name's role ("The All Blacks won ..., beating
 France" against "New Zealand won"); and the claim has no other unstated name of the kind nor
 the span's statement another unnamed one.
@@ -74,6 +76,15 @@ def _in_the_statement(s_lay: Layout, sv: Value, words: list) -> bool:
 
 def _inside_v(t, v: Value) -> bool:
     return v.start <= t.start < v.end
+
+
+def _reports(c_lay: Layout, cv: Value, s_lay: Layout, sv: Value) -> bool:
+    """One of the two is the source of its sentence and the other is not ("..., said Roy
+    Rana, Head Coach" against the player selected; "according to the World Health
+    Organization" against a club the span names): a source reports the statement, it is not
+    in it (two sources are the role reader's, ``slot_roles.same_report``)."""
+    c_said = bool(SOURCE & roles(c_lay, cv.start, cv.end))
+    return c_said != bool(SOURCE & roles(s_lay, sv.start, sv.end))
 
 
 def _filled_by_another(
@@ -147,6 +158,7 @@ def swapped_names(
                     and not _shares_a_word(sv, claim_tokens)
                     and _name_agrees(cv, sv) is False
                     and _in_the_statement(s_lay, sv, words)
+                    and not _reports(c_lay, cv, s_lay, sv)
                     and not _filled_by_another(c_lay, cv, s_lay, sv, s_sentence)
                 ):
                     rivals.setdefault(sv.name, (sv, s_sentence))

@@ -62,6 +62,20 @@ def test_a_name_swapped_within_its_statement_is_proven(claim, span, swap):
             "The company was founded in 1886 by John Patterson in Dayton.",
             "The company was founded in 1886 by John Patterson, a coal merchant from Toledo.",
         ),
+        # the span's person is who said it, not who was selected: the supporting sentence of
+        # a WiCE development pair (wice-dev01451) removed, as a stale page serves it
+        (
+            "On August 22, 2017, Richard Amardi was selected to play for the national team at "
+            "the FIBA AmeriCup 2017.",
+            'The team was announced on August 22, 2017. "Following a successful selection '
+            "camp, we're pleased to announce the players that will play at the FIBA AmeriCup "
+            '2017," said Roy Rana, Head Coach.',
+        ),
+        # the claim's organisation is its source, the span's the owner of the venues
+        (
+            "Attendance fell by 8% in 2019, according to the Arts Council.",
+            "Attendance fell by 8% in 2019 at venues owned by the Castlemere Group.",
+        ),
         # nothing else of the claim ties it to one sentence of the span
         ("She accepted the prize in Oslo.", "She travelled to Vienna to accept the prize."),
         # the claim's place is stated: no swap, whatever other place the span names
