@@ -15,6 +15,8 @@ import re
 from functools import lru_cache
 
 from spanproof.graders.specifics.names import entity_tokens, token_present, token_set
+from spanproof.graders.specifics.slot_frames import layout
+from spanproof.graders.specifics.slot_roles import SOURCE, roles
 from spanproof.graders.specifics.slots import values_of
 from spanproof.planted_failures.registry import Edit, mutator
 
@@ -74,11 +76,18 @@ _EXAMPLE_POOL = (
 )  # fmt: skip
 def swap_name(pair: Pair, rng: random.Random, pool: list[Pair]) -> Edit | None:
     """Swap a name the span states for another of the same kind from another pair: Lisbon ->
-    Porto, Marta Quental -> Helena Vidal (never a name the span holds, nor one sharing a word)."""
+    Porto, Marta Quental -> Helena Vidal (never a name the span holds, nor one sharing a word;
+    never the claim's source, which attribution_swap swaps)."""
     claim = pair.claim
     span_tokens = token_set(pair.span)
     claim_tokens = token_set(claim)
-    originals = [n for n in _typed_names(claim) if _stated(n[2], span_tokens)]
+    lay = layout(claim)
+    # who reports the claim ("X announced ...", "according to X") is attribution_swap's
+    originals = [
+        n
+        for n in _typed_names(claim)
+        if _stated(n[2], span_tokens) and not SOURCE & roles(lay, n[0], n[1])
+    ]
     if not originals:
         return None
     by_kind: dict[str, dict[str, bool]] = {}

@@ -137,8 +137,12 @@ def swapped_names(
             if t.keys and t.start < sentence[1]
             and not any(v.start <= t.start < v.end for v in c_lay.values)
         ]  # fmt: skip
-        said = set(stated(c_lay.text, s_lay.text))
-        if not all(v.text in said for v in others):
+        # names are looked up by name; the span's figures are read only for a claim figure
+        figures = [v for v in others if v.kind != "name"]
+        said = set(stated(c_lay.text, s_lay.text)) if figures else set()
+        if not all(name_stated(v, s_lay) for v in others if v.kind == "name") or not all(
+            v.text in said for v in figures
+        ):
             continue  # a specific of the claim the span does not state: the claim adds more
         c_deed = _deeds(roles(c_lay, cv.start, cv.end))
         rivals: dict[tuple[str, ...], tuple[Value, tuple[int, int]]] = {}

@@ -211,6 +211,27 @@ def test_swap_name_never_takes_a_name_the_span_holds_or_one_sharing_a_word():
     assert outs == {"Vienna"}
 
 
+def test_swap_name_leaves_the_claims_source_to_attribution_swap():
+    pair = Pair(
+        id="s",
+        claim="The Arts Council said attendance in Leeds fell.",
+        span="Attendance in Leeds fell, the Arts Council said.",
+        label="SUPPORTED",
+    )
+    pool = [
+        Pair(
+            id="t",
+            claim="The Harbour Trust opened a museum in Porto.",
+            span="The Harbour Trust opened a museum in Porto.",
+            label="SUPPORTED",
+        )
+    ]
+    befores = {
+        MUTATORS["swap_name"](pair, random.Random(s), pool).changes[0].before for s in range(8)
+    }
+    assert befores == {"Leeds"}
+
+
 def test_swap_name_needs_a_typed_name_the_span_states():
     no_name = Pair(id="n", claim="Prices rose 12% last year.", span="Prices rose 12% last year.",
                    label="SUPPORTED")  # fmt: skip
