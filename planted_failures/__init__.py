@@ -45,6 +45,7 @@ a mutator so every future judge is measured against it:
 """
 
 from spanproof.planted_failures import mutators as _mutators  # noqa: F401  (registers the built-ins)
+from spanproof.planted_failures import name_swap as _name_swap  # noqa: F401  (registers swap_name)
 from spanproof.planted_failures.registry import (
     ENTRY_POINT_GROUP,
     MUTATORS,

@@ -114,6 +114,8 @@ from spanproof.graders.specifics.slot_roles import (
     same_report,
     same_statement,
 )
+from spanproof.graders.specifics.slot_swaps import KINDS as SWAP_KINDS
+from spanproof.graders.specifics.slot_swaps import swapped_names
 from spanproof.graders.specifics.slot_unique import Side, unique_slot
 from spanproof.graders.specifics.slots import Value, members
 
@@ -684,6 +686,8 @@ def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
     out = list(_value_contradictions(claim, span))
     proven = {c.claim_value[0] for c in out}
     out += [c for c in _role_contradictions(claim, span) if c.claim_value[0] not in proven]
+    proven |= {c.claim_value[0] for c in out}
+    out += [c for c in _swap_contradictions(claim, span) if c.claim_value[0] not in proven]
     out += [
         Contradiction("event", c.claim, c.span, c.sentence, "life")
         for c in slot_life.contradictions(claim, span)
@@ -735,6 +739,25 @@ def _value_contradictions(claim: str, span: str):
 
 
 # ---------------------------------------------------------------- names and kin by role
+
+
+def _swap_contradictions(claim: str, span: str) -> list[Contradiction]:
+    """A name the span never states, in a claim whose other specifics one span sentence
+    states, against that sentence's one other name of the kind (``slot_swaps``)."""
+    c_lay = _layout(claim)
+    if not any(v.kind == "name" and v.name_type in SWAP_KINDS for v in c_lay.values):
+        return []  # no typed name: the span is not read for a swap
+    s_lay = _layout(span)
+    return [
+        Contradiction(
+            kind="name",
+            claim_value=(cv.start, cv.end, cv.text),
+            span_value=(sv.start, sv.end, sv.text),
+            span_words=sentence,
+            anchor="statement",
+        )
+        for cv, sv, sentence in swapped_names(c_lay, s_lay, _stated_after_normalising, _name_stated)
+    ]
 
 
 def _word_value(lay: _Layout, t: _Tok) -> Value:

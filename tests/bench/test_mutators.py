@@ -59,7 +59,7 @@ def test_registry_holds_every_required_kind_with_a_non_supported_verdict():
     required = {
         "swap_source", "drift_number", "wrong_period", "scope_creep", "modality_slip",
         "quantifier_inflation", "negation_flip", "attribution_swap", "citation_laundering",
-        "stale_page",
+        "stale_page", "swap_name",
     }  # fmt: skip
     assert required <= set(MUTATORS)
     assert {k for k, m in MUTATORS.items() if m.target == "span"} == {"swap_source", "stale_page"}
@@ -177,6 +177,69 @@ def test_attribution_swap_adds_or_replaces_the_source():
     out = MUTATORS["attribution_swap"](said, random.Random(0), [])
     assert out.changes[0].before == "the Federal Reserve"
     assert "Federal Reserve" not in out.claim and out.claim.endswith(", inflation eased.")
+
+
+def test_swap_name_swaps_a_stated_name_for_one_of_its_kind_from_another_pair():
+    out = run("swap_name", PAIR_B)
+    # San Diego (a place PAIR_B's span states) -> a place named by another pair of the pool
+    assert out.changes[0].before == "San Diego"
+    assert out.changes[0].after in {"Brussels", "Lisbon"}
+    assert out.claim == PAIR_B.claim.replace("San Diego", out.changes[0].after)
+    assert out.expected == "NOT_SUPPORTED" and out.span == PAIR_B.span
+    example = MUTATORS["swap_name"].plant_example()
+    assert (example.changes[0].before, example.changes[0].after) == ("Lisbon", "Porto")
+
+
+def test_swap_name_never_takes_a_name_the_span_holds_or_one_sharing_a_word():
+    pair = Pair(
+        id="p",
+        claim="The treaty was signed in Lisbon in 2007.",
+        span="The treaty was signed in Lisbon in 2007; Madrid and Porto hosted the talks.",
+        label="SUPPORTED",
+    )
+    pool = [
+        Pair(id="q", claim="Talks moved to Madrid.", span="Talks moved to Madrid and Porto.",
+             label="SUPPORTED"),
+        Pair(id="r", claim="It opened in Lisbon Oriente.", span="It opened in Lisbon Oriente.",
+             label="SUPPORTED"),
+    ]  # fmt: skip
+    # every place of the pool is on the span or shares "Lisbon": nothing qualifies
+    assert MUTATORS["swap_name"](pair, random.Random(0), pool) is None
+    pool.append(Pair(id="s", claim="Leaders met in Vienna.", span="Leaders met in Vienna.",
+                     label="SUPPORTED"))  # fmt: skip
+    outs = {MUTATORS["swap_name"](pair, random.Random(s), pool).changes[0].after for s in range(8)}
+    assert outs == {"Vienna"}
+
+
+def test_swap_name_leaves_the_claims_source_to_attribution_swap():
+    pair = Pair(
+        id="s",
+        claim="The Arts Council said attendance in Leeds fell.",
+        span="Attendance in Leeds fell, the Arts Council said.",
+        label="SUPPORTED",
+    )
+    pool = [
+        Pair(
+            id="t",
+            claim="The Harbour Trust opened a museum in Porto.",
+            span="The Harbour Trust opened a museum in Porto.",
+            label="SUPPORTED",
+        )
+    ]
+    befores = {
+        MUTATORS["swap_name"](pair, random.Random(s), pool).changes[0].before for s in range(8)
+    }
+    assert befores == {"Leeds"}
+
+
+def test_swap_name_needs_a_typed_name_the_span_states():
+    no_name = Pair(id="n", claim="Prices rose 12% last year.", span="Prices rose 12% last year.",
+                   label="SUPPORTED")  # fmt: skip
+    assert run("swap_name", no_name) is None
+    # the claim's place is one the span never states: swapping it would plant an absence
+    unstated = Pair(id="u", claim="The concert was held in Porto.", span="The concert was held.",
+                    label="SUPPORTED")  # fmt: skip
+    assert run("swap_name", unstated) is None
 
 
 def test_citation_laundering_appends_an_unrelated_clause():

@@ -102,6 +102,14 @@ async def test_blind_judge_fails_sensitivity():
         assert k.caught + k.flag_only <= k.n
 
 
+async def test_a_name_swapped_for_another_of_its_kind_has_its_figure():
+    # swap_name plants on g2 (San Diego, a place its span states) with a place of another pair
+    result = await run_sensitivity(GOOD, make_judge("blind"), seed=0, kinds=["swap_name"])
+    swapped = result.by_kind["swap_name"]
+    assert swapped.n >= 1 and swapped.caught + swapped.flag_only <= swapped.n
+    assert result.n_planted == swapped.n
+
+
 async def test_always_not_supported_judge_fails_specificity():
     result = await run_sensitivity(GOOD, AlwaysNotSupported(), seed=0)
     assert result.sensitivity == 1.0
