@@ -109,6 +109,26 @@ def number_of(f: Frame) -> tuple[float, float] | None:
     return (r.value, r.end if r.end is not None else r.value)
 
 
+def odd_member(c_group: list[Frame], s_group: list[Frame]) -> int | None:
+    """The one place where two lists of one length, in one order, differ: every other member
+    of the claim's list is the span's at the same place, and the claim's member there is no
+    member of the span's ("December 2020 and January 2020" / "December 2019 and January 2020").
+    A list shares members with another list without stating each of them: only the member the
+    span states otherwise at its place is another value. None for anything else (a range, a
+    reordered list, two members changed)."""
+    if len(c_group) < 2 or len(c_group) != len(s_group):
+        return None
+    if any(f.value.in_range for f in (*c_group, *s_group)):
+        return None
+    places = [_value_agrees(c, s) for c, s in zip(c_group, s_group, strict=True)]
+    if places.count(False) != 1 or places.count(True) != len(places) - 1:
+        return None
+    k = places.index(False)
+    if any(_value_agrees(c_group[k], s) is not False for s in s_group):
+        return None
+    return k
+
+
 def group_agrees(c_group: list[Frame], s_group: list[Frame]) -> bool | None:
     """Whether the span's list or range states the claim's value (or its range)."""
     results = [_value_agrees(c, s) for c in c_group for s in s_group]

@@ -93,6 +93,7 @@ from spanproof.graders.specifics.slot_agreement import group_agrees as _group_ag
 from spanproof.graders.specifics.slot_agreement import measure as _measure
 from spanproof.graders.specifics.slot_agreement import name_agrees as _name_agrees
 from spanproof.graders.specifics.slot_agreement import number_of as _number_of
+from spanproof.graders.specifics.slot_agreement import odd_member as _odd_member
 from spanproof.graders.specifics.slot_agreement import same_figure
 from spanproof.graders.specifics.slot_frames import PREPS as _PREPS
 from spanproof.graders.specifics.slot_frames import WORD_NEXT as _WORD_NEXT
@@ -566,6 +567,8 @@ def _slot_matches(c_lay: _Layout, s_lay: _Layout):
                 anchor = "unique"
             s_group = _group_of(s_frames, s_lay, sf)
             agrees_ = _group_agrees(c_group, s_group)
+            if agrees_ is True and _odd_member(c_group, s_group) is not None:
+                agrees_ = False  # one member of a list stated otherwise at its place
             if agrees_ is False and _part_within_whole(cf, sf):
                 agrees_ = None
             if agrees_ is None and _names_of_one_kind(cf, sf, anchor):
@@ -726,12 +729,17 @@ def _value_contradictions(claim: str, span: str):
         for sf, s_group, anchor, agrees_ in found:
             if agrees_ is not False:
                 continue
-            if _stated_elsewhere(s_lay, s_frames, c_group, sf, claim_keys):
+            odd = _odd_member(c_group, s_group)
+            c_at, c_of, s_at = cf, c_group, sf
+            if odd is not None:  # the member the span states otherwise, not the whole list
+                c_at, s_at = c_group[odd], s_group[odd]
+                c_of = [c_at]
+            if _stated_elsewhere(s_lay, s_frames, c_of, s_at, claim_keys):
                 break
             yield Contradiction(
                 kind=_kind(cf.value),
-                claim_value=_extent(claim, cf, c_group),
-                span_value=_extent(span, sf, s_group),
+                claim_value=_extent(claim, c_at, c_group),
+                span_value=_extent(span, s_at, s_group),
                 span_words=_words_span(s_lay, sf, anchor),
                 anchor=anchor,
             )
