@@ -91,32 +91,48 @@ def test_every_verdict_carries_a_confidence():
 LOAD_BEARING = [
     ('coverage', 'She replaced James Marshall on 24 July 2019.',
      'Tue 23 Jul 2019 14.40 EDT', 'NOT_SUPPORTED'),  # wice
-    ('clause_coverage', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('substituted', 'He was married to his wife, the former Mildred Schmidt, of Grants Pass, Oregon, for 69 years until her death 16 November 2012.',
-     'My wife of 69 years, Mildred, passed away late last year and that was difficult.', 'PARTIAL'),  # wice
-    ('sentence_alignment', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('claim_length', 'Gill has won 21 awards from 44 nominations.',
-     '## GRAMMY Award Results for Vince Gill', 'NOT_SUPPORTED'),  # wice
-    ('missing_entities', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('stronger_claim', 'This interactive educational website tells story of African-Americans and the role they played, and still play, in the horse industry.',
-     'The goal of the Chronicle of African Americans in the Horse Industry is to create an online, interactive archive to house and display photos, documents, artifacts, and oral histories of African Americans who have worked, and continue to work in equine industries.', 'SUPPORTED'),  # wice
-    ('quantifier_scope', 'Finishing each lap extends the game timer like in most arcade-style racing games.',
-     'Races are also timed, and completing a lap extends the timer, similar to OutRun.', 'PARTIAL'),  # wice
-    ('negation_conflict_aligned', 'Also some other softenings were foreseen, e.g. for women having 3 and more children.',
+    ('clause_coverage', 'Also some other softenings were foreseen, e.g. for women having 3 and more children.',
      'Women with three or more children could retire earlier, he added.', 'PARTIAL'),  # wice
-    ('stronger_claim_aligned', 'He was married to his wife, the former Mildred Schmidt, of Grants Pass, Oregon, for 69 years until her death 16 November 2012.',
-     'My wife of 69 years, Mildred, passed away late last year and that was difficult.', 'PARTIAL'),  # wice
-    ('hedge_dropped_aligned', 'He was married to his wife, the former Mildred Schmidt, of Grants Pass, Oregon, for 69 years until her death 16 November 2012.',
-     'My wife of 69 years, Mildred, passed away late last year and that was difficult.', 'PARTIAL'),  # wice
-    ('wording_flags_aligned', 'Paterson died on November 10, 2018, at the age of 78.',
-     '# Former Congresswoman Liz Patterson dies at 78 Nov 10, 2018 at 4:14 PM', 'SUPPORTED'),  # wice
-    ('unstated_specifics_aligned', "Hernandez's father died in January 2006 from complications from hernia surgery when Hernandez was 16.",
-     'According to a January 7, 2006 obituary, Daniel Hernandez was 49 years old when he died.', 'PARTIAL'),  # wice
-    ('contradiction_proven', 'He was married to his wife, the former Mildred Schmidt, of Grants Pass, Oregon, for 69 years until her death 16 November 2012.',
-     'My wife of 69 years, Mildred, passed away late last year and that was difficult.', 'PARTIAL'),  # wice
+    ('substituted', '"Merry Company on a Terrace" (1616) is in the collection of the Mauritshuis, the Hague.',
+     'Merry Company on a Terrace (c. 1616–17), Willem Buytewech. Mauritshuis, The Hague', 'SUPPORTED'),  # wice
+    ('bigram_overlap', 'It is also popular in Iraq, Libya and Nepal.',
+     'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
+    ('claim_length', 'It was also named 2008 Best Video Game Soundtrack from both "IGN" and G.A.N.G.',
+     '## Video Games Live has had success bringing game music to the masses, but its', 'NOT_SUPPORTED'),  # wice
+    ('missing_entities', 'Also some other softenings were foreseen, e.g. for women having 3 and more children.',
+     'Women with three or more children could retire earlier, he added.', 'PARTIAL'),  # wice
+    ('opposite_words', 'The offer was also extended to Criss Oliva who also declined as he did not want to leave Savatage.',
+     'Criss was also offered by Dave Mustaine to join Megadeth, replacing Jeff Young. Criss turned down the offer and continued playing for Savatage.', 'SUPPORTED'),  # wice
+    ('negation_conflict', 'The offer was also extended to Criss Oliva who also declined as he did not want to leave Savatage.',
+     'Criss was also offered by Dave Mustaine to join Megadeth, replacing Jeff Young. Criss turned down the offer and continued playing for Savatage.', 'SUPPORTED'),  # wice
+    ('stronger_claim', 'The band\'s third album, "Emotive", was released on November 2, 2004\xa0– the actual U.S Presidential Election Day.',
+     '(meta data) PUBLISHED DATETIME: 2004-10-19 14:49 eMOTIVe hits stores on Election Day, November 2.', 'SUPPORTED'),  # wice
+    ('quantifier_scope', 'Hudgens was included in "Forbes" richest list in early 2007, and the "Forbes" article noted that she was included in "Young Hollywood\'s Top Earning-Stars".',
+     "Also landing on the list is Vanessa Anne Hudgens, the co-star of Disney's insanely popular made for television movie, High School Musical.", 'PARTIAL'),  # wice
+    ('contradiction_aligned', 'They include Erik Hersman, Juliana Rotich, Ory Okolloh, and David Kobia.',
+     'Kenyans Okolloh and Daudi Were handle relationships with the NGOs, while Kobia and Hersman handle day-to-day operation of the site.', 'PARTIAL'),  # wice
+    ('negation_conflict_aligned', '"Merry Company on a Terrace" (1616) is in the collection of the Mauritshuis, the Hague.',
+     'Merry Company on a Terrace (c. 1616–17), Willem Buytewech. Mauritshuis, The Hague', 'SUPPORTED'),  # wice
+    ('stronger_claim_aligned', 'Hudgens was included in "Forbes" richest list in early 2007, and the "Forbes" article noted that she was included in "Young Hollywood\'s Top Earning-Stars".',
+     "Also landing on the list is Vanessa Anne Hudgens, the co-star of Disney's insanely popular made for television movie, High School Musical.", 'PARTIAL'),  # wice
+    ('opposite_words_aligned', 'The band\'s third album, "Emotive", was released on November 2, 2004\xa0– the actual U.S Presidential Election Day.',
+     '(meta data) PUBLISHED DATETIME: 2004-10-19 14:49 eMOTIVe hits stores on Election Day, November 2.', 'SUPPORTED'),  # wice
+    ('missing_entities_aligned', 'It is also popular in Iraq, Libya and Nepal.',
+     'Other exotic markets where Viber is popular include Iraq, Libya and Sri Lanka.', 'PARTIAL'),  # wice
+    ('quantifier_scope_aligned', 'Finishing each lap extends the game timer like in most arcade-style racing games.',
+     'Races are also timed, and completing a lap extends the timer, similar to OutRun.', 'PARTIAL'),  # wice
+    ('hedge_dropped_aligned', 'This reignites his rivalry with a now-successful LaRusso, who has been struggling to maintain balance in his life without the guidance of his mentor, Mr. Miyagi, whose death in the series took place seven years before episode 1.',
+     'It reignites his rivalry with a now-successful Daniel, who has been struggling to maintain balance in his life without the guidance of his mentor, Mr. Miyagi (the late Pat Morita).', 'PARTIAL'),  # wice
+    ('unstated_numbers', '"Merry Company on a Terrace" (1616) is in the collection of the Mauritshuis, the Hague.',
+     'Merry Company on a Terrace (c. 1616–17), Willem Buytewech. Mauritshuis, The Hague', 'SUPPORTED'),  # wice
+    ('unstated_dates', 'Hans Dobida served as chairman of the Continental Cup until 2018.',
+     'Until recently he was chairing the IIHF Continental Cup competition where he is succeeded by former IIHF Council member Igor Nemecek.', 'PARTIAL'),  # wice
+    ('wording_flags_aligned', '"Merry Company on a Terrace" (1616) is in the collection of the Mauritshuis, the Hague.',
+     'Merry Company on a Terrace (c. 1616–17), Willem Buytewech. Mauritshuis, The Hague', 'SUPPORTED'),  # wice
+    ('unstated_specifics_aligned', 'The band\'s third album, "Emotive", was released on November 2, 2004\xa0– the actual U.S Presidential Election Day.',
+     '(meta data) PUBLISHED DATETIME: 2004-10-19 14:49 eMOTIVe hits stores on Election Day, November 2.', 'SUPPORTED'),  # wice
+    ('contradiction_proven', 'The front cover marked the debut of band mascot Vic Rattlehead, who regularly appeared on subsequent album artwork.',
+     'His image appears on several MEGADETH album covers, including the band\'s first four LPs — "Killing Is My Business... And Business Is Good!", "Peace Sells... But Who\'s Buying?", "So Far, So Good... So What!" and "Rust In Peace". "Vic has been with us since our beginning in 1985 on the \'Killing Is My Business...\' album but really came into his own on the \'Peace Sells... But Who\'s Buying?!\' album cover in 1986.', 'SUPPORTED'),  # wice
 ]  # fmt: skip
 
 
