@@ -6,9 +6,11 @@ it fills the claim's slot with another value. That is something code can prove, 
 one finding besides the quote check that may override a judge (``graders.audit``). One
 mechanism reads every kind of value:
 
-1. **Values, normalised** (``slots.values_of``, ``readings.read``): counts, shares ("a
-   third", "34%", "one in five"), money per currency, units through ``pint`` ("5 km" /
-   "5,000 metres"), lengths of time ("three decades" / "30 years"), ages, ordinals, dates of
+1. **Values, normalised** (``slots.values_of``, ``readings.read``): counts ("two dozen"),
+   shares ("a third", "34%", "one in five"), money per currency, units through ``pint`` ("5
+   km" / "5,000 metres"; "3 hours 52 minutes" one length), lengths of time ("three decades"
+   / "30 years"), ages ("aged 74", "a seventeen-year-old"), hedges ("more than a decade"
+   states a range, as "more than 10 years" does), ordinals, dates of
    every granularity as intervals (a day to a century; "the sixties", "the 1400s", "7/1/2018"
    both ways), weekdays (and the weekday of a full date), compass directions (where a thing
    lies or goes, and apart from it where it comes from: "westerly", "from the east"), names
