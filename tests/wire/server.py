@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from werkzeug import Request, Response
-from werkzeug.serving import make_server
+from werkzeug.serving import LISTEN_QUEUE, make_server
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 Behaviour = Callable[[dict[str, Any], "ChatServer"], Response]
@@ -273,9 +273,17 @@ class KeepAliveHandler(BaseHTTPRequestHandler):
         """Quiet, as the tests' werkzeug server is (its log is at ERROR)."""
 
 
+class _KeepAliveServer(ThreadingHTTPServer):
+    # socketserver listens with an accept queue of 5: a client opening 64 connections at
+    # once had the rest of its SYNs (or its handshakes' last ACKs) dropped by the kernel and
+    # sent again after 1 s, 2 s, 4 s..., so the server's backlog, not the client, set the
+    # wall time. Werkzeug's server (the closing side) listens with 128; so does this one.
+    request_queue_size = LISTEN_QUEUE
+    daemon_threads = True
+
+
 def _keep_alive_server(app: Callable[..., Any]) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), KeepAliveHandler)
-    server.daemon_threads = True
+    server = _KeepAliveServer(("127.0.0.1", 0), KeepAliveHandler)
     server.app = app  # type: ignore[attr-defined]
     return server
 
