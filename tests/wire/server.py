@@ -249,6 +249,9 @@ class KeepAliveHandler(BaseHTTPRequestHandler):
     is where the handler reads next; every reply says its length."""
 
     protocol_version = "HTTP/1.1"
+    # The headers and the body go out in two writes; with Nagle the body waited for the
+    # client's (delayed, up to 40 ms) ACK of the headers, on every reused connection.
+    disable_nagle_algorithm = True
 
     def _run(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)

@@ -8,6 +8,7 @@ import http.client
 import json
 import socket
 import struct
+import threading
 import time
 from urllib.parse import urlsplit
 
@@ -121,3 +122,25 @@ def test_keep_alive_queues_as_many_simultaneous_connects_as_a_client_opens():
             sock.close()
     assert resent == [], f"{len(resent)} of 64 connections sent segments again"
     assert answered == 64
+
+
+def test_keep_alive_sends_a_reply_without_waiting_for_the_ack_of_its_headers():
+    # The handler writes the headers, then the body: with Nagle on, the body waited on every
+    # reused connection for the client's delayed ACK of the headers (up to 40 ms a request).
+    # The socket the server answered on must have TCP_NODELAY set; it is read in the
+    # handler's thread as the server ends the connection, before it closes the socket.
+    server = ChatServer(said, keep_alive=True)
+    nodelay: list[int] = []
+    ended = threading.Event()
+    shutdown_request = server._server.shutdown_request
+
+    def record(request):
+        nodelay.append(request.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        ended.set()
+        shutdown_request(request)
+
+    server._server.shutdown_request = record  # type: ignore[method-assign]
+    with server:
+        two_requests(server)
+        assert ended.wait(5), "the server never ended the connection the client closed"
+    assert len(nodelay) == 1 and nodelay[0]
