@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from werkzeug import Request, Response
-from werkzeug.serving import make_server
+from werkzeug.serving import LISTEN_QUEUE, make_server
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 Behaviour = Callable[[dict[str, Any], "ChatServer"], Response]
@@ -249,6 +249,9 @@ class KeepAliveHandler(BaseHTTPRequestHandler):
     is where the handler reads next; every reply says its length."""
 
     protocol_version = "HTTP/1.1"
+    # The headers and the body go out in two writes; with Nagle the body waited for the
+    # client's (delayed, up to 40 ms) ACK of the headers, on every reused connection.
+    disable_nagle_algorithm = True
 
     def _run(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -273,9 +276,17 @@ class KeepAliveHandler(BaseHTTPRequestHandler):
         """Quiet, as the tests' werkzeug server is (its log is at ERROR)."""
 
 
+class _KeepAliveServer(ThreadingHTTPServer):
+    # socketserver listens with an accept queue of 5: a client opening 64 connections at
+    # once had the rest of its SYNs (or its handshakes' last ACKs) dropped by the kernel and
+    # sent again after 1 s, 2 s, 4 s..., so the server's backlog, not the client, set the
+    # wall time. Werkzeug's server (the closing side) listens with 128; so does this one.
+    request_queue_size = LISTEN_QUEUE
+    daemon_threads = True
+
+
 def _keep_alive_server(app: Callable[..., Any]) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), KeepAliveHandler)
-    server.daemon_threads = True
+    server = _KeepAliveServer(("127.0.0.1", 0), KeepAliveHandler)
     server.app = app  # type: ignore[attr-defined]
     return server
 
