@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -283,6 +284,12 @@ class _KeepAliveServer(ThreadingHTTPServer):
     # wall time. Werkzeug's server (the closing side) listens with 128; so does this one.
     request_queue_size = LISTEN_QUEUE
     daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-connection (reset, broken pipe) is a client's choice,
+        not the server's error; anything else is printed as socketserver does."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _keep_alive_server(app: Callable[..., Any]) -> ThreadingHTTPServer:
