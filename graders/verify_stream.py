@@ -115,13 +115,7 @@ async def stream_in_process(
             yield await _next(pending)
     finally:
         for _, task in pending:
-            if not task.done():
-                task.cancel()
-            elif not task.cancelled():
-                # read: a pair that failed beside the one that stopped the run (a dead audit
-                # worker fails every pair in flight) is reported once, by the run, not as a
-                # "Task exception was never retrieved" traceback after the run's own error
-                task.exception()
+            task.cancel()
 
 
 async def _next(pending: deque[tuple[str, asyncio.Task[Verdict]]]) -> Judged:
