@@ -32,6 +32,7 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from typing import Any
 
 from spanproof.graders.audit import PairFindings, pair_findings
 from spanproof.graders.instructions import load_detector
@@ -137,9 +138,9 @@ def _chunk_findings(pairs: list[tuple[str, str]]) -> list[PairFindings]:
 CHUNK = 8
 
 
-def _read_outcome(work: asyncio.Future[PairFindings]) -> None:
-    """Mark a work item's failure as read: the run reports a dead worker once, not once per
-    pair that was in flight."""
+def _read_outcome(work: asyncio.Future[Any]) -> None:
+    """Mark a work item's (or the workers' start's) failure as read: the run reports a dead
+    worker once, not once per pair that was in flight."""
     if not work.cancelled():
         work.exception()
 
@@ -198,7 +199,12 @@ class AuditPool:
     async def findings(self, claim: str, span_text: str) -> PairFindings:
         try:
             if not self._ready.done():
-                await asyncio.shield(asyncio.wrap_future(self._ready))
+                ready = asyncio.wrap_future(self._ready)
+                # read whoever waits: a pair stopped while the workers start leaves the shield's
+                # inner future to fail alone (a fork server killed: EOFError), which asyncio
+                # would print as "Future exception was never retrieved" after verify's error
+                ready.add_done_callback(_read_outcome)
+                await asyncio.shield(ready)
             self._ready.result()  # raises what stopped the workers from starting
             loop = asyncio.get_running_loop()
             mine: asyncio.Future[PairFindings] = loop.create_future()
