@@ -37,12 +37,7 @@ from typing import Any
 from spanproof.graders.audit import PairFindings, pair_findings
 from spanproof.graders.instructions import load_detector
 from spanproof.graders.specifics.slot_reader import load_tables
-from spanproof.graders.verify_pool import (
-    WorkerCrashed,
-    _stop,
-    end_fork_server,
-    fork_server_context,
-)
+from spanproof.graders.verify_pool import WorkerCrashed, _stop
 from spanproof.graders.verify_stream import CLEAR_MEMOS_EVERY
 
 from spanproof.core.memo import clear_text_memos
@@ -67,8 +62,15 @@ def load_everything() -> None:
 
 
 def worker_context() -> multiprocessing.context.BaseContext:
-    """Fork server where there is one (loading the audit first), else spawn."""
-    return fork_server_context(PRELOAD)
+    """Fork server where there is one, else spawn; never a plain fork of this process, which
+    holds database connections, an event loop and threads."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    # Takes effect when the fork server starts; one already running keeps what it loaded,
+    # and the workers then load the tables themselves in _start_worker.
+    ctx.set_forkserver_preload([PRELOAD])
+    return ctx
 
 
 def _start_worker(niceness: int | None = None) -> None:
@@ -114,6 +116,20 @@ def _lower_fork_server() -> None:
 
 def _started() -> None:
     """A task that only makes the pool start a worker (its initializer does the work)."""
+
+
+def _end_fork_server() -> None:
+    """End the fork server once its workers are gone. Left running, it would outlive the
+    pool until this process exits, and neither its CPU nor its workers' would be counted in
+    this process's children's (what ``time`` and ``getrusage`` report): ended and waited
+    for here, they are. A later pool starts a new one. The fork server is CPython's private
+    part: read with getattr, and left alone where it is absent."""
+    from multiprocessing import forkserver
+
+    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
+    if callable(stop):
+        with contextlib.suppress(OSError, ChildProcessError):
+            stop()
 
 
 def _pair_findings(claim: str, span_text: str) -> PairFindings:
@@ -253,4 +269,5 @@ class AuditPool:
             self._pool.shutdown(wait=True)
         else:
             _stop(self._pool, deque())
-        end_fork_server(self._context)
+        if self._context.get_start_method() == "forkserver":
+            _end_fork_server()

@@ -16,14 +16,8 @@ Each worker builds its judges once (the rules judge reads its parameters once pe
 and ignores Ctrl-C and SIGTERM: the parent alone stops the work (killing its workers), writes
 what finished, and says so. A
 worker that dies (killed, out of memory) is a ``WorkerCrashed`` error naming how far the
-stream got, and so is the fork server they start from, killed before it started them all; an
-exception inside a worker (a scripted judge without an entry for a pair) reaches the parent
-as itself.
-
-Workers are forked from a fork server that imported the judges and loaded the audit's tables
-and the rules judge's version once (``graders.verify_preload``), where there is one (POSIX):
-a spawned worker imported and loaded all of it again, more than a second of CPU each before
-its first pair. Where there is none they are spawned, and load what they use themselves.
+stream got; an exception inside a worker (a scripted judge without an entry for a pair)
+reaches the parent as itself.
 """
 
 from __future__ import annotations
@@ -64,39 +58,6 @@ POOL_MIN_PAIRS = 1000
 
 class WorkerCrashed(RuntimeError):
     """A judging worker process died before finishing its chunk."""
-
-
-# Imported by the fork server the local judges' workers are forked from: see that module.
-PRELOAD = "spanproof.graders.verify_preload"
-
-
-def fork_server_context(preload: str) -> multiprocessing.context.BaseContext:
-    """Fork server where there is one, else spawn; never a plain fork of this process, which
-    holds database connections, an event loop and threads. ``preload``: the module the fork
-    server imports before it forks the first worker. It takes effect when the fork server
-    starts; one already running keeps what it loaded, and the workers then load what they
-    use themselves."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([preload])
-    return ctx
-
-
-def end_fork_server(ctx: multiprocessing.context.BaseContext) -> None:
-    """End the fork server once its workers are gone. Left running, it would outlive the
-    pool until this process exits, and neither its CPU nor its workers' would be counted in
-    this process's children's (what ``time`` and ``getrusage`` report): ended and waited
-    for here, they are. A later pool starts a new one. The fork server is CPython's private
-    part: read with getattr, and left alone where it is absent."""
-    if ctx.get_start_method() != "forkserver":
-        return
-    from multiprocessing import forkserver
-
-    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
-    if callable(stop):
-        with contextlib.suppress(OSError, ChildProcessError):
-            stop()
 
 
 def runs_locally(specs: Iterable[str]) -> bool:
@@ -293,7 +254,9 @@ class PoolJudging:
         self.counters.completion_tokens += c.completion_tokens
 
     async def stream(self, pairs: Iterable[StreamPair]) -> AsyncGenerator[Judged, None]:
-        ctx = fork_server_context(PRELOAD)
+        # spawn, not fork: the parent holds database connections and an event loop that a
+        # forked child must not share
+        ctx = multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=ctx,
@@ -304,7 +267,7 @@ class PoolJudging:
         completed = False
         try:
             for chunk in _chunks(pairs, self.chunk):
-                out.append(self._submit(pool, chunk))
+                out.append(pool.submit(_judge_chunk, chunk, self._prefetch(chunk)))
                 while len(out) >= 2 * self.workers:
                     for j in await self._collect(out.popleft()):
                         yield j
@@ -317,28 +280,15 @@ class PoolJudging:
                 pool.shutdown(wait=True)
             else:
                 _stop(pool, out)
-            end_fork_server(ctx)
-
-    def _submit(self, pool: ProcessPoolExecutor, chunk: list[StreamPair]) -> Future[ChunkResult]:
-        try:
-            return pool.submit(_judge_chunk, chunk, self._prefetch(chunk))
-        except (BrokenProcessPool, EOFError, ConnectionError) as exc:
-            # a worker died (the pool is broken), or the fork server a worker is started from
-            # did (its socket reads end of file): the same stop for the user
-            raise self._crashed(exc) from exc
-
-    def _crashed(self, exc: BaseException) -> WorkerCrashed:
-        why = str(exc) or f"{type(exc).__name__}: the workers' fork server is gone"
-        return WorkerCrashed(
-            f"a judging worker process stopped unexpectedly after {self.done} pairs were "
-            f"judged ({why}); if the machine ran out of memory, retry with fewer --workers"
-        )
 
     async def _collect(self, future: Future[ChunkResult]) -> list[Judged]:
         try:
             result = await asyncio.wrap_future(future)
         except BrokenProcessPool as exc:
-            raise self._crashed(exc) from exc
+            raise WorkerCrashed(
+                f"a judging worker process stopped unexpectedly after {self.done} pairs were "
+                f"judged ({exc}); if the machine ran out of memory, retry with fewer --workers"
+            ) from exc
         self._store(result)
         self.done += len(result.judged)
         return result.judged
