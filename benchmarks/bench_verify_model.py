@@ -20,6 +20,13 @@ HTTP/1.1 connections open (tests.wire.server.KeepAliveHandler), as hosted OpenAI
 endpoints do: the client then reuses its connections (spanproof.wire.lean). The target is
 checked on the headline only; the keep-alive figure says what connection set-up costs.
 
+Beside each server, the floor: benchmarks/bare_client.py, a client that sends the same
+requests over raw sockets and does nothing else (no spanproof import, no parsing of replies, no
+audit, no rows), timed the same way, start-up included. The server shares the machine's cores
+and does the same work for it (it reads each prompt and quotes the span), so the floor is the
+wall time any client would take here at best: the ideal above leaves the server's own cost out,
+the floor does not, and the difference between the floor and the headline is verify's own.
+
 ``--before`` is a git revision installed (not editable) into a temporary directory; the other
 side is this checkout's working tree installed the same way, so pip compiles both sides'
 bytecode alike (run from an editable checkout where PYTHONDONTWRITEBYTECODE is set, every
@@ -104,6 +111,29 @@ def run_command(
             "errors": summary.get("errors", summary.get("judge_errors")), "rows": rows}  # fmt: skip
 
 
+def run_bare(
+    pairs: Path, n: int, latency: float, concurrency: int, keep_alive: bool = False
+) -> dict:
+    """The floor: benchmarks/bare_client.py (the requests and nothing else, no spanproof
+    import) in a fresh process against a fresh server of the same kind."""
+    with ServerProcess(Shape("fixed", latency), keep_alive=keep_alive) as server:
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "bare_client.py"), server.base_url,
+               str(pairs), "--n", str(n), "--concurrency", str(concurrency)]  # fmt: skip
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd + (["--keep-alive"] if keep_alive else []),
+                              capture_output=True, text=True)  # fmt: skip
+        wall = time.perf_counter() - t0
+        stats = server.stats()
+    if proc.returncode != 0:
+        raise SystemExit(f"error: the bare client exited {proc.returncode}:\n"
+                         f"{proc.stdout[-1000:]}{proc.stderr[-2000:]}")  # fmt: skip
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"wall": wall, "main_cpu": out["cpu"], "workers_cpu": 0.0,
+            "requests": len(stats["slept"]), "server_cpu": stats["cpu"],
+            "scheduled_ideal": schedule_ideal(stats["slept"], concurrency),
+            "errors": out["failures"], "rows": None}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", required=True, help="a git revision (e.g. main, a commit)")
@@ -120,10 +150,15 @@ def main(argv: list[str] | None = None) -> int:
         sites: dict[str, Path] = {"before": install(args.before, work / "before")}
         sites["after"] = install_tree(ROOT, work / "after")
         runs: dict[tuple[str, str], list[dict]] = {
-            (side, server): [] for server in SERVERS for side in ("before", "after")
+            (side, server): [] for server in SERVERS for side in ("before", "after", "floor")
         }
         for _ in range(args.rounds):
             for side, server in runs:
+                if side == "floor":
+                    runs[side, server].append(run_bare(
+                        pairs, args.n, args.latency, args.concurrency, SERVERS[server]
+                    ))  # fmt: skip
+                    continue
                 runs[side, server].append(run_command(
                     sites[side], pairs, work, args.latency, args.concurrency, SERVERS[server]
                 ))  # fmt: skip
@@ -134,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     for (side, server), r in runs.items():
         wall = statistics.median(x["wall"] for x in r)
         ratio[side, server] = wall / ideal
-        label = f"before ({args.before})" if side == "before" else "after"
+        label = {"before": f"before ({args.before})", "after": "after",
+                 "floor": "floor: a bare client"}[side]  # fmt: skip
         rows.append([label, server, f"{wall:.2f}", f"{ratio[side, server]:.2f}",
                      f"{statistics.median(x['main_cpu'] for x in r):.2f}",
                      f"{statistics.median(x['workers_cpu'] for x in r):.2f}",
@@ -149,9 +185,18 @@ def main(argv: list[str] | None = None) -> int:
     print(tabulate(rows, headers=["version", "server", "wall s", "wall / ideal",
                                   "CPU s main process", "CPU s workers", "CPU s server",
                                   "ideal of the latencies slept", "requests", "judge errors"]))  # fmt: skip
+    floor = ratio["floor", "closing"]
+    print(f"floor: the requests alone from a client doing nothing else (benchmarks/bare_client.py), "
+          f"start-up included: {floor:.2f} x the ideal against the closing server; the target leaves "
+          f"verify {max(0.0, args.target - floor) * ideal:.2f} s of its own above it")  # fmt: skip
+    if any(r[0]["errors"] for (side, _), r in runs.items() if side == "floor"):
+        print("FAIL: the bare client's requests failed")
+        return 1
     first = runs["before", "closing"][0]["rows"].splitlines()
     differ = 0
     for key, r in runs.items():
+        if key[0] == "floor":
+            continue
         other = r[0]["rows"].splitlines()
         # a change of what the audit proves moves rows too: say how many, to tell it from a
         # speed change that should have moved none
