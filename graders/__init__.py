@@ -3,13 +3,35 @@ Below the agent; tool-less by construction.
 
     from spanproof.graders import Verifier, make_judge
     verdicts = await Verifier([make_judge("rules")]).verify_many([(claim, SpanRef(text=span))])
+
+The names below are imported when first asked for (PEP 562), not when a submodule is: a
+command that needs only the judge registry (which judges run locally, for help text) does
+not import the audit's readers, the verdict cache and the verifier with it.
 """
 
-from spanproof.graders.cache import VerdictCache
-from spanproof.graders.judges import judge, make_judge
-from spanproof.graders.verify import Verifier
+from __future__ import annotations
 
-from spanproof.core.verdict import Judge, Pair, SpanRef, Verdict
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spanproof.graders.cache import VerdictCache
+    from spanproof.graders.judges import judge, make_judge
+    from spanproof.graders.verify import Verifier
+
+    from spanproof.core.verdict import Judge, Pair, SpanRef, Verdict
+
+# each public name and the module it is defined in
+_WHERE = {
+    "Judge": "spanproof.core.verdict",
+    "Pair": "spanproof.core.verdict",
+    "SpanRef": "spanproof.core.verdict",
+    "Verdict": "spanproof.core.verdict",
+    "VerdictCache": "spanproof.graders.cache",
+    "Verifier": "spanproof.graders.verify",
+    "judge": "spanproof.graders.judges",
+    "make_judge": "spanproof.graders.judges",
+}
 
 __all__ = [
     "Judge",
@@ -21,3 +43,12 @@ __all__ = [
     "judge",
     "make_judge",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value  # asked once
+    return value

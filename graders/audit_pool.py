@@ -13,9 +13,9 @@ same: the same function computes the same findings, in another process
 Workers are forked from a fork server that imported the audit and loaded its tables once
 (``graders.audit_preload``), so starting a worker costs a fork, not an interpreter that
 imports and loads the tables again; where there is no fork server (not POSIX) they are
-spawned. Each worker still makes sure of its tables when it starts (``slot_reader.load_tables``,
-free once loaded), empties
-their per-text memos every ``CLEAR_MEMOS_EVERY`` pairs as verify's judging workers do, and
+spawned (graders.audit_fork_server; ``verify`` starts the fork server ahead, before its own
+imports). Each worker still makes sure of its tables when it starts
+(``slot_reader.load_tables``, free once loaded), empties their per-text memos every ``CLEAR_MEMOS_EVERY`` pairs as verify's judging workers do, and
 ignore Ctrl-C and SIGTERM: the parent stops them. A worker that dies is a ``WorkerCrashed``
 error, never a verdict without its audit.
 """
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing
 import os
 import signal
 import threading
@@ -35,6 +34,13 @@ from functools import partial
 from typing import Any
 
 from spanproof.graders.audit import PairFindings, pair_findings
+from spanproof.graders.audit_fork_server import (
+    WORKER_NICENESS,
+    end_fork_server,
+    lower_fork_server,
+    own_niceness,
+    worker_context,
+)
 from spanproof.graders.instructions import load_detector
 from spanproof.graders.specifics.slot_reader import load_tables
 from spanproof.graders.verify_pool import WorkerCrashed, _stop
@@ -45,37 +51,15 @@ from spanproof.core.memo import clear_text_memos
 _since_clear = 0
 
 
-# How much lower the audit workers' scheduling priority is than the parent's: on a machine
-# with few cores they would otherwise take the CPU from the event loop that sends the model
-# calls (and from a model server on the same machine), whose replies then come late.
-WORKER_NICENESS = 5
-
-
-# Imported by the fork server before it forks the first worker: see that module.
-PRELOAD = "spanproof.graders.audit_preload"
-
-
 def load_everything() -> None:
     """What every pair's audit reads, loaded before the first pair rather than inside it."""
     load_tables()
     load_detector()
 
 
-def worker_context() -> multiprocessing.context.BaseContext:
-    """Fork server where there is one, else spawn; never a plain fork of this process, which
-    holds database connections, an event loop and threads."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    # Takes effect when the fork server starts; one already running keeps what it loaded,
-    # and the workers then load the tables themselves in _start_worker.
-    ctx.set_forkserver_preload([PRELOAD])
-    return ctx
-
-
 def _start_worker(niceness: int | None = None) -> None:
     """``niceness``: the workers' own, the parent's plus ``WORKER_NICENESS`` (a worker forked
-    from the fork server has that server's already, see ``_lower_fork_server``)."""
+    from the fork server has that server's already, see ``lower_fork_server``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):  # not on every platform
@@ -86,50 +70,8 @@ def _start_worker(niceness: int | None = None) -> None:
     load_everything()  # loaded in the fork server already: then nothing to do
 
 
-def _niceness() -> int | None:
-    try:
-        return os.nice(0)
-    except (OSError, AttributeError):  # not on every platform
-        return None
-
-
-def _lower_fork_server() -> None:
-    """Start the fork server and give it the workers' lower priority: it loads the audit's
-    modules and tables (a second of CPU) just as the first model call is out, and at the
-    parent's priority it took the CPU that call's reply needed to be read (on a machine of
-    two cores, or a local model server's to answer it): the first reply, which the limiter
-    reads as the server's latency with nothing queued, came four times late, and the window
-    opened at 2. Lowered from here (the fork server's own code is CPython's); where this
-    cannot be done the fork server runs at the parent's priority, as before."""
-    from multiprocessing import forkserver
-
-    base = _niceness()
-    ensure = getattr(forkserver, "ensure_running", None)
-    if base is None or not callable(ensure):
-        return
-    ensure()
-    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
-    if isinstance(pid, int):
-        with contextlib.suppress(OSError, AttributeError):
-            os.setpriority(os.PRIO_PROCESS, pid, min(19, base + WORKER_NICENESS))
-
-
 def _started() -> None:
     """A task that only makes the pool start a worker (its initializer does the work)."""
-
-
-def _end_fork_server() -> None:
-    """End the fork server once its workers are gone. Left running, it would outlive the
-    pool until this process exits, and neither its CPU nor its workers' would be counted in
-    this process's children's (what ``time`` and ``getrusage`` report): ended and waited
-    for here, they are. A later pool starts a new one. The fork server is CPython's private
-    part: read with getattr, and left alone where it is absent."""
-    from multiprocessing import forkserver
-
-    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
-    if callable(stop):
-        with contextlib.suppress(OSError, ChildProcessError):
-            stop()
 
 
 def _pair_findings(claim: str, span_text: str) -> PairFindings:
@@ -183,7 +125,7 @@ class AuditPool:
 
     def __init__(self, workers: int) -> None:
         self._context = worker_context()
-        base = _niceness()
+        base = own_niceness()
         self._pool = ProcessPoolExecutor(
             max_workers=max(1, workers),
             mp_context=self._context,
@@ -203,7 +145,7 @@ class AuditPool:
     def _start(self, workers: int) -> None:
         try:
             if self._context.get_start_method() == "forkserver":
-                _lower_fork_server()
+                lower_fork_server()
             # one task each: a pool starts a worker per task while none is idle
             for _ in range(workers):
                 self._pool.submit(_started)
@@ -270,4 +212,4 @@ class AuditPool:
         else:
             _stop(self._pool, deque())
         if self._context.get_start_method() == "forkserver":
-            _end_fork_server()
+            end_fork_server()

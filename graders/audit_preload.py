@@ -12,8 +12,14 @@ run with the error instead of a verdict without its audit.
 from __future__ import annotations
 
 import contextlib
+import signal
 
-from spanproof.graders.audit_pool import load_everything
+# Ctrl-C is the parent's to handle (it stops the pool and ends this server): here it would
+# stop the imports below with a traceback on the user's terminal. Set before them, and before
+# CPython's fork server sets the same after its preload.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+from spanproof.graders.audit_pool import load_everything  # noqa: E402 - after the signal
 
 with contextlib.suppress(Exception):
     load_everything()

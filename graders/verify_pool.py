@@ -39,6 +39,7 @@ from typing import Any
 
 from spanproof.graders.cache import VerdictCache, cache_key_for
 from spanproof.graders.judges import make_judge
+from spanproof.graders.pool_plan import runs_locally
 from spanproof.graders.verify import Verifier
 from spanproof.graders.verify_stream import (
     CLEAR_MEMOS_EVERY,
@@ -52,27 +53,10 @@ from spanproof.core.memo import clear_text_memos
 from spanproof.core.verdict import Verdict
 
 CHUNK = 128
-# Below this many pairs starting worker processes costs more than it saves.
-POOL_MIN_PAIRS = 1000
 
 
 class WorkerCrashed(RuntimeError):
     """A judging worker process died before finishing its chunk."""
-
-
-def runs_locally(specs: Iterable[str]) -> bool:
-    """Do all these judges compute here, with no model server (they gain from more cores)?"""
-    from spanproof.graders.judges import check_judge_spec
-
-    return all(check_judge_spec(s)[1].local for s in specs)
-
-
-def default_workers() -> int:
-    """One worker per core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 # ---------------------------------------------------------------- in a worker process

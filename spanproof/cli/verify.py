@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 
 import click
-from spanproof.graders.verify_pool import POOL_MIN_PAIRS
+from spanproof.graders.pool_plan import POOL_MIN_PAIRS
 
 from spanproof.cli.options import (
     HOME_HELP,
@@ -206,6 +206,11 @@ def verify(
       spanproof verify --pairs my_pairs.jsonl --judge openai:gpt-4o-mini --judge rules --json
       spanproof verify --pairs goldens/judge_calibration.jsonl --judge openai:gpt-4o-mini --repeat 3
     """
+    from spanproof.graders.audit_fork_server import end_fork_server, start_ahead
+
+    # before the imports below (what judging needs, half a second): the fork server the audit
+    # workers come from loads the audit meanwhile, on a core they leave idle
+    ahead = repeat == 1 and not batch and start_ahead(judges, workers, pairs_path)
     from spanproof.bench.verify import VerifyFailed, VerifyRequest, verify_pairs
     from spanproof.cli.verify_output import (
         Terminal,
@@ -231,6 +236,9 @@ def verify(
         if exc.stopped is not None:
             terminal(exc.stopped)
         sys.exit(2)
+    finally:
+        if ahead:  # ended with the audit's pool; here when the run stopped before it had one
+            end_fork_server()
     summary = outcome.summary
     try:
         if as_json:

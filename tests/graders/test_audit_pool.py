@@ -123,7 +123,7 @@ def test_workers_run_at_a_lower_priority_than_the_loop_that_sends_the_model_call
     # on two cores, workers at the loop's own priority took the CPU the loop needed to read
     # replies (and a local model server needed to answer): the first reply of a verify run
     # came after 2 s instead of 0.2 s
-    from spanproof.graders.audit_pool import WORKER_NICENESS
+    from spanproof.graders.audit_fork_server import WORKER_NICENESS
 
     pool = AuditPool(1)
     try:
@@ -140,7 +140,7 @@ def test_the_fork_server_loads_the_audit_at_the_workers_priority_and_they_keep_t
     # limiter read a late first reply as a slow server and opened the window at 2
     from multiprocessing import forkserver
 
-    from spanproof.graders.audit_pool import WORKER_NICENESS
+    from spanproof.graders.audit_fork_server import WORKER_NICENESS
 
     pool = AuditPool(1)
     try:
@@ -211,7 +211,11 @@ def test_a_preload_that_fails_leaves_the_loading_to_each_worker(monkeypatch):
     # and each worker's own start-up loads the tables (and fails the run if it cannot)
     import importlib
 
-    from spanproof.graders import audit_pool, audit_preload
+    from spanproof.graders import audit_pool
+
+    # the preload ignores Ctrl-C for the fork server it runs in; not for this test process
+    monkeypatch.setattr(signal, "signal", lambda *_: None)
+    from spanproof.graders import audit_preload
 
     def broken() -> None:
         raise FileNotFoundError("a table is missing (planted)")
@@ -219,6 +223,7 @@ def test_a_preload_that_fails_leaves_the_loading_to_each_worker(monkeypatch):
     monkeypatch.setattr(audit_pool, "load_everything", broken)
     importlib.reload(audit_preload)  # does not raise
     monkeypatch.undo()
+    monkeypatch.setattr(signal, "signal", lambda *_: None)
     importlib.reload(audit_preload)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from spanproof.graders.errors import JudgeConfigError
 from spanproof.graders.judges import check_judge_spec, judge, judge_kinds, make_judge, registry
-from spanproof.graders.verify_pool import runs_locally
+from spanproof.graders.pool_plan import runs_locally
 
 from spanproof.core.specs import EndpointSettings, SpecError
 from spanproof.core.verdict import Judge, JudgeBase, SpanRef, Verdict

@@ -19,13 +19,8 @@ from functools import partial
 
 from spanproof.agent.services import Services
 from spanproof.graders.audit_pool import AuditPool
-from spanproof.graders.verify_pool import (
-    POOL_MIN_PAIRS,
-    PoolJudging,
-    WorkerCrashed,
-    default_workers,
-    runs_locally,
-)
+from spanproof.graders.pool_plan import audits_in_workers, runs_locally, workers_for
+from spanproof.graders.verify_pool import PoolJudging, WorkerCrashed
 from spanproof.graders.verify_stream import Judged, StreamPair, counters_of, stream_in_process
 
 from spanproof.bench.verify.events import (
@@ -56,13 +51,11 @@ def verify_streamed(
     runner: Runner,
 ) -> VerifyOutcome:
     local = runs_locally(request.judges)
-    workers = request.workers
-    if workers is None:
-        workers = default_workers() if scan.count >= POOL_MIN_PAIRS else 1
+    workers = workers_for(request.workers, scan.count)
     # Local judges: whole pairs are judged in worker processes. Model judges: their calls stay
     # on this event loop (they wait, they do not compute) and the audit's costly part goes to
     # worker processes, computed while each pair's call is in flight.
-    auditors = AuditPool(workers) if workers > 1 and not local else None
+    auditors = AuditPool(workers) if audits_in_workers(request.judges, workers) else None
     verifier = parts.verifier(judges, concurrency=request.concurrency, policy=request.policy,
                               findings=auditors)  # fmt: skip
     pool = None
