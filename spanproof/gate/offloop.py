@@ -60,8 +60,7 @@ def warm(judge_spec: str, replayable: bool, *, runs: bool = False) -> None:
     side by side waits.
 
     The HTTP client a model call sends with (``spanproof.wire.send`` and its own transport,
-    ``spanproof.wire.lean``) needs no part of its own: the judge registry imports it with the graders
-    (``graders.verify`` reads ``wire``'s limiter), whatever the models are
+    ``spanproof.wire.lean``) comes with the verifier, imported here whatever the models are
     (tests/gate/test_offloop_warm.py holds this)."""
     from spanproof.graders.judges import check_judge_spec
     from spanproof.graders.specifics.slot_reader import load_tables
@@ -70,6 +69,7 @@ def warm(judge_spec: str, replayable: bool, *, runs: bool = False) -> None:
 
     check_judge_spec(judge_spec)  # imports the judge registry and every shipped judge
     import spanproof.graders.rules.judge  # noqa: F401  (its version digests the readers)
+    import spanproof.graders.verify  # noqa: F401  (the verifier; it reads wire's client)
 
     load_tables()
     if replayable:
