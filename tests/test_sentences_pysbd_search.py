@@ -233,3 +233,75 @@ def test_a_marker_rule_is_applied_without_re_and_pysbds_apply_is_put_back(monkey
     _pysbd_segments(text)
     assert not markers & set(subbed)
     assert Text.apply is _pysbd_apply
+
+
+@pytest.mark.parametrize("text", _MARKED + _pages(2))
+def test_every_match_of_a_rule_is_in_a_text_holding_what_the_rule_needs(text):
+    """``_needed``: the characters a rule is skipped without lie in every text it matches in,
+    on each of pysbd's English rules, the text as pysbd reads it and as it marks it."""
+    import re
+
+    from spanproof.core.sentences import _needed
+
+    read = 0
+    for rule in _english_rules():
+        rx = re.compile(rule.pattern)
+        needed = _needed(rx)
+        for seen in (text, text.replace(".", "∯"), text.replace(" ", "\r")):
+            if rx.search(seen):
+                assert needed in seen, (rule.pattern, needed)
+                read += bool(needed)
+    assert read  # some rule that needs characters matched, and was checked
+
+
+@pytest.mark.parametrize(
+    ("pattern", "needed"),
+    [
+        (r"(?<= P∯M)∯(?=\s[A-Z])", " P∯M"),  # a lookbehind's characters stand before the match
+        (r"(?<=[a-zA-z]°)\.(?=\s*\d+)", "°"),
+        (r"(?<=Co)\.(?=\sKG)", "Co"),
+        (r"(\s\.){3}\s", "."),  # a repeated group's characters, once at least
+        (r"(?<!x)abc|d", ""),  # either branch: nothing is sure
+        (r"(?i:abc)d", "d"),  # case-insensitive characters may be written otherwise
+        (r"(?i)abc", ""),
+        (r"(?<!q)x(?!y)", "x"),  # a negative lookaround needs no character
+        (r"a*b?", ""),  # may match the empty text
+    ],
+)
+def test_what_a_rule_needs_is_read_from_its_pattern(pattern, needed):
+    import re
+
+    from spanproof.core.sentences import _needed
+
+    assert _needed(re.compile(pattern)) == needed
+
+
+def test_a_rule_is_not_scanned_for_in_a_text_without_what_it_needs(monkeypatch):
+    import re
+
+    from pysbd.utils import Rule, Text
+
+    from spanproof.core import sentences
+
+    scanned: list[str] = []
+    real = re.compile
+
+    class Recording:
+        def __init__(self, rx):  # type: ignore[no-untyped-def]
+            self._rx = rx
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            value = getattr(self._rx, name)
+            if name == "sub":
+                scanned.append(self._rx.pattern)
+            return value
+
+    monkeypatch.setattr(sentences, "_RULES", {})
+    monkeypatch.setattr(re, "compile", lambda p, flags=0: Recording(real(p, flags)))
+    degree = Rule(r"(?<=[a-zA-z]°)\.(?=\s*\d+)", "∯")
+    text = "It was 40. 5 were there."
+    assert sentences._apply(Text(text), degree) == text
+    assert scanned == []
+    # with the degree sign it is scanned, and the period after it replaced
+    assert sentences._apply(Text("It was 40 C°. 5 rose."), degree) == "It was 40 C°∯ 5 rose."
+    assert scanned == [degree.pattern]

@@ -16,6 +16,10 @@ boundaries.
 from __future__ import annotations
 
 import re
+
+# re's own parser, the tree it compiles from (as spanproof.core.prefilter reads it)
+import re._constants as _C  # type: ignore[import-not-found]
+import re._parser as _sre  # type: ignore[import-not-found]
 from functools import lru_cache
 from typing import Any
 
@@ -198,9 +202,45 @@ def _unsplittable(text: str) -> bool:
 # which replaces the same leftmost non-overlapping occurrences and returns the text when
 # there is none. Both answer an exact ``str``, as ``re.sub`` does.
 _pysbd_apply = Text.apply
-_RULES: dict[str, tuple[re.Pattern[str], str | None]] = {}
+# each rule's pattern compiled, the text it is when it is literal, and the characters every
+# text it matches in holds (``_needed``)
+_RULES: dict[str, tuple[re.Pattern[str], str | None, str]] = {}
 # the characters with a meaning in a pattern: a pattern of none of them matches itself
 _PATTERN_SYNTAX = frozenset(".^$*+?{}[]\\|()")
+
+
+def _needed(rx: re.Pattern[str]) -> str:
+    """The longest run of characters that every text ``rx`` matches in holds ("" when none is
+    known): a text without them is left as it is by the rule, which is then not scanned for.
+    Most of pysbd's rules open with a lookbehind ("(?<=a∯m)∯", "(?<=[a-zA-z]°)\\."), which
+    ``re`` tries at every position of every sentence; the characters a positive lookaround
+    needs stand in the text beside the match, so they count. Only case-sensitive patterns are
+    read (pysbd's are): matched exactly, their literal characters are in the text as written."""
+    if rx.flags & re.IGNORECASE:
+        return ""
+    runs = _needed_runs(_sre.parse(rx.pattern, rx.flags))
+    return max(runs, key=len, default="")
+
+
+def _needed_runs(items: Any) -> list[str]:
+    """Runs of literal characters a sequence of the parse tree consumes (or asserts) in turn."""
+    runs: list[str] = []
+    run: list[str] = []
+    for op, av in items:
+        if op is _C.LITERAL:
+            run.append(chr(av))
+            continue
+        runs.append("".join(run))
+        run = []
+        if op is _C.SUBPATTERN and not av[1] & re.IGNORECASE:  # not a "(?i:...)" group
+            runs += _needed_runs(av[-1])
+        elif op is _C.ASSERT:  # positive, either way: its characters stand next to the match
+            runs += _needed_runs(av[1])
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT) and av[0] >= 1:
+            runs += _needed_runs(av[2])  # one repetition at least: its characters are there
+        # anything else (a class, an anchor, a branch, a negative lookaround) needs nothing sure
+    runs.append("".join(run))
+    return [r for r in runs if r]
 
 
 def _literal(rx: re.Pattern[str]) -> str | None:
@@ -218,11 +258,11 @@ def _apply(text: str, *rules: Any) -> str:
         found = _RULES.get(rule.pattern)
         if found is None:
             rx = re.compile(rule.pattern)
-            found = _RULES[rule.pattern] = (rx, _literal(rx))
-        rx, literal = found
+            found = _RULES[rule.pattern] = (rx, _literal(rx), _needed(rx))
+        rx, literal, needed = found
         if literal is not None and "\\" not in rule.replacement:
             out = out.replace(literal, rule.replacement)
-        else:
+        elif needed in out:  # else the rule finds no match: the text is kept as it is
             out = rx.sub(rule.replacement, out)
     return out
 
