@@ -208,6 +208,7 @@ def layout(text: str) -> Layout:
     value_starts = tuple(v.start for v in values)
     ordered = all(a <= b for a, b in zip(value_starts, value_starts[1:], strict=False))
     toks: list[Tok] = []
+    starts: list[int] = []  # each token's start, kept as the tokens are made
     run, last_cap = -1, None
     # What each character stands on, painted once so that a token asks one byte: a web
     # address (whose words are not prose) over everything; else the first value, in the
@@ -219,8 +220,9 @@ def layout(text: str) -> Layout:
     for m in _ADDRESS.finditer(text):
         covered[m.start() : m.end()] = _ON_ADDRESS * (m.end() - m.start())
     # the loop runs for every word of every text: its lookups are bound once, out of it
-    append, keys_of, hyphen_after, name_gap = (
+    append, at, keys_of, hyphen_after, name_gap = (
         toks.append,
+        starts.append,
         token_keys,
         _HYPHEN_WORD.match,
         _NAME_GAP.fullmatch,
@@ -241,12 +243,13 @@ def layout(text: str) -> Layout:
         else:
             last_cap = None
         append(Tok(start, end, word, keys, run if cap else -1))
-    _join_particles(text, toks)
+        at(start)
+    _join_particles(text, toks)  # replaces tokens in place, never moves one
     sentences = sentence_spans(text) or [(0, len(text))]
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)
     phrases = _cuts(text, clauses, _PHRASE_BREAK)
     return Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values,
-                   starts=tuple(t.start for t in toks),
+                   starts=tuple(starts),
                    value_starts=value_starts if ordered else ())  # fmt: skip
 
 

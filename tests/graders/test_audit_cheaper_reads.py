@@ -1,0 +1,124 @@
+"""Reads of the audit made cheaper without changing an answer.
+
+The quote window reads each word of a span without the text memos (which only the whole
+texts readers share belong in); the layout keeps each token's start as it makes the token;
+the word readers test all their endings at once before trying them one by one. Each is held
+here to the plain reading it replaces; the findings themselves are held equal to the previous
+revision's on every guard pair by the speed-only guards.
+"""
+
+from __future__ import annotations
+
+import pytest
+from spanproof.graders.quoting import best_window
+from spanproof.graders.specifics import concepts
+from spanproof.graders.specifics.names import strip_possessive
+from spanproof.graders.specifics.slot_frames import layout
+
+from spanproof.core import text as text_module
+
+_SPAN = (
+    "The council of Brookfield approved the plan on Tuesday after a long debate about the "
+    "river crossing, which residents had opposed for years; the mayor's office said the "
+    "building work would start in 2019 and cost 42 million pounds, paid by the regional fund."
+)
+
+
+def test_the_quote_window_reads_a_spans_words_outside_the_text_memos():
+    claim = "Brookfield's council approved the river crossing in 2019."
+    text_module.content_stems(claim)  # the claim is a text readers share: it is read there
+    before = (text_module.words.cache_info(), text_module.content_stems.cache_info())
+    quote = best_window(claim, _SPAN)
+    after = (text_module.words.cache_info(), text_module.content_stems.cache_info())
+    assert [a.misses - b.misses for a, b in zip(after, before, strict=True)] == [0, 0]
+    assert quote.startswith("The council of Brookfield approved the plan")
+    assert len(quote.split()) == 25
+
+
+@pytest.mark.parametrize("piece", ["Brookfield's", "U.S.", "running,", "the", "1990s", "e-mail"])
+def test_a_piece_reads_as_the_memoised_reading(piece):
+    assert text_module.piece_stems(piece) == text_module.content_stems(piece)
+
+
+def test_a_layouts_token_starts_are_its_tokens_starts():
+    # a particle joined to its verb replaces the verb's token: the starts stay in step
+    text = "The board turned the application down at its meeting; it set up a fund."
+    lay = layout(text)
+    assert lay.starts == tuple(t.start for t in lay.toks)
+    assert any(t.word == "turned" for t in lay.toks)
+
+
+def _stripped_one_by_one(tok: str) -> str:
+    tok = tok.rstrip(',;:!?"”)')
+    for suffix in ("'s", "’s", "'", "’"):
+        if tok.endswith(suffix):
+            return tok[: -len(suffix)]
+    return tok
+
+
+_WORDS = [
+    "Reyes's", "Reyes’s", "players'", "players’", "it's", "'", "’", "s", "Dana,", "Dana's,",
+    "stopped", "planning", "studies", "boxes", "cats", "ran", "sing", "bed", "set", "running",
+    "agreed", "hopped", "a", "", "ies", "taxed", "missing", "cities", "kissed",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("word", _WORDS)
+def test_a_possessive_is_stripped_as_before(word):
+    assert strip_possessive(word) == _stripped_one_by_one(word)
+
+
+def _entry_one_by_one(low: str):  # type: ignore[no-untyped-def]
+    row = concepts._row(low)
+    if row is not None:
+        return row, ""
+    for ending, repl in concepts._ENDINGS:
+        if low.endswith(ending) and len(low) - len(ending) >= 3:
+            row = concepts._row(low[: -len(ending)] + repl)
+            if row is not None:
+                return row, ending
+    for ending in ("ed", "ing"):
+        if low.endswith(ending) and len(low) > len(ending) + 3:
+            base = low[: -len(ending)]
+            if base[-1] == base[-2] and (row := concepts._row(base[:-1])) is not None:
+                return row, ending
+    return None
+
+
+@pytest.mark.parametrize("word", [w.lower() for w in _WORDS if w])
+def test_a_words_table_entry_is_found_as_before(word):
+    assert concepts._entry(word) == _entry_one_by_one(word)
+
+
+def _stem_one_by_one(word: str) -> str:
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) <= 4:
+        return w
+    for suffix in text_module._SUFFIXES_LONG:
+        if w.endswith(suffix):
+            return w[: -len(suffix)]
+    for suffix in text_module._SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)]
+    return w
+
+
+@pytest.mark.parametrize(
+    "word",
+    _WORDS + ["nationalization", "organization", "happiness", "usefulness", "quickly",
+              "released", "releases", "statement", "movements", "agency", "employers"],
+)  # fmt: skip
+def test_a_word_is_stemmed_as_before(word):
+    assert text_module.stem.__wrapped__(word) == _stem_one_by_one(word)
+
+
+def test_every_word_of_the_table_reads_as_before():
+    # the table's own words and their inflections: each ending of _ENDINGS, a doubled consonant
+    words = sorted(concepts._table())[::41]
+    forms = [w + e for w in words if w.isalpha() for e in ("", "s", "es", "ed", "ing", "ly")]
+    assert len(forms) > 5000
+    for w in forms:
+        assert concepts._entry(w) == _entry_one_by_one(w), w
+        assert text_module.stem.__wrapped__(w) == _stem_one_by_one(w), w
