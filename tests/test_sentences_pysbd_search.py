@@ -305,3 +305,78 @@ def test_a_rule_is_not_scanned_for_in_a_text_without_what_it_needs(monkeypatch):
     # with the degree sign it is scanned, and the period after it replaced
     assert sentences._apply(Text("It was 40 C°. 5 rose."), degree) == "It was 40 C°∯ 5 rose."
     assert scanned == [degree.pattern]
+
+
+_PASS_TEXTS = [
+    "He said 'Go now.' and left. She stayed.",
+    "He said ‘Go now.’ and left. She stayed.",
+    'He said "Go now. Quickly." and left. She stayed.',
+    "The figure [see p. 3. below] rose. It fell.",
+    "The figure (see p. 3. below) rose. It fell.",
+    "He said «Go now. Quickly.» and left. She stayed.",
+    "He paused -- then. Went on -- and left. She stayed.",
+    "He said “Go now. Quickly.” and left. She stayed.",
+    "Yahoo! bought it. The !Kung live there. ǃXo is spoken. Yum! Brands grew. Y!J rose.",
+    "The clause (iv) Applies here. It ends (ii) Then more.",
+    "The U.S.A. team met the U.S. team. Then the E.U. Board met. I.V. drips were used.",
+    "It was e.g. a test. Also i.e. another. Done.",
+]
+
+
+@pytest.mark.parametrize("text", _PASS_TEXTS)
+def test_the_passes_run_only_where_they_can_match_give_pysbds_sentences(text):
+    assert _pysbd_segments(text) == _PYSBD.segment(text)
+
+
+def test_every_exclamation_word_holds_an_exclamation_mark():
+    from pysbd.exclamation_words import ExclamationWords
+
+    assert all("!" in w or "ǃ" in w for w in ExclamationWords.EXCLAMATION_WORDS)
+
+
+def test_the_passes_are_not_run_on_a_text_without_what_their_matches_hold(monkeypatch):
+    from pysbd import abbreviation_replacer, between_punctuation, exclamation_words
+    from pysbd.lists_item_replacer import ListItemReplacer
+
+    plain = "The council met on Tuesday. It approved 42 homes"
+    # stock pysbd, read before its passes are recorded (it runs every one of them)
+    expected = {text: _PYSBD.segment(text) for text in [plain, *_PASS_TEXTS]}
+    ran: list[str] = []
+
+    def recording(owner, name):  # type: ignore[no-untyped-def]
+        real = getattr(owner, name)
+
+        def run(*args, **kwargs):  # type: ignore[no-untyped-def]
+            ran.append(name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, run)
+
+    base = between_punctuation.BetweenPunctuation
+    for name in [n for n in vars(base) if n.startswith("sub_punctuation_between_")]:
+        if name != "sub_punctuation_between_quotes_and_parens":
+            recording(base, name)
+    recording(exclamation_words.ExclamationWords, "apply_rules")
+    recording(ListItemReplacer, "replace_parens")
+    abbreviations = abbreviation_replacer.AbbreviationReplacer
+    recording(abbreviations, "replace_multi_period_abbreviations")
+    recording(abbreviations, "replace_abbreviation_as_sentence_boundary")
+    # two sentences, so pysbd reads the text; no quote, bracket, dash, "!", abbreviation
+    assert _pysbd_segments(plain) == expected[plain]
+    assert ran == []
+    for text in _PASS_TEXTS:
+        assert _pysbd_segments(text) == expected[text]
+    assert {
+        "sub_punctuation_between_single_quotes",
+        "sub_punctuation_between_single_quote_slanted",
+        "sub_punctuation_between_double_quotes",
+        "sub_punctuation_between_square_brackets",
+        "sub_punctuation_between_parens",
+        "sub_punctuation_between_quotes_arrow",
+        "sub_punctuation_between_em_dashes",
+        "sub_punctuation_between_quotes_slanted",
+        "apply_rules",
+        "replace_parens",
+        "replace_multi_period_abbreviations",
+        "replace_abbreviation_as_sentence_boundary",
+    } <= set(ran)

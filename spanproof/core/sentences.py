@@ -24,6 +24,8 @@ from functools import lru_cache
 from typing import Any
 
 import pysbd
+from pysbd.between_punctuation import BetweenPunctuation as PysbdBetweenPunctuation
+from pysbd.exclamation_words import ExclamationWords
 from pysbd.lang.english import English
 from pysbd.lists_item_replacer import ListItemReplacer
 from pysbd.processor import Processor as PysbdProcessor
@@ -85,7 +87,10 @@ class _English(English):
     lowercase need not show it).
 
     pysbd's list pass runs seven scans of the whole text; it is run only where it can change
-    it (``_may_hold_list``)."""
+    it (``_may_hold_list``). Its other passes that search every sentence for a pattern
+    holding one character or two (an opening quote or bracket, "!", the abbreviation mark
+    "∯", two periods) are run only on a text that holds them: without them the pattern finds
+    nothing, and the pass gives the text back as it was."""
 
     class AbbreviationReplacer(English.AbbreviationReplacer):
         def search_for_abbreviations_in_string(self, text: str) -> str:
@@ -99,6 +104,32 @@ class _English(English):
                 for i, match in enumerate(found):
                     text = self.scan_for_replacements(text, match, i, next_chars)
             return text
+
+        def replace_multi_period_abbreviations(self) -> None:
+            if self.text.count(".") > 1:  # each match ("u.s.a.", "e.g.") holds two periods
+                super().replace_multi_period_abbreviations()
+
+        def replace_abbreviation_as_sentence_boundary(self) -> str:
+            if "∯" in self.text:  # each match is an abbreviation whose period pysbd marked
+                return super().replace_abbreviation_as_sentence_boundary()
+            return self.text
+
+    class BetweenPunctuation(PysbdBetweenPunctuation):
+        def sub_punctuation_between_quotes_and_parens(self, txt: str) -> str:
+            # pysbd's order; each pass's matches open with the characters beside it
+            for opening, sub in (
+                ("'", self.sub_punctuation_between_single_quotes),
+                ("‘", self.sub_punctuation_between_single_quote_slanted),
+                ('"', self.sub_punctuation_between_double_quotes),
+                ("[", self.sub_punctuation_between_square_brackets),
+                ("(", self.sub_punctuation_between_parens),
+                ("«", self.sub_punctuation_between_quotes_arrow),
+                ("--", self.sub_punctuation_between_em_dashes),
+                ("“", self.sub_punctuation_between_quotes_slanted),
+            ):
+                if opening in txt:
+                    txt = sub(txt)
+            return txt
 
     class Processor(PysbdProcessor):
         text: str
@@ -120,6 +151,23 @@ class _English(English):
                 self.lang.FileFormatRule,
             )
             return self.split_into_segments()
+
+        def process_text(self, txt: str) -> list[str]:
+            # pysbd's own, but for the exclamation words and the numerals in parentheses,
+            # searched for only in a text holding what each of their matches holds
+            if txt[-1] not in self.lang.Punctuations:
+                txt += "ȸ"
+            if "!" in txt or "ǃ" in txt:
+                txt = ExclamationWords.apply_rules(txt)
+            txt = self.between_punctuation(txt)
+            if not re.match(self.lang.DoublePunctuationRules.DoublePunctuation, txt):
+                txt = Text(txt).apply(*self.lang.DoublePunctuationRules.All)
+            txt = Text(txt).apply(
+                self.lang.QuestionMarkInQuotationRule, *self.lang.ExclamationPointRules.All
+            )
+            if "(" in txt:
+                txt = ListItemReplacer(txt).replace_parens()
+            return self.sentence_boundary_punctuation(txt)
 
 
 # The characters besides ASCII letters that re.IGNORECASE matches with an ASCII letter or
