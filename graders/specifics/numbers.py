@@ -273,11 +273,15 @@ def extract_numbers(text: str) -> list[Quantity]:
 # "about 250" is met by 248, "more than 260,000" by 260,415, "nearly 30" by 28: a hedge states
 # a range, and a claim is no broader than a span whose figure lies in it.
 NUMBER_HEDGES: dict[str, str] = lexicon.table("number_hedges")
-_HEDGE_BEFORE = re.compile(
-    r"(?:^|\W)("
-    + "|".join(sorted(map(re.escape, NUMBER_HEDGES), key=len, reverse=True))
-    + r")\s*(?:US\$|[$£€¥₹])?\s*$",
-    re.I,
+# searched in the few characters before every figure of every text: most hold no hedge word,
+# which the guard sees without the pattern's scan of each position
+_HEDGE_BEFORE = guarded(
+    re.compile(
+        r"(?:^|\W)("
+        + "|".join(sorted(map(re.escape, NUMBER_HEDGES), key=len, reverse=True))
+        + r")\s*(?:US\$|[$£€¥₹])?\s*$",
+        re.I,
+    )
 )
 NEAR_SHARE = 0.10  # "about X" never reaches further than 10% of X
 

@@ -255,12 +255,49 @@ _ORG_ENDS = frozenset(
     committee party union association society organization organisation airlines airways
     fc afc united rovers athletic city town wanderers rangers club""".split()  # noqa: SIM905
 )
-_PERSON_BEFORE = re.compile(
-    r"(?:\b(?:mr|mrs|ms|dr|sir|dame|lord|lady|professor|prof|coach|manager|director|engineer|"
-    r"senator|president|minister|judge|author|artist|singer|player|striker|chairman|chairwoman|"
-    r"chief executive)\.?\s+)$",
-    re.I,
-)
+_TITLES = [
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "sir",
+    "dame",
+    "lord",
+    "lady",
+    "professor",
+    "prof",
+    "coach",
+    "manager",
+    "director",
+    "engineer",
+    "senator",
+    "president",
+    "minister",
+    "judge",
+    "author",
+    "artist",
+    "singer",
+    "player",
+    "striker",
+    "chairman",
+    "chairwoman",
+] + ["chief executive"]
+_PERSON_BEFORE = re.compile(r"(?:\b(?:" + "|".join(_TITLES) + r")\.?\s+)$", re.I)
+
+
+def _may_follow_title(before: str) -> bool:
+    """Whether ``_PERSON_BEFORE`` can match ``before`` (the words before a name): a match ends
+    in whitespace at the very end (``$`` is also before a last line break, itself whitespace)
+    right after a title and perhaps a period. Asked before the search, which tries the titles
+    at every character; an ASCII text's lower case is what the case-insensitive titles meet
+    (another text is always searched)."""
+    if not before.isascii():
+        return True
+    word = before.rstrip()
+    return len(word) < len(before) and word.lower().rstrip(".").endswith(_TITLE_ENDS)
+
+
+_TITLE_ENDS = tuple(_TITLES)
 
 
 def _opens_sentence(text: str, at: int) -> bool:
@@ -276,7 +313,8 @@ def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
     given name opening a name of two or three words ("Sarah Lund"). Otherwise unknown."""
     if toks and toks[-1] in _ORG_ENDS:
         return "org"
-    if _PERSON_BEFORE.search(text[max(0, start - 40) : start]):
+    before = text[max(0, start - 40) : start]
+    if _may_follow_title(before) and _PERSON_BEFORE.search(before):
         return "person"
     if known_place(" ".join(toks)):
         return "place"

@@ -404,9 +404,23 @@ def _join_clock_times(text: str, spans: list[tuple[int, int]]) -> list[tuple[int
     return out
 
 
+def _period_then_space(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a period followed by whitespace, which every match of
+    _MISSED_BOUNDARY holds: a sentence's own period ends it, so most sentences hold none."""
+    at = text.find(".", start, end)
+    while at >= 0:
+        if at + 1 < end and text[at + 1].isspace():
+            return True
+        at = text.find(".", at + 1, end)
+    return False
+
+
 def _split_missed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for start, end in spans:
+        if not _period_then_space(text, start, end):
+            out.append((start, end))
+            continue
         for m in _MISSED_BOUNDARY.finditer(text, start, end):
             cut = m.start(1)
             if cut > start:

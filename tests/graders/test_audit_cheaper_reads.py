@@ -122,3 +122,93 @@ def test_every_word_of_the_table_reads_as_before():
     for w in forms:
         assert concepts._entry(w) == _entry_one_by_one(w), w
         assert text_module.stem.__wrapped__(w) == _stem_one_by_one(w), w
+
+
+class _Recording:
+    """A compiled pattern that records each method called on it, then answers as the pattern."""
+
+    def __init__(self, rx, calls: list[str]) -> None:  # type: ignore[no-untyped-def]
+        self._rx, self._calls = rx, calls
+
+    def __getattr__(self, method: str):  # type: ignore[no-untyped-def]
+        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+            self._calls.append(method)
+            return getattr(self._rx, method)(*args, **kwargs)
+
+        return call
+
+
+def test_the_words_before_a_name_are_searched_for_a_title_only_after_one(monkeypatch):
+    from spanproof.graders.specifics import slots
+
+    calls: list[str] = []
+    monkeypatch.setattr(slots, "_PERSON_BEFORE", _Recording(slots._PERSON_BEFORE, calls))
+    text = "Yesterday the striker Dana Reyes met Corvex Biologics at the club."
+    assert slots.name_type(text, text.index("Corvex"), ("corvex", "biologics")) is None
+    assert calls == []
+    assert slots.name_type(text, text.index("Dana"), ("dana", "reyes")) == "person"
+    assert calls == ["search"]
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["coach ", "the Chief Executive  ", "PROF. ", "by Dr.\n", "Mr.\t", "Mrs ", "ms.  ", "a ſir ",
+     "coach", "coach.. ", "mr.x ", "drummer ", "", " ", "\n", "managers ", "the manager, "],
+)  # fmt: skip
+def test_a_title_the_pattern_finds_is_never_skipped(before):
+    from spanproof.graders.specifics import slots
+
+    if slots._PERSON_BEFORE.search(before):
+        assert slots._may_follow_title(before)
+
+
+def test_every_title_before_a_name_in_the_development_pairs_is_searched_for():
+    import json
+
+    from spanproof.goldens import shipped
+    from spanproof.graders.specifics import slots
+
+    rows = [json.loads(line) for line in shipped("wice_dev_pairs.jsonl").read_text().splitlines()]
+    found = 0
+    for text in {t for r in rows for t in (r["claim"], r["span"])}:
+        for at in range(len(text)):
+            before = text[max(0, at - 40) : at]
+            if slots._PERSON_BEFORE.search(before):
+                found += 1
+                assert slots._may_follow_title(before), before
+    assert found  # some title stood before a word: the check above proved something
+
+
+def test_the_words_before_a_figure_are_searched_for_a_hedge_only_when_they_hold_one(monkeypatch):
+    from spanproof.graders.specifics import numbers
+    from spanproof.graders.specifics.slot_frames import hedge_start
+
+    calls: list[str] = []
+    monkeypatch.setattr(numbers._HEDGE_BEFORE, "rx", _Recording(numbers._HEDGE_BEFORE.rx, calls))
+    text = "The council approved 42 homes, about 300 flats and up to 12 shops."
+    assert hedge_start(text, text.index("42")) == text.index("42")
+    assert calls == []
+    assert hedge_start(text, text.index("300")) == text.index("about")
+    assert hedge_start(text, text.index("12")) == text.index("up to")
+    assert calls == ["search", "search"]
+
+
+def test_a_sentence_without_a_period_inside_is_not_searched_for_a_missed_boundary(monkeypatch):
+    from spanproof.core import sentences
+
+    calls: list[str] = []
+    monkeypatch.setattr(
+        sentences, "_MISSED_BOUNDARY", _Recording(sentences._MISSED_BOUNDARY, calls)
+    )
+    text = "The plant opened in 2019. It employs 40 people in Brookings, S.D. The firm grew."
+    first = text.index(" It") + 1
+    spans = [(0, first - 1), (first, len(text))]
+    assert sentences._split_missed(text, spans[:1]) == spans[:1]
+    assert calls == []
+    split = sentences._split_missed(text, spans)
+    assert [text[a:b] for a, b in split] == [
+        "The plant opened in 2019.",
+        "It employs 40 people in Brookings, S.D.",
+        "The firm grew.",
+    ]
+    assert calls == ["finditer"]
