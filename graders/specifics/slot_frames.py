@@ -16,13 +16,15 @@ from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
 from spanproof.graders.specifics.readings import Reading, read, unit_end
 from spanproof.graders.specifics.slots import NUMBER_HEDGES, Value, values_of
 
+from spanproof.core.prefilter import guarded
 from spanproof.core.sentences import sentence_spans
 from spanproof.core.text import STOPWORDS
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
 _COMMA_NEXT = re.compile(r"\s*,")
 _SPACES = re.compile(r"\s*")
-_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
+# every text is scanned for a web address, which few hold: the guard sees "http"/"www." is absent
+_ADDRESS = guarded(re.compile(r"(?:https?://|www\.)\S+", re.I))
 # a word of at most two letters hyphened to a word is its prefix ("re-", "co-", "ex-")
 _PREFIX_LEN = 2
 _HYPHEN_WORD = re.compile(r"-[a-z]")

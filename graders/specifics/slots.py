@@ -363,6 +363,18 @@ _AGE = guarded(
         re.I,
     )
 )
+
+
+def _may_state_age(text: str) -> bool:
+    """Whether _AGE can match: its first form writes "age", its second "year" and "old" (the
+    guard asks for "age" or "year" alone, and "year" is in most texts with a date). A text
+    other than ASCII is always read: re.I folds more than str.lower does."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return "age" in low or ("old" in low and "year" in low)
+
+
 # "half a million", "a quarter of a million", "a million": a count in words
 _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SHARE_OF_SCALE = {
@@ -432,7 +444,7 @@ def _word_values(text: str) -> list[Value]:
         if 0 < n < d <= 1000:
             q = Quantity(n / d, "fraction", None, m.group(0))
             out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
-    for m in _AGE.finditer(text):
+    for m in _AGE.finditer(text) if _may_state_age(text) else ():
         at = 1 if m.group(1) else 2
         q = Quantity(float(whole_number(m.group(at))), "age", None, m.group(0))
         out.append(Value("quantity", *m.span(), m.group(0), quantity=q))

@@ -212,3 +212,66 @@ def test_a_sentence_without_a_period_inside_is_not_searched_for_a_missed_boundar
         "The firm grew.",
     ]
     assert calls == ["finditer"]
+
+
+def test_a_text_without_http_or_www_is_not_scanned_for_a_web_address(monkeypatch):
+    from spanproof.graders.specifics import slot_frames
+
+    calls: list[str] = []
+    monkeypatch.setattr(slot_frames._ADDRESS, "rx", _Recording(slot_frames._ADDRESS.rx, calls))
+    layout.cache_clear()
+    assert "council" in [t.word for t in layout(_SPAN).toks]
+    assert calls == []
+    lay = layout("The plans are at WWW.Brookfield.gov/plans and were approved.")
+    assert calls == ["finditer"]
+    assert [t.word for t in lay.toks] == ["The", "plans", "are", "at", "and", "were", "approved"]
+
+
+def test_a_claim_without_a_hyphen_query_or_dotted_ending_is_not_scanned_for_codes(monkeypatch):
+    import importlib
+
+    # the module (the package exports its function ``identifiers`` under the same name)
+    identifiers = importlib.import_module("spanproof.graders.specifics.identifiers")
+    calls: list[str] = []
+    monkeypatch.setattr(
+        identifiers, "_IDENTIFIER_RE", _Recording(identifiers._IDENTIFIER_RE, calls)
+    )
+    lowered: list[str] = []
+
+    class Span(str):
+        def lower(self) -> str:
+            lowered.append(self)
+            return super().lower()
+
+    span = Span("The PELICAN-417 report is at example.org/report, page 3.")
+    assert identifiers.missing_identifiers("The council met in 2019. It agreed.", span) == []
+    assert calls == [] and lowered == []
+    got = identifiers.missing_identifiers("PELICAN-418 was filed at example.org/report.", span)
+    assert got == ["PELICAN-418"] and calls == ["finditer"] and lowered == [span]
+    # a query string alone (no hyphen, no dotted ending) is still scanned for, and found
+    assert identifiers.identifiers("Open search?id=7 now") == ["search?id=7"]
+
+
+def test_whether_a_text_holds_a_digit_is_read_once(monkeypatch):
+    from spanproof.graders.specifics import dates
+
+    calls: list[str] = []
+    monkeypatch.setattr(dates, "_DIGIT", _Recording(dates._DIGIT, calls))
+    dates.has_digit.cache_clear()
+    text = "The council met in the spring and agreed."
+    assert [dates.has_digit(text) for _ in range(3)] == [False] * 3
+    assert dates.has_digit("It met in 2019.") is True
+    assert calls == ["search", "search"]
+
+
+def test_a_text_without_age_or_years_old_is_not_scanned_for_an_age(monkeypatch):
+    from spanproof.graders.specifics import slots
+
+    calls: list[str] = []
+    monkeypatch.setattr(slots._AGE, "rx", _Recording(slots._AGE.rx, calls))
+    # "year" alone lets the guard through: the pattern's second form also needs "old"
+    assert slots._word_values("In the year 2019 the council met for ten days.") == []
+    assert calls == []
+    said = "She retired aged 67; he was a 45-year-old engineer. Ages differ."
+    assert [v.quantity.value for v in slots._word_values(said) if v.quantity] == [67.0, 45.0]
+    assert calls == ["finditer"]
