@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from spanproof.graders.specifics.concepts import PARTICLES, noun_form, phrase_keys, verb_form
 from spanproof.graders.specifics.concepts import keys as word_keys
-from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
+from spanproof.graders.specifics.numbers import hedge_at_end
 from spanproof.graders.specifics.readings import Reading, read, unit_end
 from spanproof.graders.specifics.slots import NUMBER_HEDGES, Value, values_of
 
@@ -319,7 +319,7 @@ def describes(word: str) -> bool:
 
 
 def hedge_start(text: str, at: int) -> int:
-    m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
+    m = hedge_at_end(text[max(0, at - 24) : at])
     return max(0, at - 24) + m.start(1) if m else at
 
 

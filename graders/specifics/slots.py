@@ -35,7 +35,6 @@ from spanproof.graders.specifics.names import (
 from spanproof.graders.specifics.numbers import (
     _DOZEN_RE,
     _FRACTION_RE,
-    _HEDGE_BEFORE,
     _ORDINAL_DIGIT_RE,
     _ORDINAL_WORD_RE,
     CURRENCY_WORDS,
@@ -48,6 +47,7 @@ from spanproof.graders.specifics.numbers import (
     _read_numbers,
     alpha2digit_safe,
     dozens,
+    hedge_at_end,
     whole_number,
 )
 from spanproof.graders.specifics.places import given_names, known_place
@@ -106,7 +106,7 @@ class Value:
 
 
 def _hedge(text: str, start: int) -> str | None:
-    m = _HEDGE_BEFORE.search(text[max(0, start - 24) : start])
+    m = hedge_at_end(text[max(0, start - 24) : start])
     return NUMBER_HEDGES[m.group(1).lower()] if m else None
 
 
@@ -366,13 +366,21 @@ _AGE = guarded(
 
 
 def _may_state_age(text: str) -> bool:
-    """Whether _AGE can match: its first form writes "age", its second "year" and "old" (the
+    """Whether _AGE can match: its first form writes a word starting "age" ("page" and
+    "manager" do not: the pattern opens with a word boundary), its second "year" and "old" (the
     guard asks for "age" or "year" alone, and "year" is in most texts with a date). A text
     other than ASCII is always read: re.I folds more than str.lower does."""
     if not text.isascii():
         return True
     low = text.lower()
-    return "age" in low or ("old" in low and "year" in low)
+    if "old" in low and "year" in low:
+        return True
+    at = low.find("age")
+    while at >= 0:
+        if not at or not (low[at - 1].isalnum() or low[at - 1] == "_"):
+            return True
+        at = low.find("age", at + 1)
+    return False
 
 
 # "half a million", "a quarter of a million", "a million": a count in words

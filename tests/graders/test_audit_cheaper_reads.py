@@ -179,12 +179,12 @@ def test_every_title_before_a_name_in_the_development_pairs_is_searched_for():
     assert found  # some title stood before a word: the check above proved something
 
 
-def test_the_words_before_a_figure_are_searched_for_a_hedge_only_when_they_hold_one(monkeypatch):
+def test_the_words_before_a_figure_are_searched_for_a_hedge_only_when_they_end_in_one(monkeypatch):
     from spanproof.graders.specifics import numbers
     from spanproof.graders.specifics.slot_frames import hedge_start
 
     calls: list[str] = []
-    monkeypatch.setattr(numbers._HEDGE_BEFORE, "rx", _Recording(numbers._HEDGE_BEFORE.rx, calls))
+    monkeypatch.setattr(numbers, "_HEDGE_BEFORE", _Recording(numbers._HEDGE_BEFORE, calls))
     text = "The council approved 42 homes, about 300 flats and up to 12 shops."
     assert hedge_start(text, text.index("42")) == text.index("42")
     assert calls == []
@@ -269,9 +269,44 @@ def test_a_text_without_age_or_years_old_is_not_scanned_for_an_age(monkeypatch):
 
     calls: list[str] = []
     monkeypatch.setattr(slots._AGE, "rx", _Recording(slots._AGE.rx, calls))
-    # "year" alone lets the guard through: the pattern's second form also needs "old"
-    assert slots._word_values("In the year 2019 the council met for ten days.") == []
+    # "year" alone lets the guard through: the pattern's second form also needs "old"; "page"
+    # and "manager" hold "age" inside a word, where the first form never starts
+    said = "In the year 2019 the manager met for ten days (page 4)."
+    assert slots._word_values(said) == []
     assert calls == []
     said = "She retired aged 67; he was a 45-year-old engineer. Ages differ."
     assert [v.quantity.value for v in slots._word_values(said) if v.quantity] == [67.0, 45.0]
     assert calls == ["finditer"]
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["about ", "About", "more than $", "more than US$ ", "up to us$", "around  \n", "nearly\t",
+     "an estimated £", "roughly €", "over", "almost $ ", "bus$", "(about", "about.", ""],
+)  # fmt: skip
+def test_a_hedge_the_pattern_finds_is_never_skipped(before):
+    from spanproof.graders.specifics import numbers
+
+    found = numbers._HEDGE_BEFORE.search(before)
+    got = numbers.hedge_at_end(before)
+    assert (got and got.span()) == (found and found.span())
+
+
+def test_every_hedge_and_age_in_the_development_pairs_is_searched_for():
+    import json
+
+    from spanproof.goldens import shipped
+    from spanproof.graders.specifics import numbers, slots
+
+    rows = [json.loads(line) for line in shipped("wice_dev_pairs.jsonl").read_text().splitlines()]
+    hedges = ages = 0
+    for text in {t for r in rows for t in (r["claim"], r["span"])}:
+        for at in range(len(text)):
+            before = text[max(0, at - 24) : at]
+            if numbers._HEDGE_BEFORE.search(before):
+                hedges += 1
+                assert numbers.hedge_at_end(before), before
+        if slots._AGE.rx.search(text):
+            ages += 1
+            assert slots._may_state_age(text), text
+    assert hedges and ages  # the checks above proved something
