@@ -222,9 +222,12 @@ def layout(text: str) -> Layout:
     for m in _ADDRESS.finditer(text):
         covered[m.start() : m.end()] = _ON_ADDRESS * (m.end() - m.start())
     # the loop runs for every word of every text: its lookups are bound once, out of it
-    append, at, keys_of, hyphen_after, name_gap = (
+    # (a token is made from its fields' tuple by tuple's own constructor: the named tuple's
+    # generated __new__ is a Python call per word)
+    append, at, make, keys_of, hyphen_after, name_gap = (
         toks.append,
         starts.append,
+        Tok._make,
         token_keys,
         _HYPHEN_WORD.match,
         _NAME_GAP.fullmatch,
@@ -244,7 +247,7 @@ def layout(text: str) -> Layout:
             last_cap = m
         else:
             last_cap = None
-        append(Tok(start, end, word, keys, run if cap else -1))
+        append(make((start, end, word, keys, run if cap else -1)))
         at(start)
     _join_particles(text, toks)  # replaces tokens in place, never moves one
     sentences = sentence_spans(text) or [(0, len(text))]

@@ -13,7 +13,7 @@ import pytest
 from spanproof.graders.quoting import best_window
 from spanproof.graders.specifics import concepts
 from spanproof.graders.specifics.names import strip_possessive
-from spanproof.graders.specifics.slot_frames import layout
+from spanproof.graders.specifics.slot_frames import Tok, layout
 
 from spanproof.core import text as text_module
 
@@ -45,6 +45,9 @@ def test_a_layouts_token_starts_are_its_tokens_starts():
     text = "The board turned the application down at its meeting; it set up a fund."
     lay = layout(text)
     assert lay.starts == tuple(t.start for t in lay.toks)
+    # each token made from its fields' tuple is the named tuple itself, fields in order
+    assert all(type(t) is Tok and t == Tok(*t) for t in lay.toks)
+    assert lay.toks[0] == Tok(0, 3, "The", frozenset(), -1)
     assert any(t.word == "turned" for t in lay.toks)
 
 
