@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from spanproof.core.text import content_stems
+from spanproof.core.text import content_stems, piece_stems
 
 QUOTE_MAX_WORDS = 25
 
 
-@lru_cache(maxsize=65536)  # asked for every word of every span: words repeat across spans
 def _keys(text: str) -> frozenset[str]:
     return frozenset(s[:5] for s in content_stems(text))
+
+
+@lru_cache(maxsize=65536)  # asked for every word of every span: words repeat across spans
+def _word_keys(word: str) -> frozenset[str]:
+    return frozenset(s[:5] for s in piece_stems(word))
 
 
 def best_window(claim: str, span_text: str, max_words: int = QUOTE_MAX_WORDS) -> str:
@@ -21,7 +25,7 @@ def best_window(claim: str, span_text: str, max_words: int = QUOTE_MAX_WORDS) ->
     if len(toks) <= max_words:
         return " ".join(toks)
     wanted = _keys(claim)
-    scores = [0 if wanted.isdisjoint(_keys(t)) else 1 for t in toks]
+    scores = [0 if wanted.isdisjoint(_word_keys(t)) else 1 for t in toks]
     best, best_i = -1, 0
     run = sum(scores[:max_words])
     for i in range(len(toks) - max_words + 1):

@@ -233,3 +233,150 @@ def test_a_marker_rule_is_applied_without_re_and_pysbds_apply_is_put_back(monkey
     _pysbd_segments(text)
     assert not markers & set(subbed)
     assert Text.apply is _pysbd_apply
+
+
+@pytest.mark.parametrize("text", _MARKED + _pages(2))
+def test_every_match_of_a_rule_is_in_a_text_holding_what_the_rule_needs(text):
+    """``_needed``: the characters a rule is skipped without lie in every text it matches in,
+    on each of pysbd's English rules, the text as pysbd reads it and as it marks it."""
+    import re
+
+    from spanproof.core.sentences import _needed
+
+    read = 0
+    for rule in _english_rules():
+        rx = re.compile(rule.pattern)
+        needed = _needed(rx)
+        for seen in (text, text.replace(".", "∯"), text.replace(" ", "\r")):
+            if rx.search(seen):
+                assert needed in seen, (rule.pattern, needed)
+                read += bool(needed)
+    assert read  # some rule that needs characters matched, and was checked
+
+
+@pytest.mark.parametrize(
+    ("pattern", "needed"),
+    [
+        (r"(?<= P∯M)∯(?=\s[A-Z])", " P∯M"),  # a lookbehind's characters stand before the match
+        (r"(?<=[a-zA-z]°)\.(?=\s*\d+)", "°"),
+        (r"(?<=Co)\.(?=\sKG)", "Co"),
+        (r"(\s\.){3}\s", "."),  # a repeated group's characters, once at least
+        (r"(?<!x)abc|d", ""),  # either branch: nothing is sure
+        (r"(?i:abc)d", "d"),  # case-insensitive characters may be written otherwise
+        (r"(?i)abc", ""),
+        (r"(?<!q)x(?!y)", "x"),  # a negative lookaround needs no character
+        (r"a*b?", ""),  # may match the empty text
+    ],
+)
+def test_what_a_rule_needs_is_read_from_its_pattern(pattern, needed):
+    import re
+
+    from spanproof.core.sentences import _needed
+
+    assert _needed(re.compile(pattern)) == needed
+
+
+def test_a_rule_is_not_scanned_for_in_a_text_without_what_it_needs(monkeypatch):
+    import re
+
+    from pysbd.utils import Rule, Text
+
+    from spanproof.core import sentences
+
+    scanned: list[str] = []
+    real = re.compile
+
+    class Recording:
+        def __init__(self, rx):  # type: ignore[no-untyped-def]
+            self._rx = rx
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            value = getattr(self._rx, name)
+            if name == "sub":
+                scanned.append(self._rx.pattern)
+            return value
+
+    monkeypatch.setattr(sentences, "_RULES", {})
+    monkeypatch.setattr(re, "compile", lambda p, flags=0: Recording(real(p, flags)))
+    degree = Rule(r"(?<=[a-zA-z]°)\.(?=\s*\d+)", "∯")
+    text = "It was 40. 5 were there."
+    assert sentences._apply(Text(text), degree) == text
+    assert scanned == []
+    # with the degree sign it is scanned, and the period after it replaced
+    assert sentences._apply(Text("It was 40 C°. 5 rose."), degree) == "It was 40 C°∯ 5 rose."
+    assert scanned == [degree.pattern]
+
+
+_PASS_TEXTS = [
+    "He said 'Go now.' and left. She stayed.",
+    "He said ‘Go now.’ and left. She stayed.",
+    'He said "Go now. Quickly." and left. She stayed.',
+    "The figure [see p. 3. below] rose. It fell.",
+    "The figure (see p. 3. below) rose. It fell.",
+    "He said «Go now. Quickly.» and left. She stayed.",
+    "He paused -- then. Went on -- and left. She stayed.",
+    "He said “Go now. Quickly.” and left. She stayed.",
+    "Yahoo! bought it. The !Kung live there. ǃXo is spoken. Yum! Brands grew. Y!J rose.",
+    "The clause (iv) Applies here. It ends (ii) Then more.",
+    "The U.S.A. team met the U.S. team. Then the E.U. Board met. I.V. drips were used.",
+    "It was e.g. a test. Also i.e. another. Done.",
+]
+
+
+@pytest.mark.parametrize("text", _PASS_TEXTS)
+def test_the_passes_run_only_where_they_can_match_give_pysbds_sentences(text):
+    assert _pysbd_segments(text) == _PYSBD.segment(text)
+
+
+def test_every_exclamation_word_holds_an_exclamation_mark():
+    from pysbd.exclamation_words import ExclamationWords
+
+    assert all("!" in w or "ǃ" in w for w in ExclamationWords.EXCLAMATION_WORDS)
+
+
+def test_the_passes_are_not_run_on_a_text_without_what_their_matches_hold(monkeypatch):
+    from pysbd import abbreviation_replacer, between_punctuation, exclamation_words
+    from pysbd.lists_item_replacer import ListItemReplacer
+
+    plain = "The council met on Tuesday. It approved 42 homes"
+    # stock pysbd, read before its passes are recorded (it runs every one of them)
+    expected = {text: _PYSBD.segment(text) for text in [plain, *_PASS_TEXTS]}
+    ran: list[str] = []
+
+    def recording(owner, name):  # type: ignore[no-untyped-def]
+        real = getattr(owner, name)
+
+        def run(*args, **kwargs):  # type: ignore[no-untyped-def]
+            ran.append(name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, run)
+
+    base = between_punctuation.BetweenPunctuation
+    for name in [n for n in vars(base) if n.startswith("sub_punctuation_between_")]:
+        if name != "sub_punctuation_between_quotes_and_parens":
+            recording(base, name)
+    recording(exclamation_words.ExclamationWords, "apply_rules")
+    recording(ListItemReplacer, "replace_parens")
+    abbreviations = abbreviation_replacer.AbbreviationReplacer
+    recording(abbreviations, "replace_multi_period_abbreviations")
+    recording(abbreviations, "replace_abbreviation_as_sentence_boundary")
+    # two sentences, so pysbd reads the text; no quote, bracket, dash, "!", abbreviation
+    assert _pysbd_segments(plain) == expected[plain]
+    assert ran == []
+    for text in _PASS_TEXTS:
+        assert _pysbd_segments(text) == expected[text]
+    assert {
+        "sub_punctuation_between_single_quotes",
+        "sub_punctuation_between_single_quote_slanted",
+        "sub_punctuation_between_double_quotes",
+        "sub_punctuation_between_square_brackets",
+        "sub_punctuation_between_parens",
+        "sub_punctuation_between_quotes_arrow",
+        "sub_punctuation_between_em_dashes",
+        "sub_punctuation_between_quotes_slanted",
+        "apply_rules",
+        "replace_parens",
+        "replace_multi_period_abbreviations",
+        "replace_abbreviation_as_sentence_boundary",
+    } <= set(ran)

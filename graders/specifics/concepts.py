@@ -27,6 +27,8 @@ _PACKAGE = "spanproof.graders.specifics"
 _FILE = "wordnet_concepts.tsv.gz"
 # regular inflections tried against the table when a form is not in it ("stores" -> "store")
 _ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"))
+# what a word ends with when any ending of _ENDINGS (or the doubled consonant's "ed"/"ing") does
+_ENDING_TAILS = ("s", "ed", "ing")
 
 
 @cache
@@ -59,6 +61,8 @@ def _entry(low: str) -> tuple[tuple[tuple[int, ...], str], str] | None:
     row = _row(low)
     if row is not None:
         return row, ""
+    if not low.endswith(_ENDING_TAILS):
+        return None  # no ending below can be stripped: one test instead of nine
     for ending, repl in _ENDINGS:
         if low.endswith(ending) and len(low) - len(ending) >= 3:
             row = _row(low[: -len(ending)] + repl)

@@ -68,6 +68,7 @@ _DATE_BLANKS = (_ISO_DT, _YEAR_RANGE, _DATE_MDY, _DATE_DMY, _CLOCK, _QUARTER, _H
 _DATE_BLANKS_WITHOUT_DIGITS = (_QUARTER, _HOLIDAY)
 
 
+@lru_cache(maxsize=4096)  # asked of the same claim and span by a dozen readers
 def has_digit(text: str) -> bool:
     return _DIGIT.search(text) is not None
 

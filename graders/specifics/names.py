@@ -51,9 +51,14 @@ _PRONOUN_CAPS = {"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", 
 PREFIX = 5  # demonyms and derived forms: "Libyan"/"Libya", "Canadians"/"Canada"
 
 
+_POSSESSIVE = ("'s", "’s", "'", "’")
+
+
 def strip_possessive(tok: str) -> str:
     tok = tok.rstrip(',;:!?"”)')
-    for suffix in ("'s", "’s", "'", "’"):
+    if not tok.endswith(_POSSESSIVE):  # most words: one test of all four endings
+        return tok
+    for suffix in _POSSESSIVE:
         if tok.endswith(suffix):
             return tok[: -len(suffix)]
     return tok

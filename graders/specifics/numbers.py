@@ -279,6 +279,27 @@ _HEDGE_BEFORE = re.compile(
     + r")\s*(?:US\$|[$£€¥₹])?\s*$",
     re.I,
 )
+_HEDGE_ENDS = tuple(h.lower() for h in NUMBER_HEDGES)
+
+
+def hedge_at_end(before: str) -> re.Match[str] | None:
+    """``_HEDGE_BEFORE.search(before)``: the hedge that ``before`` (the characters before a
+    figure) ends with. Every match ends the text with a hedge word, then perhaps "$" or "US$",
+    and whitespace; an ASCII text ending otherwise is not searched (the search tries every
+    hedge at every character, and is asked before every figure of every text). Another text
+    is always searched: re.I folds more than str.lower does."""
+    if before.isascii():
+        low = before.rstrip().lower()
+        if low.endswith("$"):
+            low = low[:-1]
+        if not (
+            low.rstrip().endswith(_HEDGE_ENDS)
+            or (low.endswith("us") and low[:-2].rstrip().endswith(_HEDGE_ENDS))
+        ):
+            return None
+    return _HEDGE_BEFORE.search(before)
+
+
 NEAR_SHARE = 0.10  # "about X" never reaches further than 10% of X
 
 
@@ -287,7 +308,7 @@ def hedge_before(text: str, surface: str) -> str | None:
     at = text.find(surface)
     if at < 0:
         return None
-    m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
+    m = hedge_at_end(text[max(0, at - 24) : at])
     return NUMBER_HEDGES[m.group(1).lower()] if m else None
 
 

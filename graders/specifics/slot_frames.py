@@ -12,17 +12,19 @@ from typing import NamedTuple
 
 from spanproof.graders.specifics.concepts import PARTICLES, noun_form, phrase_keys, verb_form
 from spanproof.graders.specifics.concepts import keys as word_keys
-from spanproof.graders.specifics.numbers import _HEDGE_BEFORE
+from spanproof.graders.specifics.numbers import hedge_at_end
 from spanproof.graders.specifics.readings import Reading, read, unit_end
 from spanproof.graders.specifics.slots import NUMBER_HEDGES, Value, values_of
 
+from spanproof.core.prefilter import guarded
 from spanproof.core.sentences import sentence_spans
 from spanproof.core.text import STOPWORDS
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
 _COMMA_NEXT = re.compile(r"\s*,")
 _SPACES = re.compile(r"\s*")
-_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.I)
+# every text is scanned for a web address, which few hold: the guard sees "http"/"www." is absent
+_ADDRESS = guarded(re.compile(r"(?:https?://|www\.)\S+", re.I))
 # a word of at most two letters hyphened to a word is its prefix ("re-", "co-", "ex-")
 _PREFIX_LEN = 2
 _HYPHEN_WORD = re.compile(r"-[a-z]")
@@ -208,6 +210,7 @@ def layout(text: str) -> Layout:
     value_starts = tuple(v.start for v in values)
     ordered = all(a <= b for a, b in zip(value_starts, value_starts[1:], strict=False))
     toks: list[Tok] = []
+    starts: list[int] = []  # each token's start, kept as the tokens are made
     run, last_cap = -1, None
     # What each character stands on, painted once so that a token asks one byte: a web
     # address (whose words are not prose) over everything; else the first value, in the
@@ -219,8 +222,12 @@ def layout(text: str) -> Layout:
     for m in _ADDRESS.finditer(text):
         covered[m.start() : m.end()] = _ON_ADDRESS * (m.end() - m.start())
     # the loop runs for every word of every text: its lookups are bound once, out of it
-    append, keys_of, hyphen_after, name_gap = (
+    # (a token is made from its fields' tuple by tuple's own constructor: the named tuple's
+    # generated __new__ is a Python call per word)
+    append, at, make, keys_of, hyphen_after, name_gap = (
         toks.append,
+        starts.append,
+        Tok._make,
         token_keys,
         _HYPHEN_WORD.match,
         _NAME_GAP.fullmatch,
@@ -240,13 +247,14 @@ def layout(text: str) -> Layout:
             last_cap = m
         else:
             last_cap = None
-        append(Tok(start, end, word, keys, run if cap else -1))
-    _join_particles(text, toks)
+        append(make((start, end, word, keys, run if cap else -1)))
+        at(start)
+    _join_particles(text, toks)  # replaces tokens in place, never moves one
     sentences = sentence_spans(text) or [(0, len(text))]
     clauses = _cuts(text, sentences, _CLAUSE_BREAK)
     phrases = _cuts(text, clauses, _PHRASE_BREAK)
     return Layout(text, tuple(toks), tuple(sentences), tuple(clauses), tuple(phrases), values,
-                   starts=tuple(t.start for t in toks),
+                   starts=tuple(starts),
                    value_starts=value_starts if ordered else ())  # fmt: skip
 
 
@@ -314,7 +322,7 @@ def describes(word: str) -> bool:
 
 
 def hedge_start(text: str, at: int) -> int:
-    m = _HEDGE_BEFORE.search(text[max(0, at - 24) : at])
+    m = hedge_at_end(text[max(0, at - 24) : at])
     return max(0, at - 24) + m.start(1) if m else at
 
 

@@ -35,7 +35,6 @@ from spanproof.graders.specifics.names import (
 from spanproof.graders.specifics.numbers import (
     _DOZEN_RE,
     _FRACTION_RE,
-    _HEDGE_BEFORE,
     _ORDINAL_DIGIT_RE,
     _ORDINAL_WORD_RE,
     CURRENCY_WORDS,
@@ -48,6 +47,7 @@ from spanproof.graders.specifics.numbers import (
     _read_numbers,
     alpha2digit_safe,
     dozens,
+    hedge_at_end,
     whole_number,
 )
 from spanproof.graders.specifics.places import given_names, known_place
@@ -106,7 +106,7 @@ class Value:
 
 
 def _hedge(text: str, start: int) -> str | None:
-    m = _HEDGE_BEFORE.search(text[max(0, start - 24) : start])
+    m = hedge_at_end(text[max(0, start - 24) : start])
     return NUMBER_HEDGES[m.group(1).lower()] if m else None
 
 
@@ -255,12 +255,49 @@ _ORG_ENDS = frozenset(
     committee party union association society organization organisation airlines airways
     fc afc united rovers athletic city town wanderers rangers club""".split()  # noqa: SIM905
 )
-_PERSON_BEFORE = re.compile(
-    r"(?:\b(?:mr|mrs|ms|dr|sir|dame|lord|lady|professor|prof|coach|manager|director|engineer|"
-    r"senator|president|minister|judge|author|artist|singer|player|striker|chairman|chairwoman|"
-    r"chief executive)\.?\s+)$",
-    re.I,
-)
+_TITLES = [
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "sir",
+    "dame",
+    "lord",
+    "lady",
+    "professor",
+    "prof",
+    "coach",
+    "manager",
+    "director",
+    "engineer",
+    "senator",
+    "president",
+    "minister",
+    "judge",
+    "author",
+    "artist",
+    "singer",
+    "player",
+    "striker",
+    "chairman",
+    "chairwoman",
+] + ["chief executive"]
+_PERSON_BEFORE = re.compile(r"(?:\b(?:" + "|".join(_TITLES) + r")\.?\s+)$", re.I)
+
+
+def _may_follow_title(before: str) -> bool:
+    """Whether ``_PERSON_BEFORE`` can match ``before`` (the words before a name): a match ends
+    in whitespace at the very end (``$`` is also before a last line break, itself whitespace)
+    right after a title and perhaps a period. Asked before the search, which tries the titles
+    at every character; an ASCII text's lower case is what the case-insensitive titles meet
+    (another text is always searched)."""
+    if not before.isascii():
+        return True
+    word = before.rstrip()
+    return len(word) < len(before) and word.lower().rstrip(".").endswith(_TITLE_ENDS)
+
+
+_TITLE_ENDS = tuple(_TITLES)
 
 
 def _opens_sentence(text: str, at: int) -> bool:
@@ -276,7 +313,8 @@ def name_type(text: str, start: int, toks: tuple[str, ...]) -> str | None:
     given name opening a name of two or three words ("Sarah Lund"). Otherwise unknown."""
     if toks and toks[-1] in _ORG_ENDS:
         return "org"
-    if _PERSON_BEFORE.search(text[max(0, start - 40) : start]):
+    before = text[max(0, start - 40) : start]
+    if _may_follow_title(before) and _PERSON_BEFORE.search(before):
         return "person"
     if known_place(" ".join(toks)):
         return "place"
@@ -325,6 +363,26 @@ _AGE = guarded(
         re.I,
     )
 )
+
+
+def _may_state_age(text: str) -> bool:
+    """Whether _AGE can match: its first form writes a word starting "age" ("page" and
+    "manager" do not: the pattern opens with a word boundary), its second "year" and "old" (the
+    guard asks for "age" or "year" alone, and "year" is in most texts with a date). A text
+    other than ASCII is always read: re.I folds more than str.lower does."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    if "old" in low and "year" in low:
+        return True
+    at = low.find("age")
+    while at >= 0:
+        if not at or not (low[at - 1].isalnum() or low[at - 1] == "_"):
+            return True
+        at = low.find("age", at + 1)
+    return False
+
+
 # "half a million", "a quarter of a million", "a million": a count in words
 _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SHARE_OF_SCALE = {
@@ -394,7 +452,7 @@ def _word_values(text: str) -> list[Value]:
         if 0 < n < d <= 1000:
             q = Quantity(n / d, "fraction", None, m.group(0))
             out.append(Value("quantity", *m.span(), m.group(0), quantity=q))
-    for m in _AGE.finditer(text):
+    for m in _AGE.finditer(text) if _may_state_age(text) else ():
         at = 1 if m.group(1) else 2
         q = Quantity(float(whole_number(m.group(at))), "age", None, m.group(0))
         out.append(Value("quantity", *m.span(), m.group(0), quantity=q))

@@ -16,10 +16,16 @@ boundaries.
 from __future__ import annotations
 
 import re
+
+# re's own parser, the tree it compiles from (as spanproof.core.prefilter reads it)
+import re._constants as _C  # type: ignore[import-not-found]
+import re._parser as _sre  # type: ignore[import-not-found]
 from functools import lru_cache
 from typing import Any
 
 import pysbd
+from pysbd.between_punctuation import BetweenPunctuation as PysbdBetweenPunctuation
+from pysbd.exclamation_words import ExclamationWords
 from pysbd.lang.english import English
 from pysbd.lists_item_replacer import ListItemReplacer
 from pysbd.processor import Processor as PysbdProcessor
@@ -81,7 +87,10 @@ class _English(English):
     lowercase need not show it).
 
     pysbd's list pass runs seven scans of the whole text; it is run only where it can change
-    it (``_may_hold_list``)."""
+    it (``_may_hold_list``). Its other passes that search every sentence for a pattern
+    holding one character or two (an opening quote or bracket, "!", the abbreviation mark
+    "∯", two periods) are run only on a text that holds them: without them the pattern finds
+    nothing, and the pass gives the text back as it was."""
 
     class AbbreviationReplacer(English.AbbreviationReplacer):
         def search_for_abbreviations_in_string(self, text: str) -> str:
@@ -95,6 +104,32 @@ class _English(English):
                 for i, match in enumerate(found):
                     text = self.scan_for_replacements(text, match, i, next_chars)
             return text
+
+        def replace_multi_period_abbreviations(self) -> None:
+            if self.text.count(".") > 1:  # each match ("u.s.a.", "e.g.") holds two periods
+                super().replace_multi_period_abbreviations()
+
+        def replace_abbreviation_as_sentence_boundary(self) -> str:
+            if "∯" in self.text:  # each match is an abbreviation whose period pysbd marked
+                return super().replace_abbreviation_as_sentence_boundary()
+            return self.text
+
+    class BetweenPunctuation(PysbdBetweenPunctuation):
+        def sub_punctuation_between_quotes_and_parens(self, txt: str) -> str:
+            # pysbd's order; each pass's matches open with the characters beside it
+            for opening, sub in (
+                ("'", self.sub_punctuation_between_single_quotes),
+                ("‘", self.sub_punctuation_between_single_quote_slanted),
+                ('"', self.sub_punctuation_between_double_quotes),
+                ("[", self.sub_punctuation_between_square_brackets),
+                ("(", self.sub_punctuation_between_parens),
+                ("«", self.sub_punctuation_between_quotes_arrow),
+                ("--", self.sub_punctuation_between_em_dashes),
+                ("“", self.sub_punctuation_between_quotes_slanted),
+            ):
+                if opening in txt:
+                    txt = sub(txt)
+            return txt
 
     class Processor(PysbdProcessor):
         text: str
@@ -116,6 +151,23 @@ class _English(English):
                 self.lang.FileFormatRule,
             )
             return self.split_into_segments()
+
+        def process_text(self, txt: str) -> list[str]:
+            # pysbd's own, but for the exclamation words and the numerals in parentheses,
+            # searched for only in a text holding what each of their matches holds
+            if txt[-1] not in self.lang.Punctuations:
+                txt += "ȸ"
+            if "!" in txt or "ǃ" in txt:
+                txt = ExclamationWords.apply_rules(txt)
+            txt = self.between_punctuation(txt)
+            if not re.match(self.lang.DoublePunctuationRules.DoublePunctuation, txt):
+                txt = Text(txt).apply(*self.lang.DoublePunctuationRules.All)
+            txt = Text(txt).apply(
+                self.lang.QuestionMarkInQuotationRule, *self.lang.ExclamationPointRules.All
+            )
+            if "(" in txt:
+                txt = ListItemReplacer(txt).replace_parens()
+            return self.sentence_boundary_punctuation(txt)
 
 
 # The characters besides ASCII letters that re.IGNORECASE matches with an ASCII letter or
@@ -198,9 +250,45 @@ def _unsplittable(text: str) -> bool:
 # which replaces the same leftmost non-overlapping occurrences and returns the text when
 # there is none. Both answer an exact ``str``, as ``re.sub`` does.
 _pysbd_apply = Text.apply
-_RULES: dict[str, tuple[re.Pattern[str], str | None]] = {}
+# each rule's pattern compiled, the text it is when it is literal, and the characters every
+# text it matches in holds (``_needed``)
+_RULES: dict[str, tuple[re.Pattern[str], str | None, str]] = {}
 # the characters with a meaning in a pattern: a pattern of none of them matches itself
 _PATTERN_SYNTAX = frozenset(".^$*+?{}[]\\|()")
+
+
+def _needed(rx: re.Pattern[str]) -> str:
+    """The longest run of characters that every text ``rx`` matches in holds ("" when none is
+    known): a text without them is left as it is by the rule, which is then not scanned for.
+    Most of pysbd's rules open with a lookbehind ("(?<=a∯m)∯", "(?<=[a-zA-z]°)\\."), which
+    ``re`` tries at every position of every sentence; the characters a positive lookaround
+    needs stand in the text beside the match, so they count. Only case-sensitive patterns are
+    read (pysbd's are): matched exactly, their literal characters are in the text as written."""
+    if rx.flags & re.IGNORECASE:
+        return ""
+    runs = _needed_runs(_sre.parse(rx.pattern, rx.flags))
+    return max(runs, key=len, default="")
+
+
+def _needed_runs(items: Any) -> list[str]:
+    """Runs of literal characters a sequence of the parse tree consumes (or asserts) in turn."""
+    runs: list[str] = []
+    run: list[str] = []
+    for op, av in items:
+        if op is _C.LITERAL:
+            run.append(chr(av))
+            continue
+        runs.append("".join(run))
+        run = []
+        if op is _C.SUBPATTERN and not av[1] & re.IGNORECASE:  # not a "(?i:...)" group
+            runs += _needed_runs(av[-1])
+        elif op is _C.ASSERT:  # positive, either way: its characters stand next to the match
+            runs += _needed_runs(av[1])
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT) and av[0] >= 1:
+            runs += _needed_runs(av[2])  # one repetition at least: its characters are there
+        # anything else (a class, an anchor, a branch, a negative lookaround) needs nothing sure
+    runs.append("".join(run))
+    return [r for r in runs if r]
 
 
 def _literal(rx: re.Pattern[str]) -> str | None:
@@ -218,11 +306,11 @@ def _apply(text: str, *rules: Any) -> str:
         found = _RULES.get(rule.pattern)
         if found is None:
             rx = re.compile(rule.pattern)
-            found = _RULES[rule.pattern] = (rx, _literal(rx))
-        rx, literal = found
+            found = _RULES[rule.pattern] = (rx, _literal(rx), _needed(rx))
+        rx, literal, needed = found
         if literal is not None and "\\" not in rule.replacement:
             out = out.replace(literal, rule.replacement)
-        else:
+        elif needed in out:  # else the rule finds no match: the text is kept as it is
             out = rx.sub(rule.replacement, out)
     return out
 
@@ -316,9 +404,23 @@ def _join_clock_times(text: str, spans: list[tuple[int, int]]) -> list[tuple[int
     return out
 
 
+def _period_then_space(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a period followed by whitespace, which every match of
+    _MISSED_BOUNDARY holds: a sentence's own period ends it, so most sentences hold none."""
+    at = text.find(".", start, end)
+    while at >= 0:
+        if at + 1 < end and text[at + 1].isspace():
+            return True
+        at = text.find(".", at + 1, end)
+    return False
+
+
 def _split_missed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for start, end in spans:
+        if not _period_then_space(text, start, end):
+            out.append((start, end))
+            continue
         for m in _MISSED_BOUNDARY.finditer(text, start, end):
             cut = m.start(1)
             if cut > start:

@@ -61,10 +61,14 @@ def normalise_ws(text: str) -> str:
     return " ".join(text.split())
 
 
+def _split_words(text: str) -> list[str]:
+    return [w.strip(".'’-").lower() for w in _WORD_RE.findall(text)]
+
+
 @memo_list(8192)  # every signal and audit check tokenises the same claim and span again
 def words(text: str) -> list[str]:
     """Lower-case word tokens, outer ``.'’-`` stripped ("U.S." -> "u.s", "1990s" kept)."""
-    return [w.strip(".'’-").lower() for w in _WORD_RE.findall(text)]
+    return _split_words(text)
 
 
 _SUFFIXES_LONG = ("ational", "ization", "iveness", "fulness", "ousness")
@@ -80,19 +84,33 @@ def stem(word: str) -> str:
         w = w[:-2]
     if len(w) <= 4:
         return w
-    for suffix in _SUFFIXES_LONG:
-        if w.endswith(suffix):
-            return w[: -len(suffix)]
+    if w.endswith(_SUFFIXES_LONG):
+        for suffix in _SUFFIXES_LONG:
+            if w.endswith(suffix):
+                return w[: -len(suffix)]
+    if not w.endswith(_SUFFIXES):  # one test of every ending before trying them in turn
+        return w
     for suffix in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)]
     return w
 
 
+def _stems_of(ws: list[str]) -> list[str]:
+    return [stem(w) for w in ws if w not in STOPWORDS and len(w) > 1]
+
+
 @memo_list(8192)
 def content_stems(text: str) -> list[str]:
     """Stems of the words that are not stopwords (single letters dropped), in text order."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1]
+    return _stems_of(words(text))
+
+
+def piece_stems(piece: str) -> list[str]:
+    """``content_stems`` of a piece of a text no other reader asks about (one word of a span),
+    read without the memos: kept there, the many pieces pushed out the whole texts that
+    readers do share, and each paid for two look-ups it never used."""
+    return _stems_of(_split_words(piece))
 
 
 @lru_cache(maxsize=65536)
