@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanproof.core.sentences import _pysbd_segments, _unsplittable
+from tests.recording import record_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 _PYSBD = pysbd.Segmenter(language="en", clean=False)
@@ -216,14 +217,7 @@ def test_a_marker_rule_is_applied_without_re_and_pysbds_apply_is_put_back(monkey
 
     from spanproof.core.sentences import _pysbd_apply
 
-    subbed: list[str] = []
-    real = re.sub
-
-    def counting(pattern, *args, **kwargs):  # type: ignore[no-untyped-def]
-        subbed.append(pattern)
-        return real(pattern, *args, **kwargs)
-
-    monkeypatch.setattr(re, "sub", counting)
+    subbed = record_calls(monkeypatch, re, "sub")
     text = "He met Dr. Reyes at 5 p.m. on Jan. 3. They spoke (briefly). She left!"
     assert _pysbd_segments(text) == _PYSBD.segment(text)
     markers = {r.pattern for r in English.SubSymbolsRules.All}

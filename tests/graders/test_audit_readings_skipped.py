@@ -9,12 +9,11 @@ are held equal to the previous revision's on every guard pair by the speed-only 
 
 from __future__ import annotations
 
-import unicodedata
-
 import pytest
 from spanproof.graders.specifics import attribution, coordination, numbers, slot_reader, slots
 
 from spanproof.core import text as text_module
+from tests.recording import record_calls
 
 _PLAIN = "The council approved 42 new homes at Brookfield during 2019, near the river."
 
@@ -95,15 +94,7 @@ def test_the_numbers_of_compare_blank_only_what_their_patterns_found(monkeypatch
 @pytest.fixture
 def spans_tokenised(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The texts whose name tokens the attribution check reads, from now on."""
-    seen: list[str] = []
-    real = attribution.token_set
-
-    def counting(text: str):  # type: ignore[no-untyped-def]
-        seen.append(text)
-        return real(text)
-
-    monkeypatch.setattr(attribution, "token_set", counting)
-    return seen
+    return record_calls(monkeypatch, attribution, "token_set")
 
 
 def test_a_claim_crediting_no_source_has_no_span_tokens_read(spans_tokenised):
@@ -125,14 +116,7 @@ def test_a_claim_joining_nothing_has_no_span_words_read(monkeypatch):
 
 
 def test_a_claim_of_names_only_has_no_span_frames_read_for_its_normalised_values(monkeypatch):
-    read: list[str] = []
-    real = slot_reader._frames
-
-    def counting(lay):  # type: ignore[no-untyped-def]
-        read.append(lay.text)
-        return real(lay)
-
-    monkeypatch.setattr(slot_reader, "_frames", counting)
+    read = record_calls(monkeypatch, slot_reader, "_frames", lambda lay: lay.text)
     slot_reader._stated_after_normalising.cache_clear()
     span = "Mayor Dana Reyes opened 42 homes in Brookfield in 2019."
     claim = "Dana Reyes opened the homes in Oakdale."
@@ -145,14 +129,7 @@ def test_a_claim_of_names_only_has_no_span_frames_read_for_its_normalised_values
 
 
 def test_an_ascii_token_is_folded_without_unicode_normalisation(monkeypatch):
-    normalised: list[str] = []
-    real = unicodedata.normalize
-
-    def counting(form: str, s: str) -> str:
-        normalised.append(s)
-        return real(form, s)
-
-    monkeypatch.setattr(text_module.unicodedata, "normalize", counting)
+    normalised = record_calls(monkeypatch, text_module.unicodedata, "normalize", lambda form, s: s)
     text_module.fold.cache_clear()
     assert text_module.fold("Brookfield's") == "brookfield's"
     assert normalised == []
@@ -164,14 +141,7 @@ def test_an_ascii_token_is_folded_without_unicode_normalisation(monkeypatch):
 def test_a_claim_that_may_depart_from_no_sentence_has_no_span_sentence_read(monkeypatch):
     from spanproof.graders.specifics import polarity
 
-    asked: list[str] = []
-    real = polarity.negates
-
-    def counting(text: str) -> bool:
-        asked.append(text)
-        return real(text)
-
-    monkeypatch.setattr(polarity, "negates", counting)
+    asked = record_calls(monkeypatch, polarity, "negates")
     span = "The council approved 42 new homes. Turnout rose to 61.5 percent. It was not spent."
     # no negation, no strong modal, no word of an opposite pair: nothing to depart
     assert polarity.polarity_departures("The council discussed the new homes.", span) == []

@@ -19,6 +19,8 @@ from spanproof.graders.specifics.comparison import compare
 from spanproof.graders.specifics.extract import extract, modals, negates
 from spanproof.graders.specifics.slot_frames import layout
 
+from tests.recording import record_calls
+
 # the module (the package exports its function ``extract`` under the same name)
 extract_module = importlib.import_module("spanproof.graders.specifics.extract")
 
@@ -26,14 +28,7 @@ extract_module = importlib.import_module("spanproof.graders.specifics.extract")
 @pytest.fixture
 def numbers_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The texts whose numbers are read (``extract_numbers``), from now on."""
-    seen: list[str] = []
-    real = extract_module.extract_numbers
-
-    def counting(text: str):  # type: ignore[no-untyped-def]
-        seen.append(text)
-        return real(text)
-
-    monkeypatch.setattr(extract_module, "extract_numbers", counting)
+    seen = record_calls(monkeypatch, extract_module, "extract_numbers")
     extract.cache_clear()  # a Specifics made earlier holds its own answers
     return seen
 
@@ -73,14 +68,9 @@ def test_a_claim_without_figures_reads_none_of_the_span_s(numbers_read):
 
 
 def test_a_word_without_a_verb_phrase_is_not_compared_with_every_opposite_word(monkeypatch):
-    asked: list[str] = []
-    real = slot_reader._concepts_of.__wrapped__
-
-    def counting(word: str) -> frozenset:
-        asked.append(word)
-        return real(word)
-
-    monkeypatch.setattr(slot_reader, "_concepts_of", counting)
+    asked = record_calls(
+        monkeypatch, slot_reader, "_concepts_of", real=slot_reader._concepts_of.__wrapped__
+    )
     plain = next(t for t in layout("The board approved the merger.").toks if t.word == "approved")
     assert slot_reader._said.__wrapped__(plain) == frozenset({"approved"})
     assert asked == []
@@ -109,14 +99,7 @@ def test_the_loaded_tables_are_frozen_out_of_the_collector_once_per_process():
 def test_values_stated_after_normalising_are_read_only_to_excuse_a_mismatch(monkeypatch):
     from spanproof.graders import audit
 
-    asked: list[tuple[str, str]] = []
-    real = audit.stated_after_normalising
-
-    def counting(claim: str, span: str) -> list[str]:
-        asked.append((claim, span))
-        return real(claim, span)
-
-    monkeypatch.setattr(audit, "stated_after_normalising", counting)
+    asked = record_calls(monkeypatch, audit, "stated_after_normalising", lambda c, s: (c, s))
     # every specific of the claim stated literally: nothing to excuse
     assert audit._specific_flags("Turnout rose to 61.5 percent.", _SPAN, set()) == []
     assert asked == []

@@ -18,6 +18,7 @@ from spanproof.graders.specifics.slot_frames import layout as _layout
 from spanproof.graders.specifics.slot_roles import kin_words
 
 from spanproof.core.prefilter import Guarded
+from tests.recording import record_calls
 
 # a span with figures, dates and names in every sentence
 _SPAN = (
@@ -37,14 +38,7 @@ def _fresh() -> None:
 def laid_out(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The texts the slot reader lays out, from now on."""
     _fresh()
-    seen: list[str] = []
-
-    def counting(text: str):  # type: ignore[no-untyped-def]
-        seen.append(text)
-        return _layout(text)
-
-    monkeypatch.setattr(slot_reader, "_layout", counting)
-    return seen
+    return record_calls(monkeypatch, slot_reader, "_layout", real=_layout)
 
 
 def test_a_claim_with_nothing_a_span_could_state_otherwise_lays_out_no_span(laid_out):
@@ -93,17 +87,11 @@ def test_the_opposite_event_reader_lays_out_no_span_for_a_claim_without_an_oppos
 
 def test_a_span_names_roles_are_read_once_for_every_name_of_the_claim(monkeypatch):
     _fresh()
-    asked: Counter[tuple[str, int, int]] = Counter()
-    real = slot_reader.roles
-
-    def counting(lay, start: int, end: int):  # type: ignore[no-untyped-def]
-        asked[(lay.text, start, end)] += 1
-        return real(lay, start, end)
-
-    monkeypatch.setattr(slot_reader, "roles", counting)
+    calls = record_calls(monkeypatch, slot_reader, "roles", lambda lay, a, b: (lay.text, a, b))
     claim = "Anna Kowal wrote the libretto for Tomas Adler."
     span = "The libretto was written by Clara Venn. Tomas Adler and Clara Venn met in Vienna."
     slot_reader._role_contradictions(claim, span)
+    asked = Counter(calls)
     span_names = [v for v in _layout(span).values if v.kind == "name"]
     assert len([v for v in _layout(claim).values if v.kind == "name"]) >= 2
     assert any((span, v.start, v.end) in asked for v in span_names)
@@ -112,33 +100,20 @@ def test_a_span_names_roles_are_read_once_for_every_name_of_the_claim(monkeypatc
 
 def test_a_quantitys_unit_end_is_read_once_for_its_layout_and_its_frame(monkeypatch):
     _fresh()
-    asked: Counter[tuple[str, int]] = Counter()
-    real = readings._unit_after
-
-    def counting(text: str, end: int, given):  # type: ignore[no-untyped-def]
-        asked[(text, end)] += 1
-        return real(text, end, given)
-
-    monkeypatch.setattr(readings, "_unit_after", counting)
+    calls = record_calls(monkeypatch, readings, "_unit_after", lambda text, end, _: (text, end))
     text = "The bridge is 5 km long and 30 metres high."
     frames = slot_reader._frames_of(text)
     assert [f.value.text for f in frames] == ["5 km", "30 metres"]
     assert [readings.unit_end(text, f.value) for f in frames] == [f.value.end for f in frames]
     # each figure's unit words: once for where the value ends, once for its reading
-    assert sorted(asked.values()) == [2, 2]
+    assert sorted(Counter(calls).values()) == [2, 2]
 
 
 def test_a_claim_of_names_only_frames_none_of_the_span_figures(monkeypatch):
     _fresh()
-    framed: list[str] = []
-    real = slot_reader._frame
-
-    def counting(lay, v):  # type: ignore[no-untyped-def]
-        if lay.text == _SPAN:
-            framed.append(v.kind)
-        return real(lay, v)
-
-    monkeypatch.setattr(slot_reader, "_frame", counting)
+    framed = record_calls(
+        monkeypatch, slot_reader, "_frame", lambda lay, v: v.kind if lay.text == _SPAN else None
+    )
     claim = "Mayor Dana Reyes approved the homes in Oakdale."
     assert {v.kind for v in _layout(claim).values} == {"name"}
     slot_reader.contradictions(claim, _SPAN)
@@ -151,14 +126,7 @@ def test_a_claim_of_names_only_frames_none_of_the_span_figures(monkeypatch):
 
 def test_a_span_value_of_another_measure_is_not_tried_for_an_alignment(monkeypatch):
     _fresh()
-    tried: list[str] = []
-    real = slot_reader._anchor
-
-    def counting(cf, sf):  # type: ignore[no-untyped-def]
-        tried.append(sf.value.text)
-        return real(cf, sf)
-
-    monkeypatch.setattr(slot_reader, "_anchor", counting)
+    tried = record_calls(monkeypatch, slot_reader, "_anchor", lambda cf, sf: sf.value.text)
     found = slot_reader.contradictions("Turnout rose to 58 percent.", _SPAN)
     assert [c.span_value[2] for c in found] == ["61.5 percent"]
     assert "2019" not in tried and "March" not in tried  # dates: another measure

@@ -9,6 +9,8 @@ import pytest
 from spanproof.graders.specifics import concepts, readings
 from spanproof.graders.specifics.unit_names import names_no_unit
 
+from tests.recording import record_calls
+
 # unit names and forms pint reads (plurals, prefixes, symbols) and the names its evaluation
 # answers itself, beside words that are no unit
 _WORDS = [
@@ -47,14 +49,7 @@ def test_only_one_lower_case_word_is_told_without_pint():
 
 def test_a_word_naming_no_unit_is_not_parsed(monkeypatch: pytest.MonkeyPatch):
     registry = readings._units()
-    parsed: list[str] = []
-    real = registry.parse_expression
-
-    def counting(text: str, *args, **kwargs):  # type: ignore[no-untyped-def]
-        parsed.append(text)
-        return real(text, *args, **kwargs)
-
-    monkeypatch.setattr(registry, "parse_expression", counting)
+    parsed = record_calls(monkeypatch, registry, "parse_expression")
     readings._pint_unit.cache_clear()
     assert readings._pint_unit("residents") is None
     assert parsed == []
