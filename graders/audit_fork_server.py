@@ -97,7 +97,7 @@ def start_ahead(specs: Iterable[str], workers: int | None, pairs: Path) -> bool:
     here, by the valid ones in the run). True when started. Best effort: a spec that names no
     judge or a file that cannot be read starts nothing here, and the run says what is wrong;
     a guess the run does not confirm (lines that are not pairs) leaves the fork server to the
-    command's end (bench.verify.job)."""
+    command, which ends it when the run stops (spanproof.cli.verify)."""
     try:
         specs = list(specs)
         count = POOL_MIN_PAIRS if workers is None and _has_lines(pairs, POOL_MIN_PAIRS) else 0

@@ -15,9 +15,10 @@ Workers are forked from a fork server that imported the audit and loaded its tab
 imports and loads the tables again; where there is no fork server (not POSIX) they are
 spawned (graders.audit_fork_server; ``verify`` starts the fork server ahead, before its own
 imports). Each worker still makes sure of its tables when it starts
-(``slot_reader.load_tables``, free once loaded), empties their per-text memos every ``CLEAR_MEMOS_EVERY`` pairs as verify's judging workers do, and
-ignore Ctrl-C and SIGTERM: the parent stops them. A worker that dies is a ``WorkerCrashed``
-error, never a verdict without its audit.
+(``slot_reader.load_tables``, free once loaded), empties its per-text memos every
+``CLEAR_MEMOS_EVERY`` pairs as verify's judging workers do, and ignores Ctrl-C and SIGTERM:
+the parent stops them. A worker that dies is a ``WorkerCrashed`` error, never a verdict
+without its audit.
 """
 
 from __future__ import annotations
