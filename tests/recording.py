@@ -42,3 +42,34 @@ def record_calls(
 
     monkeypatch.setattr(owner, name, recording)
     return calls
+
+
+class _RecordingPattern:
+    """A compiled pattern's stand-in: records each method called on it, then answers as the
+    pattern does."""
+
+    def __init__(self, rx: Any, calls: list[str], label: str | None) -> None:
+        self._rx, self._calls, self._label = rx, calls, label
+
+    def __getattr__(self, method: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._calls.append(method if self._label is None else f"{self._label}.{method}")
+            return getattr(self._rx, method)(*args, **kwargs)
+
+        return call
+
+
+def record_pattern_calls(
+    monkeypatch: pytest.MonkeyPatch,
+    owner: object,
+    name: str,
+    *,
+    calls: list[str] | None = None,
+    label: str | None = None,
+) -> list[str]:
+    """Replace the compiled pattern ``owner.name`` (undone with the test) by one that appends
+    each method called on it ("search", or "LABEL.search") to ``calls`` (a new list unless
+    given, so several patterns can share one), returned."""
+    calls = [] if calls is None else calls
+    monkeypatch.setattr(owner, name, _RecordingPattern(getattr(owner, name), calls, label))
+    return calls

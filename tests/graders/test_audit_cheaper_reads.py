@@ -16,6 +16,7 @@ from spanproof.graders.specifics.names import strip_possessive
 from spanproof.graders.specifics.slot_frames import Tok, layout
 
 from spanproof.core import text as text_module
+from tests.recording import record_pattern_calls
 
 _SPAN = (
     "The council of Brookfield approved the plan on Tuesday after a long debate about the "
@@ -127,25 +128,10 @@ def test_every_word_of_the_table_reads_as_before():
         assert text_module.stem.__wrapped__(w) == _stem_one_by_one(w), w
 
 
-class _Recording:
-    """A compiled pattern that records each method called on it, then answers as the pattern."""
-
-    def __init__(self, rx, calls: list[str]) -> None:  # type: ignore[no-untyped-def]
-        self._rx, self._calls = rx, calls
-
-    def __getattr__(self, method: str):  # type: ignore[no-untyped-def]
-        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
-            self._calls.append(method)
-            return getattr(self._rx, method)(*args, **kwargs)
-
-        return call
-
-
 def test_the_words_before_a_name_are_searched_for_a_title_only_after_one(monkeypatch):
     from spanproof.graders.specifics import slots
 
-    calls: list[str] = []
-    monkeypatch.setattr(slots, "_PERSON_BEFORE", _Recording(slots._PERSON_BEFORE, calls))
+    calls = record_pattern_calls(monkeypatch, slots, "_PERSON_BEFORE")
     text = "Yesterday the striker Dana Reyes met Corvex Biologics at the club."
     assert slots.name_type(text, text.index("Corvex"), ("corvex", "biologics")) is None
     assert calls == []
@@ -165,15 +151,21 @@ def test_a_title_the_pattern_finds_is_never_skipped(before):
         assert slots._may_follow_title(before)
 
 
-def test_every_title_before_a_name_in_the_development_pairs_is_searched_for():
+def _development_texts() -> set[str]:
+    """Every claim and span of the WiCE development pairs: real text the prechecks must pass."""
     import json
 
     from spanproof.goldens import shipped
-    from spanproof.graders.specifics import slots
 
     rows = [json.loads(line) for line in shipped("wice_dev_pairs.jsonl").read_text().splitlines()]
+    return {t for r in rows for t in (r["claim"], r["span"])}
+
+
+def test_every_title_before_a_name_in_the_development_pairs_is_searched_for():
+    from spanproof.graders.specifics import slots
+
     found = 0
-    for text in {t for r in rows for t in (r["claim"], r["span"])}:
+    for text in _development_texts():
         for at in range(len(text)):
             before = text[max(0, at - 40) : at]
             if slots._PERSON_BEFORE.search(before):
@@ -186,8 +178,7 @@ def test_the_words_before_a_figure_are_searched_for_a_hedge_only_when_they_end_i
     from spanproof.graders.specifics import numbers
     from spanproof.graders.specifics.slot_frames import hedge_start
 
-    calls: list[str] = []
-    monkeypatch.setattr(numbers, "_HEDGE_BEFORE", _Recording(numbers._HEDGE_BEFORE, calls))
+    calls = record_pattern_calls(monkeypatch, numbers, "_HEDGE_BEFORE")
     text = "The council approved 42 homes, about 300 flats and up to 12 shops."
     assert hedge_start(text, text.index("42")) == text.index("42")
     assert calls == []
@@ -199,10 +190,7 @@ def test_the_words_before_a_figure_are_searched_for_a_hedge_only_when_they_end_i
 def test_a_sentence_without_a_period_inside_is_not_searched_for_a_missed_boundary(monkeypatch):
     from spanproof.core import sentences
 
-    calls: list[str] = []
-    monkeypatch.setattr(
-        sentences, "_MISSED_BOUNDARY", _Recording(sentences._MISSED_BOUNDARY, calls)
-    )
+    calls = record_pattern_calls(monkeypatch, sentences, "_MISSED_BOUNDARY")
     text = "The plant opened in 2019. It employs 40 people in Brookings, S.D. The firm grew."
     first = text.index(" It") + 1
     spans = [(0, first - 1), (first, len(text))]
@@ -220,8 +208,7 @@ def test_a_sentence_without_a_period_inside_is_not_searched_for_a_missed_boundar
 def test_a_text_without_http_or_www_is_not_scanned_for_a_web_address(monkeypatch):
     from spanproof.graders.specifics import slot_frames
 
-    calls: list[str] = []
-    monkeypatch.setattr(slot_frames._ADDRESS, "rx", _Recording(slot_frames._ADDRESS.rx, calls))
+    calls = record_pattern_calls(monkeypatch, slot_frames._ADDRESS, "rx")
     layout.cache_clear()
     assert "council" in [t.word for t in layout(_SPAN).toks]
     assert calls == []
@@ -235,10 +222,7 @@ def test_a_claim_without_a_hyphen_query_or_dotted_ending_is_not_scanned_for_code
 
     # the module (the package exports its function ``identifiers`` under the same name)
     identifiers = importlib.import_module("spanproof.graders.specifics.identifiers")
-    calls: list[str] = []
-    monkeypatch.setattr(
-        identifiers, "_IDENTIFIER_RE", _Recording(identifiers._IDENTIFIER_RE, calls)
-    )
+    calls = record_pattern_calls(monkeypatch, identifiers, "_IDENTIFIER_RE")
     lowered: list[str] = []
 
     class Span(str):
@@ -258,8 +242,7 @@ def test_a_claim_without_a_hyphen_query_or_dotted_ending_is_not_scanned_for_code
 def test_whether_a_text_holds_a_digit_is_read_once(monkeypatch):
     from spanproof.graders.specifics import dates
 
-    calls: list[str] = []
-    monkeypatch.setattr(dates, "_DIGIT", _Recording(dates._DIGIT, calls))
+    calls = record_pattern_calls(monkeypatch, dates, "_DIGIT")
     dates.has_digit.cache_clear()
     text = "The council met in the spring and agreed."
     assert [dates.has_digit(text) for _ in range(3)] == [False] * 3
@@ -270,8 +253,7 @@ def test_whether_a_text_holds_a_digit_is_read_once(monkeypatch):
 def test_a_text_without_age_or_years_old_is_not_scanned_for_an_age(monkeypatch):
     from spanproof.graders.specifics import slots
 
-    calls: list[str] = []
-    monkeypatch.setattr(slots._AGE, "rx", _Recording(slots._AGE.rx, calls))
+    calls = record_pattern_calls(monkeypatch, slots._AGE, "rx")
     # "year" alone lets the guard through: the pattern's second form also needs "old"; "page"
     # and "manager" hold "age" inside a word, where the first form never starts
     said = "In the year 2019 the manager met for ten days (page 4)."
@@ -296,14 +278,10 @@ def test_a_hedge_the_pattern_finds_is_never_skipped(before):
 
 
 def test_every_hedge_and_age_in_the_development_pairs_is_searched_for():
-    import json
-
-    from spanproof.goldens import shipped
     from spanproof.graders.specifics import numbers, slots
 
-    rows = [json.loads(line) for line in shipped("wice_dev_pairs.jsonl").read_text().splitlines()]
     hedges = ages = 0
-    for text in {t for r in rows for t in (r["claim"], r["span"])}:
+    for text in _development_texts():
         for at in range(len(text)):
             before = text[max(0, at - 24) : at]
             if numbers._HEDGE_BEFORE.search(before):

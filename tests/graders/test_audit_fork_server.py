@@ -76,6 +76,12 @@ def test_a_run_stopped_before_its_pool_ends_the_fork_server_started_for_it(
     assert not _running()
 
 
+def _fresh_python_prints(code: str) -> str:
+    """What ``code`` prints in a fresh interpreter (nothing this test session imported)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
 def test_the_preload_leaves_ctrl_c_to_the_parent():
     # the fork server preloads the audit (a second) while the command starts; Ctrl-C reaches
     # every process of the terminal's group, and it stopped those imports with a traceback
@@ -83,8 +89,7 @@ def test_the_preload_leaves_ctrl_c_to_the_parent():
         "import signal, spanproof.graders.audit_preload\n"
         "print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True"
+    assert _fresh_python_prints(code) == "True"
 
 
 def test_the_verify_command_starts_it_before_importing_the_audit():
@@ -95,5 +100,4 @@ def test_the_verify_command_starts_it_before_importing_the_audit():
         "import sys, spanproof.cli.verify\n"
         "print('spanproof.graders.specifics.slot_reader' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert _fresh_python_prints(code) == "False"

@@ -13,29 +13,15 @@ import pytest
 from spanproof.graders.specifics import attribution, coordination, numbers, slot_reader, slots
 
 from spanproof.core import text as text_module
-from tests.recording import record_calls
+from tests.recording import record_calls, record_pattern_calls
 
 _PLAIN = "The council approved 42 new homes at Brookfield during 2019, near the river."
-
-
-class _Recording:
-    """A compiled pattern that records each method called on it, then answers as the pattern."""
-
-    def __init__(self, name: str, rx, calls: list[str]) -> None:  # type: ignore[no-untyped-def]
-        self._name, self._rx, self._calls = name, rx, calls
-
-    def __getattr__(self, method: str):  # type: ignore[no-untyped-def]
-        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
-            self._calls.append(f"{self._name}.{method}")
-            return getattr(self._rx, method)(*args, **kwargs)
-
-        return call
 
 
 def _record(monkeypatch: pytest.MonkeyPatch, module, names: tuple[str, ...]) -> list[str]:  # type: ignore[no-untyped-def]
     calls: list[str] = []
     for name in names:
-        monkeypatch.setattr(module, name, _Recording(name, getattr(module, name), calls))
+        record_pattern_calls(monkeypatch, module, name, calls=calls, label=name)
     return calls
 
 
