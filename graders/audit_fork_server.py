@@ -15,7 +15,12 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from spanproof.graders.pool_plan import POOL_MIN_PAIRS, audits_in_workers, workers_for
+from spanproof.graders.pool_plan import (
+    POOL_MIN_PAIRS,
+    audits_in_workers,
+    runs_locally,
+    workers_for,
+)
 
 # How much lower the audit workers' scheduling priority is than the parent's: on a machine
 # with few cores they would otherwise take the CPU from the event loop that sends the model
@@ -99,9 +104,8 @@ def start_ahead(specs: Iterable[str], workers: int | None, pairs: Path) -> bool:
     a guess the run does not confirm (lines that are not pairs) leaves the fork server to the
     command, which ends it when the run stops (spanproof.cli.verify)."""
     try:
-        specs = list(specs)
         count = POOL_MIN_PAIRS if workers is None and _has_lines(pairs, POOL_MIN_PAIRS) else 0
-        if not audits_in_workers(specs, workers_for(workers, count)):
+        if not audits_in_workers(runs_locally(specs), workers_for(workers, count)):
             return False
         if worker_context().get_start_method() != "forkserver":
             return False

@@ -35,7 +35,8 @@ def workers_for(asked: int | None, pairs: int) -> int:
     return default_workers() if pairs >= POOL_MIN_PAIRS else 1
 
 
-def audits_in_workers(specs: Iterable[str], workers: int) -> bool:
+def audits_in_workers(local: bool, workers: int) -> bool:
     """Does the run audit a model judge's verdicts in worker processes (graders.audit_pool)?
-    Local judges judge whole pairs in their own workers instead (graders.verify_pool)."""
-    return workers > 1 and not runs_locally(specs)
+    ``local``: all its judges run locally (``runs_locally``); they judge whole pairs in their
+    own workers instead (graders.verify_pool)."""
+    return workers > 1 and not local

@@ -55,7 +55,7 @@ def verify_streamed(
     # Local judges: whole pairs are judged in worker processes. Model judges: their calls stay
     # on this event loop (they wait, they do not compute) and the audit's costly part goes to
     # worker processes, computed while each pair's call is in flight.
-    auditors = AuditPool(workers) if audits_in_workers(request.judges, workers) else None
+    auditors = AuditPool(workers) if audits_in_workers(local, workers) else None
     verifier = parts.verifier(judges, concurrency=request.concurrency, policy=request.policy,
                               findings=auditors)  # fmt: skip
     pool = None
