@@ -78,6 +78,15 @@ def dozens(m: re.Match[str]) -> float:
 
 
 _ORDINAL_WORD_RE = guarded(re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I))
+# "the first half of the year", "the second half", "the final third": a word that places a
+# fraction in a sequence makes it a segment of the whole (a period, a match), not a share of
+# it, so "half" there is no 50% to compare with "42 percent"
+_SEGMENT_BEFORE = re.compile(
+    r"\b(?:"
+    + "|".join(ORDINALS)
+    + r"|\d{1,2}(?:st|nd|rd|th)|last|final|latter|former|opening|closing)\s+$",
+    re.I,
+)
 _ORDINAL_DIGIT_RE = re.compile(r"\b(\d{1,4})(st|nd|rd|th)\b", re.I)
 
 _NUM_RE = re.compile(
@@ -225,6 +234,16 @@ def _read_numbers(
     return "".join(pieces)
 
 
+def share_of(text: str, m: re.Match[str]) -> float | None:
+    """The share a match of ``_FRACTION_RE`` in ``text`` states, or None: none when a word
+    before it places it in a sequence ("the first half of the year")."""
+    word = next(g for g in m.groups() if g)
+    val = FRACTIONS.get(word.lower()) or FRACTIONS.get(word.lower().replace(" ", "-"))
+    if val is None or _SEGMENT_BEFORE.search(text, max(0, m.start() - 16), m.start()):
+        return None
+    return float(val)
+
+
 @lru_cache(maxsize=4096)
 def _extract_numbers(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
@@ -232,9 +251,9 @@ def _extract_numbers(text: str) -> tuple[Quantity, ...]:
     # Fractions first and blanked, so "a third" is not also read as the ordinal "third".
     def _frac(m: re.Match[str]) -> str:
         word = next(g for g in m.groups() if g)
-        val = FRACTIONS.get(word.lower()) or FRACTIONS.get(word.lower().replace(" ", "-"))
+        val = share_of(text, m)
         if val is not None:
-            out.append(Quantity(float(val), "fraction", None, word))
+            out.append(Quantity(val, "fraction", None, word))
         return " " * len(m.group(0))
 
     # "half a dozen" before fractions: six; a pattern's matches are blanked by a second scan

@@ -38,7 +38,6 @@ from spanproof.graders.specifics.numbers import (
     _ORDINAL_DIGIT_RE,
     _ORDINAL_WORD_RE,
     CURRENCY_WORDS,
-    FRACTIONS,
     NUMBER_HEDGES,
     ORDINALS,
     UNITS,
@@ -48,6 +47,7 @@ from spanproof.graders.specifics.numbers import (
     alpha2digit_safe,
     dozens,
     hedge_at_end,
+    share_of,
     whole_number,
 )
 from spanproof.graders.specifics.places import given_names, known_place
@@ -123,11 +123,11 @@ def _quantities(text: str) -> list[tuple[Quantity, int, int]]:
         blanked = _DOZEN_RE.sub(blank, blanked)
     found = list(_FRACTION_RE.finditer(blanked))
     for m in found:
-        word = next(g for g in m.groups() if g)
-        val = FRACTIONS.get(word.lower()) or FRACTIONS.get(word.lower().replace(" ", "-"))
+        val = share_of(blanked, m)
         if val is not None:
+            word = next(g for g in m.groups() if g)
             at = m.start() + m.group(0).find(word)
-            out.append((Quantity(float(val), "fraction", None, word), at, at + len(word)))
+            out.append((Quantity(val, "fraction", None, word), at, at + len(word)))
     if found:
         blanked = _FRACTION_RE.sub(blank, blanked)
     found = list(_ORDINAL_WORD_RE.finditer(blanked))

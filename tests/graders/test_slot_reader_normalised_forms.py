@@ -68,3 +68,16 @@ def test_a_name_in_another_clause_about_another_thing_fills_no_role_of_the_claim
     assert contradictions(
         "The cup final was moved to York.", "Organisers moved the cup final to Exeter."
     )
+
+
+def test_a_fraction_placed_in_a_sequence_is_a_segment_not_a_share():
+    # tests/graders/data/slot_cases_fifteenth.jsonl, fifteenth-a004 held the first of these
+    span = "Profits at the brewer climbed steeply over the second half of the season."
+    assert contradictions("Profits at the brewer climbed 35 percent.", span) == []
+    span = "Exports of barley fell in the latter half of 2021, the ministry said."
+    assert contradictions("Exports of barley fell by 12% in 2021.", span) == []
+    # a fraction no word places in a sequence is still a share, and compared
+    assert contradictions("Exports of barley fell by half.", "Exports of barley fell by a third.")
+    assert contradictions(
+        "Half of the staff voted to strike.", "A third of the staff voted to strike."
+    )
