@@ -118,6 +118,12 @@ class LazyGroup(click.Group):
         # never a traceback (commands that catch it themselves say the same).
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl-C before a command's own handling starts (its imports, opening its input):
+            # exit 130 as a stopped command does (options.run_async), not click's "Aborted!"
+            # and 1, which a script cannot tell from a failure
+            click.echo("interrupted (Ctrl-C) before the command started its work", err=True)
+            ctx.exit(130)
         except Exception as exc:
             if _raised(exc, "spanproof.store.errors", "StoreError"):
                 click.echo(f"Error: {exc}", err=True)
