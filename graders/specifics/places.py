@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import unicodedata
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -24,6 +25,19 @@ _PACKAGE = "spanproof.graders.specifics"
 # No town's centre lies further than this from a district or suburb it holds (Greater London
 # reaches about 25 km from its centre, Greater Tokyo further, but not as one GeoNames town).
 TOWN_REACH_KM = 40.0
+
+
+# letters Unicode does not decompose into a base letter and a mark
+_LETTERS = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ł": "l", "þ": "th",
+                          "ı": "i", "ð": "d"})  # fmt: skip
+
+
+def fold(name: str) -> str:
+    """A place name as the lists key it: lower case, without diacritics ("Győr" -> "gyor",
+    "Tromsø" -> "tromso", "Zürich" -> "zurich"). GeoNames' town names are keyed in ASCII, so
+    a name written with its accents is the same town."""
+    decomposed = unicodedata.normalize("NFKD", name.lower().translate(_LETTERS))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 @cache
@@ -49,7 +63,7 @@ def given_names() -> frozenset[str]:
 
 @cache
 def _regions() -> dict[str, tuple[set[str], set[str]]]:
-    """ISO 3166: lower-case name -> (the codes it names, the codes holding it)."""
+    """ISO 3166: name, folded (``fold``) -> (the codes it names, the codes holding it)."""
     import pycountry  # loaded once, the first time a name might be a place
 
     out: dict[str, tuple[set[str], set[str]]] = {}
@@ -57,7 +71,7 @@ def _regions() -> dict[str, tuple[set[str], set[str]]]:
         for attr in ("name", "common_name", "official_name"):
             name = getattr(c, attr, None)
             if name:
-                out.setdefault(name.lower(), (set(), set()))[0].add(c.alpha_2)
+                out.setdefault(fold(name), (set(), set()))[0].add(c.alpha_2)
     parents = {s.code: s.parent_code for s in pycountry.subdivisions}
     for s in pycountry.subdivisions:
         chain = {s.country_code}
@@ -65,7 +79,7 @@ def _regions() -> dict[str, tuple[set[str], set[str]]]:
         while parent and parent not in chain:
             chain.add(parent)
             parent = parents.get(parent)
-        own, held = out.setdefault(s.name.lower(), (set(), set()))
+        own, held = out.setdefault(fold(s.name), (set(), set()))
         own.add(s.code)
         held.update(chain)
     return out
@@ -75,7 +89,7 @@ def _regions() -> dict[str, tuple[set[str], set[str]]]:
 def _place(name: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]] | None:
     """(the ids of what the name names, the ids of what holds it, the countries of the towns
     it names), or None for a name no list knows. A town's id is ``town:CC:lat:lon``."""
-    low = name.lower().removeprefix("the ")
+    low = fold(name).removeprefix("the ")
     region = _regions().get(low)
     where = _table()[0].get(low)
     if region is None and where is None:

@@ -697,7 +697,10 @@ def _contradictions(claim: str, span: str) -> tuple[Contradiction, ...]:
         Contradiction("event", c.claim, c.span, c.sentence, "life")
         for c in slot_life.contradictions(claim, span)
     ]
-    return tuple(out + _event_contradictions(claim, span))
+    out += _event_contradictions(claim, span)
+    if out and (other_things := _ranked_otherwise(_layout(claim), _layout(span))):
+        out = [c for c in out if not any(a <= c.span_value[0] < b for a, b in other_things)]
+    return tuple(out)
 
 
 def _selects_its_subject(lay: _Layout, f: _Frame) -> bool:
@@ -712,6 +715,21 @@ def _selects_its_subject(lay: _Layout, f: _Frame) -> bool:
     before = [t for t in lay.toks if a <= t.start < f.value.start]
     after = [t for t in lay.toks if f.value.end <= t.start < b]
     return not any(_verb(lay, t) for t in before) and any(_verb(lay, t) for t in after)
+
+
+def _ranked_otherwise(c_lay: _Layout, s_lay: _Layout) -> set[tuple[int, int]]:
+    """The span sentences that rank the thing the claim's subject selects otherwise ("the
+    firm's third plant was opened in Lagos" / "the firm's first plant opened in
+    Léopoldville"): they speak of another thing, so no value of theirs is the claim's."""
+    selecting = [f for f in _frames(c_lay) if _selects_its_subject(c_lay, f)]
+    if not selecting:
+        return set()
+    return {
+        sf.sentence
+        for sf in _frames(s_lay)
+        for cf in selecting
+        if sf.right and _match(cf.right, sf.right) and _group_agrees([cf], [sf]) is False
+    }
 
 
 def _value_contradictions(claim: str, span: str):
