@@ -166,10 +166,17 @@ def _near(before: tuple[_Tok, ...], n: int) -> tuple[_Tok, ...]:
     return tuple(t for t in before[:n] if t.run < 0 or t.run == head)
 
 
+# a date's start and its end, whichever word says it ("from Thursday" / "since Monday",
+# "put back to 3 March" / "adjourned until 17 March")
+_DATE_ENDS = (frozenset({"from", "since"}), frozenset({"to", "until", "till"}))
+
+
 def _same_prep(c: str | None, s: str | None, dated: bool) -> bool:
     if c == s:
         return True
     same = _SAME_ROLE[1] if dated else _SAME_ROLE[0]
+    if dated and any(c in end and s in end for end in _DATE_ENDS):
+        return True
     return c in same and s in same
 
 

@@ -99,3 +99,15 @@ def test_a_span_sentence_ranking_the_claim_s_thing_otherwise_speaks_of_another_t
     assert contradictions("The chain's fourth hotel was opened in Vienna.", span) == []
     # the rank the claim selects, stated with another place, is still a proof
     assert contradictions("The chain's second hotel was opened in Vienna.", span)
+
+
+def test_a_date_s_start_or_end_is_one_role_whichever_word_says_it():
+    span = "The exhibition has been extended to 14 July, the gallery said."
+    assert contradictions("The exhibition has been extended until 30 June.", span)
+    span = "The road will be closed from 9 May for resurfacing."
+    assert contradictions("The road has been closed since 4 May.", span)
+    # the same end, said with the other word, agrees; an opening is no end
+    same = "The exhibition has been extended to 30 June, the gallery said."
+    assert contradictions("The exhibition has been extended until 30 June.", same) == []
+    span = "The exhibition runs until 14 July, the gallery said."
+    assert contradictions("The exhibition opened on 30 June.", span) == []
