@@ -106,6 +106,11 @@ _MODIFIERS = frozenset(
     ]
 )
 _HEDGE_WORDS = frozenset(h for h in NUMBER_HEDGES if " " not in h)
+# the parts of a period a text names before a date ("the autumn of 1933", "the end of 2007")
+_PERIOD_PARTS = frozenset(
+    ["spring", "summer", "autumn", "fall", "winter", "beginning", "start", "end", "middle",
+     "close", "turn", "dawn"]
+)  # fmt: skip
 
 
 class Tok(NamedTuple):
@@ -359,6 +364,13 @@ def frame_of(lay: Layout, v: Value) -> Frame:
     ):
         prior.pop()
     prep = prior[-1].lower() if prior and prior[-1].lower() in PREPS else None
+    if prep == "of" and v.kind == "date" and len(prior) > 1 and prior[-2].lower() in _PERIOD_PARTS:
+        # "in the autumn of 1933", "by the end of 2007": the date's role is the preposition
+        # before the part of it the text names, as in "in 1933"
+        prior = prior[:-2]
+        while prior and prior[-1].lower() in _MODIFIERS:
+            prior.pop()
+        prep = prior[-1].lower() if prior and prior[-1].lower() in PREPS else None
     if v.kind == "direction":
         prep = None  # "from the east": where the wind comes from is the value's own reading
     right = None

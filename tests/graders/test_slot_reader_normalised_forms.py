@@ -111,3 +111,13 @@ def test_a_date_s_start_or_end_is_one_role_whichever_word_says_it():
     assert contradictions("The exhibition has been extended until 30 June.", same) == []
     span = "The exhibition runs until 14 July, the gallery said."
     assert contradictions("The exhibition opened on 30 June.", span) == []
+
+
+def test_a_date_a_part_of_which_is_named_keeps_the_role_of_its_preposition():
+    span = "The pier reopened to visitors on 2 June 1994 after the storm repairs."
+    assert contradictions("The pier reopened to visitors in the summer of 1996.", span)
+    span = "The brewery shut its gates in 2011, ending 140 years of brewing."
+    assert contradictions("The brewery shut its gates at the end of 2013.", span)
+    # the part named agrees with the date inside it
+    same = "The brewery shut its gates in December 2011."
+    assert contradictions("The brewery shut its gates at the end of 2011.", same) == []
