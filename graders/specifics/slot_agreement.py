@@ -3,6 +3,8 @@ groups of values agree, beyond the precision either side writes."""
 
 from __future__ import annotations
 
+import re
+
 from spanproof.graders.specifics.names import GENERIC_NAME_WORDS
 from spanproof.graders.specifics.places import known_place, may_hold
 from spanproof.graders.specifics.readings import agrees, comparable
@@ -25,6 +27,16 @@ def _initials(name: tuple[str, ...]) -> str:
 def _acronym_of(short: str, name: tuple[str, ...]) -> bool:
     letters = short.replace(".", "").lower()
     return len(letters) >= 2 and letters == _initials(name)
+
+
+# a word written in capitals, dotted or not ("WHO", "U.N.", "NATO"), possessive aside
+_CAPITALS = re.compile(r"\b[A-Z](?:\.?[A-Z]){1,6}\.?(?=['’]s\b|[^\w'’]|$)")
+
+
+def acronym_in(name: tuple[str, ...], text: str) -> bool:
+    """Whether ``text`` writes ``name`` as its initials in capitals ("The WHO's latest
+    report" names the World Health Organization)."""
+    return any(_acronym_of(m.group(0), name) for m in _CAPITALS.finditer(text))
 
 
 def _may_abbreviate(short: Value, full: Value) -> bool:

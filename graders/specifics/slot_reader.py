@@ -89,6 +89,7 @@ from spanproof.graders.specifics.names import entity_present, spelled_variant, t
 from spanproof.graders.specifics.readings import in_year, unit_end, year_of
 
 # the reader's internals, split by concern: one package, one reader
+from spanproof.graders.specifics.slot_agreement import acronym_in, same_figure
 from spanproof.graders.specifics.slot_agreement import comparable_frames as _comparable
 from spanproof.graders.specifics.slot_agreement import distinctive as _distinctive
 from spanproof.graders.specifics.slot_agreement import group_agrees as _group_agrees
@@ -96,7 +97,6 @@ from spanproof.graders.specifics.slot_agreement import measure as _measure
 from spanproof.graders.specifics.slot_agreement import name_agrees as _name_agrees
 from spanproof.graders.specifics.slot_agreement import number_of as _number_of
 from spanproof.graders.specifics.slot_agreement import odd_member as _odd_member
-from spanproof.graders.specifics.slot_agreement import same_figure
 from spanproof.graders.specifics.slot_frames import PREPS as _PREPS
 from spanproof.graders.specifics.slot_frames import WORD_NEXT as _WORD_NEXT
 from spanproof.graders.specifics.slot_frames import Frame as _Frame
@@ -390,6 +390,7 @@ def _frames_of(text: str, names: bool | None = None) -> tuple[_Frame, ...]:
     other values only (False): a list or a range holds values of one kind."""
     lay = _layout(text)
     values = lay.values if names is None else [v for v in lay.values if (v.kind == "name") == names]
+    values = [v for v in values if not _in_product(text, v)]
     frames = [_frame(lay, v) for v in values]
     # "two to four years", "April-June 2017": a unit or a year written after a range's last
     # value is every value's
@@ -416,6 +417,18 @@ def _frames_of(text: str, names: bool | None = None) -> tuple[_Frame, ...]:
                 )
                 frames[i] = replace(frames[i], readings=(scaled,))
     return tuple(frames)
+
+
+_TIMES_AFTER = re.compile(r"\s*[×xX]\s*\d")
+_TIMES_BEFORE = re.compile(r"\d\s*[×xX]\s*$")
+
+
+def _in_product(text: str, v: Value) -> bool:
+    """A figure multiplied by another ("a 4 × 4 grid", "a 2 x 3 m panel"): the product or the
+    dimensions are what the text states, never either figure alone, so neither fills a slot."""
+    return v.kind == "quantity" and bool(
+        _TIMES_AFTER.match(text, v.end) or _TIMES_BEFORE.search(text, max(0, v.start - 8), v.start)
+    )
 
 
 def _group_of(frames: list[_Frame], lay: _Layout, f: _Frame) -> list[_Frame]:
@@ -609,13 +622,13 @@ def slot_statements(claim: str, text: str) -> list[SlotStatement]:
 
 
 def _name_stated(c: Value, lay: _Layout) -> bool:
-    """The span names ``c`` somewhere: a name of the span agrees with it, or its head word
-    (or a spelling of it) stands in the span outside a name that contrasts with it ("West
-    Lothian" is not stated by "East Lothian")."""
+    """The span names ``c`` somewhere: a name of the span agrees with it, the span writes its
+    initials in capitals, or its head word (or a spelling of it) stands in the span outside a
+    name that contrasts with it ("West Lothian" is not stated by "East Lothian")."""
     names = [v for v in lay.values if v.kind == "name"]
     verdicts = [_name_agrees(c, v) for v in names]
-    if any(r is True for r in verdicts):
-        return True
+    if any(r is True for r in verdicts) or acronym_in(c.name, lay.text):
+        return True  # a name of the span is it, or the span writes its initials ("The WHO's")
     if any(r is False and set(c.name) & set(v.name) for r, v in zip(verdicts, names, strict=True)):
         return False
     tokens = token_set(lay.text)

@@ -121,3 +121,28 @@ def test_a_date_a_part_of_which_is_named_keeps_the_role_of_its_preposition():
     # the part named agrees with the date inside it
     same = "The brewery shut its gates in December 2011."
     assert contradictions("The brewery shut its gates at the end of 2011.", same) == []
+
+
+def test_a_name_written_as_its_initials_is_stated():
+    # sixteenth-p018 ("The WHO's latest report" against "the World Health Organization"),
+    # written otherwise: the span's other organisation is no rival of a name it abbreviates
+    span = "Compiled in March, the WHO's dataset draws on records from UNICEF and the World Bank."
+    claim = "The dataset was compiled by the World Health Organization in March."
+    assert contradictions(claim, span) == []
+    span = (
+        "The WHO's figures, released on Friday, draw on records from Save the Children and the "
+        "World Bank across 90 countries."
+    )
+    claim = "The World Health Organization released the figures on Friday."
+    assert contradictions(claim, span) == []
+
+
+def test_a_figure_multiplied_by_another_fills_no_slot_alone():
+    # sixteenth-p002 ("sixteen detector elements" against "a 4 × 4 grid"), written otherwise
+    span = "The display uses a 3 × 5 array of lamps behind a glass panel."
+    assert contradictions("The display uses fifteen lamps.", span) == []
+    span = "Each tile is a 2 x 3 m slab of slate, laid in 14 rows."
+    assert contradictions("Each tile is a 3 m slab of slate, laid in 14 rows.", span) == []
+    # a figure on its own is still compared
+    span = "The display uses fifteen lamps behind a glass panel."
+    assert contradictions("The display uses twelve lamps.", span)
