@@ -4,7 +4,7 @@ A model judge waits on its server; the code audit of each verdict it returns is 
 Python (graders.audit: the slot reader, the flags, the instruction detector), milliseconds a
 pair. On the event loop that drives the model calls it is the bottleneck of a large run: the
 loop cannot send the next requests while it audits. What the audit reads from a pair whatever
-the verdict (``graders.audit.pair_findings``) is therefore computed in worker processes, started
+the verdict (``graders.findings.pair_findings``) is therefore computed in worker processes, started
 as soon as the pair is (while its model call is in flight); the loop then only applies it to
 the judge's verdict (the quote check and the lowering, microseconds). The verdicts are the
 same: the same function computes the same findings, in another process
@@ -29,12 +29,12 @@ import os
 import signal
 import threading
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any
 
-from spanproof.graders.audit import PairFindings, pair_findings
 from spanproof.graders.audit_fork_server import (
     WORKER_NICENESS,
     end_fork_server,
@@ -42,18 +42,27 @@ from spanproof.graders.audit_fork_server import (
     own_niceness,
     worker_context,
 )
-from spanproof.graders.instructions import load_detector
-from spanproof.graders.specifics.slot_reader import load_tables
+from spanproof.graders.findings_model import PairFindings
 from spanproof.graders.verify_pool import WorkerCrashed, _stop
 from spanproof.graders.verify_stream import CLEAR_MEMOS_EVERY
 
 from spanproof.core.memo import clear_text_memos
 
 _since_clear = 0
+# the worker's ``graders.findings.pair_findings``, set when the worker loads the readers
+_find: Callable[[str, str], PairFindings]
 
 
 def load_everything() -> None:
-    """What every pair's audit reads, loaded before the first pair rather than inside it."""
+    """What every pair's audit reads, loaded before the first pair rather than inside it.
+    Imported here, in the workers (and their fork server), never by the process that runs
+    the pool: it only sends pairs and reads back their findings."""
+    from spanproof.graders.findings import pair_findings
+    from spanproof.graders.instructions import load_detector
+    from spanproof.graders.specifics.slot_reader import load_tables
+
+    global _find
+    _find = pair_findings
     load_tables()
     load_detector()
 
@@ -77,7 +86,7 @@ def _started() -> None:
 
 def _pair_findings(claim: str, span_text: str) -> PairFindings:
     global _since_clear
-    found = pair_findings(claim, span_text)
+    found = _find(claim, span_text)
     _since_clear += 1
     if _since_clear >= CLEAR_MEMOS_EVERY:
         clear_text_memos()

@@ -27,18 +27,18 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from spanproof.graders.audit import PairFindings, audit, weakest
+from spanproof.graders.audit import audit, weakest
 from spanproof.graders.cache import VerdictCache, cache_key_for
 from spanproof.graders.errors import JudgeConfigError
+from spanproof.graders.findings_model import PairFindings
 from spanproof.graders.judges.context import current_pair_id, current_repeat
-from spanproof.graders.specifics.slot_reader import load_tables
 
 from spanproof.core.verdict import Judge, SpanRef, Verdict
 from spanproof.wire.limiter import LoopSemaphore
 
 
 class FindingsSource(Protocol):
-    """Where the verifier gets a pair's findings (graders.audit.pair_findings) from, when not
+    """Where the verifier gets a pair's findings (graders.findings.pair_findings) from, when not
     computing them itself: the audit's worker processes (graders.audit_pool)."""
 
     async def findings(self, claim: str, span_text: str) -> PairFindings: ...
@@ -88,6 +88,8 @@ class Verifier:
         self.completion_tokens = 0
         self._slots = LoopSemaphore(concurrency)
         if findings is None:  # else the tables are read where the findings are computed
+            from spanproof.graders.specifics.slot_reader import load_tables
+
             load_tables()  # once per process, here rather than inside the first pair's audit
 
     @property

@@ -5,7 +5,7 @@
 backward elimination scored by grouped cross-validation (``spanproof judge train``): a
 signal stays only when removing it scores worse. The held-out figure written beside them
 runs the same selection inside each fold, so it is not the selection's own training score.
-The audit's findings are signals like any other (``graders.audit.findings``): the specifics
+The audit's findings are signals like any other (``graders.findings.findings``): the specifics
 it flags as not stated, its wording flags, its proven contradictions. Since flags no longer
 lower any verdict, the judge reads them and decides for itself.
 
@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from spanproof.graders.audit import findings
 from spanproof.graders.clauses import split_clauses
+from spanproof.graders.findings import findings
 from spanproof.graders.rules.lexical import coverage, keys
 from spanproof.graders.specifics import (
     compare,
@@ -215,7 +215,7 @@ SIGNALS: tuple[Signal, ...] = (
            _aligned(_soft_kind("quantifier", "scope"))),
     Signal("hedge_dropped_aligned", "a hedge of the span (about, may, reportedly) the claim "
            "drops, in a claim that follows a sentence", _aligned(_hedge_dropped)),
-    # the audit's findings as the judge's own signals (graders.audit.findings): its flags,
+    # the audit's findings as the judge's own signals (graders.findings.findings): its flags,
     # which no longer lower any verdict, and its proofs, which do whatever the judge says
     Signal("unstated_numbers", "share of the claim's numbers the audit flags as not stated",
            _unstated_share("number", lambda s: s.numbers)),

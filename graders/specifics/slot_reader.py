@@ -748,7 +748,10 @@ def _ranked_otherwise(c_lay: _Layout, s_lay: _Layout) -> set[tuple[int, int]]:
         sf.sentence
         for sf in _frames(s_lay)
         for cf in selecting
-        if sf.right and _match(cf.right, sf.right) and _group_agrees([cf], [sf]) is False
+        if cf.right
+        and sf.right
+        and _match(cf.right, sf.right)
+        and _group_agrees([cf], [sf]) is False
     }
 
 

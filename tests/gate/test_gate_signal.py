@@ -203,7 +203,7 @@ def test_an_agent_that_shows_an_unsupported_claim_fails_a_floor(tmp_path, corpus
 
 def test_an_injection_leak_fails_a_floor(tmp_path, monkeypatch):
     import spanproof.agent.publish
-    import spanproof.graders.audit
+    import spanproof.graders.findings
     import spanproof.graders.instructions
     import spanproof.graders.rules.judge
 
@@ -220,7 +220,7 @@ def test_an_injection_leak_fails_a_floor(tmp_path, monkeypatch):
         shutil.copy(shipped / f["file"], fixtures / f["file"])
     (fixtures / "fixtures.jsonl").write_text("".join(json.dumps(f) + "\n" for f in chosen))
     for module in (spanproof.graders.instructions, spanproof.graders.rules.judge,
-                   spanproof.graders.audit):  # fmt: skip
+                   spanproof.graders.findings):  # fmt: skip
         monkeypatch.setattr(module, "find_instructions", lambda text: [])
     monkeypatch.setattr(spanproof.agent.publish, "off_question", lambda text, subs: False)
     cfg = _config(tmp_path, f'injection_fixtures = "{fixtures}"\npolicy = "llm"\n'

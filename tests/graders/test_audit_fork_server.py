@@ -101,3 +101,22 @@ def test_the_verify_command_starts_it_before_importing_the_audit():
         "print('spanproof.graders.specifics.slot_reader' in sys.modules)"
     )
     assert _fresh_python_prints(code) == "False"
+
+
+def test_the_process_that_runs_the_audit_pool_never_imports_the_readers():
+    # with the findings computed in the workers, the verifier, the pool's parent and the
+    # audit of a verdict need none of the readers (about a third of a second of imports
+    # before the first model call)
+    code = (
+        "import sys, spanproof.graders.verify, spanproof.graders.audit_pool\n"
+        "from spanproof.graders.audit import audit\n"
+        "from spanproof.graders.findings_model import PairFindings\n"
+        "from spanproof.core.verdict import SpanRef, Verdict\n"
+        "found = PairFindings(proofs=(), flags=(), addressed=None, best_quote='It rose 5%.')\n"
+        "v = Verdict(verdict='SUPPORTED', quote_used='It rose 5%.')\n"
+        "span = SpanRef(url='https://example.org/', start=0, end=11, text='It rose 5%.')\n"
+        "audited = audit('It rose 5%.', span, v, found)\n"
+        "readers = ('slot_reader', 'graders.findings', 'graders.instructions')\n"
+        "print(audited.verdict, any(m.endswith(readers) for m in sys.modules))"
+    )
+    assert _fresh_python_prints(code) == "SUPPORTED False"

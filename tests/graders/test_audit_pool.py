@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from spanproof.graders.audit import pair_findings
 from spanproof.graders.audit_pool import AuditPool
+from spanproof.graders.findings import pair_findings
 from spanproof.graders.verify_pool import WorkerCrashed
 
 from spanproof.cli import cli

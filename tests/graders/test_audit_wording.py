@@ -1,4 +1,4 @@
-"""The audit's ``wording`` findings (graders.audit.findings: its wording flags), each on both
+"""The audit's ``wording`` findings (graders.findings.findings: its wording flags), each on both
 sides: it fires on a failure planted on a WiCE development pair, and stays quiet on a genuine
 SUPPORTED pair of the same set (the crowd accepted it; the rule must too). They are flags: a
 person looks, the judge's verdict stands. A value the span states otherwise in the same role
@@ -7,7 +7,8 @@ is a proof (graders.specifics.slot_reader) and lowers the verdict."""
 from __future__ import annotations
 
 import pytest
-from spanproof.graders.audit import UNSHIPPED_FLAGS, audit, findings
+from spanproof.graders.audit import UNSHIPPED_FLAGS, audit
+from spanproof.graders.findings import findings
 from spanproof.graders.quoting import best_window
 
 from spanproof.core.verdict import SpanRef, Verdict

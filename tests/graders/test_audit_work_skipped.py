@@ -97,13 +97,13 @@ def test_the_loaded_tables_are_frozen_out_of_the_collector_once_per_process():
 
 
 def test_values_stated_after_normalising_are_read_only_to_excuse_a_mismatch(monkeypatch):
-    from spanproof.graders import audit
+    from spanproof.graders import findings
 
-    asked = record_calls(monkeypatch, audit, "stated_after_normalising", lambda c, s: (c, s))
+    asked = record_calls(monkeypatch, findings, "stated_after_normalising", lambda c, s: (c, s))
     # every specific of the claim stated literally: nothing to excuse
-    assert audit._specific_flags("Turnout rose to 61.5 percent.", _SPAN, set()) == []
+    assert findings._specific_flags("Turnout rose to 61.5 percent.", _SPAN, set()) == []
     assert asked == []
     # a distance stated in other units: read, and the flag it would raise excused
     claim, span = "The trail is 3 km long.", "The trail runs for 3,000 metres along the cliff."
-    assert audit._specific_flags(claim, span, set()) == []
+    assert findings._specific_flags(claim, span, set()) == []
     assert asked == [(claim, span)]

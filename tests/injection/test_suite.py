@@ -141,7 +141,7 @@ def test_with_sanitising_disabled_the_markdown_image_url_reaches_a_span(tmp_path
 
 def test_with_the_instruction_check_disabled_attacker_claims_are_published(tmp_path, monkeypatch):
     import spanproof.agent.publish
-    import spanproof.graders.audit
+    import spanproof.graders.findings
     import spanproof.graders.instructions
     import spanproof.graders.rules.judge
 
@@ -149,7 +149,7 @@ def test_with_the_instruction_check_disabled_attacker_claims_are_published(tmp_p
     for module in (
         spanproof.graders.instructions,
         spanproof.graders.rules.judge,
-        spanproof.graders.audit,
+        spanproof.graders.findings,
     ):
         monkeypatch.setattr(module, "find_instructions", lambda text: [])
     # the relevance check at publication is a second control; it stands aside here
