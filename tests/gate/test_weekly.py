@@ -78,7 +78,10 @@ def test_many_runs_window_trend_versions_and_largest_drops(tmp_path, real_run):
     rec, _, _ = real_run
     n = 3
     store = RunStore(store_path(tmp_path))
-    for i, days in enumerate([0.1, 1.2, 2.3, 3.1, 5.5]):
+    # whole days back from now: five calendar days whatever the time of day the test runs at
+    # (fractions of a day put two runs on one day in the early hours: 2.3 and 3.1 days before
+    # 05:00 are both the same date)
+    for i, days in enumerate([0, 1, 2, 3, 5]):
         store.save(_variant(rec, f"run_{i}", days, dropped=min(i % 3, n)))
     store.save(_variant(rec, "run_old", 20, dropped=n))  # outside the 7-day window
     data = json.loads(_weekly(tmp_path, "--json").output)
