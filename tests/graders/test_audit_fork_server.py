@@ -104,11 +104,12 @@ def test_the_verify_command_starts_it_before_importing_the_audit():
 
 
 def test_the_process_that_runs_the_audit_pool_never_imports_the_readers():
-    # with the findings computed in the workers, the verifier, the pool's parent and the
-    # audit of a verdict need none of the readers (about a third of a second of imports
-    # before the first model call)
+    # with the findings computed in the workers, the verify job, the verifier, the pool's
+    # parent and the audit of a verdict need none of the readers (about a third of a second
+    # of imports before the first model call)
     code = (
-        "import sys, spanproof.graders.verify, spanproof.graders.audit_pool\n"
+        "import sys, spanproof.bench.verify, spanproof.graders.verify\n"
+        "import spanproof.graders.audit_pool\n"
         "from spanproof.graders.audit import audit\n"
         "from spanproof.graders.findings_model import PairFindings\n"
         "from spanproof.core.verdict import SpanRef, Verdict\n"
