@@ -15,7 +15,9 @@ mechanism reads every kind of value:
    both ways), weekdays (and the weekday of a full date), compass directions (where a thing
    lies or goes, and apart from it where it comes from: "westerly", "from the east"), names
    (with their kind when their words say it: a title, an organisation's ending, ISO 3166, a
-   GeoNames town, a census given name).
+   GeoNames town, written with its accents or without, a census given name). A fraction a
+   word places in a sequence ("the first half of the year") is a segment, not a share; a
+   figure multiplied by another ("a 4 × 4 grid") fills no slot alone.
 2. **The slot, by alignment**: a claim value and a span value share a slot when they are
    read on one measure and the words around them say the same thing, after morphology and
    synonyms (``concepts``: the same lemma, a WordNet synonym or a derived form): the word
@@ -23,7 +25,9 @@ mechanism reads every kind of value:
    "14 piers"), or the noun a value specifies ("revenue in the first quarter" / "Q2
    revenue"), or for a fronted value the statement after it; with the same preposition
    where prepositions change the role ("rose to" is not "rose by"; "of", a copula and a
-   colon are one; "in", "on", "at", "during" are one for dates) and nothing that tells the
+   colon are one; "in", "on", "at", "during" are one for dates, "from" and "since" one start,
+   "to", "until" and "till" one end, and a date a part of which is named, "in the autumn of
+   1933", has the role of the preposition before that part) and nothing that tells the
    two apart (what each counts, the word that qualifies each: "primary schools" /
    "secondary schools"). A word of a name anchors only the value right after the name.
    Or **by measure**: each is the only value of one specific measure (money, a share, a
@@ -51,7 +55,9 @@ mechanism reads every kind of value:
 A **proof** (``contradictions``): an aligned span value that differs beyond that precision,
 no aligned value that agrees, and the claim's value stated nowhere else in the span (unless
 in the same sentence as another statement of its own: "joined Sky in 1999, and became
-finance chief in 2008" against "joined Sky in 2008"). Names of one kind in an aligned slot
+finance chief in 2008" against "joined Sky in 2008"), and nothing in a span sentence that
+ranks the thing the claim's subject selects otherwise ("the firm's third plant" / "its first
+plant"). A name the span writes as its initials ("The WHO's") is stated. Names of one kind in an aligned slot
 count when they share no distinctive word, no acronym and no initials and neither may hold
 the other (``places``: towns over 40 km apart, a town outside the country named); the same
 word and "by" before both make them one kind ("developed by Novagen" / "developed by Corvex
