@@ -4,6 +4,7 @@ groups of values agree, beyond the precision either side writes."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from spanproof.graders.specifics.names import GENERIC_NAME_WORDS
 from spanproof.graders.specifics.places import known_place, may_hold
@@ -36,7 +37,13 @@ _CAPITALS = re.compile(r"\b[A-Z](?:\.?[A-Z]){1,6}\.?(?=['’]s\b|[^\w'’]|$)")
 def acronym_in(name: tuple[str, ...], text: str) -> bool:
     """Whether ``text`` writes ``name`` as its initials in capitals ("The WHO's latest
     report" names the World Health Organization)."""
-    return any(_acronym_of(m.group(0), name) for m in _CAPITALS.finditer(text))
+    initials = _initials(name)
+    return len(initials) >= 2 and initials in _capitals(text)
+
+
+@lru_cache(maxsize=4096)  # asked for each of a claim's names against the same span
+def _capitals(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).replace(".", "").lower() for m in _CAPITALS.finditer(text))
 
 
 def _may_abbreviate(short: Value, full: Value) -> bool:
