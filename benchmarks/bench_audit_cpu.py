@@ -10,8 +10,10 @@ round: each pair is read for the first time. Each round reports, as CPU time of 
 
 - ``load``: what the audit loads once per process before the first pair, as an audit worker
   does (``graders.audit_pool.load_everything``): pint's units, the WordNet table, the place
-  lists, the instruction detector's word files; the revisions that load them lazily pay
-  inside the pairs;
+  lists, the instruction detector's word files, and since the readers were moved out of
+  ``graders.audit`` (graders/findings.py) their imports too, which revisions before that
+  count in the import of ``audit`` instead (not in these columns); the revisions that load
+  tables lazily pay inside the pairs;
 - ``per pair``: the CPU of auditing every pair, divided by their number;
 - ``cold per pair``: load and pairs together, divided by the number of pairs.
 
@@ -53,6 +55,10 @@ try:  # the instruction detector's word files, which the audit workers load befo
     from spanproof.graders.instructions import load_detector
 except ImportError:
     load_detector = lambda: None  # noqa: E731 - loaded lazily, inside the first pairs
+try:  # the readers a pair's findings need, which the audit workers import before any pair
+    import spanproof.graders.findings  # noqa: F401 - revisions before it imported them with audit
+except ImportError:
+    pass
 load_tables()
 load_detector()
 t2 = time.process_time()
