@@ -52,30 +52,28 @@ mechanism reads every kind of value:
    1920s"), a count of a qualified part no larger than the whole ("four consecutive titles"
    / "five championships").
 
-A **proof** (``contradictions``): an aligned span value that differs beyond that precision,
-no aligned value that agrees, and the claim's value stated nowhere else in the span (unless
-in the same sentence as another statement of its own: "joined Sky in 1999, and became
-finance chief in 2008" against "joined Sky in 2008"), and nothing in a span sentence that
-ranks the thing the claim's subject selects otherwise ("the firm's third plant" / "its first
-plant"). A name the span writes as its initials ("The WHO's") is stated. Names of one kind in an aligned slot
-count when they share no distinctive word, no acronym and no initials and neither may hold
-the other (``places``: towns over 40 km apart, a town outside the country named); the same
-word and "by" before both make them one kind ("developed by Novagen" / "developed by Corvex
-Biologics"); and an **opposite
-event**: a part of the claim whose words the span sentence holds except that it uses the
-opposite predicate (won/lost, approved/rejected, rose/fell, opened/closed,
-convicted/acquitted) and never the claim's. Each proof keeps both values' offsets and the
-span words its alignment rests on. Names and kinship words are also aligned **by role**
+A **proof** (``contradictions``): an aligned span value that differs beyond that precision, no
+aligned value that agrees, and the claim's value stated nowhere else in the span (unless in the
+same sentence as another statement of its own: "joined Sky in 1999, and became finance chief in
+2008" against "joined Sky in 2008"), and nothing in a span sentence that ranks the thing the
+claim's subject selects otherwise ("the firm's third plant" / "its first plant"). A name the
+span writes as its initials ("The WHO's") is stated. Names of one kind in an aligned slot count
+when they share no distinctive word, no acronym and no initials and neither may hold the other
+(``places``: towns over 40 km apart, a town outside the country named); the same word and "by"
+before both make them one kind ("developed by Novagen" / "developed by Corvex Biologics"); and
+an **opposite event**: a part of the claim whose words the span sentence holds except that it
+uses the opposite predicate (won/lost, approved/rejected, rose/fell, opened/closed,
+convicted/acquitted) and never the claim's. Each proof keeps both values' offsets and the span
+words its alignment rests on. Names and kinship words are also aligned **by role**
 (``slot_roles``): the role each fills of its deed, wherever it is written ("the libretto was
 written by Clara Venn" / "Tomas Adler wrote the libretto"; "according to Reuters" / "the
-Associated Press reported"; "passed to his son" / "passed to his granddaughter"; a kinship
-word said of a person by a copula or an apposition, "X is the sister of Y" / "X, Y's cousin,"),
-a name the span names only in another role ("with Felix Ahrens as soloist") hides no swap in
-the claim's role; a verb and its particle are the one verb WordNet lists ("set up",
-"turned down"); a rank beyond a count of the same noun is another count ("a two-term
-mayor" / "won a third term"); and a
-**life state** (``slot_life``: died, was killed / alive, survived) is a value of its subject.
-Absence alone never proves anything.
+Associated Press reported"; "passed to his son" / "passed to his granddaughter"; a kinship word
+said of a person by a copula or an apposition, "X is the sister of Y" / "X, Y's cousin,"), a
+name the span names only in another role ("with Felix Ahrens as soloist") hides no swap in the
+claim's role; a verb and its particle are the one verb WordNet lists ("set up", "turned down");
+a rank beyond a count of the same noun is another count ("a two-term mayor" / "won a third
+term"); and a **life state** (``slot_life``: died, was killed / alive, survived) is a value of
+its subject. Absence alone never proves anything.
 
 ``slot_statements(claim, text)`` runs the same reader over any text, a whole page included:
 every value the text states in each of the claim's slots, with offsets and whether it agrees
