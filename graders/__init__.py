@@ -11,8 +11,9 @@ not import the audit's readers, the verdict cache and the verifier with it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from spanproof.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from spanproof.graders.cache import VerdictCache
@@ -45,10 +46,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(where), name)
-    globals()[name] = value  # asked once
-    return value
+__getattr__, __dir__ = lazy_exports(globals(), _WHERE)
