@@ -29,7 +29,6 @@ import os
 import signal
 import threading
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
@@ -49,20 +48,16 @@ from spanproof.graders.verify_stream import CLEAR_MEMOS_EVERY
 from spanproof.core.memo import clear_text_memos
 
 _since_clear = 0
-# the worker's ``graders.findings.pair_findings``, set when the worker loads the readers
-_find: Callable[[str, str], PairFindings]
 
 
 def load_everything() -> None:
     """What every pair's audit reads, loaded before the first pair rather than inside it.
     Imported here, in the workers (and their fork server), never by the process that runs
     the pool: it only sends pairs and reads back their findings."""
-    from spanproof.graders.findings import pair_findings
+    import spanproof.graders.findings  # noqa: F401 - the readers, before the first pair
     from spanproof.graders.instructions import load_detector
     from spanproof.graders.specifics.slot_reader import load_tables
 
-    global _find
-    _find = pair_findings
     load_tables()
     load_detector()
 
@@ -85,8 +80,11 @@ def _started() -> None:
 
 
 def _pair_findings(claim: str, span_text: str) -> PairFindings:
+    # imported in the worker, where it runs (a lookup once loaded), never in the pool's parent
+    from spanproof.graders.findings import pair_findings
+
     global _since_clear
-    found = _find(claim, span_text)
+    found = pair_findings(claim, span_text)
     _since_clear += 1
     if _since_clear >= CLEAR_MEMOS_EVERY:
         clear_text_memos()
