@@ -80,6 +80,10 @@ judge ``blind``); the figure at that measurement, then at the last one:
   against "The WHO's latest report ... from UNICEF and the World Bank"), both mended after
   they were read (a figure multiplied by another fills no slot alone; a name written as its
   initials is stated; test_slot_reader_normalised_forms.py).
+- ``seventeenth`` (60), written the same way by someone who did not read the reader (spans
+  in the voices of news, filings, minutes, abstracts and forums; subjects worded otherwise,
+  distracting values in other roles), measured once before any change of the stop it was
+  written in: 10 of 30 contradictions proven, no paraphrase and no absence proven.
 """
 
 from __future__ import annotations
@@ -112,6 +116,7 @@ PROVEN_TODAY = {
     "namesswap": (5, 8, 11, 12, 14, 18, 20),
     "fifteenth": (12, 15, 21),
     "sixteenth": (5, 7, 10, 13, 16, 22, 23, 24, 25),
+    "seventeenth": (1, 5, 6, 12, 19, 23, 24, 25, 26, 28),
 }  # fmt: skip
 # paraphrases and absences the reader proves though the span does not fill the claim's slot otherwise: a known fault,
 # asserted as one (strict), so that the day it is fixed the case joins the rest
