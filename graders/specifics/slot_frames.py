@@ -31,6 +31,10 @@ _HYPHEN_WORD = re.compile(r"-[a-z]")
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
 _LETTERS = re.compile(r"[A-Za-z]+")
+# a measure joined to its unit by a hyphen and followed by a word ("after a 12-day strike",
+# "by an eight-year warranty"): it qualifies the noun after it, so the preposition before it
+# is that noun's, not the measure's
+_ATTRIBUTIVE = re.compile(r"\S*\w-[A-Za-z]+(?=\s+([a-z]+))")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
@@ -371,6 +375,9 @@ def frame_of(lay: Layout, v: Value) -> Frame:
         while prior and prior[-1].lower() in _MODIFIERS:
             prior.pop()
         prep = prior[-1].lower() if prior and prior[-1].lower() in PREPS else None
+    attributive = _ATTRIBUTIVE.match(lay.text, v.start)
+    if attributive and attributive.end() == unit_end(lay.text, v) and attributive[1] not in PREPS:
+        prep = None  # the measure of the noun after it, whatever governs that noun
     if v.kind == "direction":
         prep = None  # "from the east": where the wind comes from is the value's own reading
     right = None

@@ -16,7 +16,8 @@ of another statement. What the sentence *holds* tells the reader more than its w
    noun on both sides.
 2. **One value of the measure each side.** The claim's value is the only value of its measure
    in the claim, and the span sentence holds no other value that could fill the claim's slot
-   (its other values are of other kinds: a date beside a weight, a length beside a mass).
+   (its other values are of other kinds: a date beside a weight, a length beside a mass; or
+   in another role: "rose to 388 members ... from 301").
 3. **The same thing.** At least one of the claim's nouns (synonyms count, a name counts when
    any of its words does) is in the clause of the span's value, every name of the claim is
    ("he" is no name), and no noun of the claim is in the span only outside that sentence.
@@ -63,13 +64,16 @@ _OF_GAP = re.compile(r"\s+(?:of|for)\s+(?:(?:the|a|an|its|their)\s+)?", re.I)
 _ADJACENT_GAP = 1
 
 
-def _alone(frames: list[Frame], lay: Layout, f: Frame, of: Frame) -> bool:
+def _alone(frames: list[Frame], lay: Layout, f: Frame, of: Frame, same_prep: SamePrep) -> bool:
     """No other value in ``f``'s sentence (its own list or range aside) that could fill the
-    slot of ``of`` (the claim's value): one of its measure."""
+    slot of ``of`` (the claim's value): one of its measure in its role ("fell to 4.7 per cent
+    from 5.0 per cent": the value it fell from is no rival for the value it fell to)."""
     own = members(lay.values, f.value)
     return not any(
-        g.sentence == f.sentence and g.value not in own and comparable_frames(of, g) for g in frames
-    )
+        g.sentence == f.sentence and g.value not in own and comparable_frames(of, g)
+        and _roles_agree(of, g, same_prep)
+        for g in frames
+    )  # fmt: skip
 
 
 def _unread_bound(lay: Layout, f: Frame) -> bool:
@@ -109,8 +113,12 @@ def _narrowed(lay: Layout, toks, held: list[bool]) -> bool:
                                strict=False):  # fmt: skip
         gap = lay.text[t.end : u.start]
         before = not h and hu and len(gap) <= _ADJACENT_GAP and not gap.strip() and t.run < 0
-        if before and not verb_form(t.word, after_noun=True):
-            return True
+        if (
+            before
+            and not verb_form(t.word, after_noun=True)
+            and not verb_form(u.word, after_noun=True)
+        ):
+            return True  # a word before a noun ("jobless rate dropped": "dropped" is no noun)
         if h and not hu and _OF_GAP.fullmatch(gap) and not verb_form(u.word, after_noun=True):
             return True
     return False
@@ -174,7 +182,9 @@ def unique_slot(
         return False  # a date, a sum or a share of another deed ("begun in 1618" / "signed
         # in 1648"; "won the cup in 2019"): only a physical measure or an age says what it
         # measures by itself, and a length of time only of what its own clause names
-    if not (_alone(c_frames, c_lay, cf, cf) and _alone(s_frames, s_lay, sf, cf)):
+    if not (
+        _alone(c_frames, c_lay, cf, cf, same_prep) and _alone(s_frames, s_lay, sf, cf, same_prep)
+    ):
         return False
     if not _qualifiers_agree(c_lay, c_frames, cf, s_frames, sf):
         return False

@@ -146,3 +146,29 @@ def test_a_figure_multiplied_by_another_fills_no_slot_alone():
     # a figure on its own is still compared
     span = "The display uses fifteen lamps behind a glass panel."
     assert contradictions("The display uses twelve lamps.", span)
+
+
+def test_a_measure_hyphened_before_its_noun_takes_no_role_from_that_noun_s_preposition():
+    # seventeenth-c016 ("lasted nine days" against "after a 12-day strike"), written otherwise:
+    # "after" governs the walkout, not its length
+    span = "The cleaners went back on Monday after a seven-week walkout over pay, the union said."
+    assert contradictions("The walkout by cleaners lasted five weeks.", span)
+    assert contradictions("The walkout by cleaners lasted seven weeks.", span) == []
+
+
+def test_a_value_in_another_role_is_no_rival_for_the_slot():
+    # seventeenth-c009 ("fell to 4.1 per cent" against "dropped to 4.7 per cent ... from 5.0
+    # per cent"), written otherwise: the value it rose from does not compete for the value
+    # it rose to, so the sentence still has one value for the claim's slot
+    span = "The guild's roll of members rose to 388 members last year, up from 301 members in 2019."
+    assert contradictions("Membership of the guild grew to 412 members last year.", span)
+    # the value the span states in the other role is still the claim's value stated
+    assert contradictions("Membership of the guild grew to 301 members last year.", span) == []
+
+
+def test_a_word_before_a_verb_does_not_narrow_it():
+    # "The city vacancy rate climbed": "rate" stands before the verb both hold, which names
+    # no narrower thing than the claim's vacancies
+    span = "The city vacancy rate climbed to 6.1 per cent in April."
+    assert contradictions("In April, vacancies in the city climbed to 5.2 per cent.", span)
+    assert contradictions("In April, vacancies in the city climbed to 6.1 per cent.", span) == []
