@@ -17,7 +17,7 @@ of another statement. What the sentence *holds* tells the reader more than its w
 2. **One value of the measure each side.** The claim's value is the only value of its measure
    in the claim, and the span sentence holds no other value that could fill the claim's slot
    (its other values are of other kinds: a date beside a weight, a length beside a mass; or
-   in another role: "rose to 388 members ... from 301").
+   in another role than the one the claim names: "rose to 388 members ... from 301").
 3. **The same thing.** At least one of the claim's nouns (synonyms count, a name counts when
    any of its words does) is in the clause of the span's value, every name of the claim is
    ("he" is no name), and no noun of the claim is in the span only outside that sentence.
@@ -66,12 +66,14 @@ _ADJACENT_GAP = 1
 
 def _alone(frames: list[Frame], lay: Layout, f: Frame, of: Frame, same_prep: SamePrep) -> bool:
     """No other value in ``f``'s sentence (its own list or range aside) that could fill the
-    slot of ``of`` (the claim's value): one of its measure in its role ("fell to 4.7 per cent
-    from 5.0 per cent": the value it fell from is no rival for the value it fell to)."""
+    slot of ``of`` (the claim's value): one of its measure, in its role when the claim names
+    one ("fell to 4.1 per cent" / "fell to 4.7 per cent from 5.0 per cent": the value it fell
+    from is no rival for the value it fell to; a bare "weighed 190 kg" may be either of "230
+    kilograms, up from 210")."""
     own = members(lay.values, f.value)
     return not any(
         g.sentence == f.sentence and g.value not in own and comparable_frames(of, g)
-        and _roles_agree(of, g, same_prep)
+        and (of.prep is None or _roles_agree(of, g, same_prep))
         for g in frames
     )  # fmt: skip
 
