@@ -31,10 +31,6 @@ _HYPHEN_WORD = re.compile(r"-[a-z]")
 _NAME_GAP = re.compile(r"[\s\"“”'’.-]*")
 WORD_NEXT = re.compile(r"[\s-]*([A-Za-z][A-Za-z'’]*)")
 _LETTERS = re.compile(r"[A-Za-z]+")
-# a measure joined to its unit by a hyphen and followed by a word ("after a 12-day strike",
-# "by an eight-year warranty"): it qualifies the noun after it, so the preposition before it
-# is that noun's, not the measure's
-_ATTRIBUTIVE = re.compile(r"\S*\w-[A-Za-z]+(?=\s+([a-z]+))")
 # a clause ends at these (within a sentence): a new statement with its own subject may follow
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|,\s+(?:and|but|while|whereas|although|though|yet)\s"
@@ -375,9 +371,17 @@ def frame_of(lay: Layout, v: Value) -> Frame:
         while prior and prior[-1].lower() in _MODIFIERS:
             prior.pop()
         prep = prior[-1].lower() if prior and prior[-1].lower() in PREPS else None
-    attributive = _ATTRIBUTIVE.match(lay.text, v.start)
-    if attributive and attributive.end() == unit_end(lay.text, v) and attributive[1] not in PREPS:
-        prep = None  # the measure of the noun after it, whatever governs that noun
+    readings = read(lay.text, v)
+    # a physical quantity or an age counts nothing: the word after it describes the measure
+    # ("5 km long", "500 metres along the cliff", "300 years old")
+    measured = any(r.dim.startswith("[") or r.dim == "age" for r in readings)
+    if measured and _HYPHEN_WORD.search(lay.text, v.start, end):
+        noun = _NEXT_WORDS.match(lay.text, end)
+        if noun and noun[1][:1].islower() and noun[1] not in PREPS:
+            # joined to its unit by a hyphen before a noun ("after a 12-day strike", "by an
+            # eight-year warranty"), the measure qualifies that noun: the preposition before
+            # it is the noun's, not the measure's
+            prep = None
     if v.kind == "direction":
         prep = None  # "from the east": where the wind comes from is the value's own reading
     right = None
@@ -398,10 +402,6 @@ def frame_of(lay: Layout, v: Value) -> Frame:
         elif in_order and w.start > spaced:
             break
     qualifier = None
-    readings = read(lay.text, v)
-    # a physical quantity or an age counts nothing: the word after it describes the measure
-    # ("5 km long", "500 metres along the cliff", "300 years old")
-    measured = any(r.dim.startswith("[") or r.dim == "age" for r in readings)
     m = None if measured else WORD_NEXT.match(lay.text, end)
     if m and (v.kind == "quantity" or m.group(1)[:1].islower()) and token_keys(m.group(1)):
         right = token_keys(m.group(1))
